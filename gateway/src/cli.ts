@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { createLogger, loadSettings } from '@switchboard/runtime';
+import { startGateway } from './server.js';
+import { VERSION } from './version.js';
+
+const USAGE = `Usage: switchboard start [options]
+
+Starts Switchboard in embedded mode: gateway and runtime in one process.
+
+Options:
+  --port <n>        TCP port (PORT, default 3000; 0 picks a free one)
+  --host <addr>     interface to listen on (HOST, default 127.0.0.1)
+  --data-dir <dir>  where the store and keys live (DATA_DIR, default ./data)
+  --env-file <path> settings file (default ./.env)
+  -h, --help        show this help
+  -v, --version     print the version`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'env-file': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+  if (values.version) {
+    console.log(VERSION);
+    return 0;
+  }
+  const command = positionals[0] ?? 'start';
+  if (values.help || command !== 'start') {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const envFile = values['env-file'] ?? './.env';
+  const settings = loadSettings({
+    envFile,
+    requireEnvFile: values['env-file'] !== undefined,
+    env: process.env,
+    overrides: { PORT: values.port, HOST: values.host, DATA_DIR: values['data-dir'] },
+  });
+  const logger = createLogger({ level: settings.LOG_LEVEL });
+  const gateway = await startGateway({ settings, logger });
+  const { runtime } = gateway;
+  const lines = [
+    `Switchboard ${VERSION} is running${runtime.demoMode ? ' in demo mode (no provider credentials set)' : ''}.`,
+    `  API:       ${gateway.publicBaseUrl}/api/v1  (docs: ${gateway.publicBaseUrl}/api/v1/openapi.json)`,
+    `  Admin:     ${gateway.publicBaseUrl}/admin/dashboard`,
+    `  Health:    ${gateway.publicBaseUrl}/health`,
+  ];
+  if (runtime.generatedOrchestratorToken) {
+    lines.push(
+      '',
+      `  Orchestrator token (shown once; store it now): ${runtime.generatedOrchestratorToken}`,
+      `  Team token: curl -s -H "Authorization: Bearer <orchestrator token>" ${gateway.publicBaseUrl}/admin/api/my-token`,
+    );
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      logger.info({ signal }, 'shutting down: draining requests');
+      gateway.stop().then(resolve, (err) => {
+        logger.error({ err }, 'shutdown failed');
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+  logger.info('stopped');
+  logger.flush?.();
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`switchboard: ${message}\n`);
+    process.exit(1);
+  },
+);

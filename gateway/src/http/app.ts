@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto';
+import FindMyWay from 'find-my-way';
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import type { Logger, Principal, Runtime } from '@switchboard/runtime';
+import type { GatewayMetrics } from '../metrics.js';
+import { errorResult, fail } from './errors.js';
+import type { HttpRequest, HttpResult, RouteContext, RouteDefinition } from './types.js';
+import { compileBody, compileQuery, type Check } from './validation.js';
+
+interface CompiledRoute {
+  readonly definition: RouteDefinition;
+  readonly checkBody: Check | undefined;
+  readonly checkQuery: Check | undefined;
+}
+
+export interface GatewayAppOptions {
+  runtime: Runtime;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  bodyLimits: { api: number; webhook: number };
+}
+
+/** A handled request: the answer and the route pattern it matched (for logs and metrics). */
+export interface HandledRequest extends HttpResult {
+  readonly route: string;
+}
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+/**
+ * The gateway's request pipeline, free of sockets: route → auth → body and query validation →
+ * idempotency → handler → contract error body. The uWebSockets.js adapter feeds it; tests can too.
+ */
+export class GatewayApp {
+  readonly #router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: false, caseSensitive: true });
+  readonly #routes: RouteDefinition[] = [];
+  readonly #inFlightKeys = new Map<string, Promise<HttpResult>>();
+
+  constructor(private readonly options: GatewayAppOptions) {}
+
+  add(...definitions: RouteDefinition[]): this {
+    for (const definition of definitions) {
+      const compiled: CompiledRoute = {
+        definition,
+        checkBody: definition.body && compileBody(definition.body),
+        checkQuery: definition.query && compileQuery(definition.query),
+      };
+      this.#router.on(definition.method, definition.path, () => undefined, compiled);
+      this.#routes.push(definition);
+    }
+    return this;
+  }
+
+  /** Every registered route, for the OpenAPI document. */
+  get routes(): readonly RouteDefinition[] {
+    return this.#routes;
+  }
+
+  /** The largest body the route at this method and path accepts (the API limit when unrouted). */
+  bodyLimit(method: string, path: string): number {
+    const found = this.#router.find(method as 'GET', path);
+    const route = found?.store as CompiledRoute | undefined;
+    return route?.definition.bodyLimit === 'webhook' ? this.options.bodyLimits.webhook : this.options.bodyLimits.api;
+  }
+
+  async handle(request: HttpRequest): Promise<HandledRequest> {
+    const started = process.hrtime.bigint();
+    const found = this.#router.find(request.method as 'GET', request.path);
+    const compiled = found?.store as CompiledRoute | undefined;
+    const route = compiled?.definition.path ?? 'unmatched';
+    let result: HttpResult;
+    try {
+      if (!compiled) this.#unrouted(request);
+      result = await this.#run(compiled!, request, (found!.params ?? {}) as Record<string, string>);
+    } catch (err) {
+      result = errorResult(err);
+      if (result.status >= 500) this.options.logger.error({ err, route }, 'request failed');
+    }
+    result.headers = { ...SECURITY_HEADERS, ...result.headers };
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.options.metrics.observeRequest(route, request.method, result.status, seconds);
+    this.options.logger.info({ method: request.method, route, status: result.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+    return { ...result, route };
+  }
+
+  async #run(compiled: CompiledRoute, request: HttpRequest, params: Record<string, string>): Promise<HttpResult> {
+    const { definition } = compiled;
+    const principal = definition.auth === 'public' ? undefined : await this.#authenticate(definition, request);
+    const query = Object.fromEntries(new URLSearchParams(request.queryString));
+    compiled.checkQuery?.(query);
+    const body = compiled.checkBody ? parseJsonBody(request, compiled.checkBody) : checkRawBody(definition, request);
+    const context: RouteContext = { request, params, body, query, principal: principal as Principal };
+    const key = request.headers['idempotency-key'];
+    if (!definition.idempotent || !key || !principal) return definition.handler(context);
+    return this.#idempotent(definition, principal, key, request, () => definition.handler(context));
+  }
+
+  #unrouted(request: HttpRequest): never {
+    const methods = ['GET', 'POST', 'PUT', 'DELETE'].filter((m) => m !== request.method && this.#router.find(m as 'GET', request.path));
+    if (methods.length > 0) fail(ErrorCodes.METHOD_NOT_ALLOWED, `${request.method} is not allowed here; use ${methods.join(' or ')}.`);
+    fail(ErrorCodes.NOT_FOUND, `No route ${request.method} ${request.path}; see /api/v1/openapi.json.`);
+  }
+
+  async #authenticate(definition: RouteDefinition, request: HttpRequest): Promise<Principal> {
+    const { lockout, tokens } = this.options.runtime;
+    const address = request.remoteAddress;
+    const wait = lockout.retryAfter(address);
+    if (wait > 0) {
+      throw new SwitchboardError(ErrorCodes.RATE_LIMITED, `Too many failed authentications from this address; try again in ${wait} s.`, {
+        retryAfter: wait,
+      });
+    }
+    const header = request.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    const token = match?.[1] ?? (definition.path === '/sse' ? new URLSearchParams(request.queryString).get('token') ?? '' : '');
+    if (!token) fail(ErrorCodes.UNAUTHORIZED, 'A bearer token is required: send Authorization: Bearer <token>.');
+    const principal = await tokens.authenticate(token);
+    if (!principal) {
+      lockout.fail(address);
+      fail(ErrorCodes.UNAUTHORIZED, 'The token is not valid; it may have been revoked.');
+    }
+    lockout.succeed(address);
+    const allowed =
+      definition.auth === 'token' ||
+      principal.kind === 'orchestrator' ||
+      (definition.auth === 'team' && principal.kind === 'team');
+    if (!allowed) fail(ErrorCodes.FORBIDDEN, `This route needs the ${definition.auth} token.`);
+    return principal;
+  }
+
+  async #idempotent(
+    definition: RouteDefinition,
+    principal: Principal,
+    key: string,
+    request: HttpRequest,
+    run: () => Promise<HttpResult> | HttpResult,
+  ): Promise<HttpResult> {
+    if (key.length > 255) fail(ErrorCodes.VALIDATION_FAILED, 'Idempotency-Key must be at most 255 characters.');
+    const { idempotency } = this.options.runtime.store;
+    const scope = `${principal.kind}:${principal.kind === 'client' ? principal.agentId : ''}:${definition.method} ${definition.path}`;
+    const requestHash = createHash('sha256').update(request.path).update('\0').update(request.rawBody).digest('hex');
+    const slot = `${scope}\0${key}`;
+    const pending = this.#inFlightKeys.get(slot);
+    if (pending) await pending.catch(() => undefined);
+    const stored = await idempotency.find(scope, key);
+    if (stored) {
+      if (stored.requestHash !== requestHash) {
+        fail(ErrorCodes.CONFLICT, 'This Idempotency-Key was used with a different request; use a new key for a new request.');
+      }
+      return { status: stored.status, body: stored.body, headers: { 'idempotent-replayed': 'true' } };
+    }
+    const promise = Promise.resolve(run());
+    this.#inFlightKeys.set(slot, promise);
+    try {
+      const result = await promise;
+      if (result.status >= 200 && result.status < 300) {
+        await idempotency.record(scope, key, { requestHash, status: result.status, body: result.body });
+      }
+      return result;
+    } finally {
+      this.#inFlightKeys.delete(slot);
+    }
+  }
+}
+
+function parseJsonBody(request: HttpRequest, check: Check): unknown {
+  const type = request.headers['content-type'] ?? '';
+  if (request.rawBody.length === 0 && !type) fail(ErrorCodes.BAD_REQUEST, 'A JSON body is required.');
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    fail(ErrorCodes.UNSUPPORTED_MEDIA_TYPE, 'Send the body as application/json.');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(request.rawBody.toString('utf8'));
+  } catch {
+    fail(ErrorCodes.BAD_REQUEST, 'The body is not valid JSON.');
+  }
+  check(body);
+  return body;
+}
+
+function checkRawBody(definition: RouteDefinition, request: HttpRequest): Buffer | undefined {
+  if (!definition.rawBody) return undefined;
+  const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!definition.rawBody.includes(type)) {
+    fail(ErrorCodes.UNSUPPORTED_MEDIA_TYPE, `Send the body as ${definition.rawBody.join(' or ')}.`);
+  }
+  return request.rawBody;
+}

@@ -1,0 +1,61 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The gateway's Prometheus metrics, in a registry of its own so several gateways can share a process. */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'switchboard_http_requests_total',
+    help: 'HTTP requests by route pattern, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'switchboard_http_request_duration_seconds',
+    help: 'Time from a complete request to its answer.',
+    labelNames: ['route', 'method'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly messages = new Counter({
+    name: 'switchboard_messages_total',
+    help: 'Messages by channel, direction and status.',
+    labelNames: ['channel', 'direction', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookRejected = new Counter({
+    name: 'switchboard_webhook_rejected_total',
+    help: 'Webhooks refused, by provider and reason.',
+    labelNames: ['provider', 'reason'] as const,
+    registers: [this.registry],
+  });
+  readonly deadLettersPending = new Gauge({
+    name: 'switchboard_dead_letters_pending',
+    help: 'Dead letters not yet acknowledged.',
+    registers: [this.registry],
+  });
+  readonly sseSessions = new Gauge({
+    name: 'switchboard_sse_sessions',
+    help: 'Open MCP SSE sessions.',
+    registers: [this.registry],
+  });
+  readonly voiceCallsActive = new Gauge({
+    name: 'switchboard_voice_calls_active',
+    help: 'Voice calls with a live media connection.',
+    registers: [this.registry],
+  });
+  readonly voiceFrameDelay = new Histogram({
+    name: 'switchboard_voice_frame_delay_seconds',
+    help: 'Delay of a voice frame from arrival to processed, or from synthesis to sent.',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    this.httpRequests.inc({ route, method, status: String(status) });
+    this.httpDuration.observe({ route, method }, seconds);
+  }
+}

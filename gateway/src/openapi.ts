@@ -1,0 +1,82 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { RouteDefinition } from './http/types.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** Plain JSON Schema from a TypeBox schema (its symbol keys dropped). */
+function plain(schema: TSchema): JsonObject {
+  return JSON.parse(JSON.stringify(schema)) as JsonObject;
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the very route definitions whose schemas validate
+ * requests, so the two cannot drift.
+ */
+export function buildOpenApi(routes: readonly RouteDefinition[], info: { version: string; serverUrl: string }): JsonObject {
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const route of routes) {
+    if (route.hidden) continue;
+    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const parameters: JsonObject[] = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
+    if (route.query) {
+      const query = plain(route.query) as { properties?: Record<string, JsonObject>; required?: string[] };
+      for (const [name, schema] of Object.entries(query.properties ?? {})) {
+        parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
+      }
+    }
+    if (route.idempotent) {
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'A repeat with the same key returns the first result and does nothing again.',
+        schema: { type: 'string', maxLength: 255 },
+      });
+    }
+    const operation: JsonObject = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      responses: Object.fromEntries(
+        Object.entries(route.responses).map(([status, response]) => [
+          status,
+          {
+            description: response.description,
+            ...(response.schema || response.contentType
+              ? { content: { [response.contentType ?? 'application/json']: response.schema ? { schema: plain(response.schema) } : {} } }
+              : {}),
+          },
+        ]),
+      ),
+    };
+    if (parameters.length > 0) operation.parameters = parameters;
+    if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: plain(route.body) } } };
+    if (route.rawBody) {
+      operation.requestBody = { required: true, content: Object.fromEntries(route.rawBody.map((t) => [t, { schema: { type: 'string' } }])) };
+    }
+    if (route.auth !== 'public') operation.security = route.path === '/sse' ? [{ queryToken: [] }, { bearer: [] }] : [{ bearer: [] }];
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchboard',
+      version: info.version,
+      description: 'Communication channels for software agents: SMS, email, WhatsApp, LINE and voice, over REST and MCP.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: info.serverUrl }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Orchestrator, team or client token.' },
+        queryToken: { type: 'apiKey', in: 'query', name: 'token', description: 'Token on the SSE URL.' },
+      },
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { ErrorCodes } from '@switchboard/sdk';
+import type { AgentView, PoolName } from '@switchboard/runtime';
+import { agentView } from '@switchboard/runtime';
+import { fail } from '../http/errors.js';
+import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
+import {
+  AgentList,
+  BlockedChannelsBody,
+  BlockedChannelsResponse,
+  PoolAddBody,
+  PoolAddResponse,
+  PoolList,
+  TokenResponse,
+} from '../schemas/admin.js';
+import { errorResponses } from '../schemas/common.js';
+import type { RouteDeps } from './deps.js';
+
+const POOLS: readonly PoolName[] = ['phone', 'whatsapp', 'line', 'email'];
+const E164 = /^\+[1-9][0-9]{6,14}$/;
+const LINE_ID = /^U[0-9a-f]{32}$/;
+const EMAIL = /^[^\s@]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$/;
+
+/** Admin API: agents, blocked channels, the team token and pools. Orchestrator token only. */
+export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
+  const { runtime } = deps;
+  const common = { tag: 'Admin', auth: 'orchestrator' as const };
+  return [
+    {
+      ...common,
+      method: 'GET',
+      path: '/admin/api/agents',
+      operationId: 'adminListAgents',
+      summary: 'Every agent with its channels and blocked channels.',
+      responses: { 200: { description: 'Agents.', schema: AgentList }, ...errorResponses(401, 403, 429) },
+      async handler() {
+        const agents = (await runtime.store.agents.list()).map(agentView);
+        return json(200, {
+          agents: agents.map(({ callbackUrl: _hidden, ...agent }: AgentView) => agent),
+        });
+      },
+    },
+    {
+      ...common,
+      method: 'POST',
+      path: '/admin/api/agents/:agentId/blocked-channels',
+      operationId: 'adminSetBlockedChannels',
+      summary: 'Replace the channels an agent is blocked on: inbound is dropped, outbound refused.',
+      body: BlockedChannelsBody,
+      idempotent: true,
+      responses: { 200: { description: 'Updated.', schema: BlockedChannelsResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
+      async handler({ params, body }: RouteContext<BlockedChannelsBody>) {
+        return json(200, await runtime.agents.call('setBlockedChannels', params.agentId!, { blockedChannels: body.blockedChannels }));
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/admin/api/my-token',
+      operationId: 'adminTeamToken',
+      summary: 'The team token.',
+      responses: { 200: { description: 'The team token.', schema: TokenResponse }, ...errorResponses(401, 403, 429) },
+      async handler() {
+        return json(200, { token: await runtime.tokens.teamToken() }, { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      ...common,
+      method: 'POST',
+      path: '/admin/api/regenerate-token',
+      operationId: 'adminRegenerateTeamToken',
+      summary: 'Replace the team token; the old one stops working at once.',
+      responses: { 200: { description: 'The new team token.', schema: TokenResponse }, ...errorResponses(401, 403, 429) },
+      async handler() {
+        return json(200, { token: await runtime.tokens.regenerateTeamToken() }, { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/admin/api/pools',
+      operationId: 'adminListPools',
+      summary: 'Pool sizes and entries, with the agent holding each.',
+      responses: { 200: { description: 'Pools.', schema: PoolList }, ...errorResponses(401, 403, 429) },
+      async handler() {
+        return json(200, { pools: await runtime.store.pools.counts(), entries: await runtime.store.pools.list() });
+      },
+    },
+    {
+      ...common,
+      method: 'POST',
+      path: '/admin/api/pools/:pool',
+      operationId: 'adminAddPoolEntries',
+      summary: 'Add addresses to a pool (E.164 numbers for phone and whatsapp, bot user ids for line, addresses for email).',
+      body: PoolAddBody,
+      idempotent: true,
+      responses: { 200: { description: 'Added; existing entries are left as they are.', schema: PoolAddResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
+      async handler({ params, body }: RouteContext<PoolAddBody>) {
+        const pool = params.pool as PoolName;
+        if (!POOLS.includes(pool)) fail(ErrorCodes.NOT_FOUND, `No pool ${params.pool}; pools are ${POOLS.join(', ')}.`);
+        const valid = pool === 'line' ? LINE_ID : pool === 'email' ? EMAIL : E164;
+        const bad = body.addresses.find((a) => !valid.test(a));
+        if (bad !== undefined) fail(ErrorCodes.VALIDATION_FAILED, `${bad} is not a valid ${pool} pool address.`);
+        return json(200, { ok: true, pool, added: await runtime.store.pools.add(pool, body.addresses) });
+      },
+    },
+  ];
+}

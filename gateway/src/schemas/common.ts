@@ -1,0 +1,41 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { CHANNELS } from '@switchboard/sdk';
+
+/** The contract's agent id. */
+export const AgentId = Type.String({
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$',
+  description: 'Letters, digits, _ . - ; starts with a letter or digit; at most 64 characters.',
+});
+
+export const ChannelName = Type.Union(
+  CHANNELS.map((c) => Type.Literal(c)),
+  { description: 'One of sms, email, whatsapp, line, voice.' },
+);
+
+/** E.164 phone number. */
+export const PhoneNumber = Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'E.164, e.g. +14155550100.' });
+
+/** The contract's error body. */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'One clear sentence saying what went wrong and what to do.' }),
+    code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_FAILED.' }),
+    details: Type.Optional(Type.Array(Type.Unknown())),
+  },
+);
+
+/** Standard error responses for a route with the given auth. */
+export function errorResponses(...statuses: number[]): Record<number, { description: string; schema: TSchema }> {
+  const text: Record<number, string> = {
+    400: 'Malformed or invalid request (BAD_REQUEST, VALIDATION_FAILED).',
+    401: 'Missing or invalid bearer token (UNAUTHORIZED).',
+    403: 'The token may not do this (FORBIDDEN), or a signature failed.',
+    404: 'No such agent or resource (NOT_FOUND).',
+    409: 'Conflict (CONFLICT, POOL_EXHAUSTED, CHANNEL_NOT_PROVISIONED).',
+    413: 'Body over the size limit (PAYLOAD_TOO_LARGE).',
+    415: 'Wrong content type (UNSUPPORTED_MEDIA_TYPE).',
+    429: 'Rate limited (RATE_LIMITED); see Retry-After.',
+    502: 'The provider failed (PROVIDER_ERROR).',
+  };
+  return Object.fromEntries(statuses.map((s) => [s, { description: text[s] ?? 'Error.', schema: ErrorBody }]));
+}

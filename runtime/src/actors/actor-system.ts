@@ -1,0 +1,96 @@
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import type { Bus, Subscription } from '../bus/bus.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/store.js';
+import { AgentActor } from './agent-actor.js';
+
+/** Subject prefix of agent operations: `sb.agent.<operation>` with `{agentId, ...}` as payload. */
+export const AGENT_SUBJECT = 'sb.agent';
+
+/** What an operation gets: the agent's actor (its state loaded) and the store. */
+export interface AgentOperationContext {
+  readonly actor: AgentActor;
+  readonly store: Store;
+}
+
+/** An operation on one agent, run inside its mailbox. */
+export type AgentOperation = (context: AgentOperationContext, payload: Record<string, unknown>) => Promise<unknown>;
+
+export interface ActorSystemOptions {
+  bus: Bus;
+  store: Store;
+  logger: Logger;
+  operations: Record<string, AgentOperation>;
+  /** Idle time after which an actor is dropped from memory. */
+  idleMs: number;
+}
+
+/**
+ * Hosts one actor per agent: activated by its first message (state loaded from the store),
+ * serial while active, passivated when idle. Reached only through the bus.
+ */
+export class ActorSystem {
+  readonly #actors = new Map<string, AgentActor>();
+  #subscription: Subscription | undefined;
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: ActorSystemOptions) {}
+
+  start(): void {
+    this.#subscription = this.options.bus.subscribe(
+      `${AGENT_SUBJECT}.*`,
+      (data, subject) => this.#dispatch(subject.slice(AGENT_SUBJECT.length + 1), data),
+      { queue: 'runtime' },
+    );
+    this.#sweeper = setInterval(() => this.passivateIdle(), Math.min(this.options.idleMs, 30_000));
+    this.#sweeper.unref();
+  }
+
+  /** Makes more operations available to every actor. */
+  addOperations(operations: Record<string, AgentOperation>): void {
+    Object.assign(this.options.operations, operations);
+  }
+
+  /** Number of actors in memory. */
+  get size(): number {
+    return this.#actors.size;
+  }
+
+  /** Drops actors that have been idle for longer than the idle time. */
+  passivateIdle(now = Date.now()): number {
+    let dropped = 0;
+    for (const [id, actor] of this.#actors) {
+      if (actor.idle && now - actor.lastActive >= this.options.idleMs) {
+        this.#actors.delete(id);
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  /** Stops taking messages and waits for every mailbox to drain. */
+  async stop(): Promise<void> {
+    this.#subscription?.unsubscribe();
+    clearInterval(this.#sweeper);
+    await Promise.all([...this.#actors.values()].map((a) => a.drained()));
+  }
+
+  #dispatch(name: string, data: unknown): Promise<unknown> {
+    const operation = Object.hasOwn(this.options.operations, name) ? this.options.operations[name] : undefined;
+    const payload = data as Record<string, unknown> | null;
+    const agentId = payload?.agentId;
+    if (!operation || typeof agentId !== 'string') {
+      return Promise.reject(new SwitchboardError(ErrorCodes.BAD_REQUEST, `Unknown agent operation ${name}.`));
+    }
+    let actor = this.#actors.get(agentId);
+    if (!actor) {
+      actor = new AgentActor(agentId);
+      this.#actors.set(agentId, actor);
+    }
+    const target = actor;
+    return target.enqueue(async () => {
+      if (target.state === undefined) target.state = (await this.options.store.agents.get(agentId)) ?? null;
+      return operation({ actor: target, store: this.options.store }, payload as Record<string, unknown>);
+    });
+  }
+}

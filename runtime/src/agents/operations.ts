@@ -1,0 +1,40 @@
+import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
+import type { AgentOperation } from '../actors/actor-system.js';
+import type { AgentActor } from '../actors/agent-actor.js';
+import type { Provisioner, ProvisionRequest } from '../provisioning/provisioner.js';
+import type { AgentRecord } from '../store/repositories/agents.js';
+import { agentView } from './view.js';
+
+/** The agent, or NOT_FOUND. */
+export function requireAgent(actor: AgentActor): AgentRecord {
+  if (!actor.state) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `Agent ${actor.agentId} does not exist.`);
+  return actor.state;
+}
+
+/** Lifecycle operations every agent actor answers. */
+export function lifecycleOperations(provisioner: Provisioner): Record<string, AgentOperation> {
+  return {
+    async provision({ actor }, payload) {
+      if (actor.state) throw new SwitchboardError(ErrorCodes.CONFLICT, `Agent ${actor.agentId} already exists; deprovision it first or pick another agentId.`);
+      const { result, record } = await provisioner.provision(payload as unknown as ProvisionRequest);
+      actor.state = record;
+      return result;
+    },
+    async deprovision({ actor }) {
+      requireAgent(actor);
+      const result = await provisioner.deprovision(actor.agentId);
+      actor.state = null;
+      return result;
+    },
+    async get({ actor }) {
+      return agentView(requireAgent(actor));
+    },
+    async setBlockedChannels({ actor, store }, payload) {
+      const agent = requireAgent(actor);
+      const blockedChannels = [...new Set(payload.blockedChannels as Channel[])];
+      await store.agents.setBlockedChannels(agent.agentId, blockedChannels);
+      actor.state = { ...agent, blockedChannels, updatedAt: new Date().toISOString() };
+      return { ok: true, agentId: agent.agentId, blockedChannels };
+    },
+  };
+}

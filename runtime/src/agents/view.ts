@@ -1,0 +1,25 @@
+import type { Channel } from '@switchboard/sdk';
+import type { AgentRecord } from '../store/repositories/agents.js';
+
+/** An agent as the admin API shows it: no secrets. */
+export interface AgentView {
+  agentId: string;
+  displayName: string;
+  status: string;
+  channels: Partial<Record<Channel, string>>;
+  blockedChannels: Channel[];
+  callbackUrl: string | null;
+  createdAt: string;
+}
+
+export function agentView(record: AgentRecord): AgentView {
+  return {
+    agentId: record.agentId,
+    displayName: record.displayName,
+    status: record.status,
+    channels: Object.fromEntries(record.channels.map((c) => [c.channel, c.address])),
+    blockedChannels: [...record.blockedChannels],
+    callbackUrl: record.callbackUrl,
+    createdAt: record.createdAt,
+  };
+}

@@ -1,0 +1,10 @@
+/** Who a request acts as, resolved from its bearer token. */
+export type Principal =
+  | { readonly kind: 'orchestrator' }
+  | { readonly kind: 'team' }
+  | { readonly kind: 'client'; readonly agentId: string };
+
+/** True when the principal may act for `agentId` (orchestrator and team may act for any agent). */
+export function mayActFor(principal: Principal, agentId: string): boolean {
+  return principal.kind !== 'client' || principal.agentId === agentId;
+}

@@ -1,0 +1,111 @@
+import { safeEqual } from '@switchboard/sdk';
+import { newId } from '../ids.js';
+import { hashToken, newToken, type SecretBox } from '../secrets.js';
+import type { SqlExecutor } from '../store/database.js';
+import type { Store } from '../store/store.js';
+import type { Principal } from './principal.js';
+
+const CACHE_LIMIT = 10_000;
+
+/**
+ * Issues, checks and revokes bearer tokens. Only hashes are stored; the team token is also kept
+ * sealed so the admin API can show it. Hash lookups hit a bounded cache that every revocation clears
+ * at once, so a revoked token stops working on its next request.
+ */
+export class TokenService {
+  #orchestratorHash = '';
+  readonly #cache = new Map<string, Principal>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly box: SecretBox,
+  ) {}
+
+  /**
+   * Makes sure an orchestrator and a team token exist. A configured orchestrator token wins;
+   * otherwise the first start generates one and returns it so it can be printed once.
+   */
+  async init(configuredOrchestratorToken: string): Promise<{ generatedOrchestratorToken?: string }> {
+    const result: { generatedOrchestratorToken?: string } = {};
+    await this.store.db.transaction(async (tx) => {
+      const stored = await this.store.tokens.findByKind('orchestrator', tx);
+      if (configuredOrchestratorToken) {
+        this.#orchestratorHash = hashToken(configuredOrchestratorToken);
+      } else if (stored[0]) {
+        this.#orchestratorHash = stored[0].tokenHash;
+      } else {
+        const token = newToken('sb_orch');
+        this.#orchestratorHash = hashToken(token);
+        await this.#insert(tx, 'orchestrator', null, token, false);
+        result.generatedOrchestratorToken = token;
+      }
+      if ((await this.store.tokens.findByKind('team', tx)).length === 0) {
+        await this.#insert(tx, 'team', null, newToken('sb_team'), true);
+      }
+    });
+    return result;
+  }
+
+  /** The principal a token stands for, or undefined when it is unknown or revoked. */
+  async authenticate(token: string): Promise<Principal | undefined> {
+    if (!token) return undefined;
+    const hash = hashToken(token);
+    if (safeEqual(hash, this.#orchestratorHash)) return { kind: 'orchestrator' };
+    const cached = this.#cache.get(hash);
+    if (cached) return cached;
+    const record = await this.store.tokens.findByHash(hash);
+    if (!record || record.kind === 'orchestrator') return undefined;
+    const principal: Principal = record.kind === 'team' ? { kind: 'team' } : { kind: 'client', agentId: record.agentId ?? '' };
+    if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
+    this.#cache.set(hash, principal);
+    return principal;
+  }
+
+  /** The current team token in clear. */
+  async teamToken(): Promise<string> {
+    const [record] = await this.store.tokens.findByKind('team');
+    if (!record?.sealedToken) throw new Error('No team token is stored; restart to create one.');
+    return this.box.open(record.sealedToken);
+  }
+
+  /** Replaces the team token; the old one stops working at once. */
+  async regenerateTeamToken(): Promise<string> {
+    const token = newToken('sb_team');
+    await this.store.db.transaction(async (tx) => {
+      const removed = await this.store.tokens.deleteKind(tx, 'team');
+      await this.#insert(tx, 'team', null, token, true);
+      this.#forget(removed);
+    });
+    return token;
+  }
+
+  /** Issues a client token for an agent inside the caller's transaction; the clear token is returned once. */
+  async issueClientToken(tx: SqlExecutor, agentId: string): Promise<string> {
+    const token = newToken('sb_live');
+    await this.#insert(tx, 'client', agentId, token, false);
+    return token;
+  }
+
+  /** Revokes an agent's client tokens inside the caller's transaction. */
+  async revokeClientTokens(tx: SqlExecutor, agentId: string): Promise<void> {
+    this.#forget(await this.store.tokens.deleteKind(tx, 'client', agentId));
+  }
+
+  async #insert(tx: SqlExecutor, kind: 'orchestrator' | 'team' | 'client', agentId: string | null, token: string, seal: boolean) {
+    await this.store.tokens.insert(
+      {
+        id: newId('tok'),
+        kind,
+        agentId,
+        tokenHash: hashToken(token),
+        sealedToken: seal ? this.box.seal(token) : null,
+        createdAt: new Date().toISOString(),
+      },
+      tx,
+    );
+  }
+
+  #forget(hashes: readonly string[]): void {
+    for (const hash of hashes) this.#cache.delete(hash);
+  }
+}

@@ -1,0 +1,20 @@
+import type { Settings } from './settings/schema.js';
+
+/** Demo mode: forced by DEMO_MODE, or (auto) when no provider credentials are configured. */
+export function isDemoMode(settings: Settings): boolean {
+  if (settings.DEMO_MODE !== 'auto') return settings.DEMO_MODE === 'true';
+  return !settings.TWILIO_ACCOUNT_SID && !settings.RESEND_API_KEY && !settings.LINE_CHANNEL_ACCESS_TOKEN && !settings.ELEVENLABS_API_KEY;
+}
+
+/** Email domain demo mode uses when none is configured. */
+export const DEMO_EMAIL_DOMAIN = 'demo.switchboard.local';
+
+/** Pool contents demo mode starts with: fictional 555-01xx numbers and made-up LINE bot ids. */
+export function demoPools(): { phone: string[]; whatsapp: string[]; line: string[] } {
+  const range = (prefix: string) => Array.from({ length: 100 }, (_, i) => `${prefix}${String(i).padStart(2, '0')}`);
+  return {
+    phone: range('+120255501'),
+    whatsapp: range('+141555501'),
+    line: Array.from({ length: 20 }, (_, i) => `U${(0xdead0000 + i).toString(16).padStart(32, '0')}`),
+  };
+}

@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
+import type { TokenService } from '../auth/token-service.js';
+import type { SecretBox } from '../secrets.js';
+import type { SqlExecutor } from '../store/database.js';
+import type { AgentChannel, AgentRecord } from '../store/repositories/agents.js';
+import type { PoolName } from '../store/repositories/pools.js';
+import type { Store } from '../store/store.js';
+import { POOL_OF } from './channels.js';
+
+/** What an agent asks for when it is provisioned. */
+export interface ProvisionRequest {
+  agentId: string;
+  displayName: string;
+  channels: Channel[];
+  country?: string;
+  emailDomain?: string;
+  greeting?: string;
+  systemPrompt?: string;
+  voice?: string;
+  language?: string;
+  callbackUrl?: string;
+}
+
+export interface ProvisionResult {
+  success: true;
+  agentId: string;
+  securityToken: string;
+  channels: Partial<Record<Channel, { address: string; status: 'active' }>>;
+  /** Present when a callback URL was given: the secret callbacks are signed with. */
+  signingSecret?: string;
+}
+
+export interface DeprovisionResult {
+  success: true;
+  agentId: string;
+  status: 'deprovisioned';
+  released: Partial<Record<Channel, string>>;
+}
+
+/** A new callback signing secret in the Standard Webhooks form. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+/**
+ * Creates and deletes agents with their channels. Provisioning is one transaction: every channel
+ * is claimed or none is, and the client token is issued with it.
+ */
+export class Provisioner {
+  constructor(
+    private readonly store: Store,
+    private readonly tokens: TokenService,
+    private readonly box: SecretBox,
+    private readonly emailDomain: string,
+  ) {}
+
+  async provision(request: ProvisionRequest): Promise<{ result: ProvisionResult; record: AgentRecord }> {
+    const channels = [...new Set(request.channels)];
+    const signingSecret = request.callbackUrl ? newSigningSecret() : undefined;
+    return this.store.db.transaction(async (tx) => {
+      if (await tx.get('SELECT agent_id FROM agents WHERE agent_id = ?', [request.agentId])) {
+        throw new SwitchboardError(ErrorCodes.CONFLICT, `Agent ${request.agentId} already exists; deprovision it first or pick another agentId.`);
+      }
+      const now = new Date().toISOString();
+      const record: AgentRecord = {
+        agentId: request.agentId,
+        displayName: request.displayName,
+        status: 'active',
+        blockedChannels: [],
+        callbackUrl: request.callbackUrl ?? null,
+        sealedSigningSecret: signingSecret ? this.box.seal(signingSecret) : null,
+        greeting: request.greeting ?? null,
+        systemPrompt: request.systemPrompt ?? null,
+        voice: request.voice ?? null,
+        language: request.language ?? null,
+        channels: [],
+        createdAt: now,
+        updatedAt: now,
+      };
+      // The agent row comes first so pool entries can reference it.
+      await this.store.agents.insert(tx, record);
+      const held = await this.#claimChannels(tx, request, channels);
+      for (const c of held) {
+        await tx.execute('INSERT INTO agent_channels (agent_id, channel, address, pool, created_at) VALUES (?, ?, ?, ?, ?)', [
+          request.agentId,
+          c.channel,
+          c.address,
+          c.pool,
+          now,
+        ]);
+      }
+      const securityToken = await this.tokens.issueClientToken(tx, request.agentId);
+      const result: ProvisionResult = {
+        success: true,
+        agentId: request.agentId,
+        securityToken,
+        channels: Object.fromEntries(held.map((c) => [c.channel, { address: c.address, status: 'active' as const }])),
+        ...(signingSecret ? { signingSecret } : {}),
+      };
+      return { result, record: { ...record, channels: held } };
+    });
+  }
+
+  async deprovision(agentId: string): Promise<DeprovisionResult> {
+    return this.store.db.transaction(async (tx) => {
+      const agent = await this.store.agents.get(agentId, tx);
+      if (!agent) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `Agent ${agentId} does not exist.`);
+      await this.store.pools.release(tx, agentId);
+      await this.tokens.revokeClientTokens(tx, agentId);
+      await this.store.agents.delete(tx, agentId);
+      return {
+        success: true,
+        agentId,
+        status: 'deprovisioned',
+        released: Object.fromEntries(agent.channels.map((c) => [c.channel, c.address])),
+      };
+    });
+  }
+
+  async #claimChannels(tx: SqlExecutor, request: ProvisionRequest, channels: readonly Channel[]): Promise<AgentChannel[]> {
+    const byPool = new Map<PoolName, string>();
+    const held: AgentChannel[] = [];
+    for (const channel of channels) {
+      const pool = POOL_OF[channel];
+      let address = byPool.get(pool);
+      if (address === undefined) {
+        address = await this.#claim(tx, pool, request);
+        byPool.set(pool, address);
+      }
+      held.push({ channel, address, pool });
+    }
+    return held;
+  }
+
+  async #claim(tx: SqlExecutor, pool: PoolName, request: ProvisionRequest): Promise<string> {
+    if (pool === 'email') {
+      const domain = (request.emailDomain ?? this.emailDomain).toLowerCase();
+      if (!this.emailDomain) throw exhausted('email', 'no EMAIL_DOMAIN is configured');
+      if (domain !== this.emailDomain.toLowerCase()) {
+        throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `emailDomain must be ${this.emailDomain}, the domain this gateway sends from.`);
+      }
+      const address = `${request.agentId.toLowerCase()}@${domain}`;
+      if (!(await this.store.pools.claimAddress(tx, 'email', address, request.agentId))) throw exhausted('email', `${address} is taken`);
+      return address;
+    }
+    if (request.country && (pool === 'phone' || pool === 'whatsapp')) {
+      const candidates = await tx.query<{ address: string }>(
+        'SELECT address FROM pool_entries WHERE pool = ? AND agent_id IS NULL ORDER BY created_at, address',
+        [pool],
+      );
+      const match = candidates.find((c) => parsePhoneNumberFromString(c.address)?.country === request.country);
+      if (match && (await this.store.pools.claimAddress(tx, pool, match.address, request.agentId))) return match.address;
+      throw exhausted(pool, `no free number in ${request.country}`);
+    }
+    const address = await this.store.pools.claim(tx, pool, request.agentId);
+    if (address === undefined) throw exhausted(pool, 'it is empty');
+    return address;
+  }
+}
+
+function exhausted(pool: PoolName, why: string): SwitchboardError {
+  return new SwitchboardError(
+    ErrorCodes.POOL_EXHAUSTED,
+    `The ${pool} pool cannot serve this request: ${why}. Add entries with POST /admin/api/pools/${pool}; nothing was provisioned.`,
+  );
+}

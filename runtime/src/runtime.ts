@@ -1,0 +1,100 @@
+import { ActorSystem, type AgentOperation } from './actors/actor-system.js';
+import { AgentClient } from './agents/agent-client.js';
+import { lifecycleOperations } from './agents/operations.js';
+import { AuthLockout } from './auth/lockout.js';
+import { TokenService } from './auth/token-service.js';
+import type { Bus } from './bus/bus.js';
+import { MemoryBus } from './bus/memory-bus.js';
+import { ReadinessChecks } from './health.js';
+import type { Logger } from './logger.js';
+import { DEMO_EMAIL_DOMAIN, demoPools, isDemoMode } from './modes.js';
+import { Provisioner } from './provisioning/provisioner.js';
+import { SecretBox, loadSecretKey } from './secrets.js';
+import type { Settings } from './settings/schema.js';
+import type { PoolName } from './store/repositories/pools.js';
+import { openStore, type Store } from './store/store.js';
+
+export interface RuntimeOptions {
+  settings: Settings;
+  logger: Logger;
+  /** Defaults to the in-process bus. */
+  bus?: Bus;
+}
+
+/** The embedded runtime: store, bus, agent actors, tokens and provisioning, started and stopped as one. */
+export class Runtime {
+  readonly demoMode: boolean;
+  readonly emailDomain: string;
+  readonly readiness = new ReadinessChecks();
+  readonly lockout: AuthLockout;
+  readonly agents: AgentClient;
+  /** Printed once by the CLI when the first start generated the orchestrator token. */
+  generatedOrchestratorToken: string | undefined;
+
+  private constructor(
+    readonly settings: Settings,
+    readonly logger: Logger,
+    readonly store: Store,
+    readonly bus: Bus,
+    readonly box: SecretBox,
+    readonly tokens: TokenService,
+    readonly actors: ActorSystem,
+  ) {
+    this.demoMode = isDemoMode(settings);
+    this.emailDomain = settings.EMAIL_DOMAIN || (this.demoMode ? DEMO_EMAIL_DOMAIN : '');
+    this.lockout = new AuthLockout({
+      attempts: settings.AUTH_LOCKOUT_ATTEMPTS,
+      windowMs: settings.AUTH_LOCKOUT_WINDOW_SECONDS * 1000,
+      lockMs: settings.AUTH_LOCKOUT_SECONDS * 1000,
+    });
+    this.agents = new AgentClient(bus);
+    this.readiness.register('database', async () => {
+      await store.db.ping();
+      return 'ok';
+    });
+  }
+
+  static async start(options: RuntimeOptions): Promise<Runtime> {
+    const { settings, logger } = options;
+    const store = await openStore({ dataDir: settings.DATA_DIR, synchronous: settings.SQLITE_SYNCHRONOUS });
+    const box = new SecretBox(loadSecretKey(settings.DATA_DIR, settings.SECRET_KEY));
+    const tokens = new TokenService(store, box);
+    const bus = options.bus ?? new MemoryBus();
+    const operations: Record<string, AgentOperation> = {};
+    const actors = new ActorSystem({ bus, store, logger, operations, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
+    const runtime = new Runtime(settings, logger, store, bus, box, tokens, actors);
+    Object.assign(operations, lifecycleOperations(new Provisioner(store, tokens, box, runtime.emailDomain)));
+    const { generatedOrchestratorToken } = await tokens.init(settings.ORCHESTRATOR_TOKEN);
+    runtime.generatedOrchestratorToken = generatedOrchestratorToken;
+    await runtime.#fillPools();
+    actors.start();
+    return runtime;
+  }
+
+  /** Adds operations to every agent actor (later capabilities plug in here). */
+  addOperations(operations: Record<string, AgentOperation>): void {
+    this.actors.addOperations(operations);
+  }
+
+  /** Drains the actors, then closes the bus and the store. */
+  async stop(): Promise<void> {
+    await this.actors.stop();
+    await this.bus.close();
+    await this.store.close();
+  }
+
+  async #fillPools(): Promise<void> {
+    const list = (csv: string) => csv.split(',').map((s) => s.trim()).filter(Boolean);
+    const configured: [PoolName, string[]][] = [
+      ['phone', list(this.settings.POOL_PHONE_NUMBERS)],
+      ['whatsapp', list(this.settings.POOL_WHATSAPP_SENDERS)],
+      ['line', list(this.settings.POOL_LINE_CHANNELS)],
+    ];
+    const counts = await this.store.pools.counts();
+    const demo = demoPools();
+    for (const [pool, addresses] of configured) {
+      const entries = addresses.length === 0 && this.demoMode && counts[pool].total === 0 ? demo[pool as keyof typeof demo] : addresses;
+      if (entries.length > 0) await this.store.pools.add(pool, entries);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import { Ajv } from 'ajv';
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import { SETTING_KEYS, SettingsSchema, type Settings } from './schema.js';
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false });
+const validate = ajv.compile<Settings>(SettingsSchema);
+
+export interface LoadSettingsOptions {
+  /** Path of the env file; missing is fine unless `requireEnvFile`. */
+  envFile?: string;
+  requireEnvFile?: boolean;
+  /** Usually process.env; only known keys are read from it. */
+  env?: Record<string, string | undefined>;
+  /** Highest precedence (CLI flags). */
+  overrides?: Partial<Record<string, string | number>>;
+}
+
+/**
+ * Reads settings from the env file, then the environment, then overrides; validates them against
+ * the one schema and freezes the result. An unknown key in the env file or a bad value throws a
+ * VALIDATION_FAILED error naming the key and what is allowed.
+ */
+export function loadSettings(options: LoadSettingsOptions = {}): Settings {
+  const raw: Record<string, unknown> = {};
+  if (options.envFile && existsSync(options.envFile)) {
+    const parsed = parseEnv(readFileSync(options.envFile, 'utf8'));
+    for (const [key, value] of Object.entries(parsed)) {
+      if (!SETTING_KEYS.includes(key)) {
+        throw new SwitchboardError(
+          ErrorCodes.VALIDATION_FAILED,
+          `Unknown setting ${key} in ${options.envFile}; known settings are listed in docs/configuration.md.`,
+        );
+      }
+      raw[key] = value;
+    }
+  } else if (options.requireEnvFile) {
+    throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `Env file ${options.envFile} does not exist.`);
+  }
+  const env = options.env ?? {};
+  for (const key of SETTING_KEYS) {
+    const value = env[key];
+    if (value !== undefined) raw[key] = value;
+  }
+  for (const [key, value] of Object.entries(options.overrides ?? {})) {
+    if (value !== undefined) raw[key] = value;
+  }
+  return Object.freeze(checkSettings(raw));
+}
+
+/** Validates a settings record, applying defaults; throws a coded error naming the first bad key. */
+export function checkSettings(raw: Record<string, unknown>): Settings {
+  const copy = { ...raw };
+  if (validate(copy)) return copy;
+  const details = (validate.errors ?? []).map((e) => {
+    const key = e.instancePath.replace(/^\//, '') || String((e.params as { additionalProperty?: string }).additionalProperty ?? '');
+    return { key, message: describe(key, e.message ?? 'is invalid') };
+  });
+  const first = details[0]!;
+  throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `Setting ${first.key} ${first.message}.`, { details });
+}
+
+function describe(key: string, message: string): string {
+  const schema = (SettingsSchema.properties as Record<string, { anyOf?: { const: string }[]; description?: string }>)[key];
+  if (!schema) return 'is not a known setting';
+  if (schema.anyOf) return `must be one of ${schema.anyOf.map((s) => s.const).join(', ')}`;
+  return `${message} (${schema.description ?? 'see docs/configuration.md'})`;
+}

@@ -1,0 +1,75 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const csv = (description: string) => Type.String({ default: '', description });
+const secret = (description: string) => Type.String({ default: '', description, secret: true });
+
+/**
+ * Every setting Switchboard reads, by its environment name. One schema validates the environment
+ * and the env file at start-up, feeds the admin API's save route, and documents the keys.
+ */
+export const SettingsSchema = Type.Object(
+  {
+    NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
+      default: 'development',
+      description: 'Environment reported by /health; production tightens callback URL rules.',
+    }),
+    HOST: Type.String({ default: '127.0.0.1', minLength: 1, description: 'Interface the gateway listens on.' }),
+    PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535, description: 'TCP port; 0 picks a free one.' }),
+    PUBLIC_BASE_URL: Type.String({
+      default: '',
+      pattern: '^$|^https?://[^\\s/]+(/[^\\s]*)?$',
+      description: 'URL providers and phones reach this gateway at; defaults to http://HOST:PORT.',
+    }),
+    DATA_DIR: Type.String({ default: './data', minLength: 1, description: 'Folder for the SQLite store, keys and audio files.' }),
+    LOG_LEVEL: Type.Union(
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+      { default: 'info', description: 'pino log level.' },
+    ),
+    DEMO_MODE: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], {
+      default: 'auto',
+      description: 'auto: demo mode when no provider credentials are set; true/false force it.',
+    }),
+    ORCHESTRATOR_TOKEN: secret('Orchestrator token; generated, stored and printed once at first start when empty.'),
+    SECRET_KEY: secret('32-byte key (base64 or hex) that encrypts secrets at rest; generated under DATA_DIR when empty.'),
+    BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024, description: 'Largest API request body.' }),
+    WEBHOOK_BODY_LIMIT_BYTES: Type.Integer({ default: 5_242_880, minimum: 1024, description: 'Largest webhook body.' }),
+    AUTH_LOCKOUT_ATTEMPTS: Type.Integer({ default: 10, minimum: 1, description: 'Failed authentications from one address before it is locked out.' }),
+    AUTH_LOCKOUT_WINDOW_SECONDS: Type.Integer({ default: 300, minimum: 1, description: 'Window in which failures are counted.' }),
+    AUTH_LOCKOUT_SECONDS: Type.Integer({ default: 900, minimum: 1, description: 'How long a locked-out address is refused.' }),
+    SQLITE_SYNCHRONOUS: Type.Union([Type.Literal('FULL'), Type.Literal('NORMAL')], {
+      default: 'FULL',
+      description: 'FULL survives power loss; NORMAL survives process crashes only.',
+    }),
+    ACTOR_IDLE_SECONDS: Type.Integer({ default: 300, minimum: 1, description: 'Idle time after which an agent actor is passivated.' }),
+    SHUTDOWN_GRACE_SECONDS: Type.Integer({ default: 10, minimum: 0, description: 'How long shutdown waits for in-flight requests.' }),
+    POOL_PHONE_NUMBERS: csv('Comma-separated E.164 numbers for sms and voice.'),
+    POOL_WHATSAPP_SENDERS: csv('Comma-separated E.164 WhatsApp sender numbers.'),
+    POOL_LINE_CHANNELS: csv('Comma-separated LINE bot user ids.'),
+    EMAIL_DOMAIN: Type.String({ default: '', pattern: '^$|^[A-Za-z0-9.-]+\\.[A-Za-z]{2,}$', description: 'Domain agent email addresses are made under.' }),
+    TWILIO_ACCOUNT_SID: Type.String({ default: '', pattern: '^$|^AC[0-9a-fA-F]{32}$', description: 'Twilio account SID.' }),
+    TWILIO_AUTH_TOKEN: secret('Twilio auth token.'),
+    TWILIO_BASE_URL: Type.String({ default: '', pattern: '^$|^https?://\\S+$', description: 'Override of the Twilio API origin.' }),
+    RESEND_API_KEY: secret('Resend API key.'),
+    RESEND_WEBHOOK_SECRET: secret('Resend (Svix) webhook signing secret, whsec_…'),
+    RESEND_BASE_URL: Type.String({ default: '', pattern: '^$|^https?://\\S+$', description: 'Override of the Resend API base URL.' }),
+    LINE_CHANNEL_ACCESS_TOKEN: secret('LINE channel access token.'),
+    LINE_CHANNEL_SECRET: secret('LINE channel secret.'),
+    LINE_BASE_URL: Type.String({ default: '', pattern: '^$|^https?://\\S+$', description: 'Override of the LINE API base URL.' }),
+    ELEVENLABS_API_KEY: secret('ElevenLabs API key.'),
+    ELEVENLABS_BASE_URL: Type.String({ default: '', pattern: '^$|^https?://\\S+$', description: 'Override of the ElevenLabs API base URL.' }),
+  },
+  { additionalProperties: false },
+);
+
+/** Validated, frozen settings. */
+export type Settings = Readonly<Static<typeof SettingsSchema>>;
+
+/** Names of settings that are secrets: never logged, never returned by the admin API. */
+export const SECRET_SETTINGS: ReadonlySet<string> = new Set(
+  Object.entries(SettingsSchema.properties)
+    .filter(([, schema]) => (schema as { secret?: boolean }).secret === true)
+    .map(([key]) => key),
+);
+
+/** Names of every known setting. */
+export const SETTING_KEYS: readonly string[] = Object.keys(SettingsSchema.properties);

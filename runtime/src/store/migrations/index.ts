@@ -1,0 +1,5 @@
+import type { Migration } from '../migrate.js';
+import { initial } from './001-initial.js';
+
+/** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
+export const MIGRATIONS: readonly Migration[] = [initial];

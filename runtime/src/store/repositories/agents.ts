@@ -1,0 +1,148 @@
+import type { Channel } from '@switchboard/sdk';
+import type { SqlExecutor } from '../database.js';
+
+/** A channel an agent holds, with the pool it came from. */
+export interface AgentChannel {
+  readonly channel: Channel;
+  readonly address: string;
+  readonly pool: string;
+}
+
+/** An agent as stored. */
+export interface AgentRecord {
+  readonly agentId: string;
+  readonly displayName: string;
+  readonly status: 'active' | 'suspended';
+  readonly blockedChannels: readonly Channel[];
+  readonly callbackUrl: string | null;
+  /** The callback signing secret, sealed with the store key. */
+  readonly sealedSigningSecret: string | null;
+  readonly greeting: string | null;
+  readonly systemPrompt: string | null;
+  readonly voice: string | null;
+  readonly language: string | null;
+  readonly channels: readonly AgentChannel[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+interface AgentRow {
+  agent_id: string;
+  display_name: string;
+  status: 'active' | 'suspended';
+  blocked_channels: string;
+  callback_url: string | null;
+  signing_secret: string | null;
+  greeting: string | null;
+  system_prompt: string | null;
+  voice: string | null;
+  language: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface ChannelRow {
+  agent_id: string;
+  channel: Channel;
+  address: string;
+  pool: string;
+}
+
+/** Agents and the channels they hold. */
+export class AgentRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  async get(agentId: string, tx: SqlExecutor = this.db): Promise<AgentRecord | undefined> {
+    const row = await tx.get<AgentRow>('SELECT * FROM agents WHERE agent_id = ?', [agentId]);
+    if (!row) return undefined;
+    const channels = await tx.query<ChannelRow>('SELECT * FROM agent_channels WHERE agent_id = ? ORDER BY channel', [agentId]);
+    return toRecord(row, channels);
+  }
+
+  async list(): Promise<AgentRecord[]> {
+    const rows = await this.db.query<AgentRow>('SELECT * FROM agents ORDER BY created_at, agent_id');
+    const channels = await this.db.query<ChannelRow>('SELECT * FROM agent_channels ORDER BY channel');
+    const byAgent = new Map<string, ChannelRow[]>();
+    for (const c of channels) byAgent.set(c.agent_id, [...(byAgent.get(c.agent_id) ?? []), c]);
+    return rows.map((row) => toRecord(row, byAgent.get(row.agent_id) ?? []));
+  }
+
+  async insert(tx: SqlExecutor, agent: AgentRecord): Promise<void> {
+    await tx.execute(
+      `INSERT INTO agents (agent_id, display_name, status, blocked_channels, callback_url, signing_secret,
+         greeting, system_prompt, voice, language, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        agent.agentId,
+        agent.displayName,
+        agent.status,
+        JSON.stringify(agent.blockedChannels),
+        agent.callbackUrl,
+        agent.sealedSigningSecret,
+        agent.greeting,
+        agent.systemPrompt,
+        agent.voice,
+        agent.language,
+        agent.createdAt,
+        agent.updatedAt,
+      ],
+    );
+    for (const c of agent.channels) {
+      await tx.execute('INSERT INTO agent_channels (agent_id, channel, address, pool, created_at) VALUES (?, ?, ?, ?, ?)', [
+        agent.agentId,
+        c.channel,
+        c.address,
+        c.pool,
+        agent.createdAt,
+      ]);
+    }
+  }
+
+  /** Deletes the agent; its channels and tokens go with it (foreign keys cascade). */
+  async delete(tx: SqlExecutor, agentId: string): Promise<boolean> {
+    const { changes } = await tx.execute('DELETE FROM agents WHERE agent_id = ?', [agentId]);
+    return changes > 0;
+  }
+
+  async setBlockedChannels(agentId: string, channels: readonly Channel[]): Promise<boolean> {
+    const { changes } = await this.db.execute('UPDATE agents SET blocked_channels = ?, updated_at = ? WHERE agent_id = ?', [
+      JSON.stringify(channels),
+      new Date().toISOString(),
+      agentId,
+    ]);
+    return changes > 0;
+  }
+
+  async setCallback(agentId: string, callbackUrl: string | null, sealedSigningSecret: string | null): Promise<boolean> {
+    const { changes } = await this.db.execute(
+      'UPDATE agents SET callback_url = ?, signing_secret = ?, updated_at = ? WHERE agent_id = ?',
+      [callbackUrl, sealedSigningSecret, new Date().toISOString(), agentId],
+    );
+    return changes > 0;
+  }
+
+  async count(): Promise<{ total: number; active: number }> {
+    const row = await this.db.get<{ total: number; active: number }>(
+      "SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN status = 'active' THEN 1 ELSE 0 END), 0) AS active FROM agents",
+    );
+    return { total: row?.total ?? 0, active: row?.active ?? 0 };
+  }
+}
+
+function toRecord(row: AgentRow, channels: readonly ChannelRow[]): AgentRecord {
+  return {
+    agentId: row.agent_id,
+    displayName: row.display_name,
+    status: row.status,
+    blockedChannels: JSON.parse(row.blocked_channels) as Channel[],
+    callbackUrl: row.callback_url,
+    sealedSigningSecret: row.signing_secret,
+    greeting: row.greeting,
+    systemPrompt: row.system_prompt,
+    voice: row.voice,
+    language: row.language,
+    channels: channels.map((c) => ({ channel: c.channel, address: c.address, pool: c.pool })),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,87 @@
+import type { SqlExecutor } from '../database.js';
+
+/** The pools channels are drawn from. Phone numbers serve both sms and voice. */
+export type PoolName = 'phone' | 'whatsapp' | 'line' | 'email';
+
+/** One address in a pool, free when `agentId` is null. */
+export interface PoolEntry {
+  readonly pool: PoolName;
+  readonly address: string;
+  readonly agentId: string | null;
+  readonly createdAt: string;
+}
+
+interface PoolRow {
+  pool: PoolName;
+  address: string;
+  agent_id: string | null;
+  created_at: string;
+}
+
+/** Pool entries and their assignment to agents. */
+export class PoolRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /** Adds addresses to a pool; ones already there are left as they are. Returns how many were new. */
+  async add(pool: PoolName, addresses: readonly string[], tx: SqlExecutor = this.db): Promise<number> {
+    let added = 0;
+    const now = new Date().toISOString();
+    for (const address of addresses) {
+      const { changes } = await tx.execute(
+        'INSERT INTO pool_entries (pool, address, agent_id, created_at) VALUES (?, ?, NULL, ?) ON CONFLICT (pool, address) DO NOTHING',
+        [pool, address, now],
+      );
+      added += changes;
+    }
+    return added;
+  }
+
+  async list(pool?: PoolName): Promise<PoolEntry[]> {
+    const rows = pool
+      ? await this.db.query<PoolRow>('SELECT * FROM pool_entries WHERE pool = ? ORDER BY address', [pool])
+      : await this.db.query<PoolRow>('SELECT * FROM pool_entries ORDER BY pool, address');
+    return rows.map((r) => ({ pool: r.pool, address: r.address, agentId: r.agent_id, createdAt: r.created_at }));
+  }
+
+  async counts(): Promise<Record<PoolName, { total: number; free: number }>> {
+    const rows = await this.db.query<{ pool: PoolName; total: number; free: number }>(
+      'SELECT pool, COUNT(*) AS total, SUM(CASE WHEN agent_id IS NULL THEN 1 ELSE 0 END) AS free FROM pool_entries GROUP BY pool',
+    );
+    const counts = { phone: { total: 0, free: 0 }, whatsapp: { total: 0, free: 0 }, line: { total: 0, free: 0 }, email: { total: 0, free: 0 } };
+    for (const r of rows) counts[r.pool] = { total: r.total, free: r.free };
+    return counts;
+  }
+
+  /** Takes the first free address of a pool for an agent, inside the caller's transaction. */
+  async claim(tx: SqlExecutor, pool: PoolName, agentId: string): Promise<string | undefined> {
+    const free = await tx.get<{ address: string }>(
+      'SELECT address FROM pool_entries WHERE pool = ? AND agent_id IS NULL ORDER BY created_at, address LIMIT 1',
+      [pool],
+    );
+    if (!free) return undefined;
+    const { changes } = await tx.execute('UPDATE pool_entries SET agent_id = ? WHERE pool = ? AND address = ? AND agent_id IS NULL', [
+      agentId,
+      pool,
+      free.address,
+    ]);
+    return changes === 1 ? free.address : undefined;
+  }
+
+  /** Claims one named address (made on demand, as email addresses are); false when someone holds it. */
+  async claimAddress(tx: SqlExecutor, pool: PoolName, address: string, agentId: string): Promise<boolean> {
+    await this.add(pool, [address], tx);
+    const { changes } = await tx.execute('UPDATE pool_entries SET agent_id = ? WHERE pool = ? AND address = ? AND agent_id IS NULL', [
+      agentId,
+      pool,
+      address,
+    ]);
+    return changes === 1;
+  }
+
+  /** Returns every address an agent holds to its pool. */
+  async release(tx: SqlExecutor, agentId: string): Promise<PoolEntry[]> {
+    const held = await tx.query<PoolRow>('SELECT * FROM pool_entries WHERE agent_id = ?', [agentId]);
+    await tx.execute('UPDATE pool_entries SET agent_id = NULL WHERE agent_id = ?', [agentId]);
+    return held.map((r) => ({ pool: r.pool, address: r.address, agentId: null, createdAt: r.created_at }));
+  }
+}

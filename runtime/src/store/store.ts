@@ -1,0 +1,48 @@
+import { join } from 'node:path';
+import type { Database } from './database.js';
+import { migrate } from './migrate.js';
+import { MIGRATIONS } from './migrations/index.js';
+import { AgentRepository } from './repositories/agents.js';
+import { IdempotencyRepository } from './repositories/idempotency.js';
+import { PoolRepository } from './repositories/pools.js';
+import { SettingsRepository } from './repositories/settings.js';
+import { TokenRepository } from './repositories/tokens.js';
+import { openSqlite } from './sqlite.js';
+
+/** The store: one database and a repository per aggregate. */
+export class Store {
+  readonly agents: AgentRepository;
+  readonly pools: PoolRepository;
+  readonly tokens: TokenRepository;
+  readonly settings: SettingsRepository;
+  readonly idempotency: IdempotencyRepository;
+
+  constructor(readonly db: Database) {
+    this.agents = new AgentRepository(db);
+    this.pools = new PoolRepository(db);
+    this.tokens = new TokenRepository(db);
+    this.settings = new SettingsRepository(db);
+    this.idempotency = new IdempotencyRepository(db);
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
+
+export interface OpenStoreOptions {
+  dataDir: string;
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+/** Opens (creating when needed) the embedded SQLite store under the data dir and migrates it. */
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  const db = await openSqlite({ filename: join(options.dataDir, 'switchboard.db'), synchronous: options.synchronous ?? 'FULL' });
+  try {
+    await migrate(db, MIGRATIONS);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return new Store(db);
+}

@@ -1,0 +1,1 @@
+export { describeBusConformance } from './bus-conformance.js';

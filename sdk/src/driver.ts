@@ -1,0 +1,166 @@
+import type { Channel } from './channels.js';
+
+/** A JSON Schema object (draft 2020-12 subset understood by ajv). */
+export type JsonSchema = Record<string, unknown>;
+
+/** What a driver declares about itself; the runtime checks it before creating the driver. */
+export interface DriverManifest {
+  /** The npm package name the runtime loads the driver by, e.g. `@switchboard/driver-twilio`. */
+  readonly name: string;
+  readonly version: string;
+  /** Provider family the driver talks to, e.g. `twilio`; shown in status and metrics. */
+  readonly provider: string;
+  /** semver range of `@switchboard/sdk` the driver was written against, e.g. `^0.1.0`. */
+  readonly sdk: string;
+  readonly channels: readonly Channel[];
+  /** JSON Schema of the driver's settings object; the runtime validates settings against it. */
+  readonly settingsSchema: JsonSchema;
+}
+
+/** Minimal structured logger a driver may write to (pino-compatible). */
+export interface DriverLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What the runtime hands a driver when creating it. */
+export interface DriverContext {
+  readonly logger: DriverLogger;
+  /** Public base URL of the gateway (e.g. `https://sb.example.com`), for status callback URLs. */
+  readonly publicBaseUrl: string;
+}
+
+/** Delivery states of a message, normalised across providers. */
+export type MessageStatus =
+  | 'queued'
+  | 'accepted'
+  | 'sending'
+  | 'sent'
+  | 'delivered'
+  | 'read'
+  | 'received'
+  | 'undelivered'
+  | 'failed';
+
+/** A message to send through a provider. Addresses are already the provider's native form. */
+export interface OutboundMessage {
+  readonly channel: Channel;
+  readonly from: string;
+  readonly to: string;
+  readonly body: string;
+  readonly subject?: string;
+  readonly html?: string;
+  readonly mediaUrls?: readonly string[];
+  /** Where the provider should post delivery receipts, when it supports them. */
+  readonly statusCallbackUrl?: string;
+  /** Forwarded to providers that deduplicate sends themselves. */
+  readonly idempotencyKey?: string;
+}
+
+/** What a provider said about an accepted send. */
+export interface SendResult {
+  /** The provider's id for the message (MessageSid, email id, LINE request id...). */
+  readonly externalId: string;
+  readonly status: MessageStatus;
+  /** Provider cost in USD when the provider reports it at send time, else null. */
+  readonly cost: number | null;
+  /** Billable segments (SMS parts); 1 where the notion does not apply. */
+  readonly segments: number;
+}
+
+/** An inbound HTTP request from a provider, as received: nothing re-serialised. */
+export interface WebhookRequest {
+  readonly channel: Channel;
+  readonly method: string;
+  /** The public URL the provider called, including the query string. */
+  readonly url: string;
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly rawBody: Buffer;
+}
+
+/** A message a person sent to the agent. */
+export interface InboundMessageEvent {
+  readonly type: 'message';
+  readonly channel: Channel;
+  /** The provider's id, used to deduplicate retries. */
+  readonly externalId: string;
+  readonly from: string;
+  readonly to: string;
+  readonly body: string;
+  readonly subject?: string;
+  readonly html?: string;
+  readonly mediaUrls: readonly string[];
+  readonly receivedAt: string;
+}
+
+/** A delivery receipt for a message the agent sent. */
+export interface DeliveryStatusEvent {
+  readonly type: 'status';
+  readonly channel: Channel;
+  /** The provider's id of the message whose status changed. */
+  readonly externalId: string;
+  readonly status: MessageStatus;
+  /** Final provider cost in USD when the provider reports it, else null. */
+  readonly cost: number | null;
+  readonly errorCode?: string;
+  /** Unique id of this receipt when the provider gives one; used to deduplicate retries. */
+  readonly eventId?: string;
+}
+
+/** A normalised inbound webhook event. */
+export type InboundEvent = InboundMessageEvent | DeliveryStatusEvent;
+
+/** The body and content type a provider expects in its 200 answer. */
+export interface WebhookAck {
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/** Inbound webhook handling for a provider. */
+export interface WebhookCapability {
+  /** Checks the provider's signature on the raw request; throws SIGNATURE_INVALID when it does not hold. */
+  verify(request: WebhookRequest): void | Promise<void>;
+  /**
+   * Parses a verified request into events; throws MALFORMED_PAYLOAD when the body is not the provider's shape.
+   * May call the provider (Resend sends email bodies by reference); the webhook is acknowledged only after it resolves.
+   */
+  parse(request: WebhookRequest): InboundEvent[] | Promise<InboundEvent[]>;
+  /** The acknowledgement the provider expects for this channel. */
+  acknowledge(channel: Channel): WebhookAck;
+}
+
+/** Outcome of a health probe. */
+export interface HealthResult {
+  readonly ok: boolean;
+  readonly message: string;
+}
+
+/** A created driver: a set of optional capabilities for one provider. */
+export interface Driver {
+  readonly manifest: DriverManifest;
+  /** Sends one message; throws a coded error (PROVIDER_ERROR, retryable where it can help). */
+  send?(message: OutboundMessage): Promise<SendResult>;
+  readonly webhooks?: WebhookCapability;
+  /** A real probe of the provider (an API call), not a configuration check. */
+  health?(): Promise<HealthResult>;
+  /** Tariff estimate in USD for one message when the provider reports no price. */
+  estimateCost?(message: OutboundMessage, segments: number): number | null;
+  close?(): Promise<void>;
+}
+
+/** What a driver package exports: its manifest and a factory. */
+export interface DriverModule<Settings = Record<string, unknown>> {
+  readonly manifest: DriverManifest;
+  create(settings: Settings, context: DriverContext): Driver | Promise<Driver>;
+}
+
+/** Declares a driver. Export the result as the package's default export. */
+export function defineDriver<Settings>(
+  manifest: DriverManifest,
+  create: (settings: Settings, context: DriverContext) => Driver | Promise<Driver>,
+): DriverModule<Settings> {
+  return Object.freeze({ manifest: Object.freeze({ ...manifest }), create });
+}

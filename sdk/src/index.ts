@@ -1,0 +1,33 @@
+export { CHANNELS, isChannel } from './channels.js';
+export type { Channel } from './channels.js';
+export {
+  ErrorCodes,
+  SwitchboardError,
+  hasErrorCode,
+  isRetryable,
+  toErrorPayload,
+  fromErrorPayload,
+} from './errors.js';
+export type { ErrorCode, ErrorPayload, SwitchboardErrorOptions } from './errors.js';
+export { defineDriver } from './driver.js';
+export type {
+  JsonSchema,
+  DriverManifest,
+  DriverLogger,
+  DriverContext,
+  MessageStatus,
+  OutboundMessage,
+  SendResult,
+  WebhookRequest,
+  InboundMessageEvent,
+  DeliveryStatusEvent,
+  InboundEvent,
+  WebhookAck,
+  WebhookCapability,
+  HealthResult,
+  Driver,
+  DriverModule,
+} from './driver.js';
+export { safeEqual, hmacSha256Base64, headerValue, signatureError, malformedPayload, providerError } from './signature.js';
+export { validateDriver } from './manifest.js';
+export { SDK_VERSION } from './version.js';
