@@ -46,6 +46,11 @@ async function main(argv: string[]): Promise<number> {
     overrides: { PORT: values.port, HOST: values.host, DATA_DIR: values['data-dir'] },
   });
   const logger = createLogger({ level: settings.LOG_LEVEL });
+  // Signals are caught before start-up so that a stop request during start still shuts down cleanly.
+  const stopRequested = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
   const gateway = await startGateway({ settings, logger });
   const { runtime } = gateway;
   const lines = [
@@ -63,17 +68,14 @@ async function main(argv: string[]): Promise<number> {
   }
   process.stdout.write(lines.join('\n') + '\n');
 
-  await new Promise<void>((resolve) => {
-    const shutdown = (signal: string) => {
-      logger.info({ signal }, 'shutting down: draining requests');
-      gateway.stop().then(resolve, (err) => {
-        logger.error({ err }, 'shutdown failed');
-        resolve();
-      });
-    };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
-  });
+  const signal = await stopRequested;
+  logger.info({ signal }, 'shutting down: draining requests');
+  try {
+    await gateway.stop();
+  } catch (err) {
+    logger.error({ err }, 'shutdown failed');
+    return 1;
+  }
   logger.info('stopped');
   logger.flush?.();
   return 0;

@@ -1,11 +1,10 @@
 import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
-import { ErrorCodes } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger } from '@switchboard/runtime';
 import type { GatewayApp } from './app.js';
 import { errorResult } from './errors.js';
 import type { HttpRequest, HttpResult } from './types.js';
-import { SwitchboardError } from '@switchboard/sdk';
 
 /** A listening gateway socket. */
 export interface Listener {
@@ -21,7 +20,10 @@ export interface Listener {
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
 interface Exchange {
+  /** The client went away or the answer was sent: the response must not be touched again. */
   aborted: boolean;
+  /** Counted in `inFlight` and not yet released. */
+  counted: boolean;
 }
 
 /**
@@ -37,16 +39,21 @@ export function listen(
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
-  const done = () => {
+  const release = (exchange: Exchange) => {
+    if (!exchange.counted) return;
+    exchange.counted = false;
     inFlight--;
     if (inFlight === 0) idle?.();
   };
 
   options.before?.(uws);
   uws.any('/*', (res, req) => {
-    const exchange: Exchange = { aborted: false };
+    const exchange: Exchange = { aborted: false, counted: false };
+    let reading = true;
     res.onAborted(() => {
       exchange.aborted = true;
+      // An abort while the body is still arriving ends the exchange; once dispatched, the handler's end releases it.
+      if (reading) release(exchange);
     });
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
@@ -61,6 +68,8 @@ export function listen(
       return;
     }
     inFlight++;
+    exchange.counted = true;
+    const done = () => release(exchange);
     const limit = app.bodyLimit(method, path);
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > limit) {
@@ -69,6 +78,7 @@ export function listen(
       return;
     }
     const dispatch = (rawBody: Buffer) => {
+      reading = false;
       const request: HttpRequest = { method, path, queryString, headers, rawBody, remoteAddress };
       app
         .handle(request)
@@ -109,9 +119,12 @@ export function listen(
           draining = true;
           uWS.us_listen_socket_close(socket);
           if (inFlight > 0) {
-            await new Promise<void>((r) => {
-              idle = r;
-              setTimeout(r, graceMs).unref();
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, graceMs);
+              idle = () => {
+                clearTimeout(timer);
+                resolve();
+              };
             });
           }
           (uws as unknown as { close(): void }).close();

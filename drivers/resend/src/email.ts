@@ -1,0 +1,24 @@
+import { SwitchboardError, ErrorCodes, type OutboundMessage, type SendResult } from '@switchboard/sdk';
+import type { CreateEmailOptions, Resend } from 'resend';
+import { REQUEST_TIMEOUT_MS, resendFailure } from './failure.js';
+
+/** Sends one email; Resend's idempotency key makes a retried send harmless. */
+export async function sendEmail(resend: Resend, message: OutboundMessage): Promise<SendResult> {
+  if (message.subject === undefined || message.subject === '') {
+    throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'An email needs a subject.');
+  }
+  const email = {
+    from: message.from,
+    to: message.to,
+    subject: message.subject,
+    text: message.body,
+    ...(message.html ? { html: message.html } : {}),
+  } as CreateEmailOptions;
+  const { data, error } = await resend.emails.send(email, {
+    ...(message.idempotencyKey ? { idempotencyKey: message.idempotencyKey } : {}),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  if (error) throw resendFailure(error);
+  // Resend answers with the id only; delivery arrives later as email.sent / email.delivered events.
+  return { externalId: data.id, status: 'accepted', cost: null, segments: 1 };
+}

@@ -1,0 +1,87 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { controlApi, type SimulatorAddress } from './control-api.js';
+import { resolveCredentials } from './credentials.js';
+import { elevenLabsApi } from './elevenlabs/elevenlabs-api.js';
+import { createRequestListener } from './http/request-listener.js';
+import { inboundSenders } from './inbound.js';
+import { lineApi } from './line/line-api.js';
+import { resendApi } from './resend/resend-api.js';
+import { SimulatorState, type SimulatorSettings } from './simulator-state.js';
+import { twilioApi } from './twilio/twilio-api.js';
+import type { Simulator, SimulatorLogger, SimulatorOptions } from './types.js';
+
+const SILENT: SimulatorLogger = { info() {}, warn() {} };
+const DEFAULT_PHONE_NUMBERS = ['+15555550100', '+15555550101', '+15555550102'];
+
+function settingsOf(options: SimulatorOptions): SimulatorSettings {
+  const recordLimit = options.recordLimit ?? 10_000;
+  if (!Number.isInteger(recordLimit) || recordLimit < 1) throw new RangeError(`recordLimit must be a positive integer, got ${recordLimit}`);
+  return {
+    statusCallbacks: options.statusCallbacks ?? true,
+    statusCallbackDelayMs: options.statusCallbackDelayMs ?? 50,
+    recordLimit,
+    phoneNumbers: options.phoneNumbers ?? DEFAULT_PHONE_NUMBERS,
+    emailDomains: options.emailDomains ?? ['switchboard.test'],
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** Starts the provider simulator: one HTTP server speaking Twilio, Resend, LINE and ElevenLabs. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const host = options.host ?? '127.0.0.1';
+  const state = new SimulatorState(resolveCredentials(options.credentials), settingsOf(options), options.logger ?? SILENT, options.gatewayUrl);
+  const inbound = inboundSenders(state);
+  let address: SimulatorAddress | undefined;
+  const apis = [twilioApi(state), resendApi(state), lineApi(state), elevenLabsApi(state)];
+  const server = createServer(createRequestListener(state, apis, controlApi(state, inbound, () => address!)));
+  server.keepAliveTimeout = 30_000;
+  const { port } = await listen(server, options.port ?? 0, host);
+
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const urlHost = wildcard ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}`;
+  const baseUrls = { twilio: `${url}/twilio`, resend: `${url}/resend`, line: `${url}/line`, elevenlabs: `${url}/elevenlabs` };
+  address = { url, baseUrls };
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    baseUrls,
+    credentials: state.credentials,
+    get gatewayUrl() {
+      return state.gatewayUrl;
+    },
+    set gatewayUrl(value: string | undefined) {
+      state.gatewayUrl = value;
+    },
+    requests: (provider) => state.recordedRequests(provider),
+    messages: (filter) => state.sentMessages(filter),
+    calls: () => state.twilio.calls.values(),
+    faults: {
+      add: (rule) => state.faults.add(rule),
+      clear: () => state.faults.clear(),
+      list: () => state.faults.list(),
+    },
+    reset: () => state.reset(),
+    inbound,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        state.tasks.stop();
+        server.close((err) => (err ? reject(err) : resolve()));
+        // Requests held open by timeout faults (and idle keep-alive sockets) end now.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

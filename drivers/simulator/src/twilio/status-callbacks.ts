@@ -1,0 +1,77 @@
+import type { SimulatorState } from '../simulator-state.js';
+import { API_VERSION } from './twilio-format.js';
+import type { TwilioMessage } from './twilio-ledger.js';
+import { postTwilioWebhook } from './twilio-webhook.js';
+
+/** Price per segment the simulated carrier bills, in USD. */
+const PRICE_PER_SEGMENT = { sms: 0.0079, whatsapp: 0.005 } as const;
+
+/** Twilio's price string: negative, five decimals (`-0.00790`). */
+export function messagePrice(message: Pick<TwilioMessage, 'channel' | 'numSegments'>): string {
+  return (-PRICE_PER_SEGMENT[message.channel] * message.numSegments).toFixed(5);
+}
+
+/** Form parameters of a message status callback, as Twilio posts them. */
+export function statusCallbackParams(message: TwilioMessage, status: string, extra: Record<string, string> = {}): Record<string, string> {
+  const params: Record<string, string> = {
+    AccountSid: message.accountSid,
+    ApiVersion: API_VERSION,
+    From: message.sender,
+    MessageSid: message.sid,
+    MessageStatus: status,
+    SmsSid: message.sid,
+    SmsStatus: status,
+    To: message.to,
+  };
+  if (message.messagingServiceSid) params['MessagingServiceSid'] = message.messagingServiceSid;
+  if (message.channel === 'whatsapp') params['ChannelToAddress'] = message.to.replace(/^whatsapp:/, '');
+  return { ...params, ...extra };
+}
+
+/** `RawDlrDoneDate` as carriers send it: YYMMDDhhmm. */
+function rawDlrDoneDate(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${pad(date.getUTCFullYear() % 100)}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}`;
+}
+
+/**
+ * Moves a new message to `sent` then `delivered`, one delay apart, and posts a signed callback
+ * for each to its StatusCallback. A failed post is logged and otherwise ignored, like Twilio.
+ */
+export function scheduleMessageStatusCallbacks(state: SimulatorState, message: TwilioMessage): void {
+  const delay = state.settings.statusCallbackDelayMs;
+  const advance = async (status: 'sent' | 'delivered') => {
+    const now = new Date();
+    message.status = status;
+    message.dateUpdated = now;
+    if (status === 'sent') message.dateSent = now;
+    const extra: Record<string, string> = {};
+    if (status === 'delivered') {
+      message.price = messagePrice(message);
+      extra['Price'] = message.price;
+      extra['PriceUnit'] = 'USD';
+      extra['RawDlrDoneDate'] = rawDlrDoneDate(now);
+    }
+    if (!message.statusCallback) return;
+    try {
+      const answer = await postTwilioWebhook(
+        state.credentials.twilio.authToken,
+        message.statusCallback,
+        statusCallbackParams(message, status, extra),
+        {},
+        'MessageStatus',
+      );
+      if (answer.status >= 400) {
+        state.logger.warn({ messageSid: message.sid, status, answer: answer.status }, 'simulator: status callback refused');
+      }
+    } catch (err) {
+      state.logger.warn({ messageSid: message.sid, status, err }, 'simulator: status callback failed');
+    }
+  };
+  const generation = state.tasks.generation;
+  state.tasks.run(delay, async () => {
+    await advance('sent');
+    // `delivered` follows only once `sent` was posted, so the two never arrive out of order.
+    if (state.tasks.generation === generation) state.tasks.run(delay, () => advance('delivered'));
+  });
+}

@@ -1,0 +1,72 @@
+import type { FormFields, SimRequest } from '../http/sim-request.js';
+import type { SimResponse } from '../http/sim-response.js';
+import type { ProviderApi, SimulatorState } from '../simulator-state.js';
+import { fetchAccount, listIncomingPhoneNumbers } from './account-resources.js';
+import { callJson, createCall, listCalls, updateCall } from './calls.js';
+import { createMessage, fetchMessage, listMessages } from './messages.js';
+import { twilioAuthenticationError, twilioFault, twilioMethodNotAllowed, twilioNotFound } from './twilio-errors.js';
+import { twilioHeaders } from './twilio-format.js';
+
+const ACCOUNT_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\.json$/;
+const RESOURCE_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/(Messages|Calls|IncomingPhoneNumbers)(?:\/([^/]+))?\.json$/;
+
+/** HTTP Basic `accountSid:authToken`, as the twilio SDK sends it. */
+function authenticated(state: SimulatorState, authorization: string | undefined): boolean {
+  if (!authorization?.startsWith('Basic ')) return false;
+  const decoded = Buffer.from(authorization.slice(6), 'base64').toString('utf8');
+  const { accountSid, authToken } = state.credentials.twilio;
+  return decoded === `${accountSid}:${authToken}`;
+}
+
+function formOf(req: SimRequest): FormFields {
+  return typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? (req.body as FormFields) : {};
+}
+
+/** The subset of Twilio's 2010-04-01 REST API that Switchboard's twilio driver uses. */
+export function twilioApi(state: SimulatorState): ProviderApi {
+  return {
+    provider: 'twilio',
+    faultResponse: twilioFault,
+    handle(req: SimRequest): SimResponse {
+      if (!authenticated(state, req.headers.authorization)) return twilioAuthenticationError();
+      const { accountSid } = state.credentials.twilio;
+
+      const account = ACCOUNT_PATH.exec(req.path);
+      if (account) {
+        if (account[1] !== accountSid) return twilioNotFound(req.path);
+        return req.method === 'GET' ? fetchAccount(state) : twilioMethodNotAllowed(req.method);
+      }
+
+      const resource = RESOURCE_PATH.exec(req.path);
+      if (!resource || resource[1] !== accountSid) return twilioNotFound(req.path);
+      const [, , kind, sid] = resource;
+      const { method } = req;
+
+      if (kind === 'Messages') {
+        if (sid === undefined) {
+          if (method === 'POST') return createMessage(state, accountSid, formOf(req));
+          if (method === 'GET') return listMessages(state, accountSid, req.query);
+          return twilioMethodNotAllowed(method);
+        }
+        if (method === 'GET') return fetchMessage(state, accountSid, sid, req.path);
+        return twilioMethodNotAllowed(method);
+      }
+
+      if (kind === 'Calls') {
+        if (sid === undefined) {
+          if (method === 'POST') return createCall(state, accountSid, formOf(req));
+          if (method === 'GET') return listCalls(state, accountSid, req.query);
+          return twilioMethodNotAllowed(method);
+        }
+        const call = state.twilio.calls.get(sid);
+        if (!call) return twilioNotFound(req.path);
+        if (method === 'GET') return { status: 200, headers: twilioHeaders(), json: callJson(call, state) };
+        if (method === 'POST') return updateCall(state, call, formOf(req));
+        return twilioMethodNotAllowed(method);
+      }
+
+      if (sid === undefined && method === 'GET') return listIncomingPhoneNumbers(state, req.query);
+      return sid === undefined ? twilioMethodNotAllowed(method) : twilioNotFound(req.path);
+    },
+  };
+}

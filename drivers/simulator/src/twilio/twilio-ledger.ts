@@ -1,0 +1,53 @@
+import { BoundedMap } from '../bounded-map.js';
+import { twilioSid } from '../ids.js';
+import type { SimCall } from '../types.js';
+
+/** An outbound message as the simulated Twilio account stores it. */
+export interface TwilioMessage {
+  sid: string;
+  accountSid: string;
+  channel: 'sms' | 'whatsapp';
+  /** null when sent through a Messaging Service without From, until a sender is picked. */
+  from: string | null;
+  /** The sender picked for callbacks when `from` is null. */
+  sender: string;
+  to: string;
+  body: string;
+  status: string;
+  numSegments: number;
+  mediaUrls: string[];
+  price: string | null;
+  errorCode: number | null;
+  errorMessage: string | null;
+  messagingServiceSid: string | null;
+  statusCallback?: string;
+  dateCreated: Date;
+  dateUpdated: Date;
+  dateSent: Date | null;
+}
+
+/** A number the simulated account owns. */
+export interface OwnedNumber {
+  sid: string;
+  phoneNumber: string;
+  createdAt: Date;
+}
+
+/** Resources of the simulated Twilio account: messages, calls and owned numbers. */
+export class TwilioLedger {
+  readonly messages: BoundedMap<string, TwilioMessage>;
+  readonly calls: BoundedMap<string, SimCall>;
+  readonly numbers: OwnedNumber[];
+
+  constructor(capacity: number, phoneNumbers: string[]) {
+    this.messages = new BoundedMap(capacity);
+    this.calls = new BoundedMap(capacity);
+    const createdAt = new Date();
+    this.numbers = phoneNumbers.map((phoneNumber) => ({ sid: twilioSid('PN'), phoneNumber, createdAt }));
+  }
+
+  clear(): void {
+    this.messages.clear();
+    this.calls.clear();
+  }
+}

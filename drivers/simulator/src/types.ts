@@ -1,0 +1,268 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** A provider the simulator imitates. */
+export type SimProvider = 'twilio' | 'resend' | 'line' | 'elevenlabs';
+
+/** A message channel as Switchboard names it. */
+export type SimChannel = 'sms' | 'whatsapp' | 'email' | 'line';
+
+/** Credentials the simulated providers accept, and sign their webhooks with. */
+export interface SimulatorCredentials {
+  twilio: { accountSid: string; authToken: string };
+  resend: { apiKey: string; webhookSecret: string /* whsec_… base64 */ };
+  line: { channelAccessToken: string; channelSecret: string; botUserId: string };
+  elevenlabs: { apiKey: string };
+}
+
+/** Where the simulator reports what it could not do (failed callbacks, bad control requests). */
+export interface SimulatorLogger {
+  info(o: object, m?: string): void;
+  warn(o: object, m?: string): void;
+}
+
+/** Options of `startSimulator`. */
+export interface SimulatorOptions {
+  /** Interface to listen on; 127.0.0.1 by default. */
+  host?: string;
+  /** Port to listen on; 0 (any free port) by default. */
+  port?: number;
+  /** Switchboard's base URL, the target of inbound webhooks; settable later on the simulator. */
+  gatewayUrl?: string;
+  /** Fixed credentials; any provider left out gets random ones. */
+  credentials?: Partial<SimulatorCredentials>;
+  /** Post Twilio message status callbacks (`sent`, then `delivered`); true by default. */
+  statusCallbacks?: boolean;
+  /** Delay before each status callback, in ms; 50 by default. */
+  statusCallbackDelayMs?: number;
+  /** How many requests, messages and resources are kept; 10,000 by default. */
+  recordLimit?: number;
+  logger?: SimulatorLogger;
+  /** Numbers the Twilio account owns (IncomingPhoneNumbers); three +1 555 numbers by default. */
+  phoneNumbers?: string[];
+  /** Verified Resend domains (GET /domains); `switchboard.test` by default. */
+  emailDomains?: string[];
+}
+
+/** One request a simulated provider received. */
+export interface RecordedRequest {
+  /** Increasing number, unique for the simulator's lifetime. */
+  seq: number;
+  provider: SimProvider;
+  method: string;
+  /** Full path as received, without the query string (e.g. `/twilio/2010-04-01/...`). */
+  path: string;
+  query: Record<string, string>;
+  headers: IncomingHttpHeaders;
+  /** Form fields, JSON value, text, or undefined for an empty body. */
+  body: unknown;
+  /** Status answered; 0 when a timeout fault held the request unanswered. */
+  status: number;
+  /** Name of the fault that shaped the answer, if any (`latency`, `timeout`, `status`). */
+  fault?: string;
+  at: Date;
+}
+
+/** A message a driver sent through a simulated provider, in one shape for every channel. */
+export interface SentMessage {
+  provider: SimProvider;
+  channel: SimChannel;
+  /** The provider's id (Twilio MessageSid, Resend email id, LINE message id). */
+  id: string;
+  from: string;
+  to: string;
+  body: string;
+  subject?: string;
+  html?: string;
+  mediaUrls: string[];
+  statusCallback?: string;
+  at: Date;
+}
+
+/** Twilio call statuses the simulator uses. */
+export type SimCallStatus =
+  | 'queued'
+  | 'ringing'
+  | 'in-progress'
+  | 'completed'
+  | 'busy'
+  | 'failed'
+  | 'no-answer'
+  | 'canceled';
+
+/** A change made to a call through `POST Calls/{sid}.json`. */
+export interface SimCallUpdate {
+  twiml?: string;
+  url?: string;
+  status?: string;
+  at: Date;
+}
+
+/** A call created through the Twilio Calls resource. */
+export interface SimCall {
+  sid: string;
+  accountSid: string;
+  from: string;
+  to: string;
+  status: SimCallStatus;
+  direction: 'outbound-api';
+  url?: string;
+  method?: string;
+  twiml?: string;
+  statusCallback?: string;
+  statusCallbackMethod?: string;
+  statusCallbackEvents: string[];
+  /** Every other form field the driver sent (Record, MachineDetection, Timeout...). */
+  params: Record<string, string | string[]>;
+  updates: SimCallUpdate[];
+  createdAt: Date;
+  updatedAt: Date;
+  startTime?: Date;
+  endTime?: Date;
+}
+
+/** What a fault does to the requests it matches. */
+export interface FaultRule {
+  /** Only this provider; every provider when absent. */
+  provider?: SimProvider;
+  /** Only requests whose path contains this text. */
+  pathIncludes?: string;
+  /** Only this HTTP method. */
+  method?: string;
+  /** Delay before answering, in ms. */
+  latencyMs?: number;
+  /** Probability (0..1) that `status` is answered; 1 when `status` is set alone. */
+  errorRate?: number;
+  /** Error status answered in the provider's own error shape (429 carries Retry-After). */
+  status?: number;
+  /** Retry-After seconds on a 429; 1 by default. */
+  retryAfterSeconds?: number;
+  /** Never answer: the request stays open until the client gives up or the simulator closes. */
+  timeout?: boolean;
+  /** Apply to the next N matching requests only. */
+  times?: number;
+}
+
+/** Switchboard's answer to a webhook the simulator sent, and the provider id it carried. */
+export interface InboundResult {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Provider id of the event: MessageSid, Resend email id, LINE webhookEventId. */
+  id: string;
+  /** svix-id of a Resend delivery (what Switchboard deduplicates email on). */
+  svixId?: string;
+  /** LINE reply token issued with the event (valid once with POST /v2/bot/message/reply). */
+  replyToken?: string;
+  /** The URL posted to. */
+  url: string;
+}
+
+/** Where an inbound webhook goes: `url` exactly, else `${gatewayUrl}/webhooks/${agentId}/${channel}`. */
+export interface WebhookTarget {
+  agentId?: string;
+  url?: string;
+}
+
+/** Overrides that break a webhook on purpose, to test Switchboard's defences. */
+export interface WebhookTampering {
+  /** Change the body after signing it. */
+  tamper?: boolean;
+  /** Send no signature header. */
+  omitSignature?: boolean;
+}
+
+/** An inbound SMS or WhatsApp message, as Twilio posts it. */
+export interface InboundTwilioMessageOptions extends WebhookTarget, WebhookTampering {
+  from: string;
+  to: string;
+  body: string;
+  /** Reuse a MessageSid, to replay a delivery. */
+  messageSid?: string;
+  mediaUrls?: string[];
+  messagingServiceSid?: string;
+  /** WhatsApp sender's profile name. */
+  profileName?: string;
+}
+
+/** A Twilio message status callback for a message Switchboard sent. */
+export interface InboundMessageStatusOptions extends WebhookTarget, WebhookTampering {
+  messageSid: string;
+  status: string;
+  price?: string;
+  errorCode?: string;
+  channel?: 'sms' | 'whatsapp';
+  /** Addresses to report when the simulator did not send this message itself. */
+  from?: string;
+  to?: string;
+}
+
+/** An inbound email, stored for the received-emails API and announced by an `email.received` event. */
+export interface InboundEmailOptions extends WebhookTarget, WebhookTampering {
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  cc?: string[];
+  headers?: Record<string, string>;
+  /** Reuse an email id. */
+  emailId?: string;
+  /** Reuse a svix-id, to replay a delivery. */
+  svixId?: string;
+  /** Signing time; an old one makes an expired delivery. */
+  timestamp?: Date;
+}
+
+/** A Resend delivery event for an email Switchboard sent. */
+export interface InboundEmailEventOptions extends WebhookTarget, WebhookTampering {
+  type: 'email.delivered' | 'email.bounced' | 'email.sent';
+  emailId: string;
+  svixId?: string;
+  timestamp?: Date;
+}
+
+/** An inbound LINE text message event. */
+export interface InboundLineOptions extends WebhookTarget, WebhookTampering {
+  userId: string;
+  text: string;
+  /** Reuse a webhookEventId, to replay a delivery. */
+  webhookEventId?: string;
+  /** Bot user id the event is addressed to; the configured botUserId by default. */
+  destination?: string;
+  /** Mark the delivery as a redelivery. */
+  isRedelivery?: boolean;
+}
+
+/** Sends provider webhooks to Switchboard exactly as the providers do. */
+export interface InboundSenders {
+  sms(o: InboundTwilioMessageOptions): Promise<InboundResult>;
+  whatsapp(o: InboundTwilioMessageOptions): Promise<InboundResult>;
+  messageStatus(o: InboundMessageStatusOptions): Promise<InboundResult>;
+  email(o: InboundEmailOptions): Promise<InboundResult>;
+  emailEvent(o: InboundEmailEventOptions): Promise<InboundResult>;
+  line(o: InboundLineOptions): Promise<InboundResult>;
+}
+
+/** Filter of `Simulator.messages`. */
+export interface SentMessageFilter {
+  provider?: SimProvider;
+  channel?: SimChannel;
+  to?: string;
+}
+
+/** A running provider simulator. */
+export interface Simulator {
+  /** Origin the simulator listens on, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  readonly baseUrls: { twilio: string; resend: string; line: string; elevenlabs: string };
+  readonly credentials: SimulatorCredentials;
+  gatewayUrl: string | undefined;
+  requests(provider?: SimProvider): RecordedRequest[];
+  messages(filter?: SentMessageFilter): SentMessage[];
+  calls(): SimCall[];
+  faults: { add(rule: FaultRule): void; clear(): void; list(): FaultRule[] };
+  /** Forget recorded traffic, stored resources and faults; cancel pending callbacks. */
+  reset(): void;
+  inbound: InboundSenders;
+  close(): Promise<void>;
+}

@@ -1,0 +1,42 @@
+import { defineDriver, type Driver, type DriverManifest } from '@switchboard/sdk';
+import { createClient } from './client.js';
+import { accountHealth } from './health.js';
+import { sendMessage } from './messaging.js';
+import { settingsSchema, type TwilioSettings } from './settings.js';
+import { DEFAULT_TARIFF, estimateCost } from './tariff.js';
+import { messagingWebhooks } from './webhooks.js';
+
+/** What the runtime reads before creating the driver. */
+export const manifest: DriverManifest = {
+  name: '@switchboard/driver-twilio',
+  version: '0.1.0',
+  provider: 'twilio',
+  sdk: '^0.1.0',
+  channels: ['sms', 'whatsapp'],
+  settingsSchema,
+};
+
+/** Twilio SMS and WhatsApp through the official `twilio` SDK. */
+export const driver = defineDriver<TwilioSettings>(manifest, (settings): Driver => {
+  const client = createClient(settings);
+  const tariff = { ...DEFAULT_TARIFF, ...settings.tariff };
+  return {
+    manifest,
+    send: (message) => sendMessage(client, settings, message),
+    webhooks: messagingWebhooks(settings.authToken),
+    health: () => accountHealth(client, settings.accountSid),
+    estimateCost: (message, segments) => estimateCost(tariff, message, segments),
+    async close() {
+      client.httpClient.axios.defaults.httpsAgent?.destroy?.();
+    },
+  };
+});
+
+export default driver;
+export { BaseUrlRequestClient, rewriteOrigin } from './client.js';
+export { countSegments } from './segments.js';
+export type { SegmentCount } from './segments.js';
+export { DEFAULT_TARIFF } from './tariff.js';
+export { normaliseStatus } from './status.js';
+export { settingsSchema } from './settings.js';
+export type { TwilioSettings, TwilioTariff } from './settings.js';

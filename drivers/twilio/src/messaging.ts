@@ -1,0 +1,46 @@
+import { providerError, type OutboundMessage, type SendResult } from '@switchboard/sdk';
+import type twilio from 'twilio';
+import { toTwilioAddress } from './addresses.js';
+import { countSegments } from './segments.js';
+import type { TwilioSettings } from './settings.js';
+import { normaliseStatus } from './status.js';
+
+type MessageCreateOptions = Parameters<twilio.Twilio['messages']['create']>[0];
+
+/** Sends an SMS or WhatsApp message through the Messages API. */
+export async function sendMessage(client: twilio.Twilio, settings: TwilioSettings, message: OutboundMessage): Promise<SendResult> {
+  const params: MessageCreateOptions = {
+    to: toTwilioAddress(message.channel, message.to),
+    body: message.body,
+  };
+  if (message.from) params.from = toTwilioAddress(message.channel, message.from);
+  if (settings.messagingServiceSid) params.messagingServiceSid = settings.messagingServiceSid;
+  if (message.mediaUrls && message.mediaUrls.length > 0) params.mediaUrl = [...message.mediaUrls];
+  if (message.statusCallbackUrl) params.statusCallback = message.statusCallbackUrl;
+
+  let sent;
+  try {
+    sent = await client.messages.create(params);
+  } catch (err) {
+    throw providerError('twilio', err, statusOf(err));
+  }
+  const segments = Number.parseInt(String(sent.numSegments ?? ''), 10);
+  return {
+    externalId: sent.sid,
+    status: normaliseStatus(sent.status) ?? 'queued',
+    cost: priceToCost(sent.price),
+    segments: Number.isInteger(segments) && segments > 0 ? segments : countSegments(message.body).segments,
+  };
+}
+
+/** Twilio prices are negative decimal strings (a debit); null until Twilio has priced the message. */
+export function priceToCost(price: string | null | undefined): number | null {
+  if (price === null || price === undefined || price.trim() === '') return null;
+  const value = Number(price);
+  return Number.isFinite(value) ? Math.abs(value) : null;
+}
+
+function statusOf(err: unknown): number | undefined {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : undefined;
+}

@@ -1,0 +1,4 @@
+import { MemoryBus } from '../src/index.js';
+import { describeBusConformance } from '../src/testing/index.js';
+
+describeBusConformance('memory', async () => new MemoryBus());

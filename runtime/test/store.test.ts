@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { MIGRATIONS, migrate, openSqlite, openStore, schemaVersion, type Migration } from '../src/index.js';
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'sb-store-'));
+
+describe('store and migrations', () => {
+  it('migrates an empty database, and re-running is a no-op', async () => {
+    const db = await openSqlite({ filename: join(tempDir(), 'a.db') });
+    try {
+      assert.deepEqual(await migrate(db, MIGRATIONS), MIGRATIONS.map((m) => m.version));
+      assert.equal(await schemaVersion(db), MIGRATIONS.at(-1)!.version);
+      assert.deepEqual(await migrate(db, MIGRATIONS), []);
+      const tables = (await db.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")).map((t) => t.name);
+      for (const t of ['agents', 'agent_channels', 'pool_entries', 'tokens', 'messages', 'dead_letters', 'usage_records', 'calls', 'settings']) {
+        assert.ok(tables.includes(t), `missing table ${t}`);
+      }
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('a failing migration leaves nothing behind and is not recorded', async () => {
+    const db = await openSqlite({ filename: join(tempDir(), 'b.db') });
+    try {
+      await migrate(db, MIGRATIONS);
+      const broken: Migration = { version: 999, name: 'broken', statements: ['CREATE TABLE half_done (x INTEGER)', 'THIS IS NOT SQL'] };
+      await assert.rejects(migrate(db, [...MIGRATIONS, broken]));
+      assert.equal(await schemaVersion(db), MIGRATIONS.at(-1)!.version);
+      assert.equal((await db.query("SELECT name FROM sqlite_master WHERE name = 'half_done'")).length, 0);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('uses WAL and keeps data across reopen', async () => {
+    const dir = tempDir();
+    const store = await openStore({ dataDir: dir });
+    await store.settings.set('markup', '12.5');
+    const mode = await store.db.query<{ journal_mode: string }>('PRAGMA journal_mode');
+    assert.equal(mode[0]!.journal_mode, 'wal');
+    await store.close();
+    const again = await openStore({ dataDir: dir });
+    assert.equal(await again.settings.get('markup'), '12.5');
+    await again.close();
+  });
+
+  it('rolls a transaction back when its work throws, and serialises concurrent transactions', async () => {
+    const store = await openStore({ dataDir: tempDir() });
+    try {
+      await assert.rejects(
+        store.db.transaction(async (tx) => {
+          await tx.execute("INSERT INTO settings (key, value, updated_at) VALUES ('x', '1', 'now')");
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
+      assert.equal(await store.settings.get('x'), undefined);
+      await store.settings.set('counter', '0');
+      await Promise.all(
+        Array.from({ length: 25 }, () =>
+          store.db.transaction(async (tx) => {
+            const row = await tx.get<{ value: string }>("SELECT value FROM settings WHERE key = 'counter'");
+            await new Promise((r) => setImmediate(r));
+            await tx.execute("UPDATE settings SET value = ? WHERE key = 'counter'", [String(Number(row!.value) + 1)]);
+          }),
+        ),
+      );
+      assert.equal(await store.settings.get('counter'), '25');
+    } finally {
+      await store.close();
+    }
+  });
+});

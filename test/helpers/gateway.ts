@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGateway, type Gateway } from '@switchboard/gateway';
+import { createLogger, loadSettings } from '@switchboard/runtime';
+
+/** A gateway on a random loopback port with a fresh data dir, and its tokens. */
+export interface TestGateway {
+  readonly gateway: Gateway;
+  readonly url: string;
+  readonly dataDir: string;
+  readonly orchestratorToken: string;
+  readonly teamToken: string;
+  /** fetch against the gateway with an optional bearer token and JSON body. */
+  call(method: string, path: string, options?: { token?: string; json?: unknown; headers?: Record<string, string>; body?: string | Buffer }): Promise<Response>;
+  close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+/** Starts a real gateway for a test; settings may be overridden. */
+export async function startTestGateway(overrides: Record<string, string | number> = {}, dataDir?: string): Promise<TestGateway> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
+  const orchestratorToken = `sb_orch_test_${Math.random().toString(36).slice(2)}`;
+  const settings = loadSettings({
+    env: {},
+    overrides: { PORT: 0, DATA_DIR: dir, NODE_ENV: 'test', LOG_LEVEL: 'silent', ORCHESTRATOR_TOKEN: orchestratorToken, ...overrides },
+  });
+  const gateway = await startGateway({ settings, logger: createLogger({ level: settings.LOG_LEVEL, pretty: false }) });
+  const teamToken = await gateway.runtime.tokens.teamToken();
+  const call: TestGateway['call'] = (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body = options.body;
+    if (options.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    return fetch(`${gateway.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  };
+  return {
+    gateway,
+    url: gateway.url,
+    dataDir: dir,
+    orchestratorToken: String(settings.ORCHESTRATOR_TOKEN),
+    teamToken,
+    call,
+    async close({ keepData = false } = {}) {
+      await gateway.stop();
+      if (!keepData) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Provisions an agent with the team token and returns the provisioning answer. */
+export async function provisionAgent(
+  t: TestGateway,
+  agentId: string,
+  channels: string[] = ['sms', 'email', 'whatsapp', 'line', 'voice'],
+  extra: Record<string, unknown> = {},
+): Promise<{ agentId: string; securityToken: string; channels: Record<string, { address: string }>; signingSecret?: string }> {
+  const res = await t.call('POST', '/api/v1/provision', { token: t.teamToken, json: { agentId, displayName: agentId, channels, ...extra } });
+  const body = (await res.json()) as { agentId: string; securityToken: string; channels: Record<string, { address: string }> };
+  if (res.status !== 201) throw new Error(`provisioning ${agentId} failed: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
