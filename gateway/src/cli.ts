@@ -59,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
     `  Admin:     ${gateway.publicBaseUrl}/admin/dashboard`,
     `  Health:    ${gateway.publicBaseUrl}/health`,
   ];
+  if (gateway.simulator) lines.push(`  Simulator: ${gateway.simulator.url}/_sim  (demo providers; POST /_sim/inbound/sms sends the agent a text)`);
   if (runtime.generatedOrchestratorToken) {
     lines.push(
       '',

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Runtime } from '@switchboard/runtime';
 
 /** The gateway's Prometheus metrics, in a registry of its own so several gateways can share a process. */
 export class GatewayMetrics {
@@ -28,11 +29,18 @@ export class GatewayMetrics {
     labelNames: ['provider', 'reason'] as const,
     registers: [this.registry],
   });
-  readonly deadLettersPending = new Gauge({
-    name: 'switchboard_dead_letters_pending',
-    help: 'Dead letters not yet acknowledged.',
-    registers: [this.registry],
-  });
+  #pendingDeadLetters: () => Promise<number> = async () => 0;
+  readonly deadLettersPending = (() => {
+    const metrics = this;
+    return new Gauge({
+      name: 'switchboard_dead_letters_pending',
+      help: 'Dead letters not yet acknowledged (read from the store when scraped).',
+      registers: [this.registry],
+      async collect() {
+        this.set(await metrics.#pendingDeadLetters().catch(() => 0));
+      },
+    });
+  })();
   readonly sseSessions = new Gauge({
     name: 'switchboard_sse_sessions',
     help: 'Open MCP SSE sessions.',
@@ -52,6 +60,13 @@ export class GatewayMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Follows the runtime's events, and reads the dead-letter backlog from the store when scraped. */
+  observe(runtime: Runtime): void {
+    runtime.events.on('message', ({ channel, direction, status }) => this.messages.inc({ channel, direction, status }));
+    runtime.events.on('webhookRejected', ({ provider, reason }) => this.webhookRejected.inc({ provider, reason }));
+    this.#pendingDeadLetters = () => runtime.store.deadLetters.countPending();
   }
 
   observeRequest(route: string, method: string, status: number, seconds: number): void {

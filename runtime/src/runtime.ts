@@ -1,3 +1,4 @@
+import type { DriverContext } from '@switchboard/sdk';
 import { ActorSystem, type AgentOperation } from './actors/actor-system.js';
 import { AgentClient } from './agents/agent-client.js';
 import { lifecycleOperations } from './agents/operations.js';
@@ -5,8 +6,12 @@ import { AuthLockout } from './auth/lockout.js';
 import { TokenService } from './auth/token-service.js';
 import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
+import { DeliveryService } from './delivery/delivery-service.js';
+import { DriverSet, loadDriver, type DriverSpec, type PackageImporter } from './drivers/loader.js';
+import { RuntimeEvents } from './events.js';
 import { ReadinessChecks } from './health.js';
 import type { Logger } from './logger.js';
+import { messagingOperations } from './messaging/operations.js';
 import { DEMO_EMAIL_DOMAIN, demoPools, isDemoMode } from './modes.js';
 import { Provisioner } from './provisioning/provisioner.js';
 import { SecretBox, loadSecretKey } from './secrets.js';
@@ -28,6 +33,10 @@ export class Runtime {
   readonly readiness = new ReadinessChecks();
   readonly lockout: AuthLockout;
   readonly agents: AgentClient;
+  readonly events = new RuntimeEvents();
+  readonly drivers = new DriverSet();
+  readonly delivery: DeliveryService;
+  #publicBaseUrl = '';
   /** Printed once by the CLI when the first start generated the orchestrator token. */
   generatedOrchestratorToken: string | undefined;
 
@@ -47,7 +56,14 @@ export class Runtime {
       windowMs: settings.AUTH_LOCKOUT_WINDOW_SECONDS * 1000,
       lockMs: settings.AUTH_LOCKOUT_SECONDS * 1000,
     });
-    this.agents = new AgentClient(bus);
+    // A bus request must outlive the slowest operation: every send attempt timing out, plus backoff.
+    const sendBudget = settings.SEND_MAX_ATTEMPTS * (settings.SEND_TIMEOUT_MS + settings.SEND_RETRY_BASE_MS * 2 ** settings.SEND_MAX_ATTEMPTS);
+    this.agents = new AgentClient(bus, Math.max(15_000, sendBudget + 5_000));
+    this.delivery = new DeliveryService(store, box, this.events, logger, {
+      attempts: settings.CALLBACK_MAX_ATTEMPTS,
+      baseDelayMs: settings.CALLBACK_RETRY_BASE_MS,
+      timeoutMs: settings.CALLBACK_TIMEOUT_MS,
+    });
     this.readiness.register('database', async () => {
       await store.db.ping();
       return 'ok';
@@ -63,7 +79,19 @@ export class Runtime {
     const operations: Record<string, AgentOperation> = {};
     const actors = new ActorSystem({ bus, store, logger, operations, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
     const runtime = new Runtime(settings, logger, store, bus, box, tokens, actors);
-    Object.assign(operations, lifecycleOperations(new Provisioner(store, tokens, box, runtime.emailDomain)));
+    Object.assign(
+      operations,
+      lifecycleOperations(new Provisioner(store, tokens, box, runtime.emailDomain)),
+      messagingOperations({
+        drivers: runtime.drivers,
+        delivery: runtime.delivery,
+        events: runtime.events,
+        box,
+        logger,
+        publicBaseUrl: () => runtime.publicBaseUrl,
+        sendRetry: { attempts: settings.SEND_MAX_ATTEMPTS, baseDelayMs: settings.SEND_RETRY_BASE_MS, timeoutMs: settings.SEND_TIMEOUT_MS },
+      }),
+    );
     const { generatedOrchestratorToken } = await tokens.init(settings.ORCHESTRATOR_TOKEN);
     runtime.generatedOrchestratorToken = generatedOrchestratorToken;
     await runtime.#fillPools();
@@ -71,14 +99,45 @@ export class Runtime {
     return runtime;
   }
 
+  /** Public base URL of the gateway; known once it listens. */
+  get publicBaseUrl(): string {
+    return this.#publicBaseUrl;
+  }
+
+  /**
+   * Connects the runtime to the outside once the gateway listens: loads the provider drivers by
+   * package name, registers their readiness probes, and re-drives deliveries left pending.
+   */
+  async attach(options: { publicBaseUrl: string; drivers: readonly DriverSpec[]; importer: PackageImporter }): Promise<void> {
+    this.#publicBaseUrl = options.publicBaseUrl;
+    const context: DriverContext = { logger: this.logger, publicBaseUrl: options.publicBaseUrl };
+    for (const spec of options.drivers) this.drivers.add(await loadDriver(spec, options.importer, context));
+    const probe = (kind: string, channel: 'sms' | 'email' | 'voice') => {
+      this.readiness.register(kind, async () => {
+        const driver = this.drivers.for(channel);
+        if (!driver?.health) return 'disabled';
+        const result = await driver.health();
+        if (!result.ok) throw new Error(result.message);
+        return 'ok';
+      });
+    };
+    probe('telephony', 'sms');
+    probe('email', 'email');
+    this.readiness.register('tts', async () => 'disabled');
+    const pending = await this.delivery.recover();
+    if (pending > 0) this.logger.info({ pending }, 're-driving deliveries left pending');
+  }
+
   /** Adds operations to every agent actor (later capabilities plug in here). */
   addOperations(operations: Record<string, AgentOperation>): void {
     this.actors.addOperations(operations);
   }
 
-  /** Drains the actors, then closes the bus and the store. */
+  /** Drains the actors and deliveries, then closes drivers, the bus and the store. */
   async stop(): Promise<void> {
     await this.actors.stop();
+    await this.delivery.stop();
+    await this.drivers.close();
     await this.bus.close();
     await this.store.close();
   }

@@ -28,7 +28,7 @@ describe('settings', () => {
   it('stops on a bad value with a message naming the key and what is allowed', () => {
     assert.throws(
       () => loadSettings({ env: { PORT: 'eighty' } }),
-      (err: unknown) => hasErrorCode(err, 'VALIDATION_FAILED') && /Setting PORT/.test((err as Error).message),
+      (err: unknown) => hasErrorCode(err, "VALIDATION_FAILED") && /Setting PORT/.test(err.message),
     );
     assert.throws(
       () => loadSettings({ env: { LOG_LEVEL: 'loud' } }),

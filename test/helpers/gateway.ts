@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type Gateway } from '@switchboard/gateway';
+import type { Simulator } from '@switchboard/driver-simulator';
 import { createLogger, loadSettings } from '@switchboard/runtime';
 
 /** A gateway on a random loopback port with a fresh data dir, and its tokens. */
@@ -11,6 +12,8 @@ export interface TestGateway {
   readonly dataDir: string;
   readonly orchestratorToken: string;
   readonly teamToken: string;
+  /** The in-process provider simulator (demo mode). */
+  readonly sim: Simulator;
   /** fetch against the gateway with an optional bearer token and JSON body. */
   call(method: string, path: string, options?: { token?: string; json?: unknown; headers?: Record<string, string>; body?: string | Buffer }): Promise<Response>;
   close(options?: { keepData?: boolean }): Promise<void>;
@@ -22,7 +25,19 @@ export async function startTestGateway(overrides: Record<string, string | number
   const orchestratorToken = `sb_orch_test_${Math.random().toString(36).slice(2)}`;
   const settings = loadSettings({
     env: {},
-    overrides: { PORT: 0, DATA_DIR: dir, NODE_ENV: 'test', LOG_LEVEL: 'silent', ORCHESTRATOR_TOKEN: orchestratorToken, ...overrides },
+    overrides: {
+      PORT: 0,
+      DATA_DIR: dir,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      ORCHESTRATOR_TOKEN: orchestratorToken,
+      CALLBACK_RETRY_BASE_MS: 10,
+      CALLBACK_TIMEOUT_MS: 1000,
+      CALLBACK_MAX_ATTEMPTS: 3,
+      SEND_RETRY_BASE_MS: 10,
+      SEND_TIMEOUT_MS: 1000,
+      ...overrides,
+    },
   });
   const gateway = await startGateway({ settings, logger: createLogger({ level: settings.LOG_LEVEL, pretty: false }) });
   const teamToken = await gateway.runtime.tokens.teamToken();
@@ -42,6 +57,7 @@ export async function startTestGateway(overrides: Record<string, string | number
     dataDir: dir,
     orchestratorToken: String(settings.ORCHESTRATOR_TOKEN),
     teamToken,
+    sim: gateway.simulator as unknown as Simulator,
     call,
     async close({ keepData = false } = {}) {
       await gateway.stop();

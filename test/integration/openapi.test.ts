@@ -15,7 +15,7 @@ describe('OpenAPI document', () => {
   it('passes a real OpenAPI 3.1 validator', async () => {
     assert.equal(doc.openapi, '3.1.0');
     const validator = new Validator();
-    const result = await validator.validate(doc as unknown as object);
+    const result = await validator.validate(doc as unknown as Parameters<Validator['validate']>[0]);
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
   });
 

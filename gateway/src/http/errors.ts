@@ -8,6 +8,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [ErrorCodes.FORBIDDEN]: 403,
   [ErrorCodes.SIGNATURE_INVALID]: 403,
   [ErrorCodes.CHANNEL_BLOCKED]: 403,
+  [ErrorCodes.RECIPIENT_OPTED_OUT]: 403,
   [ErrorCodes.NOT_FOUND]: 404,
   [ErrorCodes.METHOD_NOT_ALLOWED]: 405,
   [ErrorCodes.CONFLICT]: 409,

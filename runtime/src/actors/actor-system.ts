@@ -3,6 +3,7 @@ import type { Bus, Subscription } from '../bus/bus.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
 import { AgentActor } from './agent-actor.js';
+import { Continuation } from './continuation.js';
 
 /** Subject prefix of agent operations: `sb.agent.<operation>` with `{agentId, ...}` as payload. */
 export const AGENT_SUBJECT = 'sb.agent';
@@ -13,7 +14,7 @@ export interface AgentOperationContext {
   readonly store: Store;
 }
 
-/** An operation on one agent, run inside its mailbox. */
+/** An operation on one agent, run inside its mailbox; it may return a Continuation to finish outside it. */
 export type AgentOperation = (context: AgentOperationContext, payload: Record<string, unknown>) => Promise<unknown>;
 
 export interface ActorSystemOptions {
@@ -88,9 +89,10 @@ export class ActorSystem {
       this.#actors.set(agentId, actor);
     }
     const target = actor;
-    return target.enqueue(async () => {
+    const turn = target.enqueue(async () => {
       if (target.state === undefined) target.state = (await this.options.store.agents.get(agentId)) ?? null;
       return operation({ actor: target, store: this.options.store }, payload as Record<string, unknown>);
     });
+    return turn.then((result) => (result instanceof Continuation ? result.run() : result));
   }
 }

@@ -3,6 +3,10 @@ import type { Database } from './database.js';
 import { migrate } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { AgentRepository } from './repositories/agents.js';
+import { DeadLetterRepository } from './repositories/dead-letters.js';
+import { MessageRepository } from './repositories/messages.js';
+import { OptOutRepository } from './repositories/opt-outs.js';
+import { UsageRepository } from './repositories/usage.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { PoolRepository } from './repositories/pools.js';
 import { SettingsRepository } from './repositories/settings.js';
@@ -16,6 +20,10 @@ export class Store {
   readonly tokens: TokenRepository;
   readonly settings: SettingsRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly messages: MessageRepository;
+  readonly deadLetters: DeadLetterRepository;
+  readonly usage: UsageRepository;
+  readonly optOuts: OptOutRepository;
 
   constructor(readonly db: Database) {
     this.agents = new AgentRepository(db);
@@ -23,6 +31,10 @@ export class Store {
     this.tokens = new TokenRepository(db);
     this.settings = new SettingsRepository(db);
     this.idempotency = new IdempotencyRepository(db);
+    this.messages = new MessageRepository(db);
+    this.deadLetters = new DeadLetterRepository(db);
+    this.usage = new UsageRepository(db);
+    this.optOuts = new OptOutRepository(db);
   }
 
   close(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Migration } from '../migrate.js';
 import { initial } from './001-initial.js';
+import { messaging } from './002-messaging.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging];

@@ -1,0 +1,70 @@
+import type { UwsExchange } from './uws-exchange.js';
+
+/** Headers uWS writes itself, or that describe a hop rather than the message. */
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'content-length', 'transfer-encoding', 'host', 'upgrade']);
+
+/** The Fetch API Request for a uWS exchange, for handlers written to Web standards (the MCP SDK's). */
+export function toFetchRequest(exchange: UwsExchange, body: Buffer | undefined): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(exchange.headers)) {
+    if (!HOP_HEADERS.has(name)) headers.append(name, value);
+  }
+  const query = exchange.queryString ? `?${exchange.queryString}` : '';
+  let url: URL;
+  try {
+    url = new URL(`${exchange.path}${query}`, `http://${exchange.headers.host ?? 'localhost'}`);
+  } catch {
+    url = new URL(`${exchange.path}${query}`, 'http://localhost');
+  }
+  return new Request(url, { method: exchange.method, headers, body: body && body.length > 0 ? body : null });
+}
+
+/**
+ * Writes a Fetch API Response to a uWS exchange. An event stream is streamed chunk by chunk as the
+ * producer enqueues it; the exchange caps what waits in user space and cancels the body when the
+ * client goes away. Other bodies are small JSON and are sent whole.
+ *
+ * The stream is read eagerly rather than paused on uWS back-pressure: the SDK's producers ignore
+ * the ReadableStream's desiredSize, so pausing would only move the backlog into a queue nobody
+ * measures, while here it counts against the exchange's limit.
+ */
+export async function sendFetchResponse(
+  exchange: UwsExchange,
+  response: Response,
+  extraHeaders: Readonly<Record<string, string>>,
+  onStreamOpen?: () => void,
+): Promise<void> {
+  const headers: Record<string, string> = { ...extraHeaders };
+  response.headers.forEach((value, name) => {
+    if (!HOP_HEADERS.has(name)) headers[name] = value;
+  });
+  const body = response.body;
+  const isEventStream = (headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
+  if (!body || !isEventStream) {
+    const payload = body ? new Uint8Array(await response.arrayBuffer()) : '';
+    exchange.answer(response.status, headers, payload);
+    return;
+  }
+  // uWS sends the head with the first chunk, and the client waits for the head; a comment opens it.
+  if (!exchange.open(response.status, headers, ': stream open\n\n')) {
+    await body.cancel().catch(() => undefined);
+    return;
+  }
+  onStreamOpen?.();
+  const reader = body.getReader();
+  exchange.onEnd((how) => {
+    if (how !== 'ended') reader.cancel().catch(() => undefined);
+  });
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (!exchange.streaming) return;
+      // Failures surface through onEnd and flushed(); the write promise is already marked handled.
+      void exchange.write(value);
+    }
+    exchange.end();
+  } catch {
+    exchange.destroy();
+  }
+}

@@ -1,0 +1,102 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCodes } from '@switchboard/sdk';
+import type { Logger, Principal } from '@switchboard/runtime';
+import type uWS from 'uWebSockets.js';
+import { errorResult, fail } from '../http/errors.js';
+import type { McpAuth } from './mcp-auth.js';
+import type { McpSessions } from './mcp-sessions.js';
+import { UwsExchange } from './uws-exchange.js';
+
+/** Makes the SDK server for one new session; the gateway registers its tools on it. */
+export type CreateMcpServer = (principal: Principal, agentId: string | undefined) => McpServer | Server;
+
+/** Records one answered request: route pattern, method, status, seconds to the response head. */
+export type ObserveRequest = (route: string, method: string, status: number, seconds: number) => void;
+
+/** What the MCP routes share. */
+export interface McpRouteContext {
+  readonly auth: McpAuth;
+  readonly sessions: McpSessions;
+  readonly createServer: CreateMcpServer;
+  readonly logger: Logger;
+  readonly keepAliveMs: number;
+  readonly maxBufferedBytes: number;
+  readonly bodyLimit: number;
+  readonly sessionIdleMs: number;
+  readonly observe: ObserveRequest | undefined;
+}
+
+/** The headers the REST pipeline adds to every answer. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Wraps a uWS request for an MCP route, with request metrics. Call inside the uWS handler. */
+export function startExchange(res: uWS.HttpResponse, req: uWS.HttpRequest, route: string, context: McpRouteContext): UwsExchange {
+  const exchange = new UwsExchange(res, req, context.maxBufferedBytes);
+  const started = process.hrtime.bigint();
+  exchange.onHead = (status) => {
+    context.observe?.(route, exchange.method, status, Number(process.hrtime.bigint() - started) / 1e9);
+    if (status >= 400) context.logger.info({ method: exchange.method, route, status }, 'request');
+  };
+  return exchange;
+}
+
+/** The contract's error answer (`{error, code}`, Retry-After where due). Closes the connection when the body went unread. */
+export function answerError(exchange: UwsExchange, err: unknown, logger: Logger, closeConnection = false): void {
+  const result = errorResult(err);
+  if (result.status >= 500) logger.error({ err, path: exchange.path }, 'mcp request failed');
+  exchange.answer(result.status, { ...SECURITY_HEADERS, 'content-type': JSON_TYPE, ...result.headers }, JSON.stringify(result.body), closeConnection);
+}
+
+/** Answers 405 for a method the route does not serve. */
+export function answerMethodNotAllowed(exchange: UwsExchange, allow: string, logger: Logger): void {
+  try {
+    fail(ErrorCodes.METHOD_NOT_ALLOWED, `${exchange.method} is not allowed here; use ${allow}.`);
+  } catch (err) {
+    const result = errorResult(err);
+    exchange.answer(result.status, { ...SECURITY_HEADERS, allow, 'content-type': JSON_TYPE }, JSON.stringify(result.body));
+    logger.debug({ path: exchange.path, method: exchange.method }, 'method not allowed');
+  }
+}
+
+/**
+ * Starts reading a JSON request body within `limit` (call inside the uWS handler). A declared
+ * Content-Length over the limit is refused without reading. Resolves undefined when too large.
+ */
+export function startReadingBody(exchange: UwsExchange, limit: number): Promise<Buffer | undefined> {
+  const declared = Number(exchange.headers['content-length'] ?? 0);
+  if (declared > limit) return Promise.resolve(undefined);
+  return exchange.readBody(limit);
+}
+
+/** The parsed JSON body, or a coded error: 415 when not JSON, 413 over the limit, 400 when malformed. */
+export async function jsonBody(exchange: UwsExchange, reading: Promise<Buffer | undefined>, limit: number): Promise<unknown> {
+  const type = exchange.headers['content-type'] ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) fail(ErrorCodes.UNSUPPORTED_MEDIA_TYPE, 'Send the body as application/json.');
+  const raw = await reading;
+  if (raw === undefined) fail(ErrorCodes.PAYLOAD_TOO_LARGE, `The body is larger than the ${limit}-byte limit for this route.`);
+  if (raw.length === 0) fail(ErrorCodes.BAD_REQUEST, 'A JSON-RPC message is required.');
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    fail(ErrorCodes.BAD_REQUEST, 'The body is not valid JSON.');
+  }
+}
+
+/** The low-level SDK server behind what createServer returned. */
+export function serverOf(created: McpServer | Server): Server {
+  return 'server' in created ? created.server : created;
+}
+
+/** Request headers as a tool handler may see them: without the credential. */
+export function visibleHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const { authorization: _credential, ...rest } = headers;
+  return rest;
+}

@@ -1,0 +1,90 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { UwsExchange } from './uws-exchange.js';
+
+/** Response headers of every MCP event stream. */
+export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
+
+export interface SseServerTransportOptions {
+  readonly sessionId: string;
+  /** Path the client POSTs its messages to; `?sessionId=<id>` is appended. */
+  readonly endpoint: string;
+  /** Interval of `: keep-alive` comment lines; 0 turns them off. */
+  readonly keepAliveMs: number;
+  /** Extra response headers (security headers). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * The server side of MCP's HTTP+SSE transport on one uWS response: the `endpoint` event first,
+ * then one `message` event per JSON-RPC message. `send` resolves once the event has left user
+ * space and rejects when it could not be written, so an undelivered message is never lost silently.
+ * Client messages arrive through `receive`, called by the POST /messages route.
+ */
+export class SseServerTransport implements Transport {
+  readonly sessionId: string;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** Never called again after start: the one stream is the whole connection. */
+  onconnected?: () => void;
+  readonly #exchange: UwsExchange;
+  readonly #options: SseServerTransportOptions;
+  #started = false;
+  #closed = false;
+  #keepAlive: NodeJS.Timeout | undefined;
+
+  constructor(exchange: UwsExchange, options: SseServerTransportOptions) {
+    this.#exchange = exchange;
+    this.#options = options;
+    this.sessionId = options.sessionId;
+    exchange.onEnd(() => this.#streamEnded());
+  }
+
+  /** True while the event stream to the client is open. */
+  get connected(): boolean {
+    return this.#exchange.streaming;
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) throw new Error('SseServerTransport is already started.');
+    this.#started = true;
+    const endpoint = `${this.#options.endpoint}?sessionId=${encodeURIComponent(this.sessionId)}`;
+    const headers = { ...this.#options.headers, ...EVENT_STREAM_HEADERS };
+    if (!this.#exchange.open(200, headers, `event: endpoint\ndata: ${endpoint}\n\n`)) {
+      throw new Error('The client went away before its event stream opened.');
+    }
+    const { keepAliveMs } = this.#options;
+    if (keepAliveMs > 0) {
+      this.#keepAlive = setInterval(() => void this.#exchange.write(': keep-alive\n\n').catch(() => undefined), keepAliveMs);
+      this.#keepAlive.unref();
+    }
+    this.onconnected?.();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    // JSON.stringify never emits a raw line break, so one data line carries the whole message.
+    return this.#exchange.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  /** A message the client POSTed for this session. */
+  receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    this.onmessage?.(message, extra);
+  }
+
+  async close(): Promise<void> {
+    this.#exchange.end();
+    this.#streamEnded();
+  }
+
+  #streamEnded(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#keepAlive);
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCodes } from '@switchboard/sdk';
+import type { Principal } from '@switchboard/runtime';
+import type uWS from 'uWebSockets.js';
+import { fail } from '../http/errors.js';
+import { sendFetchResponse, toFetchRequest } from './fetch-bridge.js';
+import { McpAuth } from './mcp-auth.js';
+import {
+  SECURITY_HEADERS,
+  answerError,
+  answerMethodNotAllowed,
+  jsonBody,
+  serverOf,
+  startExchange,
+  startReadingBody,
+  type McpRouteContext,
+} from './mcp-http.js';
+import type { McpSession } from './mcp-session.js';
+import { StreamableSessionTransport } from './streamable-transport.js';
+import type { UwsExchange } from './uws-exchange.js';
+
+/**
+ * MCP's Streamable HTTP transport at `/mcp` (POST, GET, DELETE; `Mcp-Session-Id`; bearer token).
+ * The gateway authenticates and finds the session; the SDK's Web-standard transport does the rest.
+ */
+export function attachStreamableRoutes(uws: uWS.TemplatedApp, context: McpRouteContext): void {
+  const handler = (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
+    const exchange = startExchange(res, req, '/mcp', context);
+    const reading = exchange.method === 'POST' ? startReadingBody(exchange, context.bodyLimit) : Promise.resolve(Buffer.alloc(0));
+    let bodyRead = exchange.method !== 'POST';
+    reading.then((body) => (bodyRead = body !== undefined)).catch(() => undefined);
+    serve(exchange, reading, context).catch((err) => answerError(exchange, err, context.logger, !bodyRead));
+  };
+  uws.post('/mcp', handler);
+  uws.get('/mcp', handler);
+  uws.del('/mcp', handler);
+  uws.any('/mcp', (res, req) => answerMethodNotAllowed(startExchange(res, req, '/mcp', context), 'GET, POST, DELETE', context.logger));
+}
+
+async function serve(exchange: UwsExchange, reading: Promise<Buffer | undefined>, context: McpRouteContext): Promise<void> {
+  const principal = await context.auth.principal(
+    McpAuth.bearer(exchange.headers),
+    exchange.remoteAddress,
+    'A bearer token is required: send Authorization: Bearer <token>.',
+  );
+  const body = exchange.method === 'POST' ? await jsonBody(exchange, reading, context.bodyLimit) : undefined;
+  const sessionId = exchange.headers['mcp-session-id'];
+  const session = sessionId === undefined ? await startSession(exchange, principal, body, context) : existingSession(sessionId, principal, context);
+  const transport = session.transport as StreamableSessionTransport;
+  const response = await transport.handleRequest(toFetchRequest(exchange, undefined), body === undefined ? undefined : { parsedBody: body });
+  if (sessionId === undefined && transport.sessionId !== session.id) {
+    // The SDK refused the initialize request: nothing was started, so nothing is kept.
+    void session.close();
+  }
+  const isStandaloneStream = exchange.method === 'GET' && response.status === 200;
+  await sendFetchResponse(exchange, response, SECURITY_HEADERS, isStandaloneStream ? () => transport.attachStandaloneStream(exchange) : undefined);
+}
+
+function existingSession(sessionId: string, principal: Principal, context: McpRouteContext): McpSession {
+  const session = context.sessions.get(sessionId);
+  if (!session || session.closed || !(session.transport instanceof StreamableSessionTransport)) {
+    fail(ErrorCodes.NOT_FOUND, 'No MCP session has this Mcp-Session-Id; it may have ended. Start a new one with an initialize request.');
+  }
+  if (!McpAuth.same(principal, session.principal)) fail(ErrorCodes.FORBIDDEN, 'This MCP session belongs to another principal.');
+  return session;
+}
+
+async function startSession(
+  exchange: UwsExchange,
+  principal: Principal,
+  body: unknown,
+  context: McpRouteContext,
+): Promise<McpSession> {
+  const initializing = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
+  if (exchange.method !== 'POST' || !initializing) {
+    fail(ErrorCodes.BAD_REQUEST, 'The Mcp-Session-Id header is required; only an initialize request starts a session.');
+  }
+  if (!context.sessions.accepting) fail(ErrorCodes.UNAVAILABLE, 'The server is shutting down; reconnect shortly.');
+  const agentId = McpAuth.agentFor(principal, exchange.query.get('agentId'));
+  const id = randomUUID();
+  const transport = new StreamableSessionTransport({
+    sessionId: id,
+    keepAliveMs: context.keepAliveMs,
+    bodyLimit: context.bodyLimit,
+    idleMs: context.sessionIdleMs,
+  });
+  const server = serverOf(context.createServer(principal, agentId));
+  const session = await context.sessions.open({ id, kind: 'streamable-http', principal, agentId, server, transport });
+  context.logger.info({ sessionId: id, agentId, principal: principal.kind }, 'mcp streamable session opened');
+  return session;
+}

@@ -1,0 +1,252 @@
+import { STATUS_CODES } from 'node:http';
+import type uWS from 'uWebSockets.js';
+import { WriteConfirmations } from './write-confirmations.js';
+
+/** How an exchange finished: answered or ended by us, gone on the client's side, or cut off. */
+export type ExchangeEnd = 'ended' | 'aborted' | 'overflow' | 'destroyed';
+
+/** Thrown (as a rejection) for writes the stream could not take or could not confirm. */
+export class StreamClosedError extends Error {
+  readonly code = 'STREAM_CLOSED';
+  constructor(readonly reason: ExchangeEnd) {
+    super(
+      reason === 'overflow'
+        ? 'The client did not read fast enough; it was disconnected before this was written.'
+        : 'The stream closed before this was written.',
+    );
+    this.name = 'StreamClosedError';
+  }
+}
+
+/**
+ * An SSE comment: written while uWS holds bytes, because with an onWritable handler registered uWS
+ * drains only on a write, and its return value is the only sign that the buffer emptied.
+ */
+const PROBE = ':\n\n';
+
+/**
+ * One uWS request and its response, safe across aborts: the request is copied while uWS allows it,
+ * and nothing touches the uWS response after the client went away or after it was ended.
+ * It answers in one go (`answer`) or streams (`open`, `write`, `end`); a streamed write resolves
+ * once its bytes have left user space, and the client is cut off when more than
+ * `maxBufferedBytes` wait there.
+ */
+export class UwsExchange {
+  readonly method: string;
+  readonly path: string;
+  readonly queryString: string;
+  readonly query: URLSearchParams;
+  /** Lower-case names; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly remoteAddress: string;
+  readonly #res: uWS.HttpResponse;
+  readonly #maxBufferedBytes: number;
+  readonly #pending = new WriteConfirmations();
+  readonly #endListeners: Array<(how: ExchangeEnd) => void> = [];
+  #state: 'new' | 'streaming' | 'done' = 'new';
+  #ended: ExchangeEnd | undefined;
+  /** uWS reported that it holds bytes the socket did not take; an onWritable event will follow. */
+  #congested = false;
+  #probeScheduled = false;
+  /** Called with the status when the response head is written (for request metrics). */
+  onHead: ((status: number) => void) | undefined;
+
+  /** Call synchronously inside the uWS route handler: it copies the request and registers the abort handler. */
+  constructor(res: uWS.HttpResponse, req: uWS.HttpRequest, maxBufferedBytes: number) {
+    this.#res = res;
+    this.#maxBufferedBytes = maxBufferedBytes;
+    this.method = req.getCaseSensitiveMethod().toUpperCase();
+    this.path = req.getUrl();
+    this.queryString = req.getQuery() ?? '';
+    this.query = new URLSearchParams(this.queryString);
+    const headers: Record<string, string> = {};
+    req.forEach((name, value) => {
+      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+    });
+    this.headers = headers;
+    this.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    res.onAborted(() => this.#finish('aborted'));
+  }
+
+  /** True while a streamed response can take writes. */
+  get streaming(): boolean {
+    return this.#state === 'streaming';
+  }
+
+  /** Why the exchange finished, once it has. */
+  get ended(): ExchangeEnd | undefined {
+    return this.#ended;
+  }
+
+  /** Bytes written but not yet confirmed to have left user space. */
+  get bufferedBytes(): number {
+    return this.#pending.bytes;
+  }
+
+  /** Runs once when the exchange finishes, however it finishes; at once if it already has. */
+  onEnd(listener: (how: ExchangeEnd) => void): void {
+    if (this.#ended) listener(this.#ended);
+    else this.#endListeners.push(listener);
+  }
+
+  /**
+   * Reads the request body up to `limit` bytes. Resolves undefined when it is larger (the caller
+   * answers 413); rejects when the client goes away first. Start it inside the route handler.
+   */
+  readBody(limit: number): Promise<Buffer | undefined> {
+    if (this.#ended) return Promise.reject(new StreamClosedError(this.#ended));
+    const body = new Promise<Buffer | undefined>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      this.onEnd((how) => {
+        if (!settled) reject(new StreamClosedError(how));
+        settled = true;
+      });
+      this.#res.onData((chunk, isLast) => {
+        if (settled) return;
+        size += chunk.byteLength;
+        if (size > limit) {
+          settled = true;
+          resolve(undefined);
+          return;
+        }
+        // uWS reuses the chunk's memory after this call returns, so it must be copied.
+        chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+        if (isLast) {
+          settled = true;
+          resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+        }
+      });
+    });
+    // The caller may still be authenticating when the client goes away; that must not be an unhandled rejection.
+    body.catch(() => undefined);
+    return body;
+  }
+
+  /** Sends a complete response. False when the exchange already answered or the client is gone. */
+  answer(status: number, headers: Readonly<Record<string, string>>, body: string | Uint8Array = '', closeConnection = false): boolean {
+    if (this.#state !== 'new') return false;
+    this.#res.cork(() => {
+      this.#writeHead(status, headers);
+      this.#res.end(body, closeConnection);
+    });
+    this.#finish('ended');
+    return true;
+  }
+
+  /**
+   * Starts a streamed (chunked) response. uWS sends the head only with the first non-empty chunk,
+   * so `first` must not be empty. False when the exchange already answered or the client is gone.
+   */
+  open(status: number, headers: Readonly<Record<string, string>>, first: string): boolean {
+    if (this.#state !== 'new') return false;
+    this.#state = 'streaming';
+    this.#res.onWritable(() => {
+      this.#probe();
+      return true;
+    });
+    let ok = false;
+    this.#res.cork(() => {
+      this.#writeHead(status, headers);
+      ok = this.#res.write(first);
+    });
+    this.#afterWrite(ok);
+    return true;
+  }
+
+  /**
+   * Writes a chunk of a streamed response. Resolves once uWS has handed it to the socket; rejects
+   * with StreamClosedError when the stream is not open, or closes (client gone, buffer limit, end)
+   * before that is known. A write that takes the unconfirmed bytes past the limit disconnects the client.
+   */
+  write(chunk: string | Uint8Array): Promise<void> {
+    if (this.#state !== 'streaming') return Promise.reject(new StreamClosedError(this.#ended ?? 'destroyed'));
+    let ok = false;
+    this.#res.cork(() => {
+      ok = this.#res.write(chunk);
+    });
+    // A successful corked write proves uWS held nothing before it; the chunk itself sits in the
+    // cork buffer until uncork, so it is confirmed by the next probe.
+    if (ok) this.#pending.confirmAll();
+    const confirmed = this.#pending.add(typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength);
+    if (this.#pending.bytes > this.#maxBufferedBytes) {
+      this.#cutOff('overflow');
+      return confirmed;
+    }
+    this.#afterWrite(ok);
+    return confirmed;
+  }
+
+  /** Resolves once every byte written so far has left user space; rejects if the stream closes first. */
+  flushed(): Promise<void> {
+    if (this.#state !== 'streaming' && this.#pending.size === 0) {
+      return this.#ended === 'ended' ? Promise.resolve() : Promise.reject(new StreamClosedError(this.#ended ?? 'destroyed'));
+    }
+    return this.#pending.add(0);
+  }
+
+  /** Ends a streamed response cleanly (the chunked terminator), or answers an unanswered exchange with `status`. */
+  end(status = 204): void {
+    if (this.#state === 'new') {
+      this.answer(status, {});
+      return;
+    }
+    if (this.#state !== 'streaming') return;
+    if (!this.#congested && this.#pending.size > 0) this.#probe();
+    this.#res.cork(() => this.#res.end());
+    this.#finish('ended');
+  }
+
+  /** Drops the connection at once. */
+  destroy(): void {
+    this.#cutOff('destroyed');
+  }
+
+  #writeHead(status: number, headers: Readonly<Record<string, string>>): void {
+    this.onHead?.(status);
+    this.#res.writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`);
+    for (const name in headers) this.#res.writeHeader(name, headers[name]!);
+  }
+
+  #afterWrite(ok: boolean): void {
+    if (!ok) {
+      this.#congested = true;
+      return;
+    }
+    if (this.#congested || this.#probeScheduled || this.#pending.size === 0) return;
+    // Probe on the next turn, after uWS has uncorked and tried the socket.
+    this.#probeScheduled = true;
+    setImmediate(() => {
+      this.#probeScheduled = false;
+      if (this.#state === 'streaming' && !this.#congested && this.#pending.size > 0) this.#probe();
+    });
+  }
+
+  /** Writes a probe: it drives uWS's drain, and its success confirms every earlier byte. */
+  #probe(): void {
+    if (this.#state !== 'streaming') return;
+    let ok = false;
+    this.#res.cork(() => {
+      ok = this.#res.write(PROBE);
+    });
+    this.#congested = !ok;
+    if (ok) this.#pending.confirmAll();
+  }
+
+  #cutOff(how: 'overflow' | 'destroyed'): void {
+    if (this.#ended) return;
+    const res = this.#res;
+    this.#finish(how);
+    // close() fires onAborted synchronously; #finish has already run, so that is a no-op.
+    res.close();
+  }
+
+  #finish(how: ExchangeEnd): void {
+    if (this.#ended) return;
+    this.#ended = how;
+    this.#state = 'done';
+    this.#pending.rejectAll(new StreamClosedError(how));
+    for (const listener of this.#endListeners.splice(0)) listener(how);
+  }
+}

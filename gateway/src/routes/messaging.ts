@@ -1,0 +1,79 @@
+import type { SendResponse } from '@switchboard/runtime';
+import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
+import { errorResponses } from '../schemas/common.js';
+import {
+  AgentQuery,
+  CallbackUrlBody,
+  CallbackUrlResponse,
+  ChannelStatusResponse,
+  SendMessageBody,
+  SendMessageResponse,
+  WaitingMessagesQuery,
+  WaitingMessagesResponse,
+} from '../schemas/messaging.js';
+import { resolveAgentId } from './agent-access.js';
+import { checkCallbackUrl } from './callback-url.js';
+import type { RouteDeps } from './deps.js';
+
+/** Sending, callback URL, waiting messages and channel status. */
+export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
+  const { runtime } = deps;
+  const common = { tag: 'Messaging', auth: 'token' as const };
+  return [
+    {
+      ...common,
+      method: 'POST',
+      path: '/api/v1/send-message',
+      operationId: 'sendMessage',
+      summary: "Send an SMS, WhatsApp, email or LINE message from the agent's provisioned address.",
+      body: SendMessageBody,
+      idempotent: true,
+      responses: { 200: { description: 'The provider took the message.', schema: SendMessageResponse }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502) },
+      async handler({ body, principal }: RouteContext<SendMessageBody>) {
+        const agentId = resolveAgentId(principal, body.agentId);
+        const { agentId: _named, ...request } = body;
+        return json(200, await runtime.agents.call<SendResponse>('send', agentId, request));
+      },
+    },
+    {
+      ...common,
+      method: 'PUT',
+      path: '/api/v1/callback-url',
+      operationId: 'setCallbackUrl',
+      summary: 'Set (or clear with null) where inbound messages go when the agent has no live session.',
+      body: CallbackUrlBody,
+      idempotent: true,
+      responses: { 200: { description: 'Set; callbacks are signed with signingSecret.', schema: CallbackUrlResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
+      async handler({ body, principal }: RouteContext<CallbackUrlBody>) {
+        const agentId = resolveAgentId(principal, body.agentId);
+        if (body.callbackUrl !== null) checkCallbackUrl(body.callbackUrl, runtime.settings.NODE_ENV);
+        return json(200, await runtime.agents.call('setCallbackUrl', agentId, { callbackUrl: body.callbackUrl }));
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/api/v1/waiting-messages',
+      operationId: 'getWaitingMessages',
+      summary: 'Dead letters for the agent, oldest first; returned once — the same transaction acknowledges them.',
+      query: WaitingMessagesQuery,
+      responses: { 200: { description: 'Messages, now acknowledged.', schema: WaitingMessagesResponse }, ...errorResponses(400, 401, 403, 404, 429) },
+      async handler({ query, principal }: RouteContext<unknown, WaitingMessagesQuery>) {
+        const agentId = resolveAgentId(principal, query.agentId);
+        return json(200, await runtime.agents.call('takeWaiting', agentId, { channel: query.channel, limit: query.limit }), { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/api/v1/channel-status',
+      operationId: 'getChannelStatus',
+      summary: "Each channel's address, status, provider and message count.",
+      query: AgentQuery,
+      responses: { 200: { description: 'Channel status.', schema: ChannelStatusResponse }, ...errorResponses(400, 401, 403, 404, 429) },
+      async handler({ query, principal }: RouteContext<unknown, AgentQuery>) {
+        return json(200, await runtime.agents.call('channelStatus', resolveAgentId(principal, query.agentId)));
+      },
+    },
+  ];
+}

@@ -1,0 +1,83 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { AgentId, ChannelName } from './common.js';
+
+const MessageChannel = Type.Union([Type.Literal('sms'), Type.Literal('email'), Type.Literal('whatsapp'), Type.Literal('line')], {
+  description: 'sms, email, whatsapp or line.',
+});
+
+export const SendMessageBody = Type.Object({
+  agentId: Type.Optional(AgentId),
+  channel: MessageChannel,
+  to: Type.String({ minLength: 3, maxLength: 320, description: 'E.164 number (sms, whatsapp), email address, or LINE user id.' }),
+  body: Type.String({ minLength: 1, maxLength: 100_000 }),
+  subject: Type.Optional(Type.String({ minLength: 1, maxLength: 998, description: 'Required for email.' })),
+  html: Type.Optional(Type.String({ maxLength: 500_000 })),
+  mediaUrls: Type.Optional(Type.Array(Type.String({ format: 'uri', pattern: '^https?://' }), { maxItems: 10 })),
+});
+export type SendMessageBody = Static<typeof SendMessageBody>;
+
+export const SendMessageResponse = Type.Object({
+  success: Type.Literal(true),
+  messageId: Type.String(),
+  externalId: Type.String({ description: "The provider's id (MessageSid, email id, LINE message id)." }),
+  status: Type.String(),
+  channel: MessageChannel,
+  from: Type.String(),
+  to: Type.String(),
+  cost: Type.Number({ description: 'USD, 4 places: the provider price when known, else the tariff.' }),
+});
+
+export const CallbackUrlBody = Type.Object({
+  agentId: Type.Optional(AgentId),
+  callbackUrl: Type.Union([Type.String({ format: 'uri', maxLength: 2048 }), Type.Null()]),
+});
+export type CallbackUrlBody = Static<typeof CallbackUrlBody>;
+
+export const CallbackUrlResponse = Type.Object({
+  success: Type.Literal(true),
+  agentId: AgentId,
+  callbackUrl: Type.Union([Type.String(), Type.Null()]),
+  signingSecret: Type.Union([Type.String({ description: 'Standard Webhooks secret (whsec_…) callbacks are signed with.' }), Type.Null()]),
+});
+
+export const WaitingMessagesQuery = Type.Object({
+  agentId: Type.Optional(AgentId),
+  channel: Type.Optional(ChannelName),
+  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+});
+export type WaitingMessagesQuery = Static<typeof WaitingMessagesQuery>;
+
+export const DeadLetter = Type.Object({
+  id: Type.String(),
+  agentId: AgentId,
+  channel: ChannelName,
+  direction: Type.Union([Type.Literal('inbound'), Type.Literal('outbound')]),
+  reason: Type.Union([Type.Literal('agent_offline'), Type.Literal('callback_failed'), Type.Literal('send_failed'), Type.Literal('voicemail')]),
+  from: Type.String(),
+  to: Type.String(),
+  subject: Type.Optional(Type.String()),
+  body: Type.String(),
+  mediaUrls: Type.Array(Type.String()),
+  externalId: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Optional(Type.String()),
+  attempts: Type.Integer(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const WaitingMessagesResponse = Type.Object({ messages: Type.Array(DeadLetter), count: Type.Integer() });
+
+export const AgentQuery = Type.Object({ agentId: Type.Optional(AgentId) });
+export type AgentQuery = Static<typeof AgentQuery>;
+
+export const ChannelStatusResponse = Type.Object({
+  agentId: AgentId,
+  channels: Type.Record(
+    Type.String(),
+    Type.Object({
+      address: Type.Union([Type.String(), Type.Null()]),
+      status: Type.Union([Type.Literal('active'), Type.Literal('blocked'), Type.Literal('not_provisioned')]),
+      provider: Type.Union([Type.String(), Type.Null()]),
+      messageCount: Type.Integer(),
+    }),
+  ),
+});

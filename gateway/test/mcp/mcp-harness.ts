@@ -1,0 +1,121 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AuthLockout, createLogger, type Principal, type Runtime } from '@switchboard/runtime';
+import { GatewayApp } from '../../src/http/app.js';
+import { listen } from '../../src/http/uws-adapter.js';
+import { attachMcp, type McpOptions } from '../../src/mcp/attach.js';
+import type { McpSessions } from '../../src/mcp/mcp-sessions.js';
+import { GatewayMetrics } from '../../src/metrics.js';
+
+/** Test tokens and whom they stand for. */
+export const TOKENS = {
+  orchestrator: 'orch-token',
+  team: 'team-token',
+  alice: 'alice-token',
+  bob: 'bob-token',
+} as const;
+
+const PRINCIPALS = new Map<string, Principal>([
+  [TOKENS.orchestrator, { kind: 'orchestrator' }],
+  [TOKENS.team, { kind: 'team' }],
+  [TOKENS.alice, { kind: 'client', agentId: 'alice' }],
+  [TOKENS.bob, { kind: 'client', agentId: 'bob' }],
+]);
+
+/** A tiny MCP server: `logging`, and one tool `comms_ping` that reports who called. */
+export function pingServer(principal: Principal, agentId: string | undefined): McpServer {
+  const server = new McpServer({ name: 'switchboard-test', version: '0.0.0' }, { capabilities: { logging: {} } });
+  server.registerTool('comms_ping', { description: 'Checks the connection and reports the caller.' }, async () => ({
+    content: [{ type: 'text', text: JSON.stringify({ ok: true, principal: principal.kind, agentId: agentId ?? null }) }],
+  }));
+  return server;
+}
+
+/** The gateway's real uWS adapter and REST pipeline with the MCP routes attached, on a loopback port. */
+export interface McpHarness {
+  readonly url: string;
+  readonly port: number;
+  readonly sessions: McpSessions;
+  readonly lockout: AuthLockout;
+  close(): Promise<void>;
+}
+
+export async function startMcpHarness(options: Partial<McpOptions> & { lockAfter?: number } = {}): Promise<McpHarness> {
+  const logger = createLogger({ level: 'silent', pretty: false });
+  const lockout = new AuthLockout({ attempts: options.lockAfter ?? 1000, windowMs: 60_000, lockMs: 60_000 });
+  // The MCP routes never reach the REST pipeline's runtime; unmatched paths only need metrics and a logger.
+  const app = new GatewayApp({ runtime: {} as Runtime, metrics: new GatewayMetrics(), logger, bodyLimits: { api: 1 << 20, webhook: 5 << 20 } });
+  let sessions: McpSessions | undefined;
+  const listener = await listen(app, {
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+    before: (uws) => {
+      sessions = attachMcp(uws, {
+        authenticate: async (token) => PRINCIPALS.get(token),
+        lockout,
+        createServer: pingServer,
+        logger,
+        ...options,
+      });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${listener.port}`,
+    port: listener.port,
+    sessions: sessions!,
+    lockout,
+    async close() {
+      await sessions!.closeAll();
+      await listener.close(100);
+    },
+  };
+}
+
+/** An official MCP client over HTTP+SSE. */
+export async function connectSse(
+  url: string,
+  query: Record<string, string>,
+  options: { bearer?: string; capabilities?: ConstructorParameters<typeof Client>[1] } = {},
+): Promise<{ client: Client; transport: SSEClientTransport }> {
+  const target = new URL('/sse', url);
+  for (const [name, value] of Object.entries(query)) target.searchParams.set(name, value);
+  const transport = new SSEClientTransport(target, options.bearer ? { requestInit: { headers: { authorization: `Bearer ${options.bearer}` } } } : {});
+  const client = new Client({ name: 'test-client', version: '0.0.0' }, options.capabilities);
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** An official MCP client over Streamable HTTP. */
+export async function connectStreamable(
+  url: string,
+  token: string,
+  options: { agentId?: string; capabilities?: ConstructorParameters<typeof Client>[1] } = {},
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const target = new URL('/mcp', url);
+  if (options.agentId) target.searchParams.set('agentId', options.agentId);
+  const transport = new StreamableHTTPClientTransport(target, {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 50, maxReconnectionDelay: 50, reconnectionDelayGrowFactor: 1 },
+  });
+  const client = new Client({ name: 'test-client', version: '0.0.0' }, options.capabilities);
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** The JSON a `comms_ping` call returned. */
+export function pingResult(result: unknown): unknown {
+  const content = (result as { content: Array<{ type: string; text: string }> }).content;
+  return JSON.parse(content[0]!.text);
+}
+
+/** Waits until `check` holds, polling; fails after `ms`. */
+export async function until(check: () => boolean, ms = 3000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

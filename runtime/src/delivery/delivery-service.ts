@@ -1,0 +1,160 @@
+import pRetry, { AbortError } from 'p-retry';
+import type { RuntimeEvents } from '../events.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { SecretBox } from '../secrets.js';
+import type { MessageRecord } from '../store/repositories/messages.js';
+import type { Store } from '../store/store.js';
+import { postCallback } from './callback-client.js';
+import { agentEvent, inboundData, type AgentEvent } from './events.js';
+
+/** Hands an event to the agent's live session; true when the session took it. */
+export type LiveSink = (agentId: string, event: AgentEvent) => Promise<boolean>;
+
+export interface CallbackPolicy {
+  /** Attempts in all, the first included. */
+  attempts: number;
+  /** Delay before the first retry; each next one doubles. */
+  baseDelayMs: number;
+  timeoutMs: number;
+}
+
+/**
+ * The delivery chain for inbound messages: the agent's live session, else its callback URL (signed,
+ * retried with exponential backoff), else a dead letter. A message is marked delivered or turned into
+ * a dead letter in one transaction; until then it stays pending in the store and is re-driven at start,
+ * so nothing acknowledged to a provider is lost.
+ */
+export class DeliveryService {
+  #live: LiveSink | undefined;
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #abort = new AbortController();
+
+  constructor(
+    private readonly store: Store,
+    private readonly box: SecretBox,
+    private readonly events: RuntimeEvents,
+    private readonly logger: Logger,
+    private readonly policy: CallbackPolicy,
+  ) {}
+
+  /** Plugs in live-session delivery (MCP). */
+  setLiveSink(sink: LiveSink | undefined): void {
+    this.#live = sink;
+  }
+
+  /** Starts delivering a stored inbound message; never throws, the outcome is recorded in the store. */
+  deliverInbound(message: MessageRecord): void {
+    this.#track(this.#deliver(message));
+  }
+
+  /** Best-effort notification (delivery receipts): live session, else callback with retries; not dead-lettered. */
+  notify(agentId: string, event: AgentEvent): void {
+    this.#track(
+      (async () => {
+        if (await this.#tryLive(agentId, event)) return;
+        const target = await this.#callbackOf(agentId);
+        if (target) await this.#post(target, event).catch(() => undefined);
+      })(),
+    );
+  }
+
+  /** Re-drives every message still pending (for example after a crash). Returns how many. */
+  async recover(): Promise<number> {
+    const pending = await this.store.messages.pendingDeliveries();
+    for (const message of pending) this.deliverInbound(message);
+    return pending.length;
+  }
+
+  /** Stops retrying; messages still pending stay pending in the store for the next start. */
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  async #deliver(message: MessageRecord): Promise<void> {
+    const event = agentEvent('message.inbound', message.agentId, inboundData(message));
+    if (await this.#tryLive(message.agentId, event)) {
+      await this.store.messages.markDelivered(message.id);
+      return;
+    }
+    const target = await this.#callbackOf(message.agentId);
+    if (!target) {
+      await this.#deadLetter(message, 'agent_offline', 0);
+      return;
+    }
+    let attempts = 0;
+    try {
+      await this.#post(target, event, () => attempts++);
+      await this.store.messages.markDelivered(message.id);
+    } catch (err) {
+      if (this.#abort.signal.aborted) return;
+      await this.#deadLetter(message, 'callback_failed', attempts, err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  async #post(target: { url: string; secret: string }, event: AgentEvent, onAttempt: () => void = () => undefined): Promise<void> {
+    await pRetry(
+      async () => {
+        if (this.#abort.signal.aborted) throw new AbortError('shutting down');
+        onAttempt();
+        await postCallback(target.url, target.secret, event, this.policy.timeoutMs);
+      },
+      {
+        retries: this.policy.attempts - 1,
+        minTimeout: this.policy.baseDelayMs,
+        factor: 2,
+        randomize: true,
+        signal: this.#abort.signal,
+        onFailedAttempt: (err) => this.logger.debug({ agentId: event.agentId, attempt: err.attemptNumber, reason: err.message }, 'callback attempt failed'),
+      },
+    );
+  }
+
+  async #tryLive(agentId: string, event: AgentEvent): Promise<boolean> {
+    if (!this.#live) return false;
+    try {
+      return await this.#live(agentId, event);
+    } catch (err) {
+      this.logger.warn({ err, agentId }, 'live delivery failed; falling back');
+      return false;
+    }
+  }
+
+  async #callbackOf(agentId: string): Promise<{ url: string; secret: string } | undefined> {
+    const agent = await this.store.agents.get(agentId);
+    if (!agent?.callbackUrl || !agent.sealedSigningSecret) return undefined;
+    return { url: agent.callbackUrl, secret: this.box.open(agent.sealedSigningSecret) };
+  }
+
+  async #deadLetter(message: MessageRecord, reason: 'agent_offline' | 'callback_failed', attempts: number, error?: string): Promise<void> {
+    await this.store.db.transaction(async (tx) => {
+      await this.store.deadLetters.insert(
+        {
+          id: newId('dl'),
+          agentId: message.agentId,
+          channel: message.channel,
+          direction: 'inbound',
+          reason,
+          from: message.from,
+          to: message.to,
+          ...(message.subject === null ? {} : { subject: message.subject }),
+          body: message.body,
+          mediaUrls: message.mediaUrls,
+          externalId: message.externalId,
+          ...(error === undefined ? {} : { error }),
+          attempts,
+          createdAt: new Date().toISOString(),
+        },
+        tx,
+      );
+      await this.store.messages.markDelivered(message.id, tx);
+    });
+    this.events.emit('deadLetter', { agentId: message.agentId, reason });
+  }
+
+  #track(work: Promise<void>): void {
+    const tracked = work.catch((err) => this.logger.error({ err }, 'delivery failed; the message stays pending')).finally(() => this.#inFlight.delete(tracked));
+    this.#inFlight.add(tracked);
+  }
+}

@@ -1,0 +1,55 @@
+import type { Channel } from '@switchboard/sdk';
+import { newId } from '../ids.js';
+import type { MessageRecord } from '../store/repositories/messages.js';
+
+/** An event Switchboard sends an agent: over its live session or to its callback URL. */
+export interface AgentEvent<T = unknown> {
+  readonly id: string;
+  readonly type: 'message.inbound' | 'message.status' | 'call.status' | 'call.turn' | 'voicemail' | 'waiting.summary';
+  readonly agentId: string;
+  readonly createdAt: string;
+  readonly data: T;
+}
+
+/** The contract's InboundEvent: a message a person sent the agent. */
+export interface InboundMessageData {
+  readonly messageId: string;
+  readonly channel: Channel;
+  readonly from: string;
+  readonly to: string;
+  readonly subject?: string;
+  readonly body: string;
+  readonly html?: string;
+  readonly mediaUrls: readonly string[];
+  readonly externalId: string | null;
+  readonly receivedAt: string;
+}
+
+/** A delivery receipt for a message the agent sent. */
+export interface MessageStatusData {
+  readonly messageId: string;
+  readonly channel: Channel;
+  readonly externalId: string;
+  readonly status: string;
+  readonly cost: number | null;
+  readonly errorCode?: string;
+}
+
+export function agentEvent<T>(type: AgentEvent['type'], agentId: string, data: T): AgentEvent<T> {
+  return { id: newId('evt'), type, agentId, createdAt: new Date().toISOString(), data };
+}
+
+export function inboundData(message: MessageRecord): InboundMessageData {
+  return {
+    messageId: message.id,
+    channel: message.channel,
+    from: message.from,
+    to: message.to,
+    ...(message.subject === null ? {} : { subject: message.subject }),
+    body: message.body,
+    ...(message.html === null ? {} : { html: message.html }),
+    mediaUrls: message.mediaUrls,
+    externalId: message.externalId,
+    receivedAt: message.createdAt,
+  };
+}

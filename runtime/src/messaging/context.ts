@@ -1,0 +1,17 @@
+import type { DeliveryService } from '../delivery/delivery-service.js';
+import type { DriverSet } from '../drivers/loader.js';
+import type { RuntimeEvents } from '../events.js';
+import type { Logger } from '../logger.js';
+import type { SecretBox } from '../secrets.js';
+
+/** What the messaging operations work with. */
+export interface MessagingContext {
+  readonly drivers: DriverSet;
+  readonly delivery: DeliveryService;
+  readonly events: RuntimeEvents;
+  readonly box: SecretBox;
+  readonly logger: Logger;
+  /** Public base URL of the gateway, for provider status callbacks. */
+  publicBaseUrl(): string;
+  readonly sendRetry: { attempts: number; baseDelayMs: number; timeoutMs: number };
+}

@@ -1,0 +1,138 @@
+import {
+  ErrorCodes,
+  SwitchboardError,
+  hasErrorCode,
+  type Channel,
+  type DeliveryStatusEvent,
+  type InboundMessageEvent,
+  type WebhookRequest,
+} from '@switchboard/sdk';
+import { Continuation } from '../actors/continuation.js';
+import type { AgentOperation } from '../actors/actor-system.js';
+import { requireAgent } from '../agents/operations.js';
+import { agentEvent } from '../delivery/events.js';
+import { newId } from '../ids.js';
+import type { AgentRecord } from '../store/repositories/agents.js';
+import type { MessageRecord } from '../store/repositories/messages.js';
+import type { Store } from '../store/store.js';
+import type { MessagingContext } from './context.js';
+import { optKeyword } from './opt-out.js';
+
+/** A provider webhook as it crosses the bus: the raw body travels base64-encoded. */
+export interface InboundWebhook {
+  channel: Channel;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  rawBodyBase64: string;
+}
+
+/** The answer to give the provider. */
+export interface WebhookAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/**
+ * `inbound`: a provider webhook for one agent. The signature is checked on the raw bytes first;
+ * a blocked channel then answers 200 and stops; otherwise events are parsed, messages deduplicated
+ * by provider id and stored, and only then is the acknowledgement returned. Delivery to the agent
+ * starts after the message is on disk.
+ */
+export function inboundOperation(context: MessagingContext): AgentOperation {
+  return async ({ actor, store }, payload) => {
+    const agent = requireAgent(actor);
+    const webhook = payload as unknown as InboundWebhook;
+    return new Continuation(() => receive(context, store, agent, webhook));
+  };
+}
+
+async function receive(context: MessagingContext, store: Store, agent: AgentRecord, webhook: InboundWebhook): Promise<WebhookAnswer> {
+  const driver = context.drivers.require(webhook.channel);
+  const capability = driver.webhooks;
+  if (!capability) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `The ${driver.manifest.provider} driver takes no webhooks.`);
+  const request: WebhookRequest = {
+    channel: webhook.channel,
+    method: webhook.method,
+    url: webhook.url,
+    headers: webhook.headers,
+    rawBody: Buffer.from(webhook.rawBodyBase64, 'base64'),
+  };
+  const provider = driver.manifest.provider;
+  try {
+    await capability.verify(request);
+  } catch (err) {
+    context.events.emit('webhookRejected', { provider, reason: 'signature' });
+    throw hasErrorCode(err, ErrorCodes.SIGNATURE_INVALID) ? err : new SwitchboardError(ErrorCodes.SIGNATURE_INVALID, 'The signature could not be checked.', { cause: err });
+  }
+  if (agent.blockedChannels.includes(webhook.channel)) return { status: 200, contentType: 'text/plain', body: '' };
+  let events;
+  try {
+    events = await capability.parse(request);
+  } catch (err) {
+    if (hasErrorCode(err, ErrorCodes.MALFORMED_PAYLOAD)) context.events.emit('webhookRejected', { provider, reason: 'malformed' });
+    throw err;
+  }
+  for (const event of events) {
+    if (event.type === 'message') await storeMessage(context, store, agent, event);
+    else await applyStatus(context, store, agent, event);
+  }
+  const ack = capability.acknowledge(webhook.channel);
+  return { status: 200, contentType: ack.contentType, body: ack.body };
+}
+
+async function storeMessage(context: MessagingContext, store: Store, agent: AgentRecord, event: InboundMessageEvent): Promise<void> {
+  const held = agent.channels.find((c) => c.channel === event.channel);
+  const now = new Date().toISOString();
+  const message: MessageRecord = {
+    id: newId('msg'),
+    agentId: agent.agentId,
+    channel: event.channel,
+    direction: 'inbound',
+    from: event.from,
+    to: held?.address ?? event.to,
+    subject: event.subject ?? null,
+    body: event.body,
+    html: event.html ?? null,
+    mediaUrls: event.mediaUrls,
+    externalId: event.externalId,
+    status: 'received',
+    segments: 1,
+    cost: null,
+    error: null,
+    delivery: 'pending',
+    createdAt: event.receivedAt || now,
+    updatedAt: now,
+  };
+  if (!(await store.messages.insertInbound(message))) return; // a provider retry: stored already
+  context.events.emit('message', { channel: event.channel, direction: 'inbound', status: 'received' });
+  if (event.channel === 'sms' && held) {
+    const keyword = optKeyword(event.body);
+    if (keyword === 'out') await store.optOuts.add('sms', held.address, event.from);
+    if (keyword === 'in') await store.optOuts.remove('sms', held.address, event.from);
+  }
+  context.delivery.deliverInbound(message);
+}
+
+async function applyStatus(context: MessagingContext, store: Store, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
+  const known = await store.db.transaction(async (tx) => {
+    const found = await store.messages.applyStatus(agent.agentId, event.externalId, event.status, event.cost, event.errorCode ?? null, tx);
+    if (found && event.cost !== null) await store.usage.setProviderCost(agent.agentId, event.externalId, event.cost, tx);
+    return found;
+  });
+  if (!known) return;
+  context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status });
+  const message = await store.messages.findOutbound(agent.agentId, event.externalId);
+  context.delivery.notify(
+    agent.agentId,
+    agentEvent('message.status', agent.agentId, {
+      messageId: message?.id ?? null,
+      channel: event.channel,
+      externalId: event.externalId,
+      status: event.status,
+      cost: event.cost,
+      ...(event.errorCode ? { errorCode: event.errorCode } : {}),
+    }),
+  );
+}

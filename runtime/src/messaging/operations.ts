@@ -1,0 +1,57 @@
+import { CHANNELS, type Channel } from '@switchboard/sdk';
+import type { AgentOperation } from '../actors/actor-system.js';
+import { requireAgent } from '../agents/operations.js';
+import { newSigningSecret } from '../provisioning/provisioner.js';
+import type { MessagingContext } from './context.js';
+import { inboundOperation } from './inbound.js';
+import { sendOperation } from './send.js';
+
+/** The contract's channel-status answer for one channel. */
+export interface ChannelStatus {
+  address: string | null;
+  status: 'active' | 'blocked' | 'not_provisioned';
+  provider: string | null;
+  messageCount: number;
+}
+
+/** Messaging operations every agent actor answers. */
+export function messagingOperations(context: MessagingContext): Record<string, AgentOperation> {
+  return {
+    send: sendOperation(context),
+    inbound: inboundOperation(context),
+
+    async setCallbackUrl({ actor, store }, payload) {
+      const agent = requireAgent(actor);
+      const callbackUrl = payload.callbackUrl as string | null;
+      // Keep the secret across URL changes so the agent's receiver keeps verifying; clearing drops both.
+      const secret = callbackUrl === null ? null : agent.sealedSigningSecret ? context.box.open(agent.sealedSigningSecret) : newSigningSecret();
+      const sealed = secret === null ? null : context.box.seal(secret);
+      await store.agents.setCallback(agent.agentId, callbackUrl, sealed);
+      actor.state = { ...agent, callbackUrl, sealedSigningSecret: sealed, updatedAt: new Date().toISOString() };
+      return { success: true, agentId: agent.agentId, callbackUrl, signingSecret: secret };
+    },
+
+    async takeWaiting({ actor, store }, payload) {
+      const agent = requireAgent(actor);
+      const channel = payload.channel as Channel | undefined;
+      const limit = payload.limit as number;
+      const messages = await store.db.transaction((tx) => store.deadLetters.take(tx, agent.agentId, channel, limit));
+      return { messages, count: messages.length };
+    },
+
+    async channelStatus({ actor, store }) {
+      const agent = requireAgent(actor);
+      const counts = await store.messages.countByChannel(agent.agentId);
+      const channels = Object.fromEntries(
+        CHANNELS.map((channel): [Channel, ChannelStatus] => {
+          const held = agent.channels.find((c) => c.channel === channel);
+          const provider = context.drivers.for(channel)?.manifest.provider ?? null;
+          if (!held) return [channel, { address: null, status: 'not_provisioned', provider, messageCount: 0 }];
+          const status = agent.blockedChannels.includes(channel) ? 'blocked' : 'active';
+          return [channel, { address: held.address, status, provider, messageCount: counts[channel] ?? 0 }];
+        }),
+      );
+      return { agentId: agent.agentId, channels };
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import pRetry from 'p-retry';
+import { ErrorCodes, SwitchboardError, isRetryable, type Channel, type OutboundMessage, type SendResult } from '@switchboard/sdk';
+import { Continuation } from '../actors/continuation.js';
+import type { AgentOperation } from '../actors/actor-system.js';
+import { requireAgent } from '../agents/operations.js';
+import { newId } from '../ids.js';
+import type { MessageRecord } from '../store/repositories/messages.js';
+import type { Store } from '../store/store.js';
+import { checkRecipient } from './addresses.js';
+import type { MessagingContext } from './context.js';
+
+/** What an agent asks to send. */
+export interface SendRequest {
+  channel: Channel;
+  to: string;
+  body: string;
+  subject?: string;
+  html?: string;
+  mediaUrls?: string[];
+}
+
+/** The contract's send-message answer. */
+export interface SendResponse {
+  success: true;
+  messageId: string;
+  externalId: string;
+  status: string;
+  channel: Channel;
+  from: string;
+  to: string;
+  cost: number;
+}
+
+/**
+ * `send`: checks run in the agent's mailbox (channel held, not blocked, recipient valid and not
+ * opted out) and the message is stored as queued; the provider call runs after, outside the mailbox,
+ * retried with backoff when the provider says a retry can help. A final failure is stored, becomes a
+ * `send_failed` dead letter and answers PROVIDER_ERROR.
+ */
+export function sendOperation(context: MessagingContext): AgentOperation {
+  return async ({ actor, store }, payload) => {
+    const agent = requireAgent(actor);
+    const request = payload as unknown as SendRequest;
+    const { channel } = request;
+    if (channel === 'voice') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Voice is not a message channel; use /api/v1/make-call or /api/v1/send-voice-message.');
+    const held = agent.channels.find((c) => c.channel === channel);
+    if (!held) throw new SwitchboardError(ErrorCodes.CHANNEL_NOT_PROVISIONED, `Agent ${agent.agentId} has no ${channel} channel; provision it first.`);
+    if (agent.blockedChannels.includes(channel)) throw new SwitchboardError(ErrorCodes.CHANNEL_BLOCKED, `The ${channel} channel of agent ${agent.agentId} is blocked by the operator.`);
+    checkRecipient(channel, request.to);
+    if (channel === 'email' && !request.subject) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'subject is required for email.');
+    const driver = context.drivers.require(channel);
+    if (channel === 'sms' && (await store.optOuts.has('sms', held.address, request.to))) {
+      throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${request.to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
+    }
+    const now = new Date().toISOString();
+    const message: MessageRecord = {
+      id: newId('msg'),
+      agentId: agent.agentId,
+      channel,
+      direction: 'outbound',
+      from: held.address,
+      to: request.to,
+      subject: request.subject ?? null,
+      body: request.body,
+      html: request.html ?? null,
+      mediaUrls: request.mediaUrls ?? [],
+      externalId: null,
+      status: 'queued',
+      segments: 1,
+      cost: null,
+      error: null,
+      delivery: 'done',
+      createdAt: now,
+      updatedAt: now,
+    };
+    await store.messages.insert(message);
+    const outbound: OutboundMessage = {
+      channel,
+      from: held.address,
+      to: request.to,
+      body: request.body,
+      ...(request.subject === undefined ? {} : { subject: request.subject }),
+      ...(request.html === undefined ? {} : { html: request.html }),
+      ...(request.mediaUrls === undefined ? {} : { mediaUrls: request.mediaUrls }),
+      statusCallbackUrl: `${context.publicBaseUrl()}/webhooks/${encodeURIComponent(agent.agentId)}/${channel}`,
+      idempotencyKey: message.id,
+    };
+    return new Continuation(() => deliverToProvider(context, store, message, outbound));
+  };
+}
+
+async function deliverToProvider(context: MessagingContext, store: Store, message: MessageRecord, outbound: OutboundMessage): Promise<SendResponse> {
+  const driver = context.drivers.require(message.channel);
+  let attempts = 0;
+  let result: SendResult;
+  try {
+    result = await pRetry(
+      () => {
+        attempts++;
+        return withTimeout(driver.send!(outbound), context.sendRetry.timeoutMs, message.channel);
+      },
+      {
+        retries: context.sendRetry.attempts - 1,
+        minTimeout: context.sendRetry.baseDelayMs,
+        factor: 2,
+        shouldRetry: (err) => isRetryable(err),
+      },
+    );
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    await store.db.transaction(async (tx) => {
+      await store.messages.markFailed(message.id, reason, tx);
+      await store.deadLetters.insert(
+        {
+          id: newId('dl'),
+          agentId: message.agentId,
+          channel: message.channel,
+          direction: 'outbound',
+          reason: 'send_failed',
+          from: message.from,
+          to: message.to,
+          ...(message.subject === null ? {} : { subject: message.subject }),
+          body: message.body,
+          mediaUrls: message.mediaUrls,
+          externalId: null,
+          error: reason,
+          attempts,
+          createdAt: new Date().toISOString(),
+        },
+        tx,
+      );
+    });
+    context.events.emit('message', { channel: message.channel, direction: 'outbound', status: 'failed' });
+    context.events.emit('deadLetter', { agentId: message.agentId, reason: 'send_failed' });
+    throw new SwitchboardError(ErrorCodes.PROVIDER_ERROR, `The provider did not take the message after ${attempts} attempt(s): ${reason}`, { cause: err });
+  }
+  const tariff = driver.estimateCost?.(outbound, result.segments) ?? 0;
+  await store.messages.markSent(message.id, result);
+  await store.usage.insert({
+    id: newId('use'),
+    agentId: message.agentId,
+    channel: message.channel,
+    action: 'message',
+    quantity: result.segments,
+    providerCost: result.cost,
+    tariffCost: tariff,
+    externalId: result.externalId,
+    createdAt: new Date().toISOString(),
+  });
+  context.events.emit('message', { channel: message.channel, direction: 'outbound', status: result.status });
+  return {
+    success: true,
+    messageId: message.id,
+    externalId: result.externalId,
+    status: result.status,
+    channel: message.channel,
+    from: message.from,
+    to: message.to,
+    cost: Math.round((result.cost ?? tariff) * 10_000) / 10_000,
+  };
+}
+
+/** A provider call that takes too long counts as a retryable failure; the message id is its idempotency key. */
+function withTimeout<T>(work: Promise<T>, ms: number, channel: Channel): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new SwitchboardError(ErrorCodes.PROVIDER_ERROR, `the ${channel} provider did not answer within ${ms} ms`, { retryable: true })),
+      ms,
+    );
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

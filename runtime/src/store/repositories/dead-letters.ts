@@ -1,0 +1,111 @@
+import type { Channel } from '@switchboard/sdk';
+import type { SqlExecutor } from '../database.js';
+import type { Direction } from './messages.js';
+
+/** Why a message became a dead letter. */
+export type DeadLetterReason = 'agent_offline' | 'callback_failed' | 'send_failed' | 'voicemail';
+
+/** A message that could not reach its destination; the contract's DeadLetter. */
+export interface DeadLetter {
+  readonly id: string;
+  readonly agentId: string;
+  readonly channel: Channel;
+  readonly direction: Direction;
+  readonly reason: DeadLetterReason;
+  readonly from: string;
+  readonly to: string;
+  readonly subject?: string;
+  readonly body: string;
+  readonly mediaUrls: readonly string[];
+  readonly externalId: string | null;
+  readonly error?: string;
+  readonly attempts: number;
+  readonly createdAt: string;
+}
+
+interface DeadLetterRow {
+  id: string;
+  agent_id: string;
+  channel: Channel;
+  direction: Direction;
+  reason: DeadLetterReason;
+  from_address: string;
+  to_address: string;
+  subject: string | null;
+  body: string;
+  media_urls: string;
+  external_id: string | null;
+  error: string | null;
+  attempts: number;
+  created_at: string;
+}
+
+/** Dead letters, handed out exactly once. */
+export class DeadLetterRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  async insert(letter: DeadLetter, tx: SqlExecutor = this.db): Promise<void> {
+    await tx.execute(
+      `INSERT INTO dead_letters (id, agent_id, channel, direction, reason, from_address, to_address, subject, body, media_urls,
+         external_id, error, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        letter.id,
+        letter.agentId,
+        letter.channel,
+        letter.direction,
+        letter.reason,
+        letter.from,
+        letter.to,
+        letter.subject ?? null,
+        letter.body,
+        JSON.stringify(letter.mediaUrls),
+        letter.externalId,
+        letter.error ?? null,
+        letter.attempts,
+        letter.createdAt,
+      ],
+    );
+  }
+
+  /** Returns the oldest pending letters and marks them acknowledged in the same transaction. */
+  async take(tx: SqlExecutor, agentId: string, channel: Channel | undefined, limit: number): Promise<DeadLetter[]> {
+    const rows = channel
+      ? await tx.query<DeadLetterRow>(
+          'SELECT * FROM dead_letters WHERE agent_id = ? AND channel = ? AND acknowledged_at IS NULL ORDER BY created_at, id LIMIT ?',
+          [agentId, channel, limit],
+        )
+      : await tx.query<DeadLetterRow>('SELECT * FROM dead_letters WHERE agent_id = ? AND acknowledged_at IS NULL ORDER BY created_at, id LIMIT ?', [
+          agentId,
+          limit,
+        ]);
+    const now = new Date().toISOString();
+    for (const row of rows) await tx.execute('UPDATE dead_letters SET acknowledged_at = ? WHERE id = ?', [now, row.id]);
+    return rows.map(toLetter);
+  }
+
+  async countPending(agentId?: string): Promise<number> {
+    const row = agentId
+      ? await this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM dead_letters WHERE agent_id = ? AND acknowledged_at IS NULL', [agentId])
+      : await this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM dead_letters WHERE acknowledged_at IS NULL');
+    return row?.n ?? 0;
+  }
+}
+
+function toLetter(row: DeadLetterRow): DeadLetter {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    channel: row.channel,
+    direction: row.direction,
+    reason: row.reason,
+    from: row.from_address,
+    to: row.to_address,
+    ...(row.subject === null ? {} : { subject: row.subject }),
+    body: row.body,
+    mediaUrls: JSON.parse(row.media_urls) as string[],
+    externalId: row.external_id,
+    ...(row.error === null ? {} : { error: row.error }),
+    attempts: row.attempts,
+    createdAt: row.created_at,
+  };
+}

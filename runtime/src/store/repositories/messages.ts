@@ -1,0 +1,182 @@
+import type { Channel, MessageStatus } from '@switchboard/sdk';
+import type { SqlExecutor } from '../database.js';
+
+export type Direction = 'inbound' | 'outbound';
+
+/** Where an inbound message is on its way to the agent. */
+export type DeliveryState = 'pending' | 'done';
+
+/** A message as stored. */
+export interface MessageRecord {
+  readonly id: string;
+  readonly agentId: string;
+  readonly channel: Channel;
+  readonly direction: Direction;
+  readonly from: string;
+  readonly to: string;
+  readonly subject: string | null;
+  readonly body: string;
+  readonly html: string | null;
+  readonly mediaUrls: readonly string[];
+  readonly externalId: string | null;
+  readonly status: MessageStatus;
+  readonly segments: number;
+  readonly cost: number | null;
+  readonly error: string | null;
+  readonly delivery: DeliveryState;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+interface MessageRow {
+  id: string;
+  agent_id: string;
+  channel: Channel;
+  direction: Direction;
+  from_address: string;
+  to_address: string;
+  subject: string | null;
+  body: string;
+  html: string | null;
+  media_urls: string;
+  external_id: string | null;
+  status: MessageStatus;
+  segments: number;
+  cost: number | null;
+  error: string | null;
+  delivery: DeliveryState;
+  created_at: string;
+  updated_at: string;
+}
+
+const INSERT = `INSERT INTO messages (id, agent_id, channel, direction, from_address, to_address, subject, body, html, media_urls,
+  external_id, status, segments, cost, error, delivery, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** Messages in both directions, deduplicated by provider id. */
+export class MessageRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  async insert(message: MessageRecord, tx: SqlExecutor = this.db): Promise<void> {
+    await tx.execute(INSERT, params(message));
+  }
+
+  /**
+   * Stores an inbound message unless one with the same provider id is already stored for the agent
+   * (a provider retry). Returns false for a duplicate.
+   */
+  async insertInbound(message: MessageRecord, tx: SqlExecutor = this.db): Promise<boolean> {
+    const { changes } = await tx.execute(`${INSERT} ON CONFLICT (agent_id, channel, direction, external_id) DO NOTHING`, params(message));
+    return changes === 1;
+  }
+
+  async get(id: string): Promise<MessageRecord | undefined> {
+    const row = await this.db.get<MessageRow>('SELECT * FROM messages WHERE id = ?', [id]);
+    return row && toRecord(row);
+  }
+
+  async findOutbound(agentId: string, externalId: string): Promise<MessageRecord | undefined> {
+    const row = await this.db.get<MessageRow>("SELECT * FROM messages WHERE agent_id = ? AND external_id = ? AND direction = 'outbound'", [
+      agentId,
+      externalId,
+    ]);
+    return row && toRecord(row);
+  }
+
+  /** Records the provider's answer to a send. */
+  async markSent(id: string, result: { externalId: string; status: MessageStatus; cost: number | null; segments: number }): Promise<void> {
+    await this.db.execute('UPDATE messages SET external_id = ?, status = ?, cost = ?, segments = ?, updated_at = ? WHERE id = ?', [
+      result.externalId,
+      result.status,
+      result.cost,
+      result.segments,
+      new Date().toISOString(),
+      id,
+    ]);
+  }
+
+  async markFailed(id: string, error: string, tx: SqlExecutor = this.db): Promise<void> {
+    await tx.execute("UPDATE messages SET status = 'failed', error = ?, updated_at = ? WHERE id = ?", [error, new Date().toISOString(), id]);
+  }
+
+  /** Applies a delivery receipt; a receipt without a price keeps the cost already known. Returns false when no message matches. */
+  async applyStatus(
+    agentId: string,
+    externalId: string,
+    status: MessageStatus,
+    cost: number | null,
+    error: string | null,
+    tx: SqlExecutor = this.db,
+  ): Promise<boolean> {
+    const { changes } = await tx.execute(
+      `UPDATE messages SET status = ?, cost = COALESCE(?, cost), error = COALESCE(?, error), updated_at = ?
+       WHERE agent_id = ? AND external_id = ? AND direction = 'outbound'`,
+      [status, cost, error, new Date().toISOString(), agentId, externalId],
+    );
+    return changes > 0;
+  }
+
+  async markDelivered(id: string, tx: SqlExecutor = this.db): Promise<void> {
+    await tx.execute("UPDATE messages SET delivery = 'done', updated_at = ? WHERE id = ?", [new Date().toISOString(), id]);
+  }
+
+  /** Inbound messages not yet handed to the agent or dead-lettered (after a crash, for example). */
+  async pendingDeliveries(limit = 1000): Promise<MessageRecord[]> {
+    const rows = await this.db.query<MessageRow>("SELECT * FROM messages WHERE delivery = 'pending' ORDER BY created_at LIMIT ?", [limit]);
+    return rows.map(toRecord);
+  }
+
+  /** Message counts per channel for one agent. */
+  async countByChannel(agentId: string): Promise<Partial<Record<Channel, number>>> {
+    const rows = await this.db.query<{ channel: Channel; n: number }>('SELECT channel, COUNT(*) AS n FROM messages WHERE agent_id = ? GROUP BY channel', [
+      agentId,
+    ]);
+    return Object.fromEntries(rows.map((r) => [r.channel, r.n]));
+  }
+}
+
+function params(m: MessageRecord) {
+  return [
+    m.id,
+    m.agentId,
+    m.channel,
+    m.direction,
+    m.from,
+    m.to,
+    m.subject,
+    m.body,
+    m.html,
+    JSON.stringify(m.mediaUrls),
+    m.externalId,
+    m.status,
+    m.segments,
+    m.cost,
+    m.error,
+    m.delivery,
+    m.createdAt,
+    m.updatedAt,
+  ];
+}
+
+function toRecord(row: MessageRow): MessageRecord {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    channel: row.channel,
+    direction: row.direction,
+    from: row.from_address,
+    to: row.to_address,
+    subject: row.subject,
+    body: row.body,
+    html: row.html,
+    mediaUrls: JSON.parse(row.media_urls) as string[],
+    externalId: row.external_id,
+    status: row.status,
+    segments: row.segments,
+    cost: row.cost,
+    error: row.error,
+    delivery: row.delivery,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { onExit } from './exit-cleanup.js';
+
+/** Repository root: children run from here so that `--import tsx` and workspace packages resolve. */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A server the bench started in its own process. */
+export interface ChildServer {
+  readonly name: string;
+  /** Everything it printed so far (the last 64 KB). */
+  output(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface SpawnOptions {
+  readonly name: string;
+  /** Node arguments: flags, the script, its arguments. */
+  readonly args: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Printed once the server is ready; its first capture group is returned. */
+  readonly ready: RegExp;
+  readonly startTimeoutMs?: number;
+}
+
+/** Spawns a Node child that is tracked for clean-up from the first moment, and waits for its ready line. */
+export async function spawnServer(options: SpawnOptions): Promise<{ server: ChildServer; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [...options.args], {
+    cwd: ROOT,
+    // A clean environment: no provider credentials from the caller's shell can leak in.
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Tracked from the first moment: a bench that crashes or is interrupted must not leave servers behind.
+  const kill = onExit(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let output = '';
+  const append = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-65_536);
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(kill);
+
+  const server: ChildServer = {
+    name: options.name,
+    output: () => output,
+    async stop(graceMs = 5_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+
+  try {
+    const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${options.name} did not start in time:\n${output}`)), options.startTimeoutMs ?? 30_000);
+      const check = () => {
+        const m = options.ready.exec(output);
+        if (m) {
+          clearTimeout(timer);
+          child.stdout!.off('data', check);
+          resolve(m);
+        }
+      };
+      child.stdout!.on('data', check);
+      child.once('error', (err) => reject(err));
+      void exited.then(() => {
+        clearTimeout(timer);
+        reject(new Error(`${options.name} exited during start-up:\n${output}`));
+      });
+    });
+    return { server, match };
+  } catch (err) {
+    await server.stop(1_000);
+    throw err;
+  }
+}

@@ -1,0 +1,45 @@
+import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
+import { runLoad, type LoadSettings } from './load.js';
+import type { BenchContext } from './types.js';
+
+/** A scenario's context and the clean-up the harness runs after the scenario, whatever happened. */
+export interface ScenarioScope {
+  readonly ctx: BenchContext;
+  close(): Promise<void>;
+}
+
+/** Builds the context for one scenario: a lazily started real server of its own, and the load runner. */
+export function openScenarioScope(name: string, settings: LoadSettings): ScenarioScope {
+  const cleanups: (() => Promise<unknown> | void)[] = [];
+  let gateway: Promise<GatewayProcess> | undefined;
+  const log = (message: string) => process.stderr.write(`  [${name}] ${message}\n`);
+  const ctx: BenchContext = {
+    durationSeconds: settings.durationSeconds,
+    connections: settings.connections,
+    gateway() {
+      if (!gateway) {
+        log('starting the real server (embedded, demo mode, fresh data dir)');
+        gateway = startGatewayProcess();
+        const started = gateway;
+        cleanups.push(async () => (await started.catch(() => undefined))?.stop());
+      }
+      return gateway;
+    },
+    load: (spec) => runLoad(spec, settings),
+    defer: (cleanup) => void cleanups.push(cleanup),
+    log,
+  };
+  return {
+    ctx,
+    async close() {
+      // Last registered, first undone; one failed clean-up must not skip the others.
+      for (const cleanup of cleanups.reverse()) {
+        try {
+          await cleanup();
+        } catch (err) {
+          log(`clean-up failed: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    },
+  };
+}

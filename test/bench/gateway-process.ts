@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnServer, type ChildServer } from './children.js';
+import { onExit } from './exit-cleanup.js';
+import type { GatewayUnderTest } from './types.js';
+
+const URL_LINE = /API:\s+(http:\/\/[^/\s]+)\/api\/v1/;
+const TOKEN_LINE = /Orchestrator token \(shown once; store it now\): (\S+)/;
+
+/** A real `switchboard start` in its own process, with its fresh data dir. */
+export interface GatewayProcess extends GatewayUnderTest {
+  /** Stops the server and removes its data dir. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the CLI from source in embedded demo mode: a fresh temp data dir, an empty env file (so a
+ * developer's ./.env cannot switch providers on), LOG_LEVEL=warn so logging does not dominate.
+ */
+export async function startGatewayProcess(): Promise<GatewayProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
+  const envFile = join(dataDir, 'bench.env');
+  writeFileSync(envFile, '');
+  const removeDataDir = onExit(() => rmSync(dataDir, { recursive: true, force: true }));
+  let server: ChildServer | undefined;
+  try {
+    const started = await spawnServer({
+      name: 'switchboard',
+      args: ['--conditions=source', '--import', 'tsx', 'gateway/src/cli.ts', 'start', '--port', '0', '--data-dir', dataDir, '--env-file', envFile],
+      env: { NODE_ENV: 'production', LOG_LEVEL: 'warn', DEMO_MODE: 'true' },
+      // The token line follows the URL line in the same banner; waiting for it gets both.
+      ready: TOKEN_LINE,
+    });
+    server = started.server;
+    const url = URL_LINE.exec(server.output())?.[1];
+    if (!url) throw new Error(`switchboard printed no API URL:\n${server.output()}`);
+    const orchestratorToken = started.match[1]!;
+    let teamToken: Promise<string> | undefined;
+    const running = server;
+    return {
+      url,
+      orchestratorToken,
+      teamToken: () => (teamToken ??= fetchTeamToken(url, orchestratorToken)),
+      async stop() {
+        await running.stop();
+        removeDataDir();
+      },
+    };
+  } catch (err) {
+    await server?.stop();
+    removeDataDir();
+    throw err;
+  }
+}
+
+async function fetchTeamToken(url: string, orchestratorToken: string): Promise<string> {
+  const res = await fetch(`${url}/admin/api/my-token`, { headers: { authorization: `Bearer ${orchestratorToken}` } });
+  const body = (await res.json()) as { token?: string };
+  if (res.status !== 200 || !body.token) throw new Error(`GET /admin/api/my-token answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.token;
+}

@@ -1,0 +1,79 @@
+import type autocannon from 'autocannon';
+
+/** What a scenario aims for; a row meets it only when it also has no errors. */
+export interface Target {
+  /** Shown in the table and BENCHMARKS.md, e.g. "≥ 25 % of bare uWS, p99 ≤ 20 ms". */
+  readonly description: string;
+  /** Lowest acceptable rate as a fraction of the bare uWS ceiling of the same run. */
+  readonly minRatioToUws?: number;
+  /** Lowest acceptable rate in successful requests per second. */
+  readonly minRate?: number;
+  /** Highest acceptable 99th percentile latency in milliseconds. */
+  readonly maxP99Ms?: number;
+}
+
+/** One load run: where to send what. Any autocannon request option may be passed through. */
+export interface LoadSpec
+  extends Pick<autocannon.Options, 'url' | 'method' | 'headers' | 'body' | 'requests' | 'setupClient' | 'pipelining' | 'overallRate' | 'timeout'> {
+  /** Row name in the table, e.g. "health" or "provision (email)". */
+  readonly label: string;
+  /** Concurrent connections; the run's `--connections` when unset. */
+  readonly connections?: number;
+  /** Free text shown in the notes column. */
+  readonly notes?: string;
+}
+
+/** What one load run measured. */
+export interface Measurement {
+  readonly label: string;
+  /** Successful (2xx) responses per second over the measured window. */
+  readonly rate: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Responses of any status. */
+  readonly responses: number;
+  /** Non-2xx responses, by status code. */
+  readonly non2xx: Readonly<Record<string, number>>;
+  /** Socket errors and timeouts: requests that got no response at all. */
+  readonly socketErrors: number;
+  readonly durationSeconds: number;
+  readonly connections: number;
+  readonly notes?: string;
+}
+
+/** The real Switchboard server a scenario runs against (one per scenario, fresh data dir). */
+export interface GatewayUnderTest {
+  /** Origin, e.g. http://127.0.0.1:41234 (no trailing slash). */
+  readonly url: string;
+  /** The orchestrator token printed at first start. */
+  readonly orchestratorToken: string;
+  /** The team token, from GET /admin/api/my-token with the orchestrator token. */
+  teamToken(): Promise<string>;
+}
+
+/** What the harness hands a scenario. */
+export interface BenchContext {
+  /** Seconds of measured load per run (`--duration`). */
+  readonly durationSeconds: number;
+  /** Default concurrent connections (`--connections`). */
+  readonly connections: number;
+  /** Starts the real server on first call (in its own process) and returns it; the harness stops it. */
+  gateway(): Promise<GatewayUnderTest>;
+  /** Warms up, then runs autocannon against `spec` for the run's duration, with progress on stderr. */
+  load(spec: LoadSpec): Promise<Measurement>;
+  /** Registers clean-up that the harness runs after the scenario, even when it fails. */
+  defer(cleanup: () => Promise<unknown> | void): void;
+  /** A progress or diagnostic line on stderr. */
+  log(message: string): void;
+}
+
+/** A benchmark scenario: one module in test/bench/scenarios/, listed in scenarios/index.ts. */
+export interface Scenario {
+  /** What `npm run bench -- <name>` selects. */
+  readonly name: string;
+  /** One line for --help and BENCHMARKS.md. */
+  readonly description: string;
+  readonly target?: Target;
+  /** Runs its load through `ctx.load` and returns every measurement it made, one table row each. */
+  run(ctx: BenchContext): Promise<Measurement[]>;
+}

@@ -1,0 +1,72 @@
+import { createServer, type Server } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+
+/** An event the receiver took, with whether its Standard Webhooks signature verified. */
+export interface ReceivedEvent {
+  readonly headers: Record<string, string>;
+  readonly event: { id: string; type: string; agentId: string; createdAt: string; data: Record<string, unknown> };
+}
+
+/** A local agent callback endpoint that verifies every request with the `standardwebhooks` library. */
+export interface CallbackReceiver {
+  readonly url: string;
+  readonly events: ReceivedEvent[];
+  /** Requests refused because their signature did not verify. */
+  readonly rejected: number;
+  /** Answer every request with this status (default 200). */
+  status: number;
+  /** Resolves when `count` events have been taken. */
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedEvent[]>;
+  close(): Promise<void>;
+}
+
+export async function startCallbackReceiver(secret: () => string | undefined): Promise<CallbackReceiver> {
+  const events: ReceivedEvent[] = [];
+  let rejected = 0;
+  const waiters: (() => void)[] = [];
+  const receiver = {
+    url: '',
+    events,
+    get rejected() {
+      return rejected;
+    },
+    status: 200,
+    async waitFor(count: number, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (events.length < count) {
+        if (Date.now() > deadline) throw new Error(`only ${events.length} of ${count} callbacks arrived`);
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 50);
+        });
+      }
+      return events.slice(0, count);
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const payload = Buffer.concat(chunks).toString('utf8');
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      if (receiver.status !== 200) {
+        res.writeHead(receiver.status).end();
+        return;
+      }
+      try {
+        const event = new Webhook(secret() ?? '').verify(payload, headers) as ReceivedEvent['event'];
+        events.push({ headers, event });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        for (const w of waiters.splice(0)) w();
+      } catch {
+        rejected++;
+        res.writeHead(401).end();
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const address = server.address() as { port: number };
+  receiver.url = `http://127.0.0.1:${address.port}/hooks`;
+  return receiver;
+}
