@@ -1,4 +1,4 @@
-// Writes docs/configuration.md from the settings schema: `npx tsx --conditions=source scripts/configuration-doc.ts`.
+// Writes docs/configuration.md from the settings schema: `npx tsx --conditions=switchboard-source scripts/configuration-doc.ts`.
 // A test checks the file is current, so the reference cannot drift from the code.
 import { writeFileSync } from 'node:fs';
 import { SettingsSchema, SECRET_SETTINGS } from '@switchboard/runtime';

@@ -29,6 +29,6 @@ if (files.length === 0) {
   console.error(`No test files match ${filters.join(' ') || 'the workspaces'}.`);
   process.exit(1);
 }
-const args = ['--conditions=source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files];
+const args = ['--conditions=switchboard-source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files];
 const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } });
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

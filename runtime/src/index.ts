@@ -58,3 +58,4 @@ export { optKeyword } from './messaging/opt-out.js';
 export type { MessageRecord, Direction, DeliveryState } from './store/repositories/messages.js';
 export type { DeadLetter, DeadLetterReason } from './store/repositories/dead-letters.js';
 export type { UsageRecord } from './store/repositories/usage.js';
+export type { CallRecord } from './store/repositories/calls.js';

@@ -75,3 +75,56 @@ describe('store and migrations', () => {
     }
   });
 });
+
+describe('repositories', () => {
+  it('keeps a call log: insert, status callbacks with duration and cost, list', async () => {
+    const store = await openStore({ dataDir: tempDir() });
+    try {
+      const now = new Date().toISOString();
+      await store.calls.insert({
+        callSid: 'CA' + '1'.repeat(32),
+        sessionId: 'ses_1',
+        agentId: 'a',
+        direction: 'outbound',
+        mode: 'relay',
+        from: '+12025550100',
+        to: '+14155550123',
+        status: 'queued',
+        durationSeconds: 0,
+        cost: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      assert.equal(await store.calls.updateStatus('CA' + '1'.repeat(32), 'in-progress', null, null), true);
+      assert.equal(await store.calls.updateStatus('CA' + '1'.repeat(32), 'completed', 42, 0.0185), true);
+      assert.equal(await store.calls.updateStatus('CA' + '9'.repeat(32), 'completed', 1, null), false);
+      const [call] = await store.calls.listForAgent('a');
+      assert.deepEqual([call!.status, call!.durationSeconds, call!.cost], ['completed', 42, 0.0185]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('deduplicates inbound messages by provider id and hands dead letters out once', async () => {
+    const store = await openStore({ dataDir: tempDir() });
+    try {
+      const now = new Date().toISOString();
+      const message = {
+        id: 'msg_1', agentId: 'a', channel: 'sms' as const, direction: 'inbound' as const, from: '+1', to: '+2', subject: null, body: 'hi', html: null,
+        mediaUrls: [], externalId: 'SMx', status: 'received' as const, segments: 1, cost: null, error: null, delivery: 'pending' as const, createdAt: now, updatedAt: now,
+      };
+      assert.equal(await store.messages.insertInbound(message), true);
+      assert.equal(await store.messages.insertInbound({ ...message, id: 'msg_2' }), false);
+      assert.equal((await store.messages.pendingDeliveries()).length, 1);
+      await store.deadLetters.insert({ id: 'dl_1', agentId: 'a', channel: 'sms', direction: 'inbound', reason: 'agent_offline', from: '+1', to: '+2', body: 'hi', mediaUrls: [], externalId: 'SMx', attempts: 0, createdAt: now });
+      const [first, second] = await Promise.all([
+        store.db.transaction((tx) => store.deadLetters.take(tx, 'a', undefined, 10)),
+        store.db.transaction((tx) => store.deadLetters.take(tx, 'a', undefined, 10)),
+      ]);
+      assert.equal(first!.length + second!.length, 1, 'a dead letter was handed out twice');
+      assert.equal(await store.deadLetters.countPending('a'), 0);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -9,7 +9,7 @@ const suite = fileURLToPath(new URL('./fixtures/memory-suite.ts', import.meta.ur
 
 /** Runs the fixture suite in a child process with a planted flaw; returns case name → outcome. */
 function run(mode: string): Map<string, string> {
-  const child = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', '--test', '--test-reporter=tap', suite], {
+  const child = spawnSync(process.execPath, ['--conditions=switchboard-source', '--import', 'tsx', '--test', '--test-reporter=tap', suite], {
     env: { ...process.env, NODE_TEST_CONTEXT: undefined, FIXTURE_MODE: mode },
     encoding: 'utf8',
     timeout: 60_000,

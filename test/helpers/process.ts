@@ -14,7 +14,7 @@ export interface ServerProcess {
 
 /** Starts the CLI from source in its own process, waits for its URL line. */
 export async function startServerProcess(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'gateway/src/cli.ts', 'start', '--port', '0', ...args], {
+  const child = spawn(process.execPath, ['--conditions=switchboard-source', '--import', 'tsx', 'gateway/src/cli.ts', 'start', '--port', '0', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

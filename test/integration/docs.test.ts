@@ -6,6 +6,6 @@ import { configurationDoc } from '../../scripts/configuration-doc.js';
 describe('documentation stays true to the code', () => {
   it('docs/configuration.md is generated from the current settings schema', () => {
     const onDisk = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
-    assert.equal(onDisk, configurationDoc(), 'run: node --conditions=source --import tsx scripts/configuration-doc.ts');
+    assert.equal(onDisk, configurationDoc(), 'run: node --conditions=switchboard-source --import tsx scripts/configuration-doc.ts');
   });
 });

@@ -3,6 +3,7 @@ import type { Database } from './database.js';
 import { migrate } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { AgentRepository } from './repositories/agents.js';
+import { CallRepository } from './repositories/calls.js';
 import { DeadLetterRepository } from './repositories/dead-letters.js';
 import { MessageRepository } from './repositories/messages.js';
 import { OptOutRepository } from './repositories/opt-outs.js';
@@ -24,6 +25,7 @@ export class Store {
   readonly deadLetters: DeadLetterRepository;
   readonly usage: UsageRepository;
   readonly optOuts: OptOutRepository;
+  readonly calls: CallRepository;
 
   constructor(readonly db: Database) {
     this.agents = new AgentRepository(db);
@@ -35,6 +37,7 @@ export class Store {
     this.deadLetters = new DeadLetterRepository(db);
     this.usage = new UsageRepository(db);
     this.optOuts = new OptOutRepository(db);
+    this.calls = new CallRepository(db);
   }
 
   close(): Promise<void> {
