@@ -31,6 +31,48 @@ The answer holds the agent's addresses and its \`securityToken\`, shown once: ke
 If a pool is empty the answer is 409 \`POOL_EXHAUSTED\` and nothing is taken.
 Send \`Idempotency-Key: <unique>\` on any POST or PUT to make a retry safe.
 
+## Send a message
+
+\`\`\`sh
+curl -s ${baseUrl}/api/v1/send-message -H "Authorization: Bearer $CLIENT_TOKEN" \\
+  -H 'Content-Type: application/json' \\
+  -d '{"channel":"sms","to":"+14155550123","body":"Your order has shipped."}'
+\`\`\`
+
+Channels: \`sms\` and \`whatsapp\` (\`to\` is E.164), \`email\` (\`subject\` required, \`html\` optional),
+\`line\` (\`to\` is a LINE user id). The from-address is always the agent's provisioned one. The
+answer carries \`messageId\`, the provider's \`externalId\`, \`status\` and \`cost\` (USD).
+Errors you should handle: \`CHANNEL_NOT_PROVISIONED\` (409), \`CHANNEL_BLOCKED\` (403),
+\`RECIPIENT_OPTED_OUT\` (403: the person texted STOP; they can text START), \`PROVIDER_ERROR\` (502:
+the provider refused after retries; the message also waits as a \`send_failed\` dead letter).
+
+## Receive messages
+
+Inbound messages reach your agent in this order:
+
+1. a live MCP session for the agent, if one is open;
+2. else your callback URL — set it with
+   \`curl -X PUT ${baseUrl}/api/v1/callback-url -H "Authorization: Bearer $CLIENT_TOKEN" -H 'Content-Type: application/json' -d '{"callbackUrl":"https://agent.example.com/hooks"}'\`;
+   the answer holds \`signingSecret\`. Each callback is a POST of
+   \`{"id","type":"message.inbound","agentId","createdAt","data":{"messageId","channel","from","to","subject?","body","html?","mediaUrls","externalId","receivedAt"}}\`
+   signed per the Standard Webhooks scheme (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`),
+   so any Standard Webhooks library verifies it:
+   \`new Webhook(signingSecret).verify(rawBody, headers)\`. Answer 2xx; anything else, or a time-out,
+   is retried with exponential backoff. Delivery receipts for what you sent arrive as \`message.status\`.
+3. else, or when every retry failed, the message waits as a dead letter:
+   \`curl -s ${baseUrl}/api/v1/waiting-messages -H "Authorization: Bearer $CLIENT_TOKEN"\` returns them
+   (oldest first, \`limit\` up to 500, optional \`channel\`) and acknowledges them in the same step:
+   each is returned exactly once.
+
+\`GET ${baseUrl}/api/v1/channel-status\` shows each channel's address, status and message count.
+
+## Provider webhooks
+
+Point each provider at \`${baseUrl}/webhooks/<agentId>/<channel>\`: Twilio messaging webhooks at
+\`…/sms\` and \`…/whatsapp\`, Resend at \`…/email\`, LINE at \`…/line\`. Every request is
+signature-checked on its raw bytes with the vendor's own verifier; a bad signature is refused (403)
+and nothing is stored. Provider retries are recognised by their ids and stored once.
+
 ## Deprovision
 
 \`\`\`sh
