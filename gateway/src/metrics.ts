@@ -41,6 +41,24 @@ export class GatewayMetrics {
       },
     });
   })();
+  readonly spend = new Counter({
+    name: 'switchboard_spend_usd_total',
+    help: 'Cost of billable actions in USD (provider price when known at send, else tariff), by channel.',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+  readonly actions = new Counter({
+    name: 'switchboard_billable_actions_total',
+    help: 'Billable actions by channel and action.',
+    labelNames: ['channel', 'action'] as const,
+    registers: [this.registry],
+  });
+  readonly limitRejections = new Counter({
+    name: 'switchboard_limit_rejections_total',
+    help: 'Actions refused by a per-agent limit, by limit.',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
   readonly sseSessions = new Gauge({
     name: 'switchboard_sse_sessions',
     help: 'Open MCP SSE sessions.',
@@ -65,6 +83,11 @@ export class GatewayMetrics {
   /** Follows the runtime's events, and reads the dead-letter backlog from the store when scraped. */
   observe(runtime: Runtime): void {
     runtime.events.on('message', ({ channel, direction, status }) => this.messages.inc({ channel, direction, status }));
+    runtime.events.on('usage', ({ channel, action, cost }) => {
+      this.actions.inc({ channel, action });
+      this.spend.inc({ channel }, cost);
+    });
+    runtime.events.on('limitRejected', ({ limit }) => this.limitRejections.inc({ limit }));
     runtime.events.on('webhookRejected', ({ provider, reason }) => this.webhookRejected.inc({ provider, reason }));
     this.#pendingDeadLetters = () => runtime.store.deadLetters.countPending();
   }

@@ -6,6 +6,7 @@ import { adminRoutes } from './routes/admin.js';
 import type { RouteDeps } from './routes/deps.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
+import { billingRoutes } from './routes/billing.js';
 import { messagingRoutes } from './routes/messaging.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { importPackage, resolveProviders, type DemoSimulator } from './providers.js';
@@ -68,6 +69,7 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
     ...provisioningRoutes(deps),
     ...messagingRoutes(deps),
     ...webhookRoutes(deps),
+    ...billingRoutes(deps),
     ...adminRoutes(deps),
   );
 

@@ -6,6 +6,8 @@ export interface RuntimeEventMap {
   message: [{ channel: Channel; direction: 'inbound' | 'outbound'; status: string }];
   webhookRejected: [{ provider: string; reason: string }];
   deadLetter: [{ agentId: string; reason: string }];
+  usage: [{ channel: Channel; action: string; cost: number }];
+  limitRejected: [{ agentId: string; limit: string }];
 }
 
 /** The runtime's event stream. */

@@ -59,3 +59,13 @@ export type { MessageRecord, Direction, DeliveryState } from './store/repositori
 export type { DeadLetter, DeadLetterReason } from './store/repositories/dead-letters.js';
 export type { UsageRecord } from './store/repositories/usage.js';
 export type { CallRecord } from './store/repositories/calls.js';
+export { Tariffs, round4 } from './billing/tariffs.js';
+export { UsageReports } from './billing/reports.js';
+export { periodStart, windowBounds } from './billing/periods.js';
+export type { Period, Window } from './billing/periods.js';
+export { Limiter } from './limits/limiter.js';
+export { UsageLedger, limitError } from './limits/usage-ledger.js';
+export type { Admission, WindowTotals } from './limits/usage-ledger.js';
+export { LIMIT_NAMES, defaultLimits, effectiveLimits } from './limits/limits.js';
+export type { Limits } from './limits/limits.js';
+export type { AgentLimitOverrides } from './store/repositories/limits.js';

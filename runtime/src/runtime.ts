@@ -6,7 +6,12 @@ import { AuthLockout } from './auth/lockout.js';
 import { TokenService } from './auth/token-service.js';
 import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
+import { UsageReports } from './billing/reports.js';
+import { Tariffs } from './billing/tariffs.js';
 import { DeliveryService } from './delivery/delivery-service.js';
+import { Limiter } from './limits/limiter.js';
+import { defaultLimits } from './limits/limits.js';
+import { limitOperations } from './limits/operations.js';
 import { DriverSet, loadDriver, type DriverSpec, type PackageImporter } from './drivers/loader.js';
 import { RuntimeEvents } from './events.js';
 import { ReadinessChecks } from './health.js';
@@ -36,6 +41,9 @@ export class Runtime {
   readonly events = new RuntimeEvents();
   readonly drivers = new DriverSet();
   readonly delivery: DeliveryService;
+  readonly tariffs: Tariffs;
+  readonly limiter: Limiter;
+  readonly reports: UsageReports;
   #publicBaseUrl = '';
   /** Printed once by the CLI when the first start generated the orchestrator token. */
   generatedOrchestratorToken: string | undefined;
@@ -56,6 +64,9 @@ export class Runtime {
       windowMs: settings.AUTH_LOCKOUT_WINDOW_SECONDS * 1000,
       lockMs: settings.AUTH_LOCKOUT_SECONDS * 1000,
     });
+    this.tariffs = new Tariffs(settings.TARIFFS);
+    this.limiter = new Limiter(store, defaultLimits(settings), this.events);
+    this.reports = new UsageReports(store, this.limiter, () => this.markupPercent());
     // A bus request must outlive the slowest operation: every send attempt timing out, plus backoff.
     const sendBudget = settings.SEND_MAX_ATTEMPTS * (settings.SEND_TIMEOUT_MS + settings.SEND_RETRY_BASE_MS * 2 ** settings.SEND_MAX_ATTEMPTS);
     this.agents = new AgentClient(bus, Math.max(15_000, sendBudget + 5_000));
@@ -82,12 +93,15 @@ export class Runtime {
     Object.assign(
       operations,
       lifecycleOperations(new Provisioner(store, tokens, box, runtime.emailDomain)),
+      limitOperations(runtime.limiter),
       messagingOperations({
         drivers: runtime.drivers,
         delivery: runtime.delivery,
         events: runtime.events,
         box,
         logger,
+        tariffs: runtime.tariffs,
+        limiter: runtime.limiter,
         publicBaseUrl: () => runtime.publicBaseUrl,
         sendRetry: { attempts: settings.SEND_MAX_ATTEMPTS, baseDelayMs: settings.SEND_RETRY_BASE_MS, timeoutMs: settings.SEND_TIMEOUT_MS },
       }),
@@ -97,6 +111,12 @@ export class Runtime {
     await runtime.#fillPools();
     actors.start();
     return runtime;
+  }
+
+  /** The global markup in percent: the admin API's value, else MARKUP_PERCENT. */
+  async markupPercent(): Promise<number> {
+    const stored = await this.store.settings.get('markup_percent');
+    return stored === undefined ? this.settings.MARKUP_PERCENT : Number(stored);
   }
 
   /** Public base URL of the gateway; known once it listens. */

@@ -30,4 +30,6 @@ export type {
 } from './driver.js';
 export { safeEqual, hmacSha256Base64, headerValue, signatureError, malformedPayload, providerError } from './signature.js';
 export { validateDriver } from './manifest.js';
+export { countSegments } from './sms.js';
+export type { SegmentCount } from './sms.js';
 export { SDK_VERSION } from './version.js';

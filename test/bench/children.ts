@@ -5,6 +5,22 @@ import { onExit } from './exit-cleanup.js';
 /** Repository root: children run from here so that `--import tsx` and workspace packages resolve. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * Node flags for a child that runs TypeScript from source: tsx, plus the export conditions this
+ * harness was started with (the `bench` script in package.json names them), so that the children
+ * resolve workspace packages exactly as the harness does.
+ */
+export function sourceFlags(): string[] {
+  const flags: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg.startsWith('--conditions=')) flags.push(arg);
+    else if ((arg === '--conditions' || arg === '-C') && argv[i + 1]) flags.push(`--conditions=${argv[++i]}`);
+  }
+  return [...flags, '--import', 'tsx'];
+}
+
 /** A server the bench started in its own process. */
 export interface ChildServer {
   readonly name: string;
@@ -16,7 +32,7 @@ export interface ChildServer {
 
 export interface SpawnOptions {
   readonly name: string;
-  /** Node arguments: flags, the script, its arguments. */
+  /** Node arguments after the source flags: the script and its arguments. */
   readonly args: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   /** Printed once the server is ready; its first capture group is returned. */
@@ -26,7 +42,7 @@ export interface SpawnOptions {
 
 /** Spawns a Node child that is tracked for clean-up from the first moment, and waits for its ready line. */
 export async function spawnServer(options: SpawnOptions): Promise<{ server: ChildServer; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [...options.args], {
+  const child = spawn(process.execPath, [...sourceFlags(), ...options.args], {
     cwd: ROOT,
     // A clean environment: no provider credentials from the caller's shell can leak in.
     env: { PATH: process.env.PATH ?? '', ...options.env },

@@ -27,7 +27,7 @@ export async function startGatewayProcess(): Promise<GatewayProcess> {
   try {
     const started = await spawnServer({
       name: 'switchboard',
-      args: ['--conditions=source', '--import', 'tsx', 'gateway/src/cli.ts', 'start', '--port', '0', '--data-dir', dataDir, '--env-file', envFile],
+      args: ['gateway/src/cli.ts', 'start', '--port', '0', '--data-dir', dataDir, '--env-file', envFile],
       env: { NODE_ENV: 'production', LOG_LEVEL: 'warn', DEMO_MODE: 'true' },
       // The token line follows the URL line in the same banner; waiting for it gets both.
       ready: TOKEN_LINE,

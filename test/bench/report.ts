@@ -41,7 +41,7 @@ export function buildRows(outcomes: readonly ScenarioOutcome[]): ReportRow[] {
 function missedBy(target: Target, row: Omit<ReportRow, 'target' | 'targetMet'>): string[] {
   const missed: string[] = [];
   if (row.errors > 0) missed.push(`${row.errors} errors`);
-  if (target.minRatioToUws !== undefined && (row.ratioToUws ?? 0) < target.minRatioToUws) missed.push(`ratio ${fmtRatio(row.ratioToUws)} < ${target.minRatioToUws}`);
+  if (target.minRatioToUws !== undefined && (row.ratioToUws ?? 0) < target.minRatioToUws) missed.push(`ratio ${(row.ratioToUws ?? 0).toFixed(3)} < ${target.minRatioToUws}`);
   if (target.minRate !== undefined && row.rate < target.minRate) missed.push(`rate ${fmtRate(row.rate)} < ${target.minRate}`);
   if (target.maxP99Ms !== undefined && row.p99Ms > target.maxP99Ms) missed.push(`p99 ${row.p99Ms} ms > ${target.maxP99Ms}`);
   return missed;

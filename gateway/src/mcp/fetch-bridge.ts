@@ -3,11 +3,14 @@ import type { UwsExchange } from './uws-exchange.js';
 /** Headers uWS writes itself, or that describe a hop rather than the message. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'content-length', 'transfer-encoding', 'host', 'upgrade']);
 
-/** The Fetch API Request for a uWS exchange, for handlers written to Web standards (the MCP SDK's). */
-export function toFetchRequest(exchange: UwsExchange, body: Buffer | undefined): Request {
+/**
+ * The Fetch API Request for a uWS exchange, for handlers written to Web standards (the MCP SDK's).
+ * `omitHeaders` keeps headers, such as the credential, from code that has no need to see them.
+ */
+export function toFetchRequest(exchange: UwsExchange, body: Buffer | undefined, omitHeaders: readonly string[] = []): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(exchange.headers)) {
-    if (!HOP_HEADERS.has(name)) headers.append(name, value);
+    if (!HOP_HEADERS.has(name) && !omitHeaders.includes(name)) headers.append(name, value);
   }
   const query = exchange.queryString ? `?${exchange.queryString}` : '';
   let url: URL;

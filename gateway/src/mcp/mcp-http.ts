@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCodes } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger, Principal } from '@switchboard/runtime';
 import type uWS from 'uWebSockets.js';
 import { errorResult, fail } from '../http/errors.js';
@@ -42,8 +42,9 @@ export function startExchange(res: uWS.HttpResponse, req: uWS.HttpRequest, route
   const exchange = new UwsExchange(res, req, context.maxBufferedBytes);
   const started = process.hrtime.bigint();
   exchange.onHead = (status) => {
-    context.observe?.(route, exchange.method, status, Number(process.hrtime.bigint() - started) / 1e9);
-    if (status >= 400) context.logger.info({ method: exchange.method, route, status }, 'request');
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    context.observe?.(route, exchange.method, status, seconds);
+    context.logger.info({ method: exchange.method, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
   };
   return exchange;
 }
@@ -56,14 +57,9 @@ export function answerError(exchange: UwsExchange, err: unknown, logger: Logger,
 }
 
 /** Answers 405 for a method the route does not serve. */
-export function answerMethodNotAllowed(exchange: UwsExchange, allow: string, logger: Logger): void {
-  try {
-    fail(ErrorCodes.METHOD_NOT_ALLOWED, `${exchange.method} is not allowed here; use ${allow}.`);
-  } catch (err) {
-    const result = errorResult(err);
-    exchange.answer(result.status, { ...SECURITY_HEADERS, allow, 'content-type': JSON_TYPE }, JSON.stringify(result.body));
-    logger.debug({ path: exchange.path, method: exchange.method }, 'method not allowed');
-  }
+export function answerMethodNotAllowed(exchange: UwsExchange, allow: string): void {
+  const result = errorResult(new SwitchboardError(ErrorCodes.METHOD_NOT_ALLOWED, `${exchange.method} is not allowed here; use ${allow}.`));
+  exchange.answer(result.status, { ...SECURITY_HEADERS, allow, 'content-type': JSON_TYPE }, JSON.stringify(result.body));
 }
 
 /**

@@ -27,7 +27,7 @@ export function attachSseRoutes(uws: uWS.TemplatedApp, context: McpRouteContext)
     const exchange = startExchange(res, req, '/sse', context);
     openSession(exchange, context).catch((err) => answerError(exchange, err, context.logger));
   });
-  uws.any('/sse', (res, req) => answerMethodNotAllowed(startExchange(res, req, '/sse', context), 'GET', context.logger));
+  uws.any('/sse', (res, req) => answerMethodNotAllowed(startExchange(res, req, '/sse', context), 'GET'));
 
   uws.post('/messages', (res, req) => {
     const exchange = startExchange(res, req, '/messages', context);
@@ -36,7 +36,7 @@ export function attachSseRoutes(uws: uWS.TemplatedApp, context: McpRouteContext)
     reading.then((body) => (bodyRead = body !== undefined)).catch(() => undefined);
     postMessages(exchange, reading, context).catch((err) => answerError(exchange, err, context.logger, !bodyRead));
   });
-  uws.any('/messages', (res, req) => answerMethodNotAllowed(startExchange(res, req, '/messages', context), 'POST', context.logger));
+  uws.any('/messages', (res, req) => answerMethodNotAllowed(startExchange(res, req, '/messages', context), 'POST'));
 }
 
 async function openSession(exchange: UwsExchange, context: McpRouteContext): Promise<void> {

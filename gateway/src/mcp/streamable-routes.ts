@@ -35,7 +35,7 @@ export function attachStreamableRoutes(uws: uWS.TemplatedApp, context: McpRouteC
   uws.post('/mcp', handler);
   uws.get('/mcp', handler);
   uws.del('/mcp', handler);
-  uws.any('/mcp', (res, req) => answerMethodNotAllowed(startExchange(res, req, '/mcp', context), 'GET, POST, DELETE', context.logger));
+  uws.any('/mcp', (res, req) => answerMethodNotAllowed(startExchange(res, req, '/mcp', context), 'GET, POST, DELETE'));
 }
 
 async function serve(exchange: UwsExchange, reading: Promise<Buffer | undefined>, context: McpRouteContext): Promise<void> {
@@ -45,10 +45,13 @@ async function serve(exchange: UwsExchange, reading: Promise<Buffer | undefined>
     'A bearer token is required: send Authorization: Bearer <token>.',
   );
   const body = exchange.method === 'POST' ? await jsonBody(exchange, reading, context.bodyLimit) : undefined;
+  if (exchange.ended) return;
   const sessionId = exchange.headers['mcp-session-id'];
   const session = sessionId === undefined ? await startSession(exchange, principal, body, context) : existingSession(sessionId, principal, context);
   const transport = session.transport as StreamableSessionTransport;
-  const response = await transport.handleRequest(toFetchRequest(exchange, undefined), body === undefined ? undefined : { parsedBody: body });
+  // The gateway has checked the credential; tool handlers see the request without it.
+  const request = toFetchRequest(exchange, undefined, ['authorization']);
+  const response = await transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
   if (sessionId === undefined && transport.sessionId !== session.id) {
     // The SDK refused the initialize request: nothing was started, so nothing is kept.
     void session.close();

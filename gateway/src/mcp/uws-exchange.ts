@@ -180,10 +180,8 @@ export class UwsExchange {
 
   /** Resolves once every byte written so far has left user space; rejects if the stream closes first. */
   flushed(): Promise<void> {
-    if (this.#state !== 'streaming' && this.#pending.size === 0) {
-      return this.#ended === 'ended' ? Promise.resolve() : Promise.reject(new StreamClosedError(this.#ended ?? 'destroyed'));
-    }
-    return this.#pending.add(0);
+    if (this.#state === 'streaming') return this.#pending.size === 0 ? Promise.resolve() : this.#pending.add(0);
+    return this.#ended === 'ended' ? Promise.resolve() : Promise.reject(new StreamClosedError(this.#ended ?? 'destroyed'));
   }
 
   /** Ends a streamed response cleanly (the chunked terminator), or answers an unanswered exchange with `status`. */
@@ -210,11 +208,9 @@ export class UwsExchange {
   }
 
   #afterWrite(ok: boolean): void {
-    if (!ok) {
-      this.#congested = true;
-      return;
-    }
-    if (this.#congested || this.#probeScheduled || this.#pending.size === 0) return;
+    // A failed write left bytes in uWS, and onWritable will follow; a successful one proves it held none.
+    this.#congested = !ok;
+    if (!ok || this.#probeScheduled || this.#pending.size === 0) return;
     // Probe on the next turn, after uWS has uncorked and tried the socket.
     this.#probeScheduled = true;
     setImmediate(() => {

@@ -1,4 +1,6 @@
+import type { Tariffs } from '../billing/tariffs.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
+import type { Limiter } from '../limits/limiter.js';
 import type { DriverSet } from '../drivers/loader.js';
 import type { RuntimeEvents } from '../events.js';
 import type { Logger } from '../logger.js';
@@ -11,6 +13,8 @@ export interface MessagingContext {
   readonly events: RuntimeEvents;
   readonly box: SecretBox;
   readonly logger: Logger;
+  readonly tariffs: Tariffs;
+  readonly limiter: Limiter;
   /** Public base URL of the gateway, for provider status callbacks. */
   publicBaseUrl(): string;
   readonly sendRetry: { attempts: number; baseDelayMs: number; timeoutMs: number };

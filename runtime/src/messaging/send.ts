@@ -1,11 +1,13 @@
 import pRetry from 'p-retry';
-import { ErrorCodes, SwitchboardError, isRetryable, type Channel, type OutboundMessage, type SendResult } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, countSegments, isRetryable, type Channel, type OutboundMessage, type SendResult } from '@switchboard/sdk';
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
+import type { Admission, UsageLedger } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
+import { round4 } from '../billing/tariffs.js';
 import { checkRecipient } from './addresses.js';
 import type { MessagingContext } from './context.js';
 
@@ -33,9 +35,10 @@ export interface SendResponse {
 
 /**
  * `send`: checks run in the agent's mailbox (channel held, not blocked, recipient valid and not
- * opted out) and the message is stored as queued; the provider call runs after, outside the mailbox,
- * retried with backoff when the provider says a retry can help. A final failure is stored, becomes a
- * `send_failed` dead letter and answers PROVIDER_ERROR.
+ * opted out, limits admit the cost) and the message and its usage record are stored; the provider
+ * call runs after, outside the mailbox, retried with backoff when the provider says a retry can help.
+ * A final failure gives the usage back, is stored, becomes a `send_failed` dead letter and answers
+ * PROVIDER_ERROR.
  */
 export function sendOperation(context: MessagingContext): AgentOperation {
   return async ({ actor, store }, payload) => {
@@ -53,8 +56,24 @@ export function sendOperation(context: MessagingContext): AgentOperation {
       throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${request.to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
     }
     const now = new Date().toISOString();
+    const id = newId('msg');
+    const outbound: OutboundMessage = {
+      channel,
+      from: held.address,
+      to: request.to,
+      body: request.body,
+      ...(request.subject === undefined ? {} : { subject: request.subject }),
+      ...(request.html === undefined ? {} : { html: request.html }),
+      ...(request.mediaUrls === undefined ? {} : { mediaUrls: request.mediaUrls }),
+      statusCallbackUrl: `${context.publicBaseUrl()}/webhooks/${encodeURIComponent(agent.agentId)}/${channel}`,
+      idempotencyKey: id,
+    };
+    const segments = channel === 'sms' ? countSegments(request.body).segments : 1;
+    const cost = context.tariffs.cost(channel, segments, request.to, driver.estimateCost?.(outbound, segments));
+    const ledger = await context.limiter.ledger(actor);
+    const admission = await context.limiter.admit(actor, cost);
     const message: MessageRecord = {
-      id: newId('msg'),
+      id,
       agentId: agent.agentId,
       channel,
       direction: 'outbound',
@@ -66,30 +85,46 @@ export function sendOperation(context: MessagingContext): AgentOperation {
       mediaUrls: request.mediaUrls ?? [],
       externalId: null,
       status: 'queued',
-      segments: 1,
+      segments,
       cost: null,
       error: null,
       delivery: 'done',
       createdAt: now,
       updatedAt: now,
     };
-    await store.messages.insert(message);
-    const outbound: OutboundMessage = {
-      channel,
-      from: held.address,
-      to: request.to,
-      body: request.body,
-      ...(request.subject === undefined ? {} : { subject: request.subject }),
-      ...(request.html === undefined ? {} : { html: request.html }),
-      ...(request.mediaUrls === undefined ? {} : { mediaUrls: request.mediaUrls }),
-      statusCallbackUrl: `${context.publicBaseUrl()}/webhooks/${encodeURIComponent(agent.agentId)}/${channel}`,
-      idempotencyKey: message.id,
-    };
-    return new Continuation(() => deliverToProvider(context, store, message, outbound));
+    const usageId = newId('use');
+    try {
+      await store.db.transaction(async (tx) => {
+        await store.messages.insert(message, tx);
+        await store.usage.insert(
+          { id: usageId, agentId: agent.agentId, channel, action: 'message', quantity: segments, providerCost: null, tariffCost: cost, externalId: null, createdAt: now },
+          tx,
+        );
+      });
+    } catch (err) {
+      ledger.release(admission);
+      throw err;
+    }
+    const metering: Metering = { ledger, admission, usageId, tariffCost: cost };
+    return new Continuation(() => deliverToProvider(context, store, message, outbound, metering));
   };
 }
 
-async function deliverToProvider(context: MessagingContext, store: Store, message: MessageRecord, outbound: OutboundMessage): Promise<SendResponse> {
+/** The usage an admitted send holds, to settle or give back. */
+interface Metering {
+  readonly ledger: UsageLedger;
+  readonly admission: Admission;
+  readonly usageId: string;
+  readonly tariffCost: number;
+}
+
+async function deliverToProvider(
+  context: MessagingContext,
+  store: Store,
+  message: MessageRecord,
+  outbound: OutboundMessage,
+  metering: Metering,
+): Promise<SendResponse> {
   const driver = context.drivers.require(message.channel);
   let attempts = 0;
   let result: SendResult;
@@ -108,7 +143,9 @@ async function deliverToProvider(context: MessagingContext, store: Store, messag
     );
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
+    metering.ledger.release(metering.admission);
     await store.db.transaction(async (tx) => {
+      await store.usage.delete(metering.usageId, tx);
       await store.messages.markFailed(message.id, reason, tx);
       await store.deadLetters.insert(
         {
@@ -134,19 +171,10 @@ async function deliverToProvider(context: MessagingContext, store: Store, messag
     context.events.emit('deadLetter', { agentId: message.agentId, reason: 'send_failed' });
     throw new SwitchboardError(ErrorCodes.PROVIDER_ERROR, `The provider did not take the message after ${attempts} attempt(s): ${reason}`, { cause: err });
   }
-  const tariff = driver.estimateCost?.(outbound, result.segments) ?? 0;
   await store.messages.markSent(message.id, result);
-  await store.usage.insert({
-    id: newId('use'),
-    agentId: message.agentId,
-    channel: message.channel,
-    action: 'message',
-    quantity: result.segments,
-    providerCost: result.cost,
-    tariffCost: tariff,
-    externalId: result.externalId,
-    createdAt: new Date().toISOString(),
-  });
+  await store.usage.settle(metering.usageId, result.externalId, result.segments, result.cost);
+  const cost = result.cost ?? metering.tariffCost;
+  context.events.emit('usage', { channel: message.channel, action: 'message', cost });
   context.events.emit('message', { channel: message.channel, direction: 'outbound', status: result.status });
   return {
     success: true,
@@ -156,7 +184,7 @@ async function deliverToProvider(context: MessagingContext, store: Store, messag
     channel: message.channel,
     from: message.from,
     to: message.to,
-    cost: Math.round((result.cost ?? tariff) * 10_000) / 10_000,
+    cost: round4(cost),
   };
 }
 

@@ -109,6 +109,7 @@ export class Provisioner {
       if (!agent) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `Agent ${agentId} does not exist.`);
       await this.store.pools.release(tx, agentId);
       await this.tokens.revokeClientTokens(tx, agentId);
+      await this.store.limits.delete(tx, agentId);
       await this.store.agents.delete(tx, agentId);
       return {
         success: true,

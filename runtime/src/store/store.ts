@@ -4,6 +4,7 @@ import { migrate } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { AgentRepository } from './repositories/agents.js';
 import { CallRepository } from './repositories/calls.js';
+import { LimitsRepository } from './repositories/limits.js';
 import { DeadLetterRepository } from './repositories/dead-letters.js';
 import { MessageRepository } from './repositories/messages.js';
 import { OptOutRepository } from './repositories/opt-outs.js';
@@ -26,6 +27,7 @@ export class Store {
   readonly usage: UsageRepository;
   readonly optOuts: OptOutRepository;
   readonly calls: CallRepository;
+  readonly limits: LimitsRepository;
 
   constructor(readonly db: Database) {
     this.agents = new AgentRepository(db);
@@ -38,6 +40,7 @@ export class Store {
     this.usage = new UsageRepository(db);
     this.optOuts = new OptOutRepository(db);
     this.calls = new CallRepository(db);
+    this.limits = new LimitsRepository(db);
   }
 
   close(): Promise<void> {

@@ -13,7 +13,7 @@ const SCRIPTS: Record<BareKind, string> = {
 export async function startBareServer(kind: BareKind): Promise<{ server: ChildServer; url: string }> {
   const { server, match } = await spawnServer({
     name: `bare ${kind}`,
-    args: ['--import', 'tsx', SCRIPTS[kind]],
+    args: [SCRIPTS[kind]],
     env: { NODE_ENV: 'production' },
     ready: READY_LINE,
   });

@@ -1,6 +1,7 @@
 import type { Migration } from '../migrate.js';
 import { initial } from './001-initial.js';
 import { messaging } from './002-messaging.js';
+import { limits } from './003-limits.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits];

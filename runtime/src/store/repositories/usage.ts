@@ -40,6 +40,41 @@ export class UsageRepository {
     );
   }
 
+  /** Records what the provider said about an admitted action: its id, real units and cost. */
+  async settle(id: string, externalId: string, quantity: number, providerCost: number | null): Promise<void> {
+    await this.db.execute('UPDATE usage_records SET external_id = ?, quantity = ?, provider_cost = ? WHERE id = ?', [externalId, quantity, providerCost, id]);
+  }
+
+  /** Removes a usage record whose action did not happen (the provider refused it). */
+  async delete(id: string, tx: SqlExecutor = this.db): Promise<void> {
+    await tx.execute('DELETE FROM usage_records WHERE id = ?', [id]);
+  }
+
+  /** Actions and spend (provider cost when known, else tariff) since each given time. */
+  async totalsSince(agentId: string, starts: Record<string, number>): Promise<Record<string, { actions: number; spend: number }>> {
+    const entries = await Promise.all(
+      Object.entries(starts).map(async ([name, start]) => {
+        const row = await this.db.get<{ actions: number; spend: number | null }>(
+          'SELECT COUNT(*) AS actions, SUM(COALESCE(provider_cost, tariff_cost)) AS spend FROM usage_records WHERE agent_id = ? AND created_at >= ?',
+          [agentId, new Date(start).toISOString()],
+        );
+        return [name, { actions: row?.actions ?? 0, spend: row?.spend ?? 0 }] as const;
+      }),
+    );
+    return Object.fromEntries(entries);
+  }
+
+  /** Sums per agent and channel since a time: actions, units, provider-or-tariff cost. */
+  async summarise(since: Date, agentId?: string): Promise<{ agentId: string; channel: string; action: string; count: number; quantity: number; cost: number }[]> {
+    const where = agentId === undefined ? 'created_at >= ?' : 'created_at >= ? AND agent_id = ?';
+    const params = agentId === undefined ? [since.toISOString()] : [since.toISOString(), agentId];
+    return this.db.query(
+      `SELECT agent_id AS agentId, channel, action, COUNT(*) AS count, SUM(quantity) AS quantity, SUM(COALESCE(provider_cost, tariff_cost)) AS cost
+       FROM usage_records WHERE ${where} GROUP BY agent_id, channel, action ORDER BY agent_id, channel, action`,
+      params,
+    );
+  }
+
   /** Sets the provider's cost on the records of one provider id, when the provider reports it late. */
   async setProviderCost(agentId: string, externalId: string, cost: number, tx: SqlExecutor = this.db): Promise<void> {
     await tx.execute('UPDATE usage_records SET provider_cost = ? WHERE agent_id = ? AND external_id = ?', [cost, agentId, externalId]);

@@ -1,0 +1,49 @@
+import { hasErrorCode } from '@switchboard/sdk';
+import type { AgentActor } from '../actors/agent-actor.js';
+import type { RuntimeEvents } from '../events.js';
+import type { Store } from '../store/store.js';
+import { effectiveLimits, type Limits } from './limits.js';
+import { UsageLedger, type Admission } from './usage-ledger.js';
+
+/** Admits billable actions against an agent's limits, through the ledger its actor holds. */
+export class Limiter {
+  constructor(
+    private readonly store: Store,
+    private readonly defaults: Limits,
+    private readonly events: RuntimeEvents,
+  ) {}
+
+  /** The agent's effective limits. */
+  async limitsOf(agentId: string): Promise<Limits> {
+    return effectiveLimits(this.defaults, (await this.store.limits.get(agentId)).overrides);
+  }
+
+  /** The actor's ledger, loaded from the store on first use (so limits hold across restarts). */
+  async ledger(actor: AgentActor): Promise<UsageLedger> {
+    if (!actor.ledger) {
+      const now = Date.now();
+      const totals = await this.store.usage.totalsSince(actor.agentId, UsageLedger.windowStarts(now));
+      actor.ledger = new UsageLedger(await this.limitsOf(actor.agentId), totals as ConstructorParameters<typeof UsageLedger>[1], now);
+    }
+    return actor.ledger;
+  }
+
+  /** Checks and counts one action of `cost`; must run inside the agent's mailbox. */
+  async admit(actor: AgentActor, cost: number): Promise<Admission> {
+    const ledger = await this.ledger(actor);
+    try {
+      return ledger.admit(cost);
+    } catch (err) {
+      if (hasErrorCode(err, 'RATE_LIMITED')) {
+        const limit = ((err as { details?: { limit: string }[] }).details?.[0]?.limit) ?? 'unknown';
+        this.events.emit('limitRejected', { agentId: actor.agentId, limit });
+      }
+      throw err;
+    }
+  }
+
+  /** Re-reads the agent's limits into its ledger after they change. */
+  async refresh(actor: AgentActor): Promise<void> {
+    if (actor.ledger) actor.ledger.limits = await this.limitsOf(actor.agentId);
+  }
+}

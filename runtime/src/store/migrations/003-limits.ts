@@ -1,0 +1,16 @@
+import type { Migration } from '../migrate.js';
+
+/** Per-agent limit overrides and markup. */
+export const limits: Migration = {
+  version: 3,
+  name: 'limits',
+  statements: [
+    `CREATE TABLE agent_limits (
+      agent_id TEXT PRIMARY KEY,
+      overrides TEXT NOT NULL DEFAULT '{}',
+      markup_percent REAL,
+      updated_at TEXT NOT NULL
+    )`,
+    `CREATE INDEX usage_records_time ON usage_records (created_at)`,
+  ],
+};
