@@ -6,3 +6,6 @@ export type { HttpRequest, HttpResult, RouteDefinition, RouteContext, RouteAuth,
 export { GatewayMetrics } from './metrics.js';
 export { buildOpenApi } from './openapi.js';
 export { VERSION } from './version.js';
+export { mcpRouteDocs } from './mcp/route-docs.js';
+export { attachMcp, McpSessions, McpSession } from './mcp/index.js';
+export { createToolServer, TOOL_ROUTES } from './mcp/tools.js';

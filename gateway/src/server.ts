@@ -10,6 +10,10 @@ import { billingRoutes } from './routes/billing.js';
 import { messagingRoutes } from './routes/messaging.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { importPackage, resolveProviders, type DemoSimulator } from './providers.js';
+import { attachMcp, type McpSessions } from './mcp/index.js';
+import { connectLiveDelivery } from './mcp/live-delivery.js';
+import { mcpRouteDocs } from './mcp/route-docs.js';
+import { createToolServer } from './mcp/tools.js';
 import { provisioningRoutes } from './routes/provisioning.js';
 import { VERSION } from './version.js';
 
@@ -21,6 +25,8 @@ export interface Gateway {
   readonly runtime: Runtime;
   readonly app: GatewayApp;
   readonly metrics: GatewayMetrics;
+  /** Live MCP sessions. */
+  readonly mcp: McpSessions;
   /** The in-process provider simulator, in demo mode. */
   readonly simulator: DemoSimulator | undefined;
   /** Stops accepting, drains in-flight requests and actors, closes the store. */
@@ -44,11 +50,26 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
     bodyLimits: { api: settings.BODY_LIMIT_BYTES, webhook: settings.WEBHOOK_BODY_LIMIT_BYTES },
   });
   let listener: Listener | undefined;
+  let mcp!: McpSessions;
+  const attachTransports = (uws: Parameters<typeof attachMcp>[0]) => {
+    mcp = attachMcp(uws, {
+      authenticate: (token) => runtime.tokens.authenticate(token),
+      lockout: runtime.lockout,
+      createServer: (principal, agentId) => createToolServer(app, principal, agentId),
+      logger,
+      bodyLimit: settings.BODY_LIMIT_BYTES,
+      observe: (route, method, status, seconds) => metrics.observeRequest(route, method, status, seconds),
+    });
+  };
   let simulator: DemoSimulator | undefined;
   let publicBaseUrl: string;
   let url: string;
   try {
-    listener = await listen(app, { host: settings.HOST, port: settings.PORT, logger });
+    listener = await listen(app, { host: settings.HOST, port: settings.PORT, logger, before: attachTransports });
+    connectLiveDelivery(runtime, mcp);
+    const countSessions = () => metrics.sseSessions.set(mcp.count);
+    mcp.on('open', countSessions);
+    mcp.on('close', countSessions);
     const host = settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST === '0.0.0.0' ? '127.0.0.1' : settings.HOST;
     url = `http://${host}:${listener.port}`;
     publicBaseUrl = (settings.PUBLIC_BASE_URL || url).replace(/\/+$/, '');
@@ -62,10 +83,11 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
     await runtime.stop();
     throw err;
   }
+  const active = listener;
   const deps: RouteDeps = { runtime, metrics, version: VERSION, startedAt: Date.now(), publicBaseUrl };
   app.add(
     ...healthRoutes(deps),
-    ...docsRoutes(deps, () => app.routes),
+    ...docsRoutes(deps, () => [...app.routes, ...mcpRouteDocs]),
     ...provisioningRoutes(deps),
     ...messagingRoutes(deps),
     ...webhookRoutes(deps),
@@ -76,15 +98,18 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
   let stopping: Promise<void> | undefined;
   return {
     url,
-    port: listener.port,
+    port: active.port,
     publicBaseUrl,
     runtime,
     app,
     metrics,
     simulator,
+    mcp,
     stop() {
       stopping ??= (async () => {
-        await listener.close(settings.SHUTDOWN_GRACE_SECONDS * 1000);
+        // Sessions first: closing the listener ends by cutting every socket.
+        await mcp.closeAll();
+        await active.close(settings.SHUTDOWN_GRACE_SECONDS * 1000);
         await runtime.stop();
         await simulator?.close();
       })();

@@ -40,7 +40,7 @@ describe('usage, limits and billing', () => {
       { channel: 'email', to: 'a@example.com', subject: 's', body: 'e' },
       { channel: 'line', to: LINE_USER, body: 'l' },
     ];
-    const answers = [];
+    const answers: { externalId: string; cost: number }[] = [];
     for (const b of bodies) {
       const res = await send(a.securityToken, b);
       assert.equal(res.status, 200);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { mcpRouteDocs } from '@switchboard/gateway';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 describe('OpenAPI document', () => {
@@ -21,13 +22,16 @@ describe('OpenAPI document', () => {
 
   it('lists exactly the registered routes, and every route in it exists', async () => {
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
-    const registered = t.gateway.app.routes.filter((r) => !r.hidden).map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
+    const registered = [...t.gateway.app.routes, ...mcpRouteDocs].filter((r) => !r.hidden).map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
     assert.deepEqual(documented.sort(), registered.sort());
     for (const entry of documented) {
       const [method, template] = entry.split(' ') as [string, string];
       const path = template.replace(/\{(\w+)\}/g, (_m, name: string) => (name === 'pool' ? 'phone' : 'probe-agent'));
-      const res = await t.call(method, path, { token: t.orchestratorToken });
-      const body = (await res.text()) || '{}';
+      const controller = new AbortController();
+      const res = await fetch(`${t.url}${path}`, { method, headers: { authorization: `Bearer ${t.orchestratorToken}` }, signal: controller.signal });
+      const streaming = (res.headers.get('content-type') ?? '').startsWith('text/event-stream');
+      if (streaming) controller.abort();
+      const body = streaming ? '{}' : (await res.text()) || '{}';
       assert.notEqual(res.status, 405, `${entry} answers 405`);
       if (res.status === 404) assert.ok(!String(JSON.parse(body).error).startsWith('No route'), `${entry} is not served`);
     }

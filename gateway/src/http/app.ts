@@ -68,6 +68,27 @@ export class GatewayApp {
     return route?.definition.bodyLimit === 'webhook' ? this.options.bodyLimits.webhook : this.options.bodyLimits.api;
   }
 
+  /**
+   * Runs a route's handler for an already-authenticated caller with input that is not an HTTP body
+   * (an MCP tool call): the same auth rule, the same schema check, the same handler.
+   */
+  async invoke(method: string, path: string, principal: Principal, input: Record<string, unknown>): Promise<HttpResult> {
+    const compiled = this.#router.find(method as 'GET', path)?.store as CompiledRoute | undefined;
+    if (!compiled) fail(ErrorCodes.NOT_FOUND, `No route ${method} ${path}.`);
+    const { definition } = compiled;
+    checkPermitted(definition, principal);
+    const copy = structuredClone(input);
+    compiled.checkBody?.(copy);
+    compiled.checkQuery?.(copy);
+    const request: HttpRequest = { method, path, queryString: '', headers: {}, rawBody: Buffer.alloc(0), remoteAddress: 'mcp' };
+    return definition.handler({ request, params: {}, body: copy, query: copy, principal });
+  }
+
+  /** The route definition at a method and path, if any. */
+  route(method: string, path: string): RouteDefinition | undefined {
+    return (this.#router.find(method as 'GET', path)?.store as CompiledRoute | undefined)?.definition;
+  }
+
   async handle(request: HttpRequest): Promise<HandledRequest> {
     const started = process.hrtime.bigint();
     const found = this.#router.find(request.method as 'GET', request.path);
@@ -125,11 +146,7 @@ export class GatewayApp {
       fail(ErrorCodes.UNAUTHORIZED, 'The token is not valid; it may have been revoked.');
     }
     lockout.succeed(address);
-    const allowed =
-      definition.auth === 'token' ||
-      principal.kind === 'orchestrator' ||
-      (definition.auth === 'team' && principal.kind === 'team');
-    if (!allowed) fail(ErrorCodes.FORBIDDEN, `This route needs the ${definition.auth} token.`);
+    checkPermitted(definition, principal);
     return principal;
   }
 
@@ -166,6 +183,16 @@ export class GatewayApp {
       this.#inFlightKeys.delete(slot);
     }
   }
+}
+
+/** Refuses a principal the route's auth level does not admit. */
+function checkPermitted(definition: RouteDefinition, principal: Principal): void {
+  const allowed =
+    definition.auth === 'public' ||
+    definition.auth === 'token' ||
+    principal.kind === 'orchestrator' ||
+    (definition.auth === 'team' && principal.kind === 'team');
+  if (!allowed) fail(ErrorCodes.FORBIDDEN, `This route needs the ${definition.auth} token.`);
 }
 
 function parseJsonBody(request: HttpRequest, check: Check): unknown {

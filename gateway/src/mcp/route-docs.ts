@@ -1,0 +1,61 @@
+import { Type } from '@sinclair/typebox';
+import { ErrorCodes } from '@switchboard/sdk';
+import { fail } from '../http/errors.js';
+import type { RouteDefinition } from '../http/types.js';
+import { AgentId, errorResponses } from '../schemas/common.js';
+
+const JsonRpc = Type.Object({ jsonrpc: Type.Literal('2.0') }, { description: 'A JSON-RPC 2.0 message of the Model Context Protocol.' });
+const McpQuery = Type.Object({
+  token: Type.Optional(Type.String({ description: 'Orchestrator, team or client token (or send Authorization: Bearer).' })),
+  agentId: Type.Optional(AgentId),
+});
+
+/** Served by the MCP transports on the socket layer, never by the REST pipeline. */
+const transportOnly = (): never => fail(ErrorCodes.NOT_FOUND, 'Served by the MCP transport.');
+
+/**
+ * The MCP endpoints, for the OpenAPI document only: the transports attach to the socket layer
+ * (see mcp/attach.ts) and answer these paths before the REST pipeline would.
+ */
+export const mcpRouteDocs: readonly RouteDefinition[] = [
+  {
+    method: 'GET',
+    path: '/sse',
+    operationId: 'mcpSse',
+    summary: 'MCP over HTTP+SSE: opens the event stream; the first event `endpoint` names the POST URL. With agentId the session receives that agent\'s inbound messages.',
+    tag: 'MCP',
+    auth: 'token',
+    query: McpQuery,
+    responses: { 200: { description: 'text/event-stream', contentType: 'text/event-stream' }, ...errorResponses(401, 403, 429) },
+    handler: transportOnly,
+  },
+  {
+    method: 'POST',
+    path: '/messages',
+    operationId: 'mcpSseMessage',
+    summary: 'MCP over HTTP+SSE: a JSON-RPC message for the session named by ?sessionId; answers arrive on the stream.',
+    tag: 'MCP',
+    auth: 'token',
+    body: JsonRpc,
+    query: Type.Object({ sessionId: Type.String() }),
+    responses: { 202: { description: 'Accepted.' }, ...errorResponses(400, 401, 403, 404, 413, 415) },
+    handler: transportOnly,
+  },
+  ...(['POST', 'GET', 'DELETE'] as const).map(
+    (method): RouteDefinition => ({
+      method,
+      path: '/mcp',
+      operationId: `mcpStreamable${method[0]}${method.slice(1).toLowerCase()}`,
+      summary: {
+        POST: 'MCP Streamable HTTP: send JSON-RPC messages (initialize opens a session, returned in Mcp-Session-Id).',
+        GET: 'MCP Streamable HTTP: open the server-to-client stream for notifications and sampling requests.',
+        DELETE: 'MCP Streamable HTTP: end the session.',
+      }[method],
+      tag: 'MCP',
+      auth: 'token',
+      ...(method === 'POST' ? { body: JsonRpc } : {}),
+      responses: { 200: { description: 'JSON or text/event-stream.' }, ...errorResponses(400, 401, 403, 404) },
+      handler: transportOnly,
+    }),
+  ),
+];

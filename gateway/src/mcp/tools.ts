@@ -1,0 +1,66 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '@switchboard/runtime';
+import type { GatewayApp } from '../http/app.js';
+import { errorResult } from '../http/errors.js';
+import { VERSION } from '../version.js';
+
+/** Each MCP tool and the REST route it mirrors; a tool exists only while its route does. */
+export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT'; path: string }[] = [
+  { name: 'comms_send_message', method: 'POST', path: '/api/v1/send-message' },
+  { name: 'comms_make_call', method: 'POST', path: '/api/v1/make-call' },
+  { name: 'comms_call_on_behalf', method: 'POST', path: '/api/v1/call-on-behalf' },
+  { name: 'comms_send_voice_message', method: 'POST', path: '/api/v1/send-voice-message' },
+  { name: 'comms_transfer_call', method: 'POST', path: '/api/v1/transfer-call' },
+  { name: 'comms_set_callback_url', method: 'PUT', path: '/api/v1/callback-url' },
+  { name: 'comms_get_waiting_messages', method: 'GET', path: '/api/v1/waiting-messages' },
+  { name: 'comms_get_channel_status', method: 'GET', path: '/api/v1/channel-status' },
+  { name: 'comms_get_usage', method: 'GET', path: '/api/v1/usage' },
+  { name: 'comms_get_billing', method: 'GET', path: '/api/v1/billing' },
+  { name: 'comms_provision_channels', method: 'POST', path: '/api/v1/provision' },
+  { name: 'comms_deprovision_channels', method: 'POST', path: '/api/v1/deprovision' },
+];
+
+const PING: Tool = {
+  name: 'comms_ping',
+  description: 'Checks the connection: answers who this session acts as and the server time.',
+  inputSchema: { type: 'object', properties: {} },
+};
+
+/**
+ * The MCP server of one session: the comms_* tools, each running its REST twin's handler through
+ * `GatewayApp.invoke` (same auth, same schema, same code), and the `logging` capability for
+ * inbound-message notifications. A session opened for an agent uses it when a call names none.
+ */
+export function createToolServer(app: GatewayApp, principal: Principal, agentId: string | undefined): Server {
+  const server = new Server({ name: 'switchboard', version: VERSION }, { capabilities: { tools: {}, logging: {} } });
+  const tools = TOOL_ROUTES.flatMap((t) => {
+    const route = app.route(t.method, t.path);
+    if (!route) return [];
+    const schema = JSON.parse(JSON.stringify(route.body ?? route.query ?? { type: 'object', properties: {} })) as Tool['inputSchema'];
+    return [{ ...t, tool: { name: t.name, description: route.summary, inputSchema: schema } satisfies Tool }];
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...tools.map((t) => t.tool), PING] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const args: Record<string, unknown> = { ...(request.params.arguments ?? {}) };
+    if (name === PING.name) {
+      return text({ ok: true, principal: principal.kind, agentId: agentId ?? (principal.kind === 'client' ? principal.agentId : null), time: new Date().toISOString() });
+    }
+    const tool = tools.find((t) => t.name === name);
+    if (!tool) return text({ error: `No tool ${name}; list the tools to see what this server offers.`, code: 'NOT_FOUND' }, true);
+    if (args.agentId === undefined && agentId !== undefined && tool.name !== 'comms_provision_channels') args.agentId = agentId;
+    try {
+      const result = await app.invoke(tool.method, tool.path, principal, args);
+      return text(result.body, result.status >= 400);
+    } catch (err) {
+      return text(errorResult(err).body, true);
+    }
+  });
+  return server;
+}
+
+function text(body: unknown, isError = false): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], ...(isError ? { isError: true } : {}) };
+}

@@ -1,0 +1,53 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+
+/** An official MCP client connected to the gateway, with the log notifications it received. */
+export interface ConnectedClient {
+  readonly client: Client;
+  readonly notifications: LoggingMessageNotification['params'][];
+  /** Resolves with the first notification from `logger` matching `match`. */
+  next(logger: string, match?: (data: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Parses a tool result's JSON text. */
+  call(name: string, args?: Record<string, unknown>): Promise<{ isError: boolean; body: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+/** Connects over HTTP+SSE (`sse`) or Streamable HTTP (`streamable`) with a token and an optional agent. */
+export async function connectMcp(baseUrl: string, kind: 'sse' | 'streamable', token: string, agentId?: string): Promise<ConnectedClient> {
+  const client = new Client({ name: 'switchboard-test-agent', version: '1.0.0' });
+  const notifications: LoggingMessageNotification['params'][] = [];
+  const waiters: (() => void)[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    notifications.push(n.params);
+    for (const w of waiters.splice(0)) w();
+  });
+  const query = new URLSearchParams({ ...(kind === 'sse' ? { token } : {}), ...(agentId ? { agentId } : {}) });
+  const transport =
+    kind === 'sse'
+      ? new SSEClientTransport(new URL(`${baseUrl}/sse?${query}`), { requestInit: { headers: { authorization: `Bearer ${token}` } } })
+      : new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp?${query}`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  await client.connect(transport);
+  return {
+    client,
+    notifications,
+    async next(logger, match = () => true, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = notifications.find((n) => n.logger === logger && match(n.data as Record<string, unknown>));
+        if (found) return found.data as Record<string, unknown>;
+        if (Date.now() > deadline) throw new Error(`no ${logger} notification arrived; got ${JSON.stringify(notifications)}`);
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 50);
+        });
+      }
+    },
+    async call(name, args = {}) {
+      const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text: string }[] };
+      return { isError: result.isError === true, body: JSON.parse(result.content[0]!.text) as Record<string, unknown> };
+    },
+    close: () => client.close(),
+  };
+}
