@@ -19,6 +19,28 @@ Every example uses this gateway's address, \`${baseUrl}\`.
 Send it as \`Authorization: Bearer <token>\`. Errors always look like
 \`{"error": "<sentence>", "code": "<STABLE_CODE>"}\`; match on \`code\`.
 
+## Connect over MCP
+
+Switchboard is an MCP server with the tools \`comms_send_message\`, \`comms_set_callback_url\`,
+\`comms_get_waiting_messages\`, \`comms_get_channel_status\`, \`comms_get_usage\`, \`comms_get_billing\`,
+\`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
+fields as its REST route below and returns the same JSON (failures are \`isError\` results carrying the
+error body). Two transports:
+
+- **Streamable HTTP** (current clients): \`${baseUrl}/mcp\` with \`Authorization: Bearer <token>\`;
+  add \`?agentId=<id>\` to receive that agent's messages live. A client configuration looks like
+  \`{"mcpServers":{"switchboard":{"type":"http","url":"${baseUrl}/mcp?agentId=support-bot","headers":{"Authorization":"Bearer <client token>"}}}}\`.
+- **HTTP+SSE** (older clients): \`${baseUrl}/sse?token=<token>&agentId=<id>\`; the first event names the
+  \`/messages?sessionId=…\` URL to POST to. Posts are bound to the session's token.
+
+A session opened with \`agentId\` receives that agent's inbound messages as \`notifications/message\`
+with \`logger: "switchboard.inbound"\` (delivery receipts as \`switchboard.status\`), and on connect one
+\`switchboard.waiting\` notice with the number of waiting messages — fetching them stays an explicit
+\`comms_get_waiting_messages\` call. A newer session for the same agent replaces the older one. Tool
+calls that omit \`agentId\` act for the session's agent. Try it with the MCP Inspector:
+\`npx @modelcontextprotocol/inspector\`, transport "Streamable HTTP", URL \`${baseUrl}/mcp\`, header
+\`Authorization: Bearer <token>\`.
+
 ## Provision an agent
 
 \`\`\`sh
@@ -50,7 +72,8 @@ the provider refused after retries; the message also waits as a \`send_failed\` 
 
 Inbound messages reach your agent in this order:
 
-1. a live MCP session for the agent, if one is open;
+1. a live MCP session for the agent, if one is open (a session that cannot keep up is disconnected and
+   the message moves on down this list);
 2. else your callback URL — set it with
    \`curl -X PUT ${baseUrl}/api/v1/callback-url -H "Authorization: Bearer $CLIENT_TOKEN" -H 'Content-Type: application/json' -d '{"callbackUrl":"https://agent.example.com/hooks"}'\`;
    the answer holds \`signingSecret\`. Each callback is a POST of
