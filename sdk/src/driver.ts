@@ -1,4 +1,5 @@
 import type { Channel } from './channels.js';
+import type { SpeechRecognition, SpeechSynthesis, Telephony } from './voice.js';
 
 /** A JSON Schema object (draft 2020-12 subset understood by ajv). */
 export type JsonSchema = Record<string, unknown>;
@@ -146,6 +147,12 @@ export interface Driver {
   readonly webhooks?: WebhookCapability;
   /** A real probe of the provider (an API call), not a configuration check. */
   health?(): Promise<HealthResult>;
+  /** Voice calls (channel `voice`). */
+  readonly telephony?: Telephony;
+  /** Text-to-speech. */
+  readonly tts?: SpeechSynthesis;
+  /** Streaming speech-to-text. */
+  readonly stt?: SpeechRecognition;
   /** Tariff estimate in USD for one message when the provider reports no price. */
   estimateCost?(message: OutboundMessage, segments: number): number | null;
   close?(): Promise<void>;

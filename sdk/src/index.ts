@@ -28,6 +28,18 @@ export type {
   Driver,
   DriverModule,
 } from './driver.js';
+export type {
+  AudioFormat,
+  SynthesizedAudio,
+  VoiceInfo,
+  SpeechSynthesis,
+  SpeechRecognition,
+  RecognitionStream,
+  CallStep,
+  PlacedCall,
+  Telephony,
+  CallStatusEvent,
+} from './voice.js';
 export { safeEqual, hmacSha256Base64, headerValue, signatureError, malformedPayload, providerError } from './signature.js';
 export { validateDriver } from './manifest.js';
 export { countSegments } from './sms.js';

@@ -1,0 +1,87 @@
+/** Audio formats Switchboard moves between drivers: G.711 μ-law at 8 kHz, or 16-bit little-endian PCM. */
+export type AudioFormat = 'ulaw_8000' | 'pcm_8000' | 'pcm_16000' | 'pcm_24000';
+
+/** Synthesised speech. */
+export interface SynthesizedAudio {
+  readonly audio: Buffer;
+  readonly format: AudioFormat;
+  readonly sampleRate: number;
+}
+
+/** A voice a TTS provider offers. */
+export interface VoiceInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly language?: string;
+}
+
+/** Text-to-speech. */
+export interface SpeechSynthesis {
+  synthesize(request: { text: string; voice?: string; format: AudioFormat; language?: string }): Promise<SynthesizedAudio>;
+  voices(): Promise<VoiceInfo[]>;
+}
+
+/** Streaming speech-to-text: one stream per call leg, fed audio as it arrives. */
+export interface SpeechRecognition {
+  open(options: { encoding: 'mulaw' | 'linear16'; sampleRate: 8000 | 16000; language?: string }): Promise<RecognitionStream>;
+}
+
+/** A live recognition stream. */
+export interface RecognitionStream {
+  /** Feeds audio in the encoding the stream was opened with. */
+  write(audio: Buffer): void;
+  /** Marks the end of an utterance; resolves with its final transcript ('' when nothing was said). */
+  finalize(): Promise<string>;
+  /** Ends the stream; pending finalize calls resolve with what was heard. */
+  close(): Promise<void>;
+}
+
+/** One step of what a call should do, provider-neutral; the telephony driver renders it (TwiML for Twilio). */
+export type CallStep =
+  | {
+      readonly kind: 'connect';
+      /** `relay`: the provider does STT/TTS and exchanges text (ConversationRelay); `stream`: raw audio (Media Streams). */
+      readonly mode: 'relay' | 'stream';
+      /** The wss:// URL of the voice WebSocket. */
+      readonly url: string;
+      /** Custom parameters handed to the WebSocket's start/setup message. */
+      readonly parameters?: Readonly<Record<string, string>>;
+      readonly greeting?: string;
+      readonly voice?: string;
+      readonly language?: string;
+    }
+  | { readonly kind: 'say'; readonly text: string; readonly voice?: string; readonly language?: string }
+  | { readonly kind: 'play'; readonly url: string }
+  | { readonly kind: 'dial'; readonly number: string; readonly callerId?: string }
+  | { readonly kind: 'pause'; readonly seconds: number }
+  | { readonly kind: 'hangup' };
+
+/** A call the provider accepted. */
+export interface PlacedCall {
+  readonly callSid: string;
+  readonly status: string;
+}
+
+/** Voice calls. */
+export interface Telephony {
+  /** Places a call; the provider fetches `answerUrl` when it is answered and posts status to `statusCallbackUrl`. */
+  placeCall(request: { from: string; to: string; answerUrl: string; statusCallbackUrl: string; timeoutSeconds?: number }): Promise<PlacedCall>;
+  /** Replaces what a live call is doing (transfer, announcement, hang-up). */
+  updateCall(callSid: string, steps: readonly CallStep[]): Promise<void>;
+  /** The answer to a voice webhook: the provider's document (TwiML) for these steps. */
+  render(steps: readonly CallStep[]): { contentType: string; body: string };
+}
+
+/** A call status callback, normalised. */
+export interface CallStatusEvent {
+  readonly type: 'call-status';
+  readonly callSid: string;
+  /** queued, ringing, in-progress, completed, busy, no-answer, failed, canceled. */
+  readonly status: string;
+  readonly durationSeconds: number | null;
+  /** USD when the provider reports it. */
+  readonly cost: number | null;
+  readonly from?: string;
+  readonly to?: string;
+  readonly direction?: 'inbound' | 'outbound';
+}
