@@ -1,3 +1,5 @@
+import type { WebhookRequest } from './driver.js';
+
 /** Audio formats Switchboard moves between drivers: G.711 μ-law at 8 kHz, or 16-bit little-endian PCM. */
 export type AudioFormat = 'ulaw_8000' | 'pcm_8000' | 'pcm_16000' | 'pcm_24000';
 
@@ -70,6 +72,8 @@ export interface Telephony {
   updateCall(callSid: string, steps: readonly CallStep[]): Promise<void>;
   /** The answer to a voice webhook: the provider's document (TwiML) for these steps. */
   render(steps: readonly CallStep[]): { contentType: string; body: string };
+  /** Reads a verified voice webhook (incoming call or status callback); throws MALFORMED_PAYLOAD. */
+  parseCallWebhook(request: WebhookRequest): CallStatusEvent;
 }
 
 /** A call status callback, normalised. */
