@@ -32,7 +32,7 @@ export { openStore, Store } from './store/store.js';
 export type { OpenStoreOptions } from './store/store.js';
 export { openSqlite } from './store/sqlite.js';
 export type { SqliteOptions } from './store/sqlite.js';
-export type { Database, SqlExecutor, SqlValue, ExecuteResult } from './store/database.js';
+export type { Database, SqlExecutor, SqlStatement, SqlValue, ExecuteResult } from './store/database.js';
 export { migrate, schemaVersion } from './store/migrate.js';
 export type { Migration } from './store/migrate.js';
 export { MIGRATIONS } from './store/migrations/index.js';

@@ -24,6 +24,7 @@ export function sourceFlags(): string[] {
 /** A server the bench started in its own process. */
 export interface ChildServer {
   readonly name: string;
+  readonly pid: number;
   /** Everything it printed so far (the last 64 KB). */
   output(): string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
@@ -63,6 +64,7 @@ export async function spawnServer(options: SpawnOptions): Promise<{ server: Chil
 
   const server: ChildServer = {
     name: options.name,
+    pid: child.pid ?? 0,
     output: () => output,
     async stop(graceMs = 5_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -7,6 +7,7 @@ import type { GatewayUnderTest } from './types.js';
 
 const URL_LINE = /API:\s+(http:\/\/[^/\s]+)\/api\/v1/;
 const TOKEN_LINE = /Orchestrator token \(shown once; store it now\): (\S+)/;
+const SIMULATOR_LINE = /Simulator: (\S+)\/_sim/;
 
 /** A real `switchboard start` in its own process, with its fresh data dir. */
 export interface GatewayProcess extends GatewayUnderTest {
@@ -36,11 +37,15 @@ export async function startGatewayProcess(): Promise<GatewayProcess> {
     const url = URL_LINE.exec(server.output())?.[1];
     if (!url) throw new Error(`switchboard printed no API URL:\n${server.output()}`);
     const orchestratorToken = started.match[1]!;
+    const simulatorUrl = SIMULATOR_LINE.exec(server.output())?.[1];
+    if (!simulatorUrl) throw new Error(`switchboard printed no simulator URL (demo mode):\n${server.output()}`);
     let teamToken: Promise<string> | undefined;
     const running = server;
     return {
       url,
       orchestratorToken,
+      simulatorUrl,
+      pid: running.pid,
       teamToken: () => (teamToken ??= fetchTeamToken(url, orchestratorToken)),
       async stop() {
         await running.stop();

@@ -47,6 +47,10 @@ export interface GatewayUnderTest {
   readonly url: string;
   /** The orchestrator token printed at first start. */
   readonly orchestratorToken: string;
+  /** The in-process provider simulator (demo mode), without the `/_sim` suffix. */
+  readonly simulatorUrl: string;
+  /** The server's process id, for reading its memory. */
+  readonly pid: number;
   /** The team token, from GET /admin/api/my-token with the orchestrator token. */
   teamToken(): Promise<string>;
 }

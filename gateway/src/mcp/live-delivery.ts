@@ -23,7 +23,7 @@ export function connectLiveDelivery(runtime: Runtime, sessions: McpSessions): vo
     } catch {
       return false;
     }
-  });
+  }, (agentId) => sessions.sessionFor(agentId) !== undefined);
   sessions.on('open', (session) => void announceWaiting(runtime, session));
 }
 

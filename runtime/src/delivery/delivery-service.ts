@@ -3,6 +3,7 @@ import type { RuntimeEvents } from '../events.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
+import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
 import { postCallback } from './callback-client.js';
@@ -27,6 +28,7 @@ export interface CallbackPolicy {
  */
 export class DeliveryService {
   #live: LiveSink | undefined;
+  #isLive: (agentId: string) => boolean = () => false;
   readonly #inFlight = new Set<Promise<void>>();
   readonly #abort = new AbortController();
 
@@ -38,14 +40,23 @@ export class DeliveryService {
     private readonly policy: CallbackPolicy,
   ) {}
 
-  /** Plugs in live-session delivery (MCP). */
-  setLiveSink(sink: LiveSink | undefined): void {
+  /** Plugs in live-session delivery (MCP); `isLive` tells whether an agent has a session now. */
+  setLiveSink(sink: LiveSink | undefined, isLive: (agentId: string) => boolean = () => sink !== undefined): void {
     this.#live = sink;
+    this.#isLive = isLive;
   }
 
-  /** Starts delivering a stored inbound message; never throws, the outcome is recorded in the store. */
-  deliverInbound(message: MessageRecord): void {
-    this.#track(this.#deliver(message));
+  /** Whether an event for this agent would reach anyone: a live session or a callback URL. */
+  reachable(agent: AgentRecord): boolean {
+    return agent.callbackUrl !== null || this.#isLive(agent.agentId);
+  }
+
+  /**
+   * Starts delivering a stored inbound message; never throws, the outcome is recorded in the store.
+   * `agent` is the actor's current record, which saves a read; without it the store is asked.
+   */
+  deliverInbound(message: MessageRecord, agent?: AgentRecord): void {
+    this.#track(this.#deliver(message, agent));
   }
 
   /** Best-effort notification (delivery receipts): live session, else callback with retries; not dead-lettered. */
@@ -72,13 +83,13 @@ export class DeliveryService {
     await Promise.allSettled([...this.#inFlight]);
   }
 
-  async #deliver(message: MessageRecord): Promise<void> {
+  async #deliver(message: MessageRecord, agent?: AgentRecord): Promise<void> {
     const event = agentEvent('message.inbound', message.agentId, inboundData(message));
     if (await this.#tryLive(message.agentId, event)) {
       await this.store.messages.markDelivered(message.id);
       return;
     }
-    const target = await this.#callbackOf(message.agentId);
+    const target = agent ? this.#callbackFrom(agent) : await this.#callbackOf(message.agentId);
     if (!target) {
       await this.#deadLetter(message, 'agent_offline', 0);
       return;
@@ -123,33 +134,35 @@ export class DeliveryService {
 
   async #callbackOf(agentId: string): Promise<{ url: string; secret: string } | undefined> {
     const agent = await this.store.agents.get(agentId);
-    if (!agent?.callbackUrl || !agent.sealedSigningSecret) return undefined;
+    return agent && this.#callbackFrom(agent);
+  }
+
+  #callbackFrom(agent: AgentRecord): { url: string; secret: string } | undefined {
+    if (!agent.callbackUrl || !agent.sealedSigningSecret) return undefined;
     return { url: agent.callbackUrl, secret: this.box.open(agent.sealedSigningSecret) };
   }
 
   async #deadLetter(message: MessageRecord, reason: 'agent_offline' | 'callback_failed', attempts: number, error?: string): Promise<void> {
-    await this.store.db.transaction(async (tx) => {
-      await this.store.deadLetters.insert(
-        {
-          id: newId('dl'),
-          agentId: message.agentId,
-          channel: message.channel,
-          direction: 'inbound',
-          reason,
-          from: message.from,
-          to: message.to,
-          ...(message.subject === null ? {} : { subject: message.subject }),
-          body: message.body,
-          mediaUrls: message.mediaUrls,
-          externalId: message.externalId,
-          ...(error === undefined ? {} : { error }),
-          attempts,
-          createdAt: new Date().toISOString(),
-        },
-        tx,
-      );
-      await this.store.messages.markDelivered(message.id, tx);
-    });
+    await this.store.deadLetters.insert(
+      {
+        id: newId('dl'),
+        agentId: message.agentId,
+        channel: message.channel,
+        direction: 'inbound',
+        reason,
+        from: message.from,
+        to: message.to,
+        ...(message.subject === null ? {} : { subject: message.subject }),
+        body: message.body,
+        mediaUrls: message.mediaUrls,
+        externalId: message.externalId,
+        ...(error === undefined ? {} : { error }),
+        attempts,
+        createdAt: new Date().toISOString(),
+      },
+      undefined,
+      message.id,
+    );
     this.events.emit('deadLetter', { agentId: message.agentId, reason });
   }
 

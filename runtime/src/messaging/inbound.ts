@@ -112,17 +112,18 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
     if (keyword === 'out') await store.optOuts.add('sms', held.address, event.from);
     if (keyword === 'in') await store.optOuts.remove('sms', held.address, event.from);
   }
-  context.delivery.deliverInbound(message);
+  context.delivery.deliverInbound(message, agent);
 }
 
 async function applyStatus(context: MessagingContext, store: Store, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
-  const known = await store.db.transaction(async (tx) => {
-    const found = await store.messages.applyStatus(agent.agentId, event.externalId, event.status, event.cost, event.errorCode ?? null, tx);
-    if (found && event.cost !== null) await store.usage.setProviderCost(agent.agentId, event.externalId, event.cost, tx);
-    return found;
-  });
+  const [applied] = await store.db.executeAll([
+    store.messages.applyStatusStatement(agent.agentId, event.externalId, event.status, event.cost, event.errorCode ?? null),
+    ...(event.cost === null ? [] : [store.usage.setProviderCostStatement(agent.agentId, event.externalId, event.cost)]),
+  ]);
+  const known = applied!.changes > 0;
   if (!known) return;
   context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status });
+  if (!context.delivery.reachable(agent)) return;
   const message = await store.messages.findOutbound(agent.agentId, event.externalId);
   context.delivery.notify(
     agent.agentId,

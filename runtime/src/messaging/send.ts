@@ -6,6 +6,7 @@ import type { Admission, UsageLedger } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
+import type { UsageRecord } from '../store/repositories/usage.js';
 import type { Store } from '../store/store.js';
 import { round4 } from '../billing/tariffs.js';
 import { checkRecipient } from './addresses.js';
@@ -52,9 +53,6 @@ export function sendOperation(context: MessagingContext): AgentOperation {
     checkRecipient(channel, request.to);
     if (channel === 'email' && !request.subject) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'subject is required for email.');
     const driver = context.drivers.require(channel);
-    if (channel === 'sms' && (await store.optOuts.has('sms', held.address, request.to))) {
-      throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${request.to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
-    }
     const now = new Date().toISOString();
     const id = newId('msg');
     const outbound: OutboundMessage = {
@@ -92,21 +90,31 @@ export function sendOperation(context: MessagingContext): AgentOperation {
       createdAt: now,
       updatedAt: now,
     };
-    const usageId = newId('use');
-    try {
-      await store.db.transaction(async (tx) => {
-        await store.messages.insert(message, tx);
-        await store.usage.insert(
-          { id: usageId, agentId: agent.agentId, channel, action: 'message', quantity: segments, providerCost: null, tariffCost: cost, externalId: null, createdAt: now },
-          tx,
-        );
-      });
-    } catch (err) {
-      ledger.release(admission);
-      throw err;
-    }
-    const metering: Metering = { ledger, admission, usageId, tariffCost: cost };
-    return new Continuation(() => deliverToProvider(context, store, message, outbound, metering));
+    const usage: UsageRecord = {
+      id: newId('use'),
+      agentId: agent.agentId,
+      channel,
+      action: 'message',
+      quantity: segments,
+      providerCost: null,
+      tariffCost: cost,
+      externalId: null,
+      createdAt: now,
+    };
+    const metering: Metering = { ledger, admission, usageId: usage.id, tariffCost: cost };
+    // Only the in-memory checks and the admission hold the mailbox; the rest runs outside it.
+    return new Continuation(async () => {
+      try {
+        if (channel === 'sms' && (await store.optOuts.has('sms', held.address, request.to))) {
+          throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${request.to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
+        }
+        await store.db.executeAll([store.messages.insertStatement(message), store.usage.insertStatement(usage)]);
+      } catch (err) {
+        ledger.release(admission);
+        throw err;
+      }
+      return deliverToProvider(context, store, message, outbound, metering);
+    });
   };
 }
 
@@ -171,8 +179,10 @@ async function deliverToProvider(
     context.events.emit('deadLetter', { agentId: message.agentId, reason: 'send_failed' });
     throw new SwitchboardError(ErrorCodes.PROVIDER_ERROR, `The provider did not take the message after ${attempts} attempt(s): ${reason}`, { cause: err });
   }
-  await store.messages.markSent(message.id, result);
-  await store.usage.settle(metering.usageId, result.externalId, result.segments, result.cost);
+  await store.db.executeAll([
+    store.messages.markSentStatement(message.id, result),
+    store.usage.settleStatement(metering.usageId, result.externalId, result.segments, result.cost),
+  ]);
   const cost = result.cost ?? metering.tariffCost;
   context.events.emit('usage', { channel: message.channel, action: 'message', cost });
   context.events.emit('message', { channel: message.channel, direction: 'outbound', status: result.status });

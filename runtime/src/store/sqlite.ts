@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import sqlite3 from 'sqlite3';
-import type { Database, ExecuteResult, SqlExecutor, SqlValue } from './database.js';
+import type { Database, ExecuteResult, SqlExecutor, SqlStatement, SqlValue } from './database.js';
 
 export interface SqliteOptions {
   /** File path, or ':memory:'. */
@@ -17,15 +17,26 @@ export interface SqliteOptions {
 export async function openSqlite(options: SqliteOptions): Promise<Database> {
   if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
   const writer = await connect(options.filename, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
+  // Serialized mode: statements queued on the writer run in the order they were issued, so a whole
+  // group commit can be handed to SQLite's thread at once instead of one round trip per statement.
+  writer.serialize();
   await exec(writer, `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${options.synchronous ?? 'FULL'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`);
   const reader = options.filename === ':memory:' ? writer : await connect(options.filename, sqlite3.OPEN_READONLY);
   if (reader !== writer) await exec(reader, 'PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;');
   return new SqliteDatabase(writer, reader);
 }
 
+/** A write waiting for the next group commit: one statement, or an atomic group of them. */
+interface PendingWrite {
+  readonly statements: readonly SqlStatement[];
+  resolve(results: ExecuteResult[]): void;
+  reject(err: unknown): void;
+}
+
 class SqliteDatabase implements Database {
   #tail: Promise<unknown> = Promise.resolve();
   #closed = false;
+  #batch: PendingWrite[] = [];
   readonly #direct: SqlExecutor;
 
   constructor(
@@ -43,8 +54,21 @@ class SqliteDatabase implements Database {
     return (await all<T>(this.reader, sql, params))[0];
   }
 
+  /**
+   * Group commit: single writes that arrive while the writer is busy are committed together in one
+   * transaction (one fsync), each still resolving only after that commit. A failing statement fails
+   * alone; SQLite rolls back just that statement.
+   */
   execute(sql: string, params: readonly SqlValue[] = []): Promise<ExecuteResult> {
-    return this.#serial(() => this.#direct.execute(sql, params));
+    return this.executeAll([{ sql, params }]).then((results) => results[0]!);
+  }
+
+  executeAll(statements: readonly SqlStatement[]): Promise<ExecuteResult[]> {
+    if (this.#closed) return Promise.reject(new Error('The store is closed.'));
+    return new Promise<ExecuteResult[]>((resolve, reject) => {
+      this.#batch.push({ statements, resolve, reject });
+      if (this.#batch.length === 1) void this.#serial(() => this.#flush());
+    });
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -73,8 +97,58 @@ class SqliteDatabase implements Database {
     await closeConnection(this.writer);
   }
 
+  /**
+   * Commits everything queued since the last flush in one transaction. Single statements are handed
+   * to SQLite all at once (the connection runs them in order; a failing one fails alone, SQLite rolls
+   * back just that statement). Groups run one by one inside a savepoint, so a group is all or nothing.
+   */
+  async #flush(): Promise<void> {
+    const batch = this.#batch;
+    this.#batch = [];
+    const singles = batch.filter((w) => w.statements.length === 1);
+    const groups = batch.filter((w) => w.statements.length !== 1);
+    const outcomes = new Map<PendingWrite, { ok: true; results: ExecuteResult[] } | { ok: false; err: unknown }>();
+    const wrap = batch.length > 1 || groups.length > 0;
+    try {
+      if (wrap) await run(this.writer, 'BEGIN IMMEDIATE', []);
+      await Promise.all(
+        singles.map((w) =>
+          run(this.writer, w.statements[0]!.sql, w.statements[0]!.params ?? []).then(
+            (result) => outcomes.set(w, { ok: true, results: [result] }),
+            (err: unknown) => outcomes.set(w, { ok: false, err }),
+          ),
+        ),
+      );
+      for (const group of groups) outcomes.set(group, await this.#runGroup(group.statements));
+      if (wrap) await run(this.writer, 'COMMIT', []);
+    } catch (err) {
+      if (wrap) await run(this.writer, 'ROLLBACK', []).catch(() => undefined);
+      for (const write of batch) write.reject(err);
+      return;
+    }
+    for (const write of batch) {
+      const outcome = outcomes.get(write)!;
+      if (outcome.ok) write.resolve(outcome.results);
+      else write.reject(outcome.err);
+    }
+  }
+
+  /** Runs a group inside a savepoint: its statements are handed over at once, then kept or undone together. */
+  async #runGroup(statements: readonly SqlStatement[]): Promise<{ ok: true; results: ExecuteResult[] } | { ok: false; err: unknown }> {
+    const savepoint = run(this.writer, 'SAVEPOINT grp', []);
+    const settled = await Promise.allSettled([savepoint, ...statements.map((s) => run(this.writer, s.sql, s.params ?? []))]);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      await run(this.writer, 'ROLLBACK TO grp', []);
+      await run(this.writer, 'RELEASE grp', []);
+      return { ok: false, err: failed.reason };
+    }
+    await run(this.writer, 'RELEASE grp', []);
+    return { ok: true, results: settled.slice(1).map((r) => (r as PromiseFulfilledResult<ExecuteResult>).value) };
+  }
+
   #serial<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(new Error('The store is closed.'));
+    if (this.#closed && this.#batch.length === 0) return Promise.reject(new Error('The store is closed.'));
     const next = this.#tail.then(task, task);
     this.#tail = next.catch(() => undefined);
     return next;

@@ -2,6 +2,7 @@ import type { Migration } from '../migrate.js';
 import { initial } from './001-initial.js';
 import { messaging } from './002-messaging.js';
 import { limits } from './003-limits.js';
+import { deadLetterMessage } from './004-dead-letter-message.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage];

@@ -44,10 +44,14 @@ interface DeadLetterRow {
 export class DeadLetterRepository {
   constructor(private readonly db: SqlExecutor) {}
 
-  async insert(letter: DeadLetter, tx: SqlExecutor = this.db): Promise<void> {
+  /**
+   * Stores a letter. With `messageId` the letter also ends that stored message's delivery: a message
+   * with a letter is never re-driven (see MessageRepository.pendingDeliveries).
+   */
+  async insert(letter: DeadLetter, tx: SqlExecutor = this.db, messageId: string | null = null): Promise<void> {
     await tx.execute(
       `INSERT INTO dead_letters (id, agent_id, channel, direction, reason, from_address, to_address, subject, body, media_urls,
-         external_id, error, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         external_id, error, attempts, created_at, message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         letter.id,
         letter.agentId,
@@ -63,6 +67,7 @@ export class DeadLetterRepository {
         letter.error ?? null,
         letter.attempts,
         letter.createdAt,
+        messageId,
       ],
     );
   }

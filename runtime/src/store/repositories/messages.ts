@@ -1,5 +1,5 @@
 import type { Channel, MessageStatus } from '@switchboard/sdk';
-import type { SqlExecutor } from '../database.js';
+import type { SqlExecutor, SqlStatement } from '../database.js';
 
 export type Direction = 'inbound' | 'outbound';
 
@@ -61,6 +61,11 @@ export class MessageRepository {
     await tx.execute(INSERT, params(message));
   }
 
+  /** The INSERT for a message, to run in an atomic group. */
+  insertStatement(message: MessageRecord): SqlStatement {
+    return { sql: INSERT, params: params(message) };
+  }
+
   /**
    * Stores an inbound message unless one with the same provider id is already stored for the agent
    * (a provider retry). Returns false for a duplicate.
@@ -83,46 +88,38 @@ export class MessageRepository {
     return row && toRecord(row);
   }
 
-  /** Records the provider's answer to a send. */
-  async markSent(id: string, result: { externalId: string; status: MessageStatus; cost: number | null; segments: number }): Promise<void> {
-    await this.db.execute('UPDATE messages SET external_id = ?, status = ?, cost = ?, segments = ?, updated_at = ? WHERE id = ?', [
-      result.externalId,
-      result.status,
-      result.cost,
-      result.segments,
-      new Date().toISOString(),
-      id,
-    ]);
+  /** The UPDATE that records the provider's answer to a send. */
+  markSentStatement(id: string, result: { externalId: string; status: MessageStatus; cost: number | null; segments: number }): SqlStatement {
+    return {
+      sql: 'UPDATE messages SET external_id = ?, status = ?, cost = ?, segments = ?, updated_at = ? WHERE id = ?',
+      params: [result.externalId, result.status, result.cost, result.segments, new Date().toISOString(), id],
+    };
   }
 
   async markFailed(id: string, error: string, tx: SqlExecutor = this.db): Promise<void> {
     await tx.execute("UPDATE messages SET status = 'failed', error = ?, updated_at = ? WHERE id = ?", [error, new Date().toISOString(), id]);
   }
 
-  /** Applies a delivery receipt; a receipt without a price keeps the cost already known. Returns false when no message matches. */
-  async applyStatus(
-    agentId: string,
-    externalId: string,
-    status: MessageStatus,
-    cost: number | null,
-    error: string | null,
-    tx: SqlExecutor = this.db,
-  ): Promise<boolean> {
-    const { changes } = await tx.execute(
-      `UPDATE messages SET status = ?, cost = COALESCE(?, cost), error = COALESCE(?, error), updated_at = ?
+  /** The UPDATE that applies a delivery receipt; a receipt without a price keeps the cost already known. */
+  applyStatusStatement(agentId: string, externalId: string, status: MessageStatus, cost: number | null, error: string | null): SqlStatement {
+    return {
+      sql: `UPDATE messages SET status = ?, cost = COALESCE(?, cost), error = COALESCE(?, error), updated_at = ?
        WHERE agent_id = ? AND external_id = ? AND direction = 'outbound'`,
-      [status, cost, error, new Date().toISOString(), agentId, externalId],
-    );
-    return changes > 0;
+      params: [status, cost, error, new Date().toISOString(), agentId, externalId],
+    };
   }
 
   async markDelivered(id: string, tx: SqlExecutor = this.db): Promise<void> {
     await tx.execute("UPDATE messages SET delivery = 'done', updated_at = ? WHERE id = ?", [new Date().toISOString(), id]);
   }
 
-  /** Inbound messages not yet handed to the agent or dead-lettered (after a crash, for example). */
+  /** Inbound messages neither handed to the agent nor dead-lettered (after a crash, for example). */
   async pendingDeliveries(limit = 1000): Promise<MessageRecord[]> {
-    const rows = await this.db.query<MessageRow>("SELECT * FROM messages WHERE delivery = 'pending' ORDER BY created_at LIMIT ?", [limit]);
+    const rows = await this.db.query<MessageRow>(
+      `SELECT * FROM messages m WHERE m.delivery = 'pending'
+       AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.message_id = m.id) ORDER BY m.created_at LIMIT ?`,
+      [limit],
+    );
     return rows.map(toRecord);
   }
 

@@ -1,5 +1,5 @@
 import type { Channel } from '@switchboard/sdk';
-import type { SqlExecutor } from '../database.js';
+import type { SqlExecutor, SqlStatement } from '../database.js';
 
 /** One billable action. */
 export interface UsageRecord {
@@ -23,10 +23,16 @@ export class UsageRepository {
   constructor(private readonly db: SqlExecutor) {}
 
   async insert(record: UsageRecord, tx: SqlExecutor = this.db): Promise<void> {
-    await tx.execute(
-      `INSERT INTO usage_records (id, agent_id, channel, action, quantity, provider_cost, tariff_cost, external_id, created_at)
+    const { sql, params } = this.insertStatement(record);
+    await tx.execute(sql, params);
+  }
+
+  /** The INSERT for a usage record, to run in an atomic group. */
+  insertStatement(record: UsageRecord): SqlStatement {
+    return {
+      sql: `INSERT INTO usage_records (id, agent_id, channel, action, quantity, provider_cost, tariff_cost, external_id, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
+      params: [
         record.id,
         record.agentId,
         record.channel,
@@ -37,12 +43,12 @@ export class UsageRepository {
         record.externalId,
         record.createdAt,
       ],
-    );
+    };
   }
 
-  /** Records what the provider said about an admitted action: its id, real units and cost. */
-  async settle(id: string, externalId: string, quantity: number, providerCost: number | null): Promise<void> {
-    await this.db.execute('UPDATE usage_records SET external_id = ?, quantity = ?, provider_cost = ? WHERE id = ?', [externalId, quantity, providerCost, id]);
+  /** The UPDATE recording what the provider said about an admitted action: its id, real units and cost. */
+  settleStatement(id: string, externalId: string, quantity: number, providerCost: number | null): SqlStatement {
+    return { sql: 'UPDATE usage_records SET external_id = ?, quantity = ?, provider_cost = ? WHERE id = ?', params: [externalId, quantity, providerCost, id] };
   }
 
   /** Removes a usage record whose action did not happen (the provider refused it). */
@@ -75,9 +81,9 @@ export class UsageRepository {
     );
   }
 
-  /** Sets the provider's cost on the records of one provider id, when the provider reports it late. */
-  async setProviderCost(agentId: string, externalId: string, cost: number, tx: SqlExecutor = this.db): Promise<void> {
-    await tx.execute('UPDATE usage_records SET provider_cost = ? WHERE agent_id = ? AND external_id = ?', [cost, agentId, externalId]);
+  /** The UPDATE setting the provider's cost on the records of one provider id, when the provider reports it late. */
+  setProviderCostStatement(agentId: string, externalId: string, cost: number): SqlStatement {
+    return { sql: 'UPDATE usage_records SET provider_cost = ? WHERE agent_id = ? AND external_id = ?', params: [cost, agentId, externalId] };
   }
 
   async listForAgent(agentId: string): Promise<UsageRecord[]> {
