@@ -2,8 +2,9 @@ import type { Scenario } from '../types.js';
 import { baseline } from './baseline.js';
 import { health } from './health.js';
 import { ingest } from './ingest.js';
+import { mcpSessions } from './mcp-sessions.js';
 import { provision } from './provision.js';
 import { send } from './send.js';
 
 /** Every scenario, in the order `npm run bench` runs them. A new scenario is one module plus one line here. */
-export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, send];
+export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, send, mcpSessions];

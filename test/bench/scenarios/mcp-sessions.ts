@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import twilio from 'twilio';
+import type { Scenario } from '../types.js';
+import { provisionBenchAgent, simulatorCredentials } from './bench-agent.js';
+import { openSse, type RawSseSession } from './sse-client.js';
+
+const SESSIONS = Number(process.env.BENCH_MCP_SESSIONS ?? 10_000);
+const AGENTS = 50;
+const INBOUND_RATE = 1000;
+const CUSTOMER = '+14155550123';
+
+/**
+ * Holds SESSIONS live MCP SSE sessions open (initialised, as a client does), reads the server's
+ * resident memory, then sends signed inbound SMS at 1,000/s to AGENTS of them and measures the time
+ * from the webhook leaving the harness to the notification arriving on the agent's stream.
+ */
+export const mcpSessions: Scenario = {
+  name: 'mcp-sessions',
+  description: `${SESSIONS.toLocaleString('en-US')} concurrent MCP SSE sessions; inbound-to-notification latency at ${INBOUND_RATE}/s.`,
+  target: { description: '10,000 sessions under 1 GiB server RSS; notification p99 < 5 ms at 1,000/s', maxP99Ms: 5 },
+  async run(ctx) {
+    const gateway = await ctx.gateway();
+    const team = await gateway.teamToken();
+    const { hostname: host, port } = new URL(gateway.url);
+    const run = randomBytes(3).toString('hex');
+    const agents = [];
+    for (let i = 0; i < AGENTS; i++) agents.push({ id: `mcp-${run}-${i}`, ...(await provisionBenchAgent(gateway, `mcp-${run}-${i}`, ['sms'])) });
+    const sessions: RawSseSession[] = [];
+    ctx.defer(() => sessions.forEach((s) => s.close()));
+    const initialise = async (session: RawSseSession) => {
+      const post = (body: object) =>
+        fetch(`${gateway.url}/messages?sessionId=${session.sessionId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+      await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    };
+    const started = Date.now();
+    const agentSessions = new Map<string, RawSseSession>();
+    for (const agent of agents) {
+      const session = await openSse(host, Number(port), `token=${agent.securityToken}&agentId=${agent.id}`);
+      await initialise(session);
+      sessions.push(session);
+      agentSessions.set(agent.id, session);
+    }
+    for (let opened = AGENTS; opened < SESSIONS; ) {
+      const batch = Math.min(200, SESSIONS - opened);
+      const fresh = await Promise.all(Array.from({ length: batch }, () => openSse(host, Number(port), `token=${team}`)));
+      await Promise.all(fresh.map(initialise));
+      sessions.push(...fresh);
+      opened += batch;
+      if (opened % 1000 === 0) ctx.log(`mcp-sessions: ${opened.toLocaleString('en-US')} sessions open`);
+    }
+    const openSeconds = (Date.now() - started) / 1000;
+    const rssMiB = residentMiB(gateway.pid);
+    ctx.log(`mcp-sessions: ${sessions.length.toLocaleString('en-US')} sessions open in ${openSeconds.toFixed(1)} s; server RSS ${rssMiB.toFixed(0)} MiB`);
+
+    const { twilio: credentials } = await simulatorCredentials(gateway);
+    const sentAt = new Map<string, number>();
+    const latencies: number[] = [];
+    for (const session of agentSessions.values()) {
+      session.onMessage = (message) => {
+        const data = (message.params as { logger?: string; data?: { externalId?: string } } | undefined);
+        if (data?.logger !== 'switchboard.inbound' || !data.data?.externalId) return;
+        const at = sentAt.get(data.data.externalId);
+        if (at !== undefined) latencies.push(performance.now() - at);
+      };
+    }
+    const total = INBOUND_RATE * ctx.durationSeconds;
+    let failures = 0;
+    const inflight: Promise<void>[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i * 1000) / INBOUND_RATE;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      const agent = agents[i % AGENTS]!;
+      const sid = `SM${randomBytes(16).toString('hex')}`;
+      const url = `${gateway.url}/webhooks/${agent.id}/sms`;
+      const params = { MessageSid: sid, AccountSid: credentials.accountSid, From: CUSTOMER, To: agent.channels.sms!.address, Body: `n${i}`, SmsStatus: 'received' };
+      const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(credentials.authToken, url, params) };
+      sentAt.set(sid, performance.now());
+      inflight.push(
+        fetch(url, { method: 'POST', headers, body: new URLSearchParams(params).toString() }).then(
+          async (res) => {
+            await res.arrayBuffer();
+            if (res.status !== 200) failures++;
+          },
+          () => void failures++,
+        ),
+      );
+      if (i % INBOUND_RATE === 0) ctx.log(`mcp-sessions: ${i.toLocaleString('en-US')}/${total.toLocaleString('en-US')} inbound sent`);
+    }
+    await Promise.all(inflight);
+    await new Promise((r) => setTimeout(r, 500));
+    const elapsed = (performance.now() - t0) / 1000;
+    latencies.sort((a, b) => a - b);
+    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+    return [
+      {
+        label: `inbound→notification, ${sessions.length.toLocaleString('en-US')} sessions`,
+        rate: latencies.length / elapsed,
+        p50Ms: round(pct(50)),
+        p99Ms: round(pct(99)),
+        responses: total,
+        non2xx: (failures ? { failed: failures } : {}) as Record<string, number>,
+        socketErrors: 0,
+        durationSeconds: elapsed,
+        connections: sessions.length,
+        notes: `server RSS ${rssMiB.toFixed(0)} MiB with ${sessions.length.toLocaleString('en-US')} sessions (target < 1024); ${latencies.length.toLocaleString('en-US')}/${total.toLocaleString('en-US')} notifications received`,
+      },
+    ];
+  },
+};
+
+function residentMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
