@@ -34,6 +34,8 @@ export async function resolveProviders(settings: Settings, demoMode: boolean, lo
           packageName: '@switchboard/driver-line',
           settings: { channelAccessToken: c.line.channelAccessToken, channelSecret: c.line.channelSecret, baseUrl: simulator.baseUrls.line },
         },
+        { packageName: '@switchboard/driver-elevenlabs', settings: { apiKey: c.elevenlabs.apiKey, baseUrl: simulator.baseUrls.elevenlabs } },
+        { packageName: '@switchboard/driver-deepgram', settings: { apiKey: c.deepgram.apiKey, baseUrl: simulator.baseUrls.deepgram } },
       ],
     };
   }
@@ -56,6 +58,12 @@ export async function resolveProviders(settings: Settings, demoMode: boolean, lo
       packageName: '@switchboard/driver-line',
       settings: { channelAccessToken: settings.LINE_CHANNEL_ACCESS_TOKEN, channelSecret: settings.LINE_CHANNEL_SECRET, ...base(settings.LINE_BASE_URL) },
     });
+  }
+  if (settings.ELEVENLABS_API_KEY) {
+    specs.push({ packageName: '@switchboard/driver-elevenlabs', settings: { apiKey: settings.ELEVENLABS_API_KEY, ...base(settings.ELEVENLABS_BASE_URL) } });
+  }
+  if (settings.DEEPGRAM_API_KEY) {
+    specs.push({ packageName: '@switchboard/driver-deepgram', settings: { apiKey: settings.DEEPGRAM_API_KEY, ...base(settings.DEEPGRAM_BASE_URL) } });
   }
   return { specs, simulator: undefined };
 }

@@ -14,6 +14,9 @@ import { attachMcp, type McpSessions } from './mcp/index.js';
 import { connectLiveDelivery } from './mcp/live-delivery.js';
 import { mcpRouteDocs } from './mcp/route-docs.js';
 import { createToolServer } from './mcp/tools.js';
+import { connectSampling } from './mcp/sampling.js';
+import { voiceRoutes } from './routes/voice.js';
+import { attachVoiceSocket } from './voice/voice-socket.js';
 import { provisioningRoutes } from './routes/provisioning.js';
 import { VERSION } from './version.js';
 
@@ -65,8 +68,13 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
   let publicBaseUrl: string;
   let url: string;
   try {
-    listener = await listen(app, { host: settings.HOST, port: settings.PORT, logger, before: attachTransports });
+    const before = (uws: Parameters<typeof attachMcp>[0]) => {
+      attachTransports(uws);
+      attachVoiceSocket(uws, { runtime, metrics, logger, publicBaseUrl: () => runtime.publicBaseUrl });
+    };
+    listener = await listen(app, { host: settings.HOST, port: settings.PORT, logger, before });
     connectLiveDelivery(runtime, mcp);
+    connectSampling(runtime, mcp);
     const countSessions = () => metrics.sseSessions.set(mcp.count);
     mcp.on('open', countSessions);
     mcp.on('close', countSessions);
@@ -92,6 +100,7 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
     ...messagingRoutes(deps),
     ...webhookRoutes(deps),
     ...billingRoutes(deps),
+    ...voiceRoutes(deps),
     ...adminRoutes(deps),
   );
 

@@ -21,6 +21,10 @@ import { DEMO_EMAIL_DOMAIN, demoPools, isDemoMode } from './modes.js';
 import { Provisioner } from './provisioning/provisioner.js';
 import { SecretBox, loadSecretKey } from './secrets.js';
 import type { Settings } from './settings/schema.js';
+import { AgentTurns } from './voice/agent-turns.js';
+import { voiceOperations } from './voice/operations.js';
+import { VoiceMessageStore } from './voice/voice-messages.js';
+import { VoiceService } from './voice/voice-service.js';
 import type { PoolName } from './store/repositories/pools.js';
 import { openStore, type Store } from './store/store.js';
 
@@ -44,6 +48,8 @@ export class Runtime {
   readonly tariffs: Tariffs;
   readonly limiter: Limiter;
   readonly reports: UsageReports;
+  readonly voice: VoiceService;
+  readonly voiceMessages: VoiceMessageStore;
   #publicBaseUrl = '';
   /** Printed once by the CLI when the first start generated the orchestrator token. */
   generatedOrchestratorToken: string | undefined;
@@ -75,6 +81,12 @@ export class Runtime {
       baseDelayMs: settings.CALLBACK_RETRY_BASE_MS,
       timeoutMs: settings.CALLBACK_TIMEOUT_MS,
     });
+    this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, () => this.publicBaseUrl);
+    this.voice = new VoiceService(store, this.drivers, this.delivery, this.events, new AgentTurns(box, logger, settings.VOICE_TURN_TIMEOUT_MS), {
+      mode: settings.VOICE_MODE,
+      maxCallSeconds: settings.VOICE_MAX_CALL_SECONDS,
+      publicBaseUrl: () => this.publicBaseUrl,
+    });
     this.readiness.register('database', async () => {
       await store.db.ping();
       return 'ok';
@@ -94,6 +106,14 @@ export class Runtime {
       operations,
       lifecycleOperations(new Provisioner(store, tokens, box, runtime.emailDomain)),
       limitOperations(runtime.limiter),
+      voiceOperations({
+        voice: runtime.voice,
+        limiter: runtime.limiter,
+        tariffs: runtime.tariffs,
+        delivery: runtime.delivery,
+        voiceMessages: runtime.voiceMessages,
+        publicBaseUrl: () => runtime.publicBaseUrl,
+      }),
       messagingOperations({
         drivers: runtime.drivers,
         delivery: runtime.delivery,
@@ -143,7 +163,13 @@ export class Runtime {
     };
     probe('telephony', 'sms');
     probe('email', 'email');
-    this.readiness.register('tts', async () => 'disabled');
+    this.readiness.register('tts', async () => {
+      const driver = this.drivers.all.find((d) => d.tts);
+      if (!driver?.health) return 'disabled';
+      const result = await driver.health();
+      if (!result.ok) throw new Error(result.message);
+      return 'ok';
+    });
     const pending = await this.delivery.recover();
     if (pending > 0) this.logger.info({ pending }, 're-driving deliveries left pending');
   }

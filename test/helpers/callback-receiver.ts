@@ -15,6 +15,8 @@ export interface CallbackReceiver {
   readonly rejected: number;
   /** Answer every request with this status (default 200). */
   status: number;
+  /** The JSON body to answer a verified event with (a call.turn reply, for example). */
+  reply: (event: ReceivedEvent['event']) => unknown;
   /** Resolves when `count` events have been taken. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedEvent[]>;
   close(): Promise<void>;
@@ -31,6 +33,7 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
       return rejected;
     },
     status: 200,
+    reply: (() => ({})) as CallbackReceiver['reply'],
     async waitFor(count: number, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (events.length < count) {
@@ -57,7 +60,7 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
       try {
         const event = new Webhook(secret() ?? '').verify(payload, headers) as ReceivedEvent['event'];
         events.push({ headers, event });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(receiver.reply(event)));
         for (const w of waiters.splice(0)) w();
       } catch {
         rejected++;

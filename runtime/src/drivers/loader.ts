@@ -60,6 +60,12 @@ export class DriverSet {
     return driver;
   }
 
+  /** The first driver offering a capability (telephony, tts, stt), if any. */
+  withCapability<K extends 'telephony' | 'tts' | 'stt'>(capability: K): NonNullable<Driver[K]> | undefined {
+    for (const driver of this.#all) if (driver[capability]) return driver[capability] as NonNullable<Driver[K]>;
+    return undefined;
+  }
+
   get all(): readonly Driver[] {
     return this.#all;
   }

@@ -48,6 +48,12 @@ export const SettingsSchema = Type.Object(
     SEND_MAX_ATTEMPTS: Type.Integer({ default: 3, minimum: 1, maximum: 10, description: 'Attempts at a provider send when the provider says a retry can help.' }),
     SEND_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, description: 'How long one provider send may take before it counts as failed (and is retried).' }),
     SEND_RETRY_BASE_MS: Type.Integer({ default: 250, minimum: 1, description: 'Delay before the first send retry; each next one doubles.' }),
+    VOICE_MODE: Type.Union([Type.Literal('relay'), Type.Literal('stream')], {
+      default: 'relay',
+      description: 'How calls attach by default: relay (ConversationRelay: the provider does speech) or stream (Media Streams: Switchboard does).',
+    }),
+    VOICE_TURN_TIMEOUT_MS: Type.Integer({ default: 8000, minimum: 100, description: 'How long the agent may take to answer one turn of a call.' }),
+    VOICE_MAX_CALL_SECONDS: Type.Integer({ default: 600, minimum: 10, description: 'Calls are ended politely after this long.' }),
     TARIFFS: Type.String({
       default:
         'sms=0.0083,whatsapp=0.005,email=0.0004,line=0,call_minute=0.014,voice_message=0.014,transfer=0.01,tts_1k_characters=0.18,' +
@@ -77,6 +83,8 @@ export const SettingsSchema = Type.Object(
     LINE_CHANNEL_SECRET: secret('LINE channel secret.'),
     LINE_BASE_URL: Type.String({ default: '', pattern: '^$|^https?://\\S+$', description: 'Override of the LINE API base URL.' }),
     ELEVENLABS_API_KEY: secret('ElevenLabs API key.'),
+    DEEPGRAM_API_KEY: secret('Deepgram API key (speech-to-text for stream-mode calls).'),
+    DEEPGRAM_BASE_URL: Type.String({ default: '', pattern: '^$|^(https?|wss?)://\\S+$', description: 'Override of the Deepgram API origin.' }),
     ELEVENLABS_BASE_URL: Type.String({ default: '', pattern: '^$|^https?://\\S+$', description: 'Override of the ElevenLabs API base URL.' }),
   },
   { additionalProperties: false },

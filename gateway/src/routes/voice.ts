@@ -1,0 +1,105 @@
+import { readFile } from 'node:fs/promises';
+import { ErrorCodes } from '@switchboard/sdk';
+import type { VoiceAnswer } from '@switchboard/runtime';
+import { fail } from '../http/errors.js';
+import { json, type HttpRequest, type RouteContext, type RouteDefinition } from '../http/types.js';
+import { errorResponses } from '../schemas/common.js';
+import {
+  CallOnBehalfBody,
+  CallOnBehalfResponse,
+  MakeCallBody,
+  MakeCallResponse,
+  SendVoiceMessageBody,
+  SendVoiceMessageResponse,
+  TransferCallBody,
+  TransferCallResponse,
+} from '../schemas/voice.js';
+import { resolveAgentId } from './agent-access.js';
+import type { RouteDeps } from './deps.js';
+
+/** Voice operations (REST), the provider's voice webhooks, and the voice-message audio files. */
+export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
+  const { runtime } = deps;
+  const operation = (path: string, operationId: string, summary: string, body: RouteDefinition['body'], response: RouteDefinition['body'], op: string): RouteDefinition => ({
+    method: 'POST',
+    path,
+    operationId,
+    summary,
+    tag: 'Voice',
+    auth: 'token',
+    body,
+    idempotent: true,
+    responses: { 200: { description: 'Done.', schema: response! }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502) },
+    async handler({ body: input, principal }: RouteContext<{ agentId?: string }>) {
+      const agentId = resolveAgentId(principal, input.agentId);
+      const { agentId: _named, ...request } = input;
+      return json(200, await runtime.agents.call(op, agentId, request));
+    },
+  });
+  const webhook = (path: string, operationId: string, summary: string, op: string): RouteDefinition => ({
+    method: 'POST',
+    path,
+    operationId,
+    summary,
+    tag: 'Webhooks',
+    auth: 'public',
+    bodyLimit: 'webhook',
+    rawBody: ['application/x-www-form-urlencoded'],
+    responses: { 200: { description: 'TwiML.', contentType: 'text/xml' }, ...errorResponses(400, 403, 404, 413, 415) },
+    async handler({ request, params }: RouteContext) {
+      const agentId = params.agentId ?? new URLSearchParams(request.queryString).get('agentId') ?? '';
+      if (!agentId) fail(ErrorCodes.NOT_FOUND, 'This status callback names no agent; use /webhooks/<agentId>/call-status.');
+      const answer = await runtime.agents.call<VoiceAnswer>(op, agentId, webhookPayload(deps, request));
+      return { status: answer.status, headers: { 'content-type': answer.contentType }, body: answer.body };
+    },
+  });
+  return [
+    operation('/api/v1/make-call', 'makeCall', 'Place a live AI call from the agent\'s number (relay or stream mode).', MakeCallBody, MakeCallResponse, 'makeCall'),
+    operation(
+      '/api/v1/call-on-behalf',
+      'callOnBehalf',
+      'A secretary call: ring the target, say who is calling and why, and bridge to the requester on yes (else take a message).',
+      CallOnBehalfBody,
+      CallOnBehalfResponse,
+      'callOnBehalf',
+    ),
+    operation(
+      '/api/v1/send-voice-message',
+      'sendVoiceMessage',
+      'Synthesise a message, keep it as a WAV at an unguessable URL, and place a call that plays it.',
+      SendVoiceMessageBody,
+      SendVoiceMessageResponse,
+      'sendVoiceMessage',
+    ),
+    operation('/api/v1/transfer-call', 'transferCall', 'Transfer a live call to another number, with an optional announcement.', TransferCallBody, TransferCallResponse, 'transferCall'),
+    webhook('/webhooks/:agentId/voice', 'webhook_voice', 'An incoming call (Twilio, signed): answered with TwiML that attaches it to the voice WebSocket.', 'incomingCall'),
+    webhook('/webhooks/:agentId/outbound-voice', 'webhook_outbound_voice', 'An answered outbound call fetching its TwiML (Twilio, signed).', 'outboundAnswer'),
+    webhook('/webhooks/:agentId/call-status', 'webhook_call_status', 'Call status callbacks (Twilio, signed): call log, duration, cost.', 'callStatus'),
+    webhook('/webhooks/voice/status', 'webhook_voice_status', 'Call status callbacks with the agent in ?agentId= (Twilio, signed).', 'callStatus'),
+    {
+      method: 'GET',
+      path: '/media/voice-messages/:name',
+      operationId: 'voiceMessageAudio',
+      summary: 'A voice message WAV file, at its unguessable URL.',
+      tag: 'Voice',
+      auth: 'public',
+      responses: { 200: { description: 'WAV audio.', contentType: 'audio/wav' }, ...errorResponses(404) },
+      async handler({ params }: RouteContext) {
+        const path = runtime.voiceMessages.pathOf(params.name ?? '');
+        const audio = path ? await readFile(path).catch(() => undefined) : undefined;
+        if (!audio) fail(ErrorCodes.NOT_FOUND, 'No such voice message.');
+        return { status: 200, headers: { 'content-type': 'audio/wav', 'cache-control': 'private, max-age=3600' }, body: audio };
+      },
+    },
+  ];
+}
+
+/** A provider webhook as the runtime's voice operations take it: the exact public URL and raw body. */
+export function webhookPayload(deps: RouteDeps, request: HttpRequest) {
+  return {
+    method: request.method,
+    url: `${deps.publicBaseUrl}${request.path}${request.queryString ? `?${request.queryString}` : ''}`,
+    headers: request.headers,
+    rawBodyBase64: request.rawBody.toString('base64'),
+  };
+}

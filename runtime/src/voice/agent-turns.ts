@@ -1,0 +1,90 @@
+import { postCallback } from '../delivery/callback-client.js';
+import { agentEvent } from '../delivery/events.js';
+import type { Logger } from '../logger.js';
+import type { SecretBox } from '../secrets.js';
+import type { AgentRecord } from '../store/repositories/agents.js';
+import type { CallSession } from './call-session.js';
+
+/** The agent's answer to one turn of a call. */
+export interface TurnReply {
+  readonly text: string;
+  /** Hang up after saying the text. */
+  readonly end?: boolean;
+  /** Transfer the caller to this number after saying the text. */
+  readonly transferTo?: string;
+}
+
+/**
+ * Asks a live MCP session to sample a reply (`sampling/createMessage`), given the conversation so
+ * far. Returns undefined when the agent has no live session that supports sampling.
+ */
+export type Sampler = (session: CallSession, timeoutMs: number) => Promise<string> | undefined;
+
+/**
+ * Where a call's turns are answered: the agent's live MCP session when it supports sampling, else its
+ * callback URL (a signed `call.turn` event whose response body is the reply), else nobody — then the
+ * call becomes an answering machine.
+ */
+export class AgentTurns {
+  #sampler: Sampler = () => undefined;
+  #canSample: (agentId: string) => boolean = () => false;
+
+  constructor(
+    private readonly box: SecretBox,
+    private readonly logger: Logger,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Plugs in MCP sampling; `canSample` tells whether an agent has a session that supports it. */
+  setSampler(sampler: Sampler, canSample: (agentId: string) => boolean): void {
+    this.#sampler = sampler;
+    this.#canSample = canSample;
+  }
+
+  /** Whether anyone can answer this agent's turns right now. */
+  reachable(agent: AgentRecord): boolean {
+    return this.#canSample(agent.agentId) || (agent.callbackUrl !== null && agent.sealedSigningSecret !== null);
+  }
+
+  /** The agent's reply to the caller's last words, or null when no one answered in time. */
+  async reply(session: CallSession, agent: AgentRecord): Promise<TurnReply | null> {
+    const sampled = this.#sampler(session, this.timeoutMs);
+    if (sampled) {
+      try {
+        const text = await sampled;
+        if (text.trim()) return { text: text.trim() };
+      } catch (err) {
+        this.logger.warn({ err, agentId: agent.agentId }, 'sampling failed; trying the callback URL');
+      }
+    }
+    if (!agent.callbackUrl || !agent.sealedSigningSecret) return null;
+    const event = agentEvent('call.turn', agent.agentId, {
+      sessionId: session.sessionId,
+      callSid: session.callSid,
+      direction: session.direction,
+      from: session.from,
+      to: session.to,
+      text: session.transcript.at(-1)?.text ?? '',
+      transcript: session.transcript,
+    });
+    try {
+      const body = await postCallback(agent.callbackUrl, this.box.open(agent.sealedSigningSecret), event, this.timeoutMs);
+      return parseReply(body);
+    } catch (err) {
+      this.logger.warn({ err, agentId: agent.agentId }, 'call.turn callback failed');
+      return null;
+    }
+  }
+}
+
+/** Reads `{text, end?, transferTo?}` from a callback response; anything else is no reply. */
+export function parseReply(body: string): TurnReply | null {
+  try {
+    const value = JSON.parse(body) as { text?: unknown; end?: unknown; transferTo?: unknown };
+    if (typeof value.text !== 'string') return null;
+    const transferTo = typeof value.transferTo === 'string' && /^\+[1-9][0-9]{6,14}$/.test(value.transferTo) ? value.transferTo : undefined;
+    return { text: value.text, ...(value.end === true ? { end: true } : {}), ...(transferTo ? { transferTo } : {}) };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+
+/** What a call is for. */
+export type CallPurpose =
+  | { readonly kind: 'conversation' }
+  | {
+      /** A secretary call: ring the target, say who is calling and why, ask whether they take the call. */
+      readonly kind: 'secretary';
+      readonly targetName?: string;
+      readonly requesterPhone: string;
+      readonly requesterName?: string;
+      readonly message?: string;
+    }
+  | { readonly kind: 'voice-message'; readonly audioUrl: string };
+
+/** One line of a call's conversation. */
+export interface CallLine {
+  readonly role: 'caller' | 'agent';
+  readonly text: string;
+  readonly at: string;
+}
+
+/** A live call's state, held by the node that holds its media connection. */
+export interface CallSession {
+  readonly sessionId: string;
+  readonly agentId: string;
+  callSid: string | null;
+  readonly direction: 'inbound' | 'outbound';
+  readonly mode: 'relay' | 'stream';
+  readonly from: string;
+  readonly to: string;
+  readonly greeting: string | null;
+  readonly systemPrompt: string | null;
+  readonly voice: string | null;
+  readonly language: string;
+  readonly purpose: CallPurpose;
+  readonly transcript: CallLine[];
+  readonly startedAt: number;
+  /** Set once the call took a voicemail or ended. */
+  ended: boolean;
+}
+
+/** A new, unguessable session id; it appears in TwiML and the media URL. */
+export function newSessionId(): string {
+  return `ses_${randomBytes(16).toString('base64url')}`;
+}
+
+/** Live call sessions by session id and call sid; entries go when their call ends. */
+export class CallSessions {
+  readonly #bySession = new Map<string, CallSession>();
+  readonly #byCall = new Map<string, CallSession>();
+
+  add(session: CallSession): CallSession {
+    this.#bySession.set(session.sessionId, session);
+    if (session.callSid) this.#byCall.set(session.callSid, session);
+    return session;
+  }
+
+  bindCall(session: CallSession, callSid: string): void {
+    session.callSid = callSid;
+    this.#byCall.set(callSid, session);
+  }
+
+  get(sessionId: string): CallSession | undefined {
+    return this.#bySession.get(sessionId);
+  }
+
+  byCall(callSid: string): CallSession | undefined {
+    return this.#byCall.get(callSid);
+  }
+
+  remove(session: CallSession): void {
+    this.#bySession.delete(session.sessionId);
+    if (session.callSid) this.#byCall.delete(session.callSid);
+  }
+
+  get size(): number {
+    return this.#bySession.size;
+  }
+}

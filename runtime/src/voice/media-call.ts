@@ -1,0 +1,76 @@
+import type { AgentRecord } from '../store/repositories/agents.js';
+import type { Store } from '../store/store.js';
+import type { CallSession } from './call-session.js';
+import type { CallDialogue, DialogueAction } from './dialogue.js';
+import type { VoiceService } from './voice-service.js';
+
+/**
+ * What every media connection shares, whatever its protocol: finding the session named by the
+ * provider's start message, running the dialogue's actions in order, ending runaway calls politely.
+ */
+export abstract class MediaCall {
+  protected session: CallSession | undefined;
+  protected dialogue: CallDialogue | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #maxTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    protected readonly voice: VoiceService,
+    protected readonly store: Store,
+    protected readonly agentId: string,
+    /** Closes the media connection. */
+    protected readonly hangUp: () => void,
+  ) {}
+
+  /** Speaks text to the caller (protocol-specific). */
+  protected abstract say(text: string): Promise<void>;
+
+  /** Ends the call after what was said has been heard (protocol-specific). */
+  protected abstract finish(): Promise<void>;
+
+  /** Binds the connection to its session; false when no live session matches. */
+  protected async begin(sessionId: string | undefined, callSid: string | undefined): Promise<boolean> {
+    const session = sessionId ? this.voice.sessions.get(sessionId) : undefined;
+    if (!session || session.agentId !== this.agentId) return false;
+    const agent: AgentRecord | undefined = await this.store.agents.get(this.agentId);
+    if (!agent) return false;
+    if (callSid && !session.callSid) this.voice.sessions.bindCall(session, callSid);
+    this.session = session;
+    this.dialogue = this.voice.dialogue(session, agent);
+    const remaining = this.voice.maxCallMs - (Date.now() - session.startedAt);
+    this.#maxTimer = setTimeout(() => this.serially(async () => this.perform(await this.dialogue!.close('max-duration'))), Math.max(1000, remaining));
+    this.#maxTimer.unref();
+    await this.say(this.dialogue.opening());
+    return true;
+  }
+
+  /** The caller said something (a relay prompt, or a transcribed utterance). */
+  protected heard(text: string): Promise<void> {
+    return this.serially(async () => {
+      if (!this.dialogue) return;
+      await this.perform(await this.dialogue.hear(text));
+    });
+  }
+
+  /** The media connection closed. */
+  closed(): void {
+    clearTimeout(this.#maxTimer);
+    if (this.session && !this.session.ended) void this.dialogue?.close('hangup');
+  }
+
+  protected serially(work: () => Promise<void>): Promise<void> {
+    const next = this.#queue.then(work, work);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  protected async perform(actions: readonly DialogueAction[]): Promise<void> {
+    for (const action of actions) {
+      if (action.kind === 'say') await this.say(action.text);
+      else if (action.kind === 'hangup') await this.finish();
+      else if (action.kind === 'transfer' && this.session?.callSid) {
+        await this.voice.telephonyDriver().telephony.updateCall(this.session.callSid, [{ kind: 'dial', number: action.to, callerId: this.session.direction === 'inbound' ? this.session.to : this.session.from }]);
+      }
+    }
+  }
+}

@@ -1,0 +1,305 @@
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import type { AgentOperation } from '../actors/actor-system.js';
+import { Continuation } from '../actors/continuation.js';
+import { requireAgent } from '../agents/operations.js';
+import type { Tariffs } from '../billing/tariffs.js';
+import { round4 } from '../billing/tariffs.js';
+import type { DeliveryService } from '../delivery/delivery-service.js';
+import { agentEvent } from '../delivery/events.js';
+import { newId } from '../ids.js';
+import type { Limiter } from '../limits/limiter.js';
+import type { AgentRecord } from '../store/repositories/agents.js';
+import type { Store } from '../store/store.js';
+import { newSessionId, type CallPurpose, type CallSession } from './call-session.js';
+import type { VoiceAnswer, VoiceService, VoiceWebhook } from './voice-service.js';
+import type { VoiceMessageStore } from './voice-messages.js';
+
+/** What voice operations work with. */
+export interface VoiceContext {
+  readonly voice: VoiceService;
+  readonly limiter: Limiter;
+  readonly tariffs: Tariffs;
+  readonly delivery: DeliveryService;
+  readonly voiceMessages: VoiceMessageStore;
+  publicBaseUrl(): string;
+}
+
+export interface MakeCallRequest {
+  to: string;
+  greeting?: string;
+  systemPrompt?: string;
+  voice?: string;
+  language?: string;
+  mode?: 'relay' | 'stream';
+}
+
+const EMPTY: VoiceAnswer = { status: 200, contentType: 'text/plain', body: '' };
+
+/** Voice operations every agent actor answers. */
+export function voiceOperations(context: VoiceContext): Record<string, AgentOperation> {
+  const { voice } = context;
+
+  /** Places an outbound call for a session: limits first (actions, spend, calls per day to the number). */
+  async function place(actor: Parameters<AgentOperation>[0]['actor'], store: Store, agent: AgentRecord, session: CallSession) {
+    const held = agent.channels.find((c) => c.channel === 'voice');
+    if (!held) throw new SwitchboardError(ErrorCodes.CHANNEL_NOT_PROVISIONED, `Agent ${agent.agentId} has no voice channel; provision it first.`);
+    if (agent.blockedChannels.includes('voice')) throw new SwitchboardError(ErrorCodes.CHANNEL_BLOCKED, `The voice channel of agent ${agent.agentId} is blocked by the operator.`);
+    if (!/^\+[1-9][0-9]{6,14}$/.test(session.to)) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'to must be an E.164 phone number such as +14155550100.');
+    const limits = await context.limiter.limitsOf(agent.agentId);
+    if (limits.callsPerDayToSameNumber !== null) {
+      const since = new Date(new Date().setUTCHours(0, 0, 0, 0)).toISOString();
+      const row = await store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM calls WHERE agent_id = ? AND to_address = ? AND direction = 'outbound' AND created_at >= ?", [
+        agent.agentId,
+        session.to,
+        since,
+      ]);
+      if ((row?.n ?? 0) >= limits.callsPerDayToSameNumber) {
+        throw new SwitchboardError(ErrorCodes.RATE_LIMITED, `The agent reached its callsPerDayToSameNumber limit of ${limits.callsPerDayToSameNumber} for ${session.to}; it resets at UTC midnight.`, {
+          retryable: true,
+          retryAfter: Math.ceil((new Date().setUTCHours(24, 0, 0, 0) - Date.now()) / 1000),
+          details: [{ limit: 'callsPerDayToSameNumber', value: limits.callsPerDayToSameNumber }],
+        });
+      }
+    }
+    const estimate = context.tariffs.cost('call_minute', 1, session.to);
+    const admission = await context.limiter.admit(actor, estimate);
+    return { held, admission, estimate };
+  }
+
+  async function dial(store: Store, agent: AgentRecord, session: CallSession) {
+    const base = context.publicBaseUrl();
+    const agentPath = `${base}/webhooks/${encodeURIComponent(agent.agentId)}`;
+    const placed = await voice.telephonyDriver().telephony.placeCall({
+      from: session.from,
+      to: session.to,
+      answerUrl: `${agentPath}/outbound-voice?session=${encodeURIComponent(session.sessionId)}`,
+      statusCallbackUrl: `${agentPath}/call-status`,
+    });
+    voice.sessions.bindCall(session, placed.callSid);
+    const now = new Date().toISOString();
+    await store.calls.insert({
+      callSid: placed.callSid,
+      sessionId: session.sessionId,
+      agentId: agent.agentId,
+      direction: 'outbound',
+      mode: session.mode,
+      from: session.from,
+      to: session.to,
+      status: placed.status,
+      durationSeconds: 0,
+      cost: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return placed;
+  }
+
+  function newSession(agent: AgentRecord, from: string, to: string, request: Partial<MakeCallRequest>, purpose: CallPurpose, direction: 'inbound' | 'outbound'): CallSession {
+    return {
+      sessionId: newSessionId(),
+      agentId: agent.agentId,
+      callSid: null,
+      direction,
+      mode: request.mode ?? voice.defaultMode,
+      from,
+      to,
+      greeting: request.greeting ?? agent.greeting,
+      systemPrompt: request.systemPrompt ?? agent.systemPrompt,
+      voice: request.voice ?? agent.voice,
+      language: request.language ?? agent.language ?? 'en-US',
+      purpose,
+      transcript: [],
+      startedAt: Date.now(),
+      ended: false,
+    };
+  }
+
+  return {
+    /** Synthesises the text, keeps it as a WAV under an unguessable URL, and places a call that plays it. */
+    async sendVoiceMessage({ actor, store }, payload) {
+      const agent = requireAgent(actor);
+      const { to, text, voice: voiceId } = payload as { to: string; text: string; voice?: string };
+      const from = agent.channels.find((c) => c.channel === 'voice')?.address ?? '';
+      const tts = voice.tts();
+      const placeholder = newSession(agent, from, to, {}, { kind: 'voice-message', audioUrl: '' }, 'outbound');
+      const { admission } = await place(actor, store, agent, placeholder);
+      return new Continuation(async () => {
+        try {
+          const audio = await tts.synthesize({ text, format: 'pcm_16000', ...(voiceId ?? agent.voice ? { voice: (voiceId ?? agent.voice)! } : {}) });
+          const message = await context.voiceMessages.save(audio.audio, audio.sampleRate);
+          const session: CallSession = { ...placeholder, purpose: { kind: 'voice-message', audioUrl: message.url } };
+          voice.sessions.add(session);
+          const placed = await dial(store, agent, session);
+          await store.usage.insert({
+            id: newId('use'),
+            agentId: agent.agentId,
+            channel: 'voice',
+            action: 'tts_1k_characters',
+            quantity: text.length / 1000,
+            providerCost: null,
+            tariffCost: context.tariffs.cost('tts_1k_characters', text.length / 1000),
+            externalId: placed.callSid,
+            createdAt: new Date().toISOString(),
+          });
+          return { success: true, callSid: placed.callSid, status: placed.status, from, to, audioUrl: message.url, durationSeconds: message.durationSeconds };
+        } catch (err) {
+          actor.ledger?.release(admission);
+          throw err;
+        }
+      });
+    },
+
+    async makeCall({ actor, store }, payload) {
+      const agent = requireAgent(actor);
+      const request = payload as unknown as MakeCallRequest;
+      const from = agent.channels.find((c) => c.channel === 'voice')?.address ?? '';
+      const session = newSession(agent, from, request.to, request, { kind: 'conversation' }, 'outbound');
+      const { admission } = await place(actor, store, agent, session);
+      voice.sessions.add(session);
+      return new Continuation(async () => {
+        try {
+          const placed = await dial(store, agent, session);
+          return { success: true, callSid: placed.callSid, sessionId: session.sessionId, status: placed.status, from, to: session.to };
+        } catch (err) {
+          actor.ledger?.release(admission);
+          voice.end(session);
+          throw err;
+        }
+      });
+    },
+
+    async callOnBehalf({ actor, store }, payload) {
+      const agent = requireAgent(actor);
+      const request = payload as { target: string; targetName?: string; requesterPhone: string; requesterName?: string; message?: string };
+      const from = agent.channels.find((c) => c.channel === 'voice')?.address ?? '';
+      const purpose: CallPurpose = {
+        kind: 'secretary',
+        requesterPhone: request.requesterPhone,
+        ...(request.targetName ? { targetName: request.targetName } : {}),
+        ...(request.requesterName ? { requesterName: request.requesterName } : {}),
+        ...(request.message ? { message: request.message } : {}),
+      };
+      const session = newSession(agent, from, request.target, { mode: 'relay' }, purpose, 'outbound');
+      const { admission } = await place(actor, store, agent, session);
+      voice.sessions.add(session);
+      return new Continuation(async () => {
+        try {
+          const placed = await dial(store, agent, session);
+          return { success: true, callSid: placed.callSid, sessionId: session.sessionId, status: placed.status, from, to: session.to, bridge: 'available' };
+        } catch (err) {
+          actor.ledger?.release(admission);
+          voice.end(session);
+          throw err;
+        }
+      });
+    },
+
+    async transferCall({ actor, store }, payload) {
+      const agent = requireAgent(actor);
+      const { callSid, to, announcementText } = payload as { callSid: string; to: string; announcementText?: string };
+      const call = await store.calls.get(callSid);
+      if (!call || call.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `No call ${callSid} for agent ${agent.agentId}.`);
+      if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status)) {
+        throw new SwitchboardError(ErrorCodes.CONFLICT, `Call ${callSid} has ended (${call.status}); only a live call can be transferred.`);
+      }
+      const from = agent.channels.find((c) => c.channel === 'voice')?.address;
+      return new Continuation(async () => {
+        await voice.telephonyDriver().telephony.updateCall(callSid, [
+          ...(announcementText ? [{ kind: 'say' as const, text: announcementText }] : []),
+          { kind: 'dial', number: to, ...(from ? { callerId: from } : {}) },
+        ]);
+        await store.usage.insert({
+          id: newId('use'),
+          agentId: agent.agentId,
+          channel: 'voice',
+          action: 'transfer',
+          quantity: 1,
+          providerCost: null,
+          tariffCost: context.tariffs.cost('transfer', 1, to),
+          externalId: callSid,
+          createdAt: new Date().toISOString(),
+        });
+        return { success: true, callSid, transferredTo: to, status: 'transferred' };
+      });
+    },
+
+    /** A call to the agent's number: verified, then attached to the media WebSocket (or refused quietly when blocked). */
+    async incomingCall({ actor, store }, payload) {
+      const agent = requireAgent(actor);
+      return new Continuation(async (): Promise<VoiceAnswer> => {
+        const request = await voice.verify(payload as unknown as VoiceWebhook);
+        if (agent.blockedChannels.includes('voice')) return EMPTY;
+        const event = voice.telephonyDriver().telephony.parseCallWebhook(request);
+        const session = newSession(agent, event.from ?? 'unknown', event.to ?? '', {}, { kind: 'conversation' }, 'inbound');
+        voice.sessions.add(session);
+        voice.sessions.bindCall(session, event.callSid);
+        const now = new Date().toISOString();
+        await store.calls.insert({
+          callSid: event.callSid,
+          sessionId: session.sessionId,
+          agentId: agent.agentId,
+          direction: 'inbound',
+          mode: session.mode,
+          from: session.from,
+          to: session.to,
+          status: event.status,
+          durationSeconds: 0,
+          cost: null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        return voice.answer(session);
+      });
+    },
+
+    /** The provider fetches what an answered outbound call should do. */
+    async outboundAnswer({ actor }, payload) {
+      const agent = requireAgent(actor);
+      return new Continuation(async (): Promise<VoiceAnswer> => {
+        await voice.verify(payload as unknown as VoiceWebhook);
+        if (agent.blockedChannels.includes('voice')) return EMPTY;
+        const sessionId = new URL((payload as unknown as VoiceWebhook).url).searchParams.get('session') ?? '';
+        const session = voice.sessions.get(sessionId);
+        if (!session || session.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.NOT_FOUND, 'No live call session matches this request.');
+        return voice.answer(session);
+      });
+    },
+
+    /** A call status callback: the call log, call-minute usage, and a `call.status` event for the agent. */
+    async callStatus({ actor, store }, payload) {
+      const agent = requireAgent(actor);
+      return new Continuation(async (): Promise<VoiceAnswer> => {
+        const request = await voice.verify(payload as unknown as VoiceWebhook);
+        const telephony = voice.telephonyDriver().telephony;
+        const event = telephony.parseCallWebhook(request);
+        const known = await store.calls.updateStatus(event.callSid, event.status, event.durationSeconds, event.cost);
+        if (known && event.status === 'completed' && event.durationSeconds !== null) {
+          const minutes = Math.max(1, Math.ceil(event.durationSeconds / 60));
+          const call = await store.calls.get(event.callSid);
+          await store.usage.insert({
+            id: newId('use'),
+            agentId: agent.agentId,
+            channel: 'voice',
+            action: 'call_minute',
+            quantity: minutes,
+            providerCost: event.cost,
+            tariffCost: context.tariffs.cost('call_minute', minutes, call?.direction === 'outbound' ? call.to : undefined),
+            externalId: event.callSid,
+            createdAt: new Date().toISOString(),
+          });
+        }
+        if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(event.status)) {
+          const session = voice.sessions.byCall(event.callSid);
+          if (session) voice.end(session);
+        }
+        if (known && context.delivery.reachable(agent)) {
+          context.delivery.notify(
+            agent.agentId,
+            agentEvent('call.status', agent.agentId, { callSid: event.callSid, status: event.status, durationSeconds: event.durationSeconds, cost: event.cost === null ? null : round4(event.cost) }),
+          );
+        }
+        return { status: 200, ...telephony.render([]) };
+      });
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A stored voice message. */
+export interface StoredVoiceMessage {
+  readonly name: string;
+  /** The unguessable public URL the provider fetches. */
+  readonly url: string;
+  readonly durationSeconds: number;
+}
+
+const NAME = /^vm_[A-Za-z0-9_-]{22}\.wav$/;
+
+/** Voice messages as WAV files under the data dir, served at unguessable public URLs. */
+export class VoiceMessageStore {
+  readonly dir: string;
+
+  constructor(
+    dataDir: string,
+    private readonly publicBaseUrl: () => string,
+  ) {
+    this.dir = join(dataDir, 'voice-messages');
+  }
+
+  /** Writes 16-bit mono PCM as a WAV file; the duration is the real one, from the samples. */
+  async save(pcm: Buffer, sampleRate: number): Promise<StoredVoiceMessage> {
+    mkdirSync(this.dir, { recursive: true });
+    const name = `vm_${randomBytes(16).toString('base64url')}.wav`;
+    writeFileSync(join(this.dir, name), wav(pcm, sampleRate), { mode: 0o600 });
+    const durationSeconds = Math.round((pcm.length / 2 / sampleRate) * 1000) / 1000;
+    return { name, url: `${this.publicBaseUrl()}/media/voice-messages/${name}`, durationSeconds };
+  }
+
+  /** The file path for a public name, or undefined when the name is not one this store makes. */
+  pathOf(name: string): string | undefined {
+    return NAME.test(name) ? join(this.dir, name) : undefined;
+  }
+}
+
+/** A RIFF/WAVE file around 16-bit little-endian mono PCM. */
+export function wav(pcm: Buffer, sampleRate: number): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + pcm.length, 4);
+  header.write('WAVE', 8, 'ascii');
+  header.write('fmt ', 12, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(pcm.length, 40);
+  return Buffer.concat([header, pcm]);
+}

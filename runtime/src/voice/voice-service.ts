@@ -1,0 +1,159 @@
+import { ErrorCodes, SwitchboardError, type Driver, type WebhookRequest } from '@switchboard/sdk';
+import type { DeliveryService } from '../delivery/delivery-service.js';
+import type { DriverSet } from '../drivers/loader.js';
+import type { RuntimeEvents } from '../events.js';
+import type { AgentRecord } from '../store/repositories/agents.js';
+import type { Store } from '../store/store.js';
+import type { AgentTurns } from './agent-turns.js';
+import { CallSessions, type CallSession } from './call-session.js';
+import { CallDialogue } from './dialogue.js';
+import { newId } from '../ids.js';
+
+/** A voice webhook as it crosses the bus: the raw body travels base64-encoded. */
+export interface VoiceWebhook {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  rawBodyBase64: string;
+}
+
+/** The document to answer a voice webhook with. */
+export interface VoiceAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/**
+ * Voice calls on this node: the live sessions, the provider's voice webhooks (signature checked with
+ * the telephony driver's own verifier), the call log, and the dialogue each media connection drives.
+ */
+export class VoiceService {
+  readonly sessions = new CallSessions();
+
+  constructor(
+    private readonly store: Store,
+    private readonly drivers: DriverSet,
+    private readonly delivery: DeliveryService,
+    private readonly events: RuntimeEvents,
+    readonly turns: AgentTurns,
+    private readonly options: { mode: 'relay' | 'stream'; maxCallSeconds: number; publicBaseUrl: () => string },
+  ) {}
+
+  /** The driver that places calls and whose webhooks voice requests are verified with. */
+  telephonyDriver(): Driver & { telephony: NonNullable<Driver['telephony']> } {
+    const driver = this.drivers.all.find((d) => d.telephony);
+    if (!driver?.telephony) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No telephony provider is configured; set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN.');
+    return driver as Driver & { telephony: NonNullable<Driver['telephony']> };
+  }
+
+  /** Text-to-speech, or UNAVAILABLE naming what to configure. */
+  tts(): NonNullable<Driver['tts']> {
+    const tts = this.drivers.withCapability('tts');
+    if (!tts) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No text-to-speech provider is configured; set ELEVENLABS_API_KEY.');
+    return tts;
+  }
+
+  /** Speech-to-text, or UNAVAILABLE naming what to configure. */
+  stt(): NonNullable<Driver['stt']> {
+    const stt = this.drivers.withCapability('stt');
+    if (!stt) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No speech-to-text provider is configured; set DEEPGRAM_API_KEY.');
+    return stt;
+  }
+
+  /** Checks a voice webhook's (or media upgrade's) provider signature; throws SIGNATURE_INVALID. */
+  async verify(webhook: VoiceWebhook): Promise<WebhookRequest> {
+    const driver = this.telephonyDriver();
+    const request: WebhookRequest = {
+      channel: 'voice',
+      method: webhook.method,
+      url: webhook.url,
+      headers: webhook.headers,
+      rawBody: Buffer.from(webhook.rawBodyBase64, 'base64'),
+    };
+    try {
+      await driver.webhooks!.verify(request);
+    } catch (err) {
+      this.events.emit('webhookRejected', { provider: driver.manifest.provider, reason: 'signature' });
+      throw err;
+    }
+    return request;
+  }
+
+  /** The media WebSocket URL for a session (wss:// when the public URL is https). */
+  mediaUrl(agentId: string): string {
+    return `${this.options.publicBaseUrl().replace(/^http/, 'ws')}/webhooks/${encodeURIComponent(agentId)}/voice-ws`;
+  }
+
+  /** The answer that attaches a call to its media WebSocket, or plays a voice message. */
+  answer(session: CallSession): VoiceAnswer {
+    const telephony = this.telephonyDriver().telephony;
+    if (session.purpose.kind === 'voice-message') {
+      return { status: 200, ...telephony.render([{ kind: 'play', url: session.purpose.audioUrl }, { kind: 'hangup' }]) };
+    }
+    return {
+      status: 200,
+      ...telephony.render([
+        {
+          kind: 'connect',
+          mode: session.mode,
+          url: this.mediaUrl(session.agentId),
+          parameters: { sessionId: session.sessionId },
+          ...(session.voice ? { voice: session.voice } : {}),
+          language: session.language,
+        },
+      ]),
+    };
+  }
+
+  /** Starts a live call's dialogue once its media connection is up. */
+  dialogue(session: CallSession, agent: AgentRecord): CallDialogue {
+    const bridge = this.drivers.all.some((d) => d.telephony);
+    return new CallDialogue(session, agent, this.turns, (s, message) => this.#voicemail(s, agent, message), bridge);
+  }
+
+  /** Longest a call may run before it is ended politely. */
+  get maxCallMs(): number {
+    return this.options.maxCallSeconds * 1000;
+  }
+
+  /** The call has ended (its media closed, or the provider said so): forget the live session. */
+  end(session: CallSession): void {
+    session.ended = true;
+    this.sessions.remove(session);
+  }
+
+  /** Default mode of calls that do not ask for one. */
+  get defaultMode(): 'relay' | 'stream' {
+    return this.options.mode;
+  }
+
+  async #voicemail(session: CallSession, agent: AgentRecord, message: string): Promise<void> {
+    const transcript = session.transcript.map((l) => `${l.role === 'caller' ? 'Caller' : 'Agent'}: ${l.text}`).join('\n');
+    await this.store.deadLetters.insert({
+      id: newId('dl'),
+      agentId: agent.agentId,
+      channel: 'voice',
+      direction: 'inbound',
+      reason: 'voicemail',
+      from: session.direction === 'inbound' ? session.from : session.to,
+      to: session.direction === 'inbound' ? session.to : session.from,
+      subject: session.purpose.kind === 'secretary' ? 'Message taken on a secretary call' : 'Voicemail',
+      body: transcript,
+      mediaUrls: [],
+      externalId: session.callSid,
+      attempts: 0,
+      createdAt: new Date().toISOString(),
+    });
+    this.events.emit('deadLetter', { agentId: agent.agentId, reason: 'voicemail' });
+    if (agent.callbackUrl) {
+      this.delivery.notify(agent.agentId, {
+        id: newId('evt'),
+        type: 'voicemail',
+        agentId: agent.agentId,
+        createdAt: new Date().toISOString(),
+        data: { sessionId: session.sessionId, callSid: session.callSid, from: session.from, to: session.to, message, transcript: session.transcript },
+      });
+    }
+  }
+}

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
+import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+const CALLER = '+14155550123';
+
+describe('voice calls in relay mode (ConversationRelay) with the simulator phone', () => {
+  let t: TestGateway;
+  let agent: Awaited<ReturnType<typeof provisionAgent>>;
+  let receiver: CallbackReceiver;
+  let secret: string | undefined;
+  const turns: string[] = [];
+
+  before(async () => {
+    t = await startTestGateway({ VOICE_MODE: 'relay' });
+    agent = await provisionAgent(t, 'voice-relay', ['voice', 'sms'], { greeting: 'Hello from the relay agent.' });
+    receiver = await startCallbackReceiver(() => secret);
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('an inbound call with no agent reachable becomes an answering machine and a voicemail dead letter', async () => {
+    const call = await t.sim.phone.call({ agentId: 'voice-relay', from: CALLER, to: agent.channels.voice!.address, mode: 'relay', script: { steps: ['Please call me back about my order.'] } });
+    const recording = await call.done;
+    assert.deepEqual(recording.errors, []);
+    assert.equal(recording.mode, 'relay');
+    const greeting = recording.turns[0]!.agent.text;
+    assert.match(greeting, /leave a message/);
+    assert.match(recording.turns[1]!.agent.text, /pass your message on/);
+    const waiting = (await (await t.call('GET', '/api/v1/waiting-messages?channel=voice', { token: agent.securityToken })).json()) as {
+      messages: { reason: string; body: string; from: string }[];
+    };
+    assert.equal(waiting.messages[0]?.reason, 'voicemail');
+    assert.match(waiting.messages[0]!.body, /Caller: Please call me back about my order\./);
+    assert.equal(waiting.messages[0]!.from, CALLER);
+  });
+
+  it('an unsigned or tampered WebSocket upgrade is refused', async () => {
+    for (const upgrade of [{ omitSignature: true }, { tamper: true }]) {
+      const call = await t.sim.phone.call({ agentId: 'voice-relay', from: CALLER, to: agent.channels.voice!.address, mode: 'relay', script: { upgrade, steps: ['hello?'] } });
+      const recording = await call.done;
+      assert.equal(recording.connections[0]?.upgradeStatus, 403, JSON.stringify(recording.connections));
+    }
+  });
+
+  it('with a callback URL, each turn is a signed call.turn event and its reply is spoken', async () => {
+    receiver.status = 200;
+    const set = await t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl: receiver.url } });
+    secret = ((await set.json()) as { signingSecret: string }).signingSecret;
+    receiver.reply = (event) => {
+      if (event.type !== 'call.turn') return {};
+      const said = String(event.data.text);
+      turns.push(said);
+      return said.includes('bye') ? { text: 'Goodbye!', end: true } : { text: `You said: ${said}` };
+    };
+    const call = await t.sim.phone.call({ agentId: 'voice-relay', from: CALLER, to: agent.channels.voice!.address, mode: 'relay', script: { steps: ['What time do you open?', 'Thanks, bye'], stayOnLine: true } });
+    const recording = await call.done;
+    assert.deepEqual(recording.errors, []);
+    assert.equal(recording.turns[0]!.agent.text, 'Hello from the relay agent.');
+    assert.equal(recording.turns[1]!.agent.text, 'You said: What time do you open?');
+    assert.equal(recording.turns[2]!.agent.text, 'Goodbye!');
+    assert.equal(recording.endedBy, 'twiml-end', 'the agent ended the relay session, so the TwiML ran out: the caller did not hang up');
+    assert.deepEqual(turns, ['What time do you open?', 'Thanks, bye']);
+  });
+
+  it('make-call places an outbound call the phone answers; status callbacks fill the call log', async () => {
+    t.sim.phone.onOutbound('+14155550999', { steps: ['Hi, who is this?', 'bye'], stayOnLine: true });
+    const res = await t.call('POST', '/api/v1/make-call', { token: agent.securityToken, json: { to: '+14155550999', greeting: 'Hi, this is your reminder call.' } });
+    assert.equal(res.status, 200, await res.clone().text());
+    const placed = (await res.json()) as { callSid: string; sessionId: string; from: string };
+    assert.equal(placed.from, agent.channels.voice!.address);
+    const recording = await t.sim.phone.get(placed.callSid)!.done;
+    assert.equal(recording.turns[0]!.agent.text, 'Hi, this is your reminder call.');
+    const deadline = Date.now() + 5000;
+    let call = await t.gateway.runtime.store.calls.get(placed.callSid);
+    while (call?.status !== 'completed' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      call = await t.gateway.runtime.store.calls.get(placed.callSid);
+    }
+    assert.equal(call?.status, 'completed');
+    assert.equal(call?.direction, 'outbound');
+    assert.ok((call?.durationSeconds ?? -1) >= 0);
+    const usage = (await t.gateway.runtime.store.usage.listForAgent('voice-relay')).find((u) => u.externalId === placed.callSid && u.action === 'call_minute');
+    assert.ok(usage, 'a call-minute usage row is written when the call completes');
+  });
+
+  it('a blocked voice channel answers the webhook with nothing', async () => {
+    await provisionAgent(t, 'voice-blocked', ['voice']);
+    await t.call('POST', '/admin/api/agents/voice-blocked/blocked-channels', { token: t.orchestratorToken, json: { blockedChannels: ['voice'] } });
+    const call = await t.sim.phone.call({ agentId: 'voice-blocked', from: CALLER, to: '+12025550100', mode: 'relay', script: { steps: ['hello'] } });
+    const recording = await call.done;
+    assert.equal(recording.connections.length, 0);
+    assert.equal((await t.gateway.runtime.store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM calls WHERE agent_id = 'voice-blocked'"))!.n, 0);
+  });
+});
