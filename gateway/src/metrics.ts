@@ -87,6 +87,7 @@ export class GatewayMetrics {
       this.actions.inc({ channel, action });
       this.spend.inc({ channel }, cost);
     });
+    runtime.events.on('frameDelay', (seconds) => this.voiceFrameDelay.observe(seconds));
     runtime.events.on('limitRejected', ({ limit }) => this.limitRejections.inc({ limit }));
     runtime.events.on('webhookRejected', ({ provider, reason }) => this.webhookRejected.inc({ provider, reason }));
     this.#pendingDeadLetters = () => runtime.store.deadLetters.countPending();

@@ -8,6 +8,8 @@ export interface RuntimeEventMap {
   deadLetter: [{ agentId: string; reason: string }];
   usage: [{ channel: Channel; action: string; cost: number }];
   limitRejected: [{ agentId: string; limit: string }];
+  /** Seconds a voice frame waited: inbound arrival to processed. */
+  frameDelay: [number];
 }
 
 /** The runtime's event stream. */

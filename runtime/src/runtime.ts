@@ -21,6 +21,7 @@ import { DEMO_EMAIL_DOMAIN, demoPools, isDemoMode } from './modes.js';
 import { Provisioner } from './provisioning/provisioner.js';
 import { SecretBox, loadSecretKey } from './secrets.js';
 import type { Settings } from './settings/schema.js';
+import { AudioWorkerPool } from './audio/audio-worker-pool.js';
 import { AgentTurns } from './voice/agent-turns.js';
 import { voiceOperations } from './voice/operations.js';
 import { VoiceMessageStore } from './voice/voice-messages.js';
@@ -51,6 +52,7 @@ export class Runtime {
   readonly voice: VoiceService;
   readonly voiceMessages: VoiceMessageStore;
   #publicBaseUrl = '';
+  #audio: AudioWorkerPool | undefined;
   /** Printed once by the CLI when the first start generated the orchestrator token. */
   generatedOrchestratorToken: string | undefined;
 
@@ -139,6 +141,15 @@ export class Runtime {
     return stored === undefined ? this.settings.MARKUP_PERCENT : Number(stored);
   }
 
+  /** The audio worker pool of stream-mode calls, started on first use. */
+  audio(): AudioWorkerPool {
+    this.#audio ??= new AudioWorkerPool({
+      onFrameDelay: (seconds) => this.events.emit('frameDelay', seconds),
+      onError: (err) => this.logger.error({ err }, 'audio worker failed'),
+    });
+    return this.#audio;
+  }
+
   /** Public base URL of the gateway; known once it listens. */
   get publicBaseUrl(): string {
     return this.#publicBaseUrl;
@@ -183,6 +194,7 @@ export class Runtime {
   async stop(): Promise<void> {
     await this.actors.stop();
     await this.delivery.stop();
+    await this.#audio?.close();
     await this.drivers.close();
     await this.bus.close();
     await this.store.close();

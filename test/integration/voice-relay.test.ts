@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const CALLER = '+14155550123';
@@ -94,5 +97,24 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     const recording = await call.done;
     assert.equal(recording.connections.length, 0);
     assert.equal((await t.gateway.runtime.store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM calls WHERE agent_id = 'voice-blocked'"))!.n, 0);
+  });
+
+  it('an agent connected over MCP with sampling answers each turn through sampling/createMessage', async () => {
+    const client = new Client({ name: 'voice-agent', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      const last = request.params.messages.at(-1)!.content as { type: string; text: string };
+      asked.push(last.text);
+      return { role: 'assistant', model: 'test-model', content: { type: 'text', text: `Sampled answer to: ${last.text}` } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp?agentId=voice-relay`), { requestInit: { headers: { authorization: `Bearer ${agent.securityToken}` } } }));
+    try {
+      const call = await t.sim.phone.call({ agentId: 'voice-relay', from: CALLER, to: agent.channels.voice!.address, mode: 'relay', script: { steps: ['Do you deliver on Sundays?'], replyTimeoutMs: 4000, quietMs: 300 } });
+      const recording = await call.done;
+      assert.equal(recording.turns[1]!.agent.text, 'Sampled answer to: Do you deliver on Sundays?');
+      assert.deepEqual(asked, ['Do you deliver on Sundays?']);
+    } finally {
+      await client.close();
+    }
   });
 });

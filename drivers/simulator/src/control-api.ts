@@ -1,6 +1,8 @@
 import type { ControlHandler } from './http/request-listener.js';
 import type { SimRequest } from './http/sim-request.js';
 import { jsonResponse, type SimResponse } from './http/sim-response.js';
+import { phoneControl } from './phone/phone-control.js';
+import type { SimulatorPhone } from './phone/phone-types.js';
 import type { SimulatorState } from './simulator-state.js';
 import type {
   FaultRule,
@@ -61,10 +63,12 @@ const REQUIRED_FIELDS: Record<string, string[]> = {
  * The control API under `/_sim/`: read what drivers sent, inject faults, reset, and make the
  * providers send webhooks to Switchboard (demo mode and curl use it).
  */
-export function controlApi(state: SimulatorState, inbound: InboundSenders, address: () => SimulatorAddress): ControlHandler {
+export function controlApi(state: SimulatorState, inbound: InboundSenders, address: () => SimulatorAddress, phone?: SimulatorPhone): ControlHandler {
   const senders = inboundRoutes(inbound);
+  const phoneRoutes = phone ? phoneControl(phone) : undefined;
   return async (req) => {
     const { method, path, query } = req;
+    if (phoneRoutes && path.startsWith('/phone/')) return phoneRoutes(req, path.slice('/phone'.length));
     if (method === 'GET' && (path === '/' || path === '/info')) {
       return jsonResponse(200, { ...address(), gatewayUrl: state.gatewayUrl ?? null, credentials: state.credentials });
     }

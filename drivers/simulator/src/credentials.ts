@@ -25,5 +25,9 @@ export function resolveCredentials(given: Partial<SimulatorCredentials> = {}): S
       apiKey: `sk_${randomBytes(24).toString('hex')}`,
       ...given.elevenlabs,
     },
+    deepgram: {
+      apiKey: randomBytes(20).toString('hex'),
+      ...given.deepgram,
+    },
   };
 }

@@ -23,6 +23,32 @@ export type {
   WebhookTampering,
   WebhookTarget,
 } from './types.js';
+export type {
+  AgentReply,
+  CallEnd,
+  CallRecording,
+  CallTurn,
+  ClearRecord,
+  ConnectionRecord,
+  FrameStats,
+  HeardItem,
+  MarkRecord,
+  OutboundMatch,
+  PacingStats,
+  PhoneCall,
+  PhoneCallOptions,
+  PhoneOptions,
+  PhoneScript,
+  PhoneStep,
+  SimulatorPhone,
+  StatusEvent,
+  TwimlFetch,
+  VoiceMode,
+} from './phone/phone-types.js';
+export { upgradeSignature } from './phone/signed-websocket.js';
+export { speechMs } from './phone/speech-frames.js';
+export type { SimulatedDeepgram } from './deepgram/simulated-deepgram.js';
+export type { ListenOptions, ListenSessionRecord, SentTranscript } from './deepgram/listen-session.js';
 export { speechDurationMs, synthesizeSpeech, pcm16le, wavFile } from './audio.js';
 export { decodeMulaw, encodeMulaw, encodeAlaw } from './g711.js';
 export { countSegments } from './twilio/sms-segments.js';

@@ -3,9 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { controlApi, type SimulatorAddress } from './control-api.js';
 import { resolveCredentials } from './credentials.js';
 import { elevenLabsApi } from './elevenlabs/elevenlabs-api.js';
+import { simulatedDeepgram } from './deepgram/simulated-deepgram.js';
 import { createRequestListener } from './http/request-listener.js';
 import { inboundSenders } from './inbound.js';
 import { lineApi } from './line/line-api.js';
+import { createSimulatorPhone } from './phone/simulator-phone.js';
 import { resendApi } from './resend/resend-api.js';
 import { SimulatorState, type SimulatorSettings } from './simulator-state.js';
 import { twilioApi } from './twilio/twilio-api.js';
@@ -36,21 +38,24 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
-/** Starts the provider simulator: one HTTP server speaking Twilio, Resend, LINE and ElevenLabs. */
+/** Starts the provider simulator: one HTTP server speaking Twilio, Resend, LINE, ElevenLabs and Deepgram. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const host = options.host ?? '127.0.0.1';
   const state = new SimulatorState(resolveCredentials(options.credentials), settingsOf(options), options.logger ?? SILENT, options.gatewayUrl);
   const inbound = inboundSenders(state);
+  const phone = createSimulatorPhone(state, options.phone);
   let address: SimulatorAddress | undefined;
-  const apis = [twilioApi(state), resendApi(state), lineApi(state), elevenLabsApi(state)];
-  const server = createServer(createRequestListener(state, apis, controlApi(state, inbound, () => address!)));
+  const deepgram = simulatedDeepgram(state);
+  const apis = [twilioApi(state), resendApi(state), lineApi(state), elevenLabsApi(state), deepgram.api];
+  const server = createServer(createRequestListener(state, apis, controlApi(state, inbound, () => address!, phone)));
   server.keepAliveTimeout = 30_000;
+  server.on('upgrade', deepgram.upgrade);
   const { port } = await listen(server, options.port ?? 0, host);
 
   const wildcard = host === '0.0.0.0' || host === '::';
   const urlHost = wildcard ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `http://${urlHost}:${port}`;
-  const baseUrls = { twilio: `${url}/twilio`, resend: `${url}/resend`, line: `${url}/line`, elevenlabs: `${url}/elevenlabs` };
+  const baseUrls = { twilio: `${url}/twilio`, resend: `${url}/resend`, line: `${url}/line`, elevenlabs: `${url}/elevenlabs`, deepgram: `${url}/deepgram` };
   address = { url, baseUrls };
 
   let closing: Promise<void> | undefined;
@@ -72,11 +77,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       clear: () => state.faults.clear(),
       list: () => state.faults.list(),
     },
-    reset: () => state.reset(),
+    reset: () => {
+      phone.reset();
+      state.reset();
+      deepgram.reset();
+    },
     inbound,
+    phone,
+    deepgram: deepgram.facade,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         state.tasks.stop();
+        phone.close();
+        deepgram.close();
         server.close((err) => (err ? reject(err) : resolve()));
         // Requests held open by timeout faults (and idle keep-alive sockets) end now.
         server.closeAllConnections();

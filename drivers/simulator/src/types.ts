@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { SimulatedDeepgram } from './deepgram/simulated-deepgram.js';
+import type { PhoneOptions, SimulatorPhone } from './phone/phone-types.js';
 
 /** A provider the simulator imitates. */
-export type SimProvider = 'twilio' | 'resend' | 'line' | 'elevenlabs';
+export type SimProvider = 'twilio' | 'resend' | 'line' | 'elevenlabs' | 'deepgram';
 
 /** A message channel as Switchboard names it. */
 export type SimChannel = 'sms' | 'whatsapp' | 'email' | 'line';
@@ -12,6 +14,7 @@ export interface SimulatorCredentials {
   resend: { apiKey: string; webhookSecret: string /* whsec_… base64 */ };
   line: { channelAccessToken: string; channelSecret: string; botUserId: string };
   elevenlabs: { apiKey: string };
+  deepgram: { apiKey: string };
 }
 
 /** Where the simulator reports what it could not do (failed callbacks, bad control requests). */
@@ -41,6 +44,8 @@ export interface SimulatorOptions {
   phoneNumbers?: string[];
   /** Verified Resend domains (GET /domains); `switchboard.test` by default. */
   emailDomains?: string[];
+  /** The simulated phone: how it answers outbound calls, media pacing, URL rewrites. */
+  phone?: PhoneOptions;
 }
 
 /** One request a simulated provider received. */
@@ -97,14 +102,14 @@ export interface SimCallUpdate {
   at: Date;
 }
 
-/** A call created through the Twilio Calls resource. */
+/** A call: created through the Twilio Calls resource, or placed to the gateway by the simulated phone. */
 export interface SimCall {
   sid: string;
   accountSid: string;
   from: string;
   to: string;
   status: SimCallStatus;
-  direction: 'outbound-api';
+  direction: 'outbound-api' | 'inbound';
   url?: string;
   method?: string;
   twiml?: string;
@@ -118,6 +123,8 @@ export interface SimCall {
   updatedAt: Date;
   startTime?: Date;
   endTime?: Date;
+  /** Twilio's negative price string, once the call has ended. */
+  price?: string;
 }
 
 /** What a fault does to the requests it matches. */
@@ -254,7 +261,7 @@ export interface SentMessageFilter {
 export interface Simulator {
   /** Origin the simulator listens on, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
-  readonly baseUrls: { twilio: string; resend: string; line: string; elevenlabs: string };
+  readonly baseUrls: { twilio: string; resend: string; line: string; elevenlabs: string; deepgram: string };
   readonly credentials: SimulatorCredentials;
   gatewayUrl: string | undefined;
   requests(provider?: SimProvider): RecordedRequest[];
@@ -264,5 +271,9 @@ export interface Simulator {
   /** Forget recorded traffic, stored resources and faults; cancel pending callbacks. */
   reset(): void;
   inbound: InboundSenders;
+  /** The simulated Deepgram's transcriber: phrases it recognises, sessions it served (README, "Deepgram"). */
+  deepgram: SimulatedDeepgram;
+  /** Places inbound calls to the gateway and answers the calls it places. */
+  phone: SimulatorPhone;
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { accountHealth } from './health.js';
 import { sendMessage } from './messaging.js';
 import { settingsSchema, type TwilioSettings } from './settings.js';
 import { DEFAULT_TARIFF, estimateCost } from './tariff.js';
+import { twilioTelephony } from './voice.js';
 import { messagingWebhooks } from './webhooks.js';
 
 /** What the runtime reads before creating the driver. */
@@ -12,11 +13,11 @@ export const manifest: DriverManifest = {
   version: '0.1.0',
   provider: 'twilio',
   sdk: '^0.1.0',
-  channels: ['sms', 'whatsapp'],
+  channels: ['sms', 'whatsapp', 'voice'],
   settingsSchema,
 };
 
-/** Twilio SMS and WhatsApp through the official `twilio` SDK. */
+/** Twilio SMS, WhatsApp and voice calls through the official `twilio` SDK. */
 export const driver = defineDriver<TwilioSettings>(manifest, (settings): Driver => {
   const client = createClient(settings);
   const tariff = { ...DEFAULT_TARIFF, ...settings.tariff };
@@ -24,6 +25,7 @@ export const driver = defineDriver<TwilioSettings>(manifest, (settings): Driver 
     manifest,
     send: (message) => sendMessage(client, settings, message),
     webhooks: messagingWebhooks(settings.authToken),
+    telephony: twilioTelephony(client),
     health: () => accountHealth(client, settings.accountSid),
     estimateCost: (message, segments) => estimateCost(tariff, message, segments),
     async close() {
@@ -38,5 +40,8 @@ export { countSegments } from './segments.js';
 export type { SegmentCount } from './segments.js';
 export { DEFAULT_TARIFF } from './tariff.js';
 export { normaliseStatus } from './status.js';
+export { renderTwiml } from './voice-twiml.js';
+export { parseCallWebhook } from './voice-webhooks.js';
+export { STATUS_CALLBACK_EVENTS } from './voice-calls.js';
 export { settingsSchema } from './settings.js';
 export type { TwilioSettings, TwilioTariff } from './settings.js';

@@ -26,10 +26,12 @@ function signedForm(authToken: string, url: string, params: Record<string, strin
   };
 }
 
+const signedVoiceForm = (authToken: string, url: string, params: Record<string, string>): WebhookRequest => ({ ...signedForm(authToken, url, params), channel: 'voice' });
+
 describeDriverConformance({
   module: driver,
   before: async () => {
-    sim = await startSimulator({ phoneNumbers: NUMBERS, statusCallbacks: false });
+    sim = await startSimulator({ phoneNumbers: NUMBERS, statusCallbacks: false, phone: { answerOutbound: false } });
     hooks = await startWebhookReceiver();
   },
   after: async () => {
@@ -58,6 +60,21 @@ describeDriverConformance({
     unsigned: () => hooks.capture('sms', '/webhooks/agent-1/sms', (url) => sim.inbound.sms({ url, from: CUSTOMER, to: NUMBERS[0]!, body: 'hi', omitSignature: true })),
     malformed: () => signedForm(sim.credentials.twilio.authToken, `${hooks.url}/webhooks/agent-1/sms`, { AccountSid: sim.credentials.twilio.accountSid, Body: 'no sid' }),
     expectEvents: (events) => assert.equal(events[0]?.type, 'message'),
+  },
+  telephony: {
+    call: () => ({ from: NUMBERS[0]!, to: CUSTOMER, answerUrl: `${hooks.url}/webhooks/agent-1/voice`, statusCallbackUrl: `${hooks.url}/webhooks/agent-1/voice-status`, timeoutSeconds: 20 }),
+    callWebhook: () =>
+      signedVoiceForm(sim.credentials.twilio.authToken, `${hooks.url}/webhooks/agent-1/voice-status`, {
+        AccountSid: sim.credentials.twilio.accountSid,
+        CallSid: 'CA' + 'c'.repeat(32),
+        CallStatus: 'completed',
+        CallDuration: '42',
+        From: NUMBERS[0]!,
+        To: CUSTOMER,
+        Direction: 'outbound-api',
+      }),
+    malformedCallWebhook: () => signedVoiceForm(sim.credentials.twilio.authToken, `${hooks.url}/webhooks/agent-1/voice`, { AccountSid: sim.credentials.twilio.accountSid, CallStatus: 'ringing' }),
+    expectCallStatus: (event) => assert.deepEqual([event.status, event.durationSeconds, event.direction], ['completed', 42, 'outbound']),
   },
   skip: { 'an expired signature is rejected': 'Twilio signs no timestamp, so its signatures cannot expire' },
 });

@@ -1,5 +1,5 @@
 import type uWS from 'uWebSockets.js';
-import { RelayCall, type Logger, type Runtime } from '@switchboard/runtime';
+import { RelayCall, StreamCall, type Logger, type Runtime } from '@switchboard/runtime';
 import { errorResult } from '../http/errors.js';
 import type { GatewayMetrics } from '../metrics.js';
 
@@ -48,13 +48,8 @@ export function attachVoiceSocket(uws: uWS.TemplatedApp, deps: { runtime: Runtim
           },
         );
     },
-    open: (ws) => {
+    open: () => {
       metrics.voiceCallsActive.inc();
-      const data = ws.getUserData();
-      const send = (message: object) => {
-        if (!closed.has(ws)) ws.send(JSON.stringify(message), false);
-      };
-      data.call = new RelayCall(runtime.voice, runtime.store, data.agentId, () => ws.end(1000)).attach(send);
     },
     message: (ws, message) => {
       const data = ws.getUserData();
@@ -64,7 +59,20 @@ export function attachVoiceSocket(uws: uWS.TemplatedApp, deps: { runtime: Runtim
       } catch {
         return;
       }
-      data.call?.handle(parsed).catch((err: unknown) => logger.warn({ err, agentId: data.agentId }, 'voice frame failed'));
+      // The first frame tells the protocol: ConversationRelay sends `type: setup`, Media Streams `event: connected`.
+      if (!data.call) {
+        const send = (out: object) => {
+          if (!closed.has(ws)) ws.send(JSON.stringify(out), false);
+        };
+        const hangUp = () => {
+          if (!closed.has(ws)) ws.end(1000);
+        };
+        data.call =
+          typeof parsed.event === 'string'
+            ? new StreamCall(runtime.voice, runtime.store, data.agentId, hangUp, runtime.audio()).attach(send)
+            : new RelayCall(runtime.voice, runtime.store, data.agentId, hangUp).attach(send);
+      }
+      data.call.handle(parsed).catch((err: unknown) => logger.warn({ err, agentId: data.agentId }, 'voice frame failed'));
     },
     close: (ws) => {
       closed.add(ws);

@@ -2,16 +2,15 @@
 // few milliseconds and decoded as one piscina task; replies are resampled and encoded in workers.
 // Per-call state (VAD, resampler history) stays on the main thread with the call; workers only
 // see self-contained batches, so any worker can take any batch and a call never waits on one.
+// Batches too small to be worth a thread hand-off are decoded inline, through the same code.
 import { SwitchboardError, type AudioFormat } from '@switchboard/sdk';
-import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { CALL_SAMPLE_RATE, needsResampling, splitFrames, toCallAudio } from './framing.js';
-import { InboundBatchBuilder, type BatchMember, type BuiltBatch } from './inbound-batch.js';
-import { decodeFrames, type DecodedBatch, type EncodedReply, type InboundRate, type ReplyTask } from './tasks.js';
-import { VoiceActivityDetector, type VadEvent, type VadOptions } from './vad.js';
+import { InboundBatchBuilder, type BuiltBatch } from './inbound-batch.js';
+import { InboundCallAudio, type InboundAudioSink, type InboundCallOptions } from './inbound-call-audio.js';
+import { decodeFrames, type DecodedBatch, type EncodedReply, type ReplyTask } from './tasks.js';
+import { audioWorkerFile, defaultAudioThreads } from './worker-file.js';
 
 /** How a pool runs. */
 export interface AudioWorkerPoolOptions {
@@ -23,9 +22,10 @@ export interface AudioWorkerPoolOptions {
   maxBatchFrames?: number;
   /**
    * Batches of fewer frames that need no resampling (8 kHz out) are decoded on the calling thread:
-   * decoding a frame costs a few µs, a thread hand-off about 100 µs, so below about 8 frames the
-   * hand-off would cost more than the work. Batches that resample always go to a worker (one frame
-   * is already worth it). 0 sends every batch to the workers. Default 8.
+   * decoding a frame and measuring its energy costs 3–5 µs, a thread hand-off 70–200 µs, so below
+   * a few dozen frames the hand-off would cost more than the work. Batches that resample always go
+   * to a worker: one frame's resampling already costs more than the hand-off. 0 sends every batch
+   * to the workers. Default 32.
    */
   inlineBelowFrames?: number;
   /** Observes each inbound frame's delay from arrival to processed, in seconds. */
@@ -34,29 +34,6 @@ export interface AudioWorkerPoolOptions {
   onError?: (err: unknown) => void;
   /** The worker entry file; found next to this module when omitted. */
   workerFile?: string;
-}
-
-/** How one call's inbound audio is delivered. */
-export interface InboundCallOptions {
-  /** Rate of the PCM handed to `onAudio` (8 kHz is the call's own; 16 kHz suits most STT). Default 8000. */
-  sampleRate?: InboundRate;
-  /** Voice activity detection tuning. */
-  vad?: VadOptions;
-  /** Receives the call's decoded audio and VAD events, batch by batch, in arrival order. */
-  onAudio(audio: InboundAudio): void;
-}
-
-/** One batch's worth of one call's inbound audio. */
-export interface InboundAudio {
-  /** Decoded 16-bit PCM at `sampleRate`. */
-  readonly pcm: Int16Array;
-  readonly sampleRate: InboundRate;
-  /** Frames this audio came from. */
-  readonly frames: number;
-  /** Speech starts and utterance ends these frames completed, in order. */
-  readonly events: readonly VadEvent[];
-  /** Whether the caller is speaking after these frames. */
-  readonly speaking: boolean;
 }
 
 /** Counters for tests and metrics. */
@@ -69,73 +46,8 @@ export interface AudioPoolStats {
   replies: number;
 }
 
-/** A call's inbound audio stream: push Media Streams payloads in, get PCM and VAD events out. */
-export class InboundCallAudio implements BatchMember {
-  readonly sampleRate: InboundRate;
-  readonly vad: VoiceActivityDetector;
-  tail: Uint8Array = new Uint8Array(0);
-  private open = true;
-
-  /** @internal Created by {@link AudioWorkerPool.openCall}. */
-  constructor(
-    private readonly pool: AudioWorkerPool,
-    private readonly options: InboundCallOptions,
-  ) {
-    this.sampleRate = options.sampleRate ?? 8000;
-    this.vad = new VoiceActivityDetector(options.vad);
-  }
-
-  /** Whether frames are still accepted. */
-  get isOpen(): boolean {
-    return this.open;
-  }
-
-  /** Queues one frame: raw μ-law bytes or the base64 `media.payload`; `arrivedAt` is performance.now() ms. */
-  push(payload: string | Uint8Array, arrivedAt: number = performance.now()): void {
-    if (!this.open) throw new SwitchboardError('CONFLICT', 'call audio stream is closed');
-    this.pool.enqueue(this, payload, arrivedAt);
-  }
-
-  /** Stops the stream; frames still in flight are dropped. Returns the end of an utterance in progress. */
-  close(): VadEvent | null {
-    if (!this.open) return null;
-    this.open = false;
-    this.pool.forget(this);
-    return this.vad.finish();
-  }
-
-  /** @internal Runs VAD over this call's frames [first, first + count) of a batch and hands the results out. */
-  deliver(pcm: Int16Array, features: Float32Array, frameBytes: Int32Array, first: number, count: number): void {
-    if (!this.open) return;
-    const events: VadEvent[] = [];
-    for (let i = first; i < first + count; i++) {
-      const frame = { energyDb: features[i * 2]!, zeroCrossingRate: features[i * 2 + 1]! };
-      const event = this.vad.push(frame, frameBytes[i]! / (CALL_SAMPLE_RATE / 1000));
-      if (event) events.push(event);
-    }
-    this.options.onAudio({ pcm, sampleRate: this.sampleRate, frames: count, events, speaking: this.vad.speaking });
-  }
-}
-
-/** The default worker count: one core is left for the event loop. */
-export function defaultAudioThreads(): number {
-  return Math.max(1, availableParallelism() - 1);
-}
-
-/** Finds the worker entry: the tsx bootstrap under source, dist/audio/worker.js in the build. */
-export function audioWorkerFile(): string {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) return fileURLToPath(new URL('./worker-source.mjs', here));
-  // Bundled, this code sits in dist/index.js or a dist/chunk; unbundled, next to worker.js.
-  for (const candidate of ['./audio/worker.js', './worker.js']) {
-    const path = fileURLToPath(new URL(candidate, here));
-    if (existsSync(path)) return path;
-  }
-  throw new SwitchboardError('INTERNAL', `audio worker entry not found near ${here}`);
-}
-
 /** Decodes, resamples and encodes call audio in a piscina worker pool, batched across calls. */
-export class AudioWorkerPool {
+export class AudioWorkerPool implements InboundAudioSink {
   readonly threads: number;
   readonly stats: AudioPoolStats = { frames: 0, batches: 0, inlineBatches: 0, failedBatches: 0, replies: 0 };
   private readonly piscina: Piscina;
@@ -155,13 +67,14 @@ export class AudioWorkerPool {
     this.threads = Math.max(1, Math.floor(options.threads ?? defaultAudioThreads()));
     this.batchWindowMs = options.batchWindowMs ?? 5;
     this.maxBatchFrames = Math.max(1, options.maxBatchFrames ?? 256);
-    this.inlineBelowFrames = Math.min(this.maxBatchFrames, Math.max(0, options.inlineBelowFrames ?? 8));
+    this.inlineBelowFrames = Math.min(this.maxBatchFrames, Math.max(0, options.inlineBelowFrames ?? 32));
     this.piscina = new Piscina({
       filename: options.workerFile ?? audioWorkerFile(),
+      // A fixed set of warm threads: starting one mid-call would stall that call's frames.
       minThreads: this.threads,
       maxThreads: this.threads,
-      // Keep workers after close() from holding the process open.
-      closeTimeout: 5000,
+      // Per-task timing histograms cost time on every hand-off; the pool measures what it needs.
+      recordTiming: false,
     });
   }
 
@@ -212,7 +125,7 @@ export class AudioWorkerPool {
     this.builder.remove(call);
   }
 
-  /** Sends the waiting frames as one batch: decodeAndDetect. */
+  /** decodeAndDetect: decodes the waiting frames as one batch (in a worker, or inline when small); VAD runs per call on delivery. */
   private flush(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
@@ -250,7 +163,11 @@ export class AudioWorkerPool {
     });
     for (let next = this.finished.get(this.nextDelivery); next; next = this.finished.get(this.nextDelivery)) {
       this.finished.delete(this.nextDelivery++);
-      next();
+      try {
+        next();
+      } catch (err) {
+        this.options.onError?.(err); // a throwing observer must not stall the batches behind it
+      }
     }
   }
 

@@ -104,7 +104,11 @@ export function decodeFrames(batch: InboundBatch): DecodedBatch {
     const rate = layout[3 + g * 3]!;
     let bytes = 0;
     for (let i = 0; i < frames; i++) bytes += layout[frameIndex + i]!;
-    const pcm8k = decoded(audio.subarray(byteOffset + history, byteOffset + history + bytes));
+    const count = (bytes * rate) / 8000;
+    const out = pcm.subarray(sampleOffset, sampleOffset + count);
+    const mulaw = audio.subarray(byteOffset + history, byteOffset + history + bytes);
+    // At 8 kHz out the decoded frames are the output; otherwise they go through the resampler.
+    const pcm8k = rate === 8000 ? decodeMulaw(mulaw, out) : decoded(mulaw);
     // VAD features come from the 8 kHz signal, frame by frame.
     let start = 0;
     for (let i = 0; i < frames; i++) {
@@ -114,11 +118,7 @@ export function decodeFrames(batch: InboundBatch): DecodedBatch {
       features[feature++] = zeroCrossingRate;
       start = end;
     }
-    const count = (bytes * rate) / 8000;
-    const out = pcm.subarray(sampleOffset, sampleOffset + count);
-    if (rate === 8000) {
-      out.set(pcm8k);
-    } else {
+    if (rate !== 8000) {
       const resampler = resamplerFor(rate);
       resampler.reset(decodedHistory(audio.subarray(byteOffset, byteOffset + history)));
       resampler.process(pcm8k, out);

