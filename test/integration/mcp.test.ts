@@ -6,15 +6,19 @@ import { connectMcp, type ConnectedClient } from '../helpers/mcp-client.js';
 
 const CUSTOMER = '+14155550123';
 const EXPECTED_TOOLS = [
+  'comms_call_on_behalf',
   'comms_deprovision_channels',
   'comms_get_billing',
   'comms_get_channel_status',
   'comms_get_usage',
   'comms_get_waiting_messages',
+  'comms_make_call',
   'comms_ping',
   'comms_provision_channels',
   'comms_send_message',
+  'comms_send_voice_message',
   'comms_set_callback_url',
+  'comms_transfer_call',
 ];
 
 for (const kind of ['sse', 'streamable'] as const) {

@@ -2,6 +2,7 @@
 //   node --conditions=switchboard-source --import tsx drivers/simulator/test/phone-pacing.bench.ts [calls=50] [seconds=10]
 // The stand-in gateway runs in a child process (as the real gateway would), so the figures are the
 // phone's own: frames sent against the 20 ms grid, late frames (> 20 ms behind), jitter, tick cost.
+// BENCH_TRACE=1 prints active streams, CPU and late ticks every second.
 import { fork } from 'node:child_process';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +60,15 @@ if (process.argv[2] === '--gateway') {
   child.send('begin');
   const cpu = process.cpuUsage();
   const started = performance.now();
+  if (process.env['BENCH_TRACE']) {
+    let last = { cpu: process.cpuUsage(), pacing: sim.phone.pacing() };
+    setInterval(() => {
+      const now = { cpu: process.cpuUsage(), pacing: sim.phone.pacing() };
+      const used = (now.cpu.user + now.cpu.system - last.cpu.user - last.cpu.system) / 1e4;
+      console.error(`t=${((performance.now() - started) / 1000).toFixed(0)}s streams=${now.pacing.activeStreams} calls=${now.pacing.activeCalls} cpu=${used.toFixed(0)}% ticks=${now.pacing.ticks - last.pacing.ticks} late=${now.pacing.lateTicks - last.pacing.lateTicks}`);
+      last = now;
+    }, 1000).unref();
+  }
   const placed = [];
   for (let i = 0; i < calls; i++) {
     placed.push(

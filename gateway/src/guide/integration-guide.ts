@@ -21,7 +21,8 @@ Send it as \`Authorization: Bearer <token>\`. Errors always look like
 
 ## Connect over MCP
 
-Switchboard is an MCP server with the tools \`comms_send_message\`, \`comms_set_callback_url\`,
+Switchboard is an MCP server with the tools \`comms_send_message\`, \`comms_make_call\`,
+\`comms_call_on_behalf\`, \`comms_send_voice_message\`, \`comms_transfer_call\`, \`comms_set_callback_url\`,
 \`comms_get_waiting_messages\`, \`comms_get_channel_status\`, \`comms_get_usage\`, \`comms_get_billing\`,
 \`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
 fields as its REST route below and returns the same JSON (failures are \`isError\` results carrying the
@@ -88,6 +89,29 @@ Inbound messages reach your agent in this order:
    each is returned exactly once.
 
 \`GET ${baseUrl}/api/v1/channel-status\` shows each channel's address, status and message count.
+
+## Voice
+
+- \`POST ${baseUrl}/api/v1/make-call\` \`{"to":"+14155550123","greeting":"…","systemPrompt":"…","mode":"relay"|"stream"}\`
+  places a live AI call from the agent's number. \`relay\`: the provider does speech recognition and
+  synthesis (ConversationRelay); \`stream\`: Switchboard does (Media Streams, speech-to-text, TTS,
+  barge-in).
+- Each turn of a call is answered by the agent: over MCP, a session that declared the \`sampling\`
+  capability gets \`sampling/createMessage\` with the conversation so far and its reply is spoken;
+  otherwise your callback URL gets a signed \`call.turn\` event (\`data.text\` is what the caller
+  said, \`data.transcript\` the conversation) and answers \`{"text":"…","end":false,"transferTo":"+1…"}\`.
+  With neither, the call is an answering machine: the caller's message waits as a \`voicemail\` dead
+  letter (and a \`voicemail\` callback event when a callback URL is set).
+- \`POST ${baseUrl}/api/v1/call-on-behalf\` \`{"target","targetName","requesterPhone","requesterName","message"}\`:
+  a secretary call — it says who is calling and why, asks whether they take the call, bridges to the
+  requester on yes and otherwise takes a message that reaches you.
+- \`POST ${baseUrl}/api/v1/send-voice-message\` \`{"to","text","voice"}\`: synthesises the text, keeps it as
+  a WAV file at an unguessable URL (\`audioUrl\`, with its real \`durationSeconds\`) and calls to play it.
+- \`POST ${baseUrl}/api/v1/transfer-call\` \`{"callSid","to","announcementText"}\`: moves a live call.
+- Call status arrives as \`call.status\` events; the call log keeps direction, status, duration and cost.
+
+Point Twilio's voice webhook at \`${baseUrl}/webhooks/<agentId>/voice\` and its status callback at
+\`…/call-status\`; the media WebSocket (\`wss://…/webhooks/<agentId>/voice-ws\`) is signed like every webhook.
 
 ## Provider webhooks
 

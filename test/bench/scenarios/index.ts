@@ -5,6 +5,7 @@ import { ingest } from './ingest.js';
 import { mcpSessions } from './mcp-sessions.js';
 import { provision } from './provision.js';
 import { send } from './send.js';
+import { voice } from './voice.js';
 
 /** Every scenario, in the order `npm run bench` runs them. A new scenario is one module plus one line here. */
-export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, send, mcpSessions];
+export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, send, mcpSessions, voice];

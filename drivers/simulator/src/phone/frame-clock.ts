@@ -7,19 +7,23 @@ export interface ClockListener {
   onTick(dueAt: number): void;
 }
 
-/** Ticks run back to back after a stall, at most this many per timer run; older ones are skipped. */
-const MAX_CATCH_UP_TICKS = 25;
+/** Ticks more than this far behind (500 ms) are skipped: their frames are never sent. */
+const MAX_BEHIND_TICKS = 25;
+/** Catch-up runs at most this many ticks before letting I/O in (setImmediate), so sockets keep being read. */
+const TICKS_PER_RUN = 4;
 
 /**
  * One timer for every live call: it fires on a fixed 20 ms grid of the monotonic clock (each
  * wake-up is scheduled against the grid, so timer lateness never accumulates into drift) and ticks
- * every listener. Ticks missed while the event loop was blocked run back to back, so each stream
- * still sends one frame per 20 ms of wall time.
+ * every listener. Ticks missed while the event loop was blocked are caught up, a few at a time
+ * between I/O, so each stream still sends one frame per 20 ms of wall time.
  */
 export class FrameClock {
   readonly #listeners = new Set<ClockListener>();
   readonly #lateMs: number;
   #timer: NodeJS.Timeout | undefined;
+  #immediate: NodeJS.Immediate | undefined;
+  #running = false;
   #origin = 0;
   #next = 0;
   #ticks = 0;
@@ -39,7 +43,7 @@ export class FrameClock {
 
   add(listener: ClockListener): void {
     this.#listeners.add(listener);
-    if (!this.#timer) {
+    if (!this.#timer && !this.#immediate && !this.#running) {
       this.#origin = performance.now();
       this.#next = 1;
       this.#schedule();
@@ -48,10 +52,7 @@ export class FrameClock {
 
   delete(listener: ClockListener): void {
     this.#listeners.delete(listener);
-    if (this.#listeners.size === 0 && this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
+    if (this.#listeners.size === 0) this.#cancel();
   }
 
   stats(): { ticks: number; lateTicks: number; skippedTicks: number; maxTickLagMs: number; meanTickCostMs: number; maxTickCostMs: number } {
@@ -67,29 +68,46 @@ export class FrameClock {
 
   stop(): void {
     this.#listeners.clear();
+    this.#cancel();
+  }
+
+  #cancel(): void {
     if (this.#timer) clearTimeout(this.#timer);
+    if (this.#immediate) clearImmediate(this.#immediate);
     this.#timer = undefined;
+    this.#immediate = undefined;
   }
 
   #schedule(): void {
-    const due = this.#origin + this.#next * FRAME_MS;
-    this.#timer = setTimeout(this.#run, Math.max(1, Math.round(due - performance.now())));
+    const wait = this.#origin + this.#next * FRAME_MS - performance.now();
+    // Still behind after a catch-up run: continue after pending I/O rather than on a timer.
+    if (wait <= 0) this.#immediate = setImmediate(this.#run);
+    else this.#timer = setTimeout(this.#run, Math.max(1, Math.round(wait)));
   }
 
   readonly #run = (): void => {
     this.#timer = undefined;
+    this.#immediate = undefined;
+    this.#running = true;
     let now = performance.now();
     const behind = Math.floor((now + 1 - this.#origin) / FRAME_MS) - this.#next + 1;
-    if (behind > MAX_CATCH_UP_TICKS) {
-      this.#skipped += behind - MAX_CATCH_UP_TICKS;
-      this.#next += behind - MAX_CATCH_UP_TICKS;
+    if (behind > MAX_BEHIND_TICKS) {
+      this.#skipped += behind - MAX_BEHIND_TICKS;
+      this.#next += behind - MAX_BEHIND_TICKS;
     }
     // A tick due within the next millisecond runs now: timers have 1 ms granularity.
-    for (let due = this.#origin + this.#next * FRAME_MS; due <= now + 1; due = this.#origin + this.#next * FRAME_MS) {
+    for (let run = 0, due = this.#origin + this.#next * FRAME_MS; due <= now + 1 && run < TICKS_PER_RUN; run++, due = this.#origin + this.#next * FRAME_MS) {
       const lag = now - due;
       if (lag > this.#maxLagMs) this.#maxLagMs = lag;
       if (lag > this.#lateMs) this.#lateTicks++;
-      for (const listener of this.#listeners) listener.onTick(due);
+      for (const listener of this.#listeners) {
+        try {
+          listener.onTick(due);
+        } catch {
+          // A leg that throws stops being ticked; the others keep their pace.
+          this.#listeners.delete(listener);
+        }
+      }
       const after = performance.now();
       const cost = after - now;
       this.#costTotalMs += cost;
@@ -98,6 +116,7 @@ export class FrameClock {
       this.#next++;
       now = after;
     }
+    this.#running = false;
     if (this.#listeners.size > 0) this.#schedule();
   };
 }
