@@ -181,6 +181,8 @@ export class Runtime {
       if (!result.ok) throw new Error(result.message);
       return 'ok';
     });
+    // Stream-mode calls need the audio workers; starting them now keeps their start-up off the first call.
+    if (this.settings.VOICE_MODE === 'stream' && this.drivers.withCapability('stt')) await this.audio().ready();
     const pending = await this.delivery.recover();
     if (pending > 0) this.logger.info({ pending }, 're-driving deliveries left pending');
   }
