@@ -77,7 +77,7 @@ export { CallDialogue } from './voice/dialogue.js';
 export type { DialogueAction } from './voice/dialogue.js';
 export { CallSessions, newSessionId } from './voice/call-session.js';
 export type { CallSession, CallPurpose, CallLine } from './voice/call-session.js';
-export { VoiceMessageStore, wav } from './voice/voice-messages.js';
+export { VoiceMessageStore } from './voice/voice-messages.js';
 export type { StoredVoiceMessage } from './voice/voice-messages.js';
 export type { MakeCallRequest } from './voice/operations.js';
 export { RelayCall } from './voice/relay-call.js';

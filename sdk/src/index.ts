@@ -43,5 +43,6 @@ export type {
 export { safeEqual, hmacSha256Base64, headerValue, signatureError, malformedPayload, providerError } from './signature.js';
 export { validateDriver } from './manifest.js';
 export { countSegments } from './sms.js';
+export { wavFile } from './wav.js';
 export type { SegmentCount } from './sms.js';
 export { SDK_VERSION } from './version.js';

@@ -1,6 +1,7 @@
 // Speech-like test audio: a voiced source (a few harmonics of a gliding pitch) shaped by a
 // per-character envelope, so it has the level, pauses and spectrum that VAD and codecs expect
 // from speech, without shipping a speech model.
+import { wavFile as writeWav } from '@switchboard/sdk';
 
 /** Milliseconds of audio per character of text. */
 export const MS_PER_CHARACTER = 60;
@@ -102,22 +103,7 @@ export function pcm16le(samples: Int16Array): Buffer {
   return out;
 }
 
-/** A RIFF/WAVE file of 16-bit mono PCM. */
+/** A RIFF/WAVE file of 16-bit mono PCM (the sdk's writer, fed this simulator's samples). */
 export function wavFile(samples: Int16Array, sampleRate: number): Buffer {
-  const data = pcm16le(samples);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVE', 8, 'ascii');
-  header.write('fmt ', 12, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
+  return writeWav(pcm16le(samples), sampleRate);
 }

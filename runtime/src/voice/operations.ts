@@ -33,6 +33,11 @@ export interface MakeCallRequest {
   mode?: 'relay' | 'stream';
 }
 
+/** The agent's phone number ('' when it holds no voice channel; placing a call then refuses it). */
+function voiceAddress(agent: AgentRecord): string {
+  return agent.channels.find((c) => c.channel === 'voice')?.address ?? '';
+}
+
 const EMPTY: VoiceAnswer = { status: 200, contentType: 'text/plain', body: '' };
 
 /** Voice operations every agent actor answers. */
@@ -94,6 +99,22 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
     return placed;
   }
 
+  /** Admits, registers and places a live call; the provider call runs outside the mailbox. */
+  async function call(actor: Parameters<AgentOperation>[0]['actor'], store: Store, agent: AgentRecord, session: CallSession, extra: object) {
+    const { admission } = await place(actor, store, agent, session);
+    voice.sessions.add(session);
+    return new Continuation(async () => {
+      try {
+        const placed = await dial(store, agent, session);
+        return { success: true, callSid: placed.callSid, sessionId: session.sessionId, status: placed.status, from: session.from, to: session.to, ...extra };
+      } catch (err) {
+        actor.ledger?.release(admission);
+        voice.end(session);
+        throw err;
+      }
+    });
+  }
+
   function newSession(agent: AgentRecord, from: string, to: string, request: Partial<MakeCallRequest>, purpose: CallPurpose, direction: 'inbound' | 'outbound'): CallSession {
     return {
       sessionId: newSessionId(),
@@ -119,7 +140,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
     async sendVoiceMessage({ actor, store }, payload) {
       const agent = requireAgent(actor);
       const { to, text, voice: voiceId } = payload as { to: string; text: string; voice?: string };
-      const from = agent.channels.find((c) => c.channel === 'voice')?.address ?? '';
+      const from = voiceAddress(agent);
       const tts = voice.tts();
       const placeholder = newSession(agent, from, to, {}, { kind: 'voice-message', audioUrl: '' }, 'outbound');
       const { admission } = await place(actor, store, agent, placeholder);
@@ -152,26 +173,15 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
     async makeCall({ actor, store }, payload) {
       const agent = requireAgent(actor);
       const request = payload as unknown as MakeCallRequest;
-      const from = agent.channels.find((c) => c.channel === 'voice')?.address ?? '';
+      const from = voiceAddress(agent);
       const session = newSession(agent, from, request.to, request, { kind: 'conversation' }, 'outbound');
-      const { admission } = await place(actor, store, agent, session);
-      voice.sessions.add(session);
-      return new Continuation(async () => {
-        try {
-          const placed = await dial(store, agent, session);
-          return { success: true, callSid: placed.callSid, sessionId: session.sessionId, status: placed.status, from, to: session.to };
-        } catch (err) {
-          actor.ledger?.release(admission);
-          voice.end(session);
-          throw err;
-        }
-      });
+      return call(actor, store, agent, session, {});
     },
 
     async callOnBehalf({ actor, store }, payload) {
       const agent = requireAgent(actor);
       const request = payload as { target: string; targetName?: string; requesterPhone: string; requesterName?: string; message?: string };
-      const from = agent.channels.find((c) => c.channel === 'voice')?.address ?? '';
+      const from = voiceAddress(agent);
       const purpose: CallPurpose = {
         kind: 'secretary',
         requesterPhone: request.requesterPhone,
@@ -180,18 +190,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
         ...(request.message ? { message: request.message } : {}),
       };
       const session = newSession(agent, from, request.target, { mode: 'relay' }, purpose, 'outbound');
-      const { admission } = await place(actor, store, agent, session);
-      voice.sessions.add(session);
-      return new Continuation(async () => {
-        try {
-          const placed = await dial(store, agent, session);
-          return { success: true, callSid: placed.callSid, sessionId: session.sessionId, status: placed.status, from, to: session.to, bridge: 'available' };
-        } catch (err) {
-          actor.ledger?.release(admission);
-          voice.end(session);
-          throw err;
-        }
-      });
+      return call(actor, store, agent, session, { bridge: 'available' });
     },
 
     async transferCall({ actor, store }, payload) {
@@ -202,7 +201,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
       if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status)) {
         throw new SwitchboardError(ErrorCodes.CONFLICT, `Call ${callSid} has ended (${call.status}); only a live call can be transferred.`);
       }
-      const from = agent.channels.find((c) => c.channel === 'voice')?.address;
+      const from = voiceAddress(agent) || undefined;
       return new Continuation(async () => {
         await voice.telephonyDriver().telephony.updateCall(callSid, [
           ...(announcementText ? [{ kind: 'say' as const, text: announcementText }] : []),

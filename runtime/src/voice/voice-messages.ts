@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { wavFile } from '@switchboard/sdk';
 
 /** A stored voice message. */
 export interface StoredVoiceMessage {
@@ -27,7 +28,7 @@ export class VoiceMessageStore {
   async save(pcm: Buffer, sampleRate: number): Promise<StoredVoiceMessage> {
     mkdirSync(this.dir, { recursive: true });
     const name = `vm_${randomBytes(16).toString('base64url')}.wav`;
-    writeFileSync(join(this.dir, name), wav(pcm, sampleRate), { mode: 0o600 });
+    writeFileSync(join(this.dir, name), wavFile(pcm, sampleRate), { mode: 0o600 });
     const durationSeconds = Math.round((pcm.length / 2 / sampleRate) * 1000) / 1000;
     return { name, url: `${this.publicBaseUrl()}/media/voice-messages/${name}`, durationSeconds };
   }
@@ -36,23 +37,4 @@ export class VoiceMessageStore {
   pathOf(name: string): string | undefined {
     return NAME.test(name) ? join(this.dir, name) : undefined;
   }
-}
-
-/** A RIFF/WAVE file around 16-bit little-endian mono PCM. */
-export function wav(pcm: Buffer, sampleRate: number): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + pcm.length, 4);
-  header.write('WAVE', 8, 'ascii');
-  header.write('fmt ', 12, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([header, pcm]);
 }
