@@ -56,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
   const lines = [
     `Switchboard ${VERSION} is running${runtime.demoMode ? ' in demo mode (no provider credentials set)' : ''}.`,
     `  API:       ${gateway.publicBaseUrl}/api/v1  (docs: ${gateway.publicBaseUrl}/api/v1/openapi.json)`,
-    `  Admin:     ${gateway.publicBaseUrl}/admin/dashboard`,
+    `  Admin API: ${gateway.publicBaseUrl}/admin/api/agents  (orchestrator token)`,
     `  Health:    ${gateway.publicBaseUrl}/health`,
   ];
   if (gateway.simulator) lines.push(`  Simulator: ${gateway.simulator.url}/_sim  (demo providers; POST /_sim/inbound/sms sends the agent a text)`);
