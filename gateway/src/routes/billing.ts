@@ -3,43 +3,47 @@ import { BillingResponse, LimitsBody, LimitsResponse, MarkupBody, MarkupResponse
 import { errorResponses } from '../schemas/common.js';
 import type { RouteDeps } from './deps.js';
 import { resolveAgentId } from './agent-access.js';
-import type { Principal } from '@switchboard/runtime';
+import type { TSchema } from '@sinclair/typebox';
+import type { Period, Principal } from '@switchboard/runtime';
 
 /** The agent a report is for: a client's own; for team and orchestrator the one named, or all (undefined). */
 function reportScope(principal: Principal, named: string | undefined): string | undefined {
   return named === undefined && principal.kind !== 'client' ? undefined : resolveAgentId(principal, named);
 }
 
+/** A report route: one agent's, or (team and orchestrator without agentId) all agents'. */
+function report(
+  path: string,
+  operationId: string,
+  summary: string,
+  schema: TSchema,
+  build: (agentId: string | undefined, period: Period) => Promise<unknown>,
+): RouteDefinition {
+  return {
+    method: 'GET',
+    path,
+    operationId,
+    summary,
+    tag: 'Billing',
+    auth: 'token',
+    query: ReportQuery,
+    responses: { 200: { description: 'The report.', schema }, ...errorResponses(400, 401, 403, 429) },
+    async handler({ query, principal }: RouteContext<unknown, ReportQuery>) {
+      return json(200, await build(reportScope(principal, query.agentId), query.period ?? 'month'));
+    },
+  };
+}
+
 /** Usage and billing reports, and the admin routes for limits and markup. */
 export function billingRoutes(deps: RouteDeps): RouteDefinition[] {
   const { runtime } = deps;
   return [
-    {
-      method: 'GET',
-      path: '/api/v1/usage',
-      operationId: 'getUsage',
-      summary: "An agent's usage with its limits and what remains; without agentId (team token) all agents summed and listed.",
-      tag: 'Billing',
-      auth: 'token',
-      query: ReportQuery,
-      responses: { 200: { description: 'Usage.', schema: UsageResponse }, ...errorResponses(400, 401, 403, 429) },
-      async handler({ query, principal }: RouteContext<unknown, ReportQuery>) {
-        return json(200, await runtime.reports.usage(reportScope(principal, query.agentId), query.period ?? 'month'));
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/v1/billing',
-      operationId: 'getBilling',
-      summary: 'Provider cost, markup and billed cost by channel; without agentId (team token) all agents.',
-      tag: 'Billing',
-      auth: 'token',
-      query: ReportQuery,
-      responses: { 200: { description: 'Billing.', schema: BillingResponse }, ...errorResponses(400, 401, 403, 429) },
-      async handler({ query, principal }: RouteContext<unknown, ReportQuery>) {
-        return json(200, await runtime.reports.billing(reportScope(principal, query.agentId), query.period ?? 'month'));
-      },
-    },
+    report('/api/v1/usage', 'getUsage', "An agent's usage with its limits and what remains; without agentId (team token) all agents summed and listed.", UsageResponse, (agentId, period) =>
+      runtime.reports.usage(agentId, period),
+    ),
+    report('/api/v1/billing', 'getBilling', 'Provider cost, markup and billed cost by channel; without agentId (team token) all agents.', BillingResponse, (agentId, period) =>
+      runtime.reports.billing(agentId, period),
+    ),
     {
       method: 'GET',
       path: '/admin/api/agents/:agentId/limits',
