@@ -1,15 +1,36 @@
 #!/usr/bin/env node
-// Prints the functions with the most self time in a .cpuprofile (from node --cpu-prof).
+// Summarises a .cpuprofile (from node --cpu-prof): how busy the thread was each second, then the
+// functions with the most self time.
+//   node scripts/cpuprofile-top.mjs <file> [count] [--from <s>] [--to <s>]
+// --from/--to restrict the function table to that window (seconds since the profile started), e.g.
+// to the seconds under load, leaving start-up and shut-down out.
 import { readFileSync } from 'node:fs';
-const profile = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const total = profile.samples.length;
+import { parseArgs } from 'node:util';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { from: { type: 'string' }, to: { type: 'string' } } });
+const profile = JSON.parse(readFileSync(positionals[0], 'utf8'));
+const count = Number(positionals[1] ?? 30);
+const from = Number(values.from ?? 0) * 1e6;
+const to = values.to === undefined ? Infinity : Number(values.to) * 1e6;
 const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+const isIdle = (n) => n.callFrame.functionName === '(idle)';
+
+const seconds = [];
 const self = new Map();
-for (const id of profile.samples) {
+let elapsed = 0;
+let total = 0;
+profile.samples.forEach((id, i) => {
+  elapsed += profile.timeDeltas[i];
   const n = byNode.get(id);
+  const second = (seconds[Math.floor(elapsed / 1e6)] ??= { busy: 0, all: 0 });
+  second.all += 1;
+  if (!isIdle(n)) second.busy += 1;
+  if (elapsed < from || elapsed > to) return;
+  total += 1;
   const f = n.callFrame;
   const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-3).join('/')}:${f.lineNumber + 1}`;
   self.set(key, (self.get(key) ?? 0) + 1);
-}
-const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[3] ?? 30));
+});
+console.log(`busy per second: ${seconds.map((s) => (s ? `${Math.round((100 * s.busy) / s.all)}%` : '-')).join(' ')}`);
+const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, count);
 for (const [key, n] of top) console.log(`${((100 * n) / total).toFixed(1).padStart(5)}%  ${key}`);

@@ -76,6 +76,66 @@ describe('store and migrations', () => {
   });
 });
 
+describe('group commit', () => {
+  const withTable = async (work: (db: Awaited<ReturnType<typeof openSqlite>>) => Promise<void>) => {
+    const db = await openSqlite({ filename: join(tempDir(), 'g.db') });
+    try {
+      await db.execute('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
+      await work(db);
+    } finally {
+      await db.close();
+    }
+  };
+  const insert = 'INSERT INTO t (id, n) VALUES (?, ?)';
+  const count = async (db: Awaited<ReturnType<typeof openSqlite>>) => (await db.get<{ c: number }>('SELECT count(*) AS c FROM t'))!.c;
+
+  it('commits concurrent inserts together, each with its own result, and more rows than one statement can carry', async () => {
+    await withTable(async (db) => {
+      // 20,000 rows × 2 parameters is more than one SQLite statement takes: the rows are split.
+      const results = await Promise.all(Array.from({ length: 20_000 }, (_, i) => db.execute(insert, [`r${i}`, i])));
+      assert.ok(results.every((r) => r.changes === 1));
+      assert.equal(await count(db), 20_000);
+      assert.equal((await db.get<{ n: number }>("SELECT n FROM t WHERE id = 'r19999'"))!.n, 19_999);
+    });
+  });
+
+  it('a bad row in a coalesced batch fails alone', async () => {
+    await withTable(async (db) => {
+      await db.execute(insert, ['taken', 0]);
+      const settled = await Promise.allSettled([
+        db.execute(insert, ['a', 1]),
+        db.execute(insert, ['taken', 2]),
+        db.execute(insert, ['b', null]),
+        db.execute(insert, ['c', 3]),
+      ]);
+      assert.deepEqual(
+        settled.map((s) => s.status),
+        ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+      );
+      assert.deepEqual((await db.query<{ id: string }>('SELECT id FROM t ORDER BY id')).map((r) => r.id), ['a', 'c', 'taken']);
+    });
+  });
+
+  it('conflict-tolerant inserts report per row whether they inserted', async () => {
+    await withTable(async (db) => {
+      const tolerant = `${insert} ON CONFLICT (id) DO NOTHING`;
+      await db.execute(tolerant, ['x', 0]);
+      const results = await Promise.all([
+        db.execute(tolerant, ['x', 1]),
+        db.execute(tolerant, ['y', 2]),
+        db.execute(tolerant, ['y', 3]),
+        db.execute(tolerant, ['z', 4]),
+      ]);
+      assert.deepEqual(results.map((r) => r.changes), [0, 1, 0, 1]);
+      assert.deepEqual(await db.query('SELECT id, n FROM t ORDER BY id'), [
+        { id: 'x', n: 0 },
+        { id: 'y', n: 2 },
+        { id: 'z', n: 4 },
+      ]);
+    });
+  });
+});
+
 describe('repositories', () => {
   it('keeps a call log: insert, status callbacks with duration and cost, list', async () => {
     const store = await openStore({ dataDir: tempDir() });

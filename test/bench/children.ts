@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onExit } from './exit-cleanup.js';
 
@@ -19,6 +20,16 @@ export function sourceFlags(): string[] {
     else if ((arg === '--conditions' || arg === '-C') && argv[i + 1]) flags.push(`--conditions=${argv[++i]}`);
   }
   return [...flags, '--import', 'tsx'];
+}
+
+/**
+ * `BENCH_CPU_PROF=<dir>` makes every server child write a V8 CPU profile there when it stops
+ * (summarise one with `node scripts/cpuprofile-top.mjs <file>`).
+ */
+function profileFlags(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  // One folder per server name: Node writes one file per thread (the tsx loader has its own).
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, name.replace(/[^\w.-]+/g, '-'))}`] : [];
 }
 
 /** A server the bench started in its own process. */
@@ -43,7 +54,7 @@ export interface SpawnOptions {
 
 /** Spawns a Node child that is tracked for clean-up from the first moment, and waits for its ready line. */
 export async function spawnServer(options: SpawnOptions): Promise<{ server: ChildServer; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [...sourceFlags(), ...options.args], {
+  const child = spawn(process.execPath, [...sourceFlags(), ...profileFlags(options.name), ...options.args], {
     cwd: ROOT,
     // A clean environment: no provider credentials from the caller's shell can leak in.
     env: { PATH: process.env.PATH ?? '', ...options.env },

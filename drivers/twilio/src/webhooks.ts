@@ -32,7 +32,7 @@ export function verifySignature(authToken: string, request: WebhookRequest): voi
   let valid: boolean;
   try {
     // JSON bodies are signed through a bodySHA256 query parameter instead of the form params.
-    valid = new URL(request.url).searchParams.has('bodySHA256')
+    valid = hasBodyHash(request.url)
       ? twilio.validateRequestWithBody(authToken, signature, request.url, request.rawBody.toString('utf8'))
       : twilio.validateRequest(authToken, signature, request.url, isGet(request) ? {} : formParams(request.rawBody));
   } catch (err) {
@@ -83,8 +83,16 @@ export function parseMessagingWebhook(request: WebhookRequest): InboundEvent[] {
 }
 
 /** The empty TwiML answer Twilio expects for messaging webhooks. */
+/** The empty TwiML answer: built once with the SDK, since it never varies. */
+const EMPTY_TWIML: WebhookAck = { contentType: 'text/xml', body: new twilio.twiml.MessagingResponse().toString() };
+
 export function acknowledgement(): WebhookAck {
-  return { contentType: 'text/xml', body: new twilio.twiml.MessagingResponse().toString() };
+  return EMPTY_TWIML;
+}
+
+/** True for a JSON webhook, signed through a `bodySHA256` query parameter (the URL is parsed only when it has a query). */
+function hasBodyHash(url: string): boolean {
+  return url.includes('?') && new URL(url).searchParams.has('bodySHA256');
 }
 
 function isGet(request: WebhookRequest): boolean {
@@ -101,13 +109,19 @@ function queryParams(url: string): FormParams {
 
 /** The form parameters of a raw `application/x-www-form-urlencoded` body; repeated keys become arrays. */
 export function formParams(rawBody: Buffer): FormParams {
+  // The signature check and the parser both need the parameters of the same body: decode it once.
+  const cached = parsedBodies.get(rawBody);
+  if (cached) return cached;
   const params: FormParams = {};
   for (const [key, value] of new URLSearchParams(rawBody.toString('utf8'))) {
     const seen = params[key];
     params[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
   }
+  parsedBodies.set(rawBody, Object.freeze(params));
   return params;
 }
+
+const parsedBodies = new WeakMap<Buffer, FormParams>();
 
 function one(params: FormParams, key: string): string | undefined {
   const value = params[key];

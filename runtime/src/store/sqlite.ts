@@ -33,6 +33,38 @@ interface PendingWrite {
   reject(err: unknown): void;
 }
 
+type Outcome = { ok: true; results: ExecuteResult[] } | { ok: false; err: unknown };
+
+/** SQLite's default limit on host parameters per statement is 32,766; stay below it. */
+const MAX_PARAMS = 32_000;
+
+/** A single-row INSERT whose rows can be sent to SQLite as one multi-row statement. */
+interface InsertShape {
+  /** `INSERT … VALUES ` */
+  readonly head: string;
+  /** `(?, ?, …)` */
+  readonly row: string;
+  /** What follows the row: nothing, or a conflict clause that skips rows. */
+  readonly tail: string;
+  readonly columns: number;
+  /** Rows may be skipped (`OR IGNORE`, `ON CONFLICT … DO NOTHING`), so `changes` is per row. */
+  readonly tolerant: boolean;
+}
+
+const INSERT_SHAPE =
+  /^(\s*INSERT\s+(OR\s+IGNORE\s+)?INTO\s+\w+\s*\([\w\s,]+\)\s*VALUES\s*)(\((?:\s*\?\s*,)*\s*\?\s*\))(\s*(ON\s+CONFLICT\s*(?:\([\w\s,]+\))?\s*DO\s+NOTHING)?\s*)$/i;
+const shapes = new Map<string, InsertShape | null>();
+
+/** The coalescible shape of `sql`, once per distinct statement text; null when it has none. */
+function insertShape(sql: string): InsertShape | null {
+  let shape = shapes.get(sql);
+  if (shape !== undefined) return shape;
+  const m = INSERT_SHAPE.exec(sql);
+  shape = m ? { head: m[1]!, row: m[3]!, tail: m[4]!, columns: m[3]!.split('?').length - 1, tolerant: Boolean(m[2] || m[5]) } : null;
+  shapes.set(sql, shape);
+  return shape;
+}
+
 class SqliteDatabase implements Database {
   #tail: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -98,27 +130,38 @@ class SqliteDatabase implements Database {
   }
 
   /**
-   * Commits everything queued since the last flush in one transaction. Single statements are handed
-   * to SQLite all at once (the connection runs them in order; a failing one fails alone, SQLite rolls
-   * back just that statement). Groups run one by one inside a savepoint, so a group is all or nothing.
+   * Commits everything queued since the last flush in one transaction. Single INSERTs of the same
+   * shape are coalesced into multi-row statements (see `#runInserts`); other single statements are
+   * handed to SQLite all at once (the connection runs them in order; a failing one fails alone,
+   * SQLite rolls back just that statement). Groups run one by one inside a savepoint, so a group is
+   * all or nothing. Writes that share a flush were issued concurrently (none waited for another's
+   * commit), so they are applied as a batch rather than strictly in arrival order.
    */
   async #flush(): Promise<void> {
     const batch = this.#batch;
     this.#batch = [];
-    const singles = batch.filter((w) => w.statements.length === 1);
-    const groups = batch.filter((w) => w.statements.length !== 1);
-    const outcomes = new Map<PendingWrite, { ok: true; results: ExecuteResult[] } | { ok: false; err: unknown }>();
+    const outcomes = new Map<PendingWrite, Outcome>();
+    const inserts = new Map<InsertShape, PendingWrite[]>();
+    const others: PendingWrite[] = [];
+    const groups: PendingWrite[] = [];
+    for (const write of batch) {
+      if (write.statements.length !== 1) {
+        groups.push(write);
+        continue;
+      }
+      const shape = insertShape(write.statements[0]!.sql);
+      if (!shape) others.push(write);
+      else if (inserts.has(shape)) inserts.get(shape)!.push(write);
+      else inserts.set(shape, [write]);
+    }
     const wrap = batch.length > 1 || groups.length > 0;
     try {
       if (wrap) await run(this.writer, 'BEGIN IMMEDIATE', []);
-      await Promise.all(
-        singles.map((w) =>
-          run(this.writer, w.statements[0]!.sql, w.statements[0]!.params ?? []).then(
-            (result) => outcomes.set(w, { ok: true, results: [result] }),
-            (err: unknown) => outcomes.set(w, { ok: false, err }),
-          ),
-        ),
-      );
+      for (const [shape, writes] of inserts) {
+        if (writes.length === 1) others.push(writes[0]!);
+        else await this.#runInserts(shape, writes, outcomes);
+      }
+      await this.#runEach(others, outcomes);
       for (const group of groups) outcomes.set(group, await this.#runGroup(group.statements));
       if (wrap) await run(this.writer, 'COMMIT', []);
     } catch (err) {
@@ -133,8 +176,52 @@ class SqliteDatabase implements Database {
     }
   }
 
+  /** Hands single statements to SQLite all at once; each succeeds or fails alone. */
+  async #runEach(writes: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<void> {
+    await Promise.all(
+      writes.map((w) =>
+        run(this.writer, w.statements[0]!.sql, w.statements[0]!.params ?? []).then(
+          (result) => outcomes.set(w, { ok: true, results: [result] }),
+          (err: unknown) => outcomes.set(w, { ok: false, err }),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * Runs same-shaped single-row INSERTs as multi-row statements: one trip to SQLite's thread instead
+   * of one per row, which is what bounds the writer (a trip costs ~100 µs here, a row ~7 µs). Each
+   * row still reports its own `changes`: when a combined statement fails (one bad row fails the whole
+   * statement, and SQLite undoes all of it) or, for a conflict-tolerant INSERT, inserts fewer rows
+   * than it was given, it is undone and its rows run one by one.
+   */
+  async #runInserts(shape: InsertShape, writes: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<void> {
+    const rowsPerStatement = Math.max(1, Math.floor(MAX_PARAMS / shape.columns));
+    for (let start = 0; start < writes.length; start += rowsPerStatement) {
+      const chunk = writes.slice(start, start + rowsPerStatement);
+      const sql = `${shape.head}${Array(chunk.length).fill(shape.row).join(',')}${shape.tail}`;
+      const params = chunk.flatMap((w) => w.statements[0]!.params ?? []);
+      let inserted: boolean;
+      if (shape.tolerant) {
+        // Rows skipped by the conflict clause are only visible as a shorter RETURNING list.
+        await run(this.writer, 'SAVEPOINT coalesced', []);
+        const rows = await all<unknown>(this.writer, `${sql} RETURNING 1`, params).catch(() => undefined);
+        inserted = rows?.length === chunk.length;
+        if (!inserted) await run(this.writer, 'ROLLBACK TO coalesced', []);
+        await run(this.writer, 'RELEASE coalesced', []);
+      } else {
+        inserted = await run(this.writer, sql, params).then(
+          () => true,
+          () => false,
+        );
+      }
+      if (inserted) for (const w of chunk) outcomes.set(w, { ok: true, results: [{ changes: 1 }] });
+      else await this.#runEach(chunk, outcomes);
+    }
+  }
+
   /** Runs a group inside a savepoint: its statements are handed over at once, then kept or undone together. */
-  async #runGroup(statements: readonly SqlStatement[]): Promise<{ ok: true; results: ExecuteResult[] } | { ok: false; err: unknown }> {
+  async #runGroup(statements: readonly SqlStatement[]): Promise<Outcome> {
     const savepoint = run(this.writer, 'SAVEPOINT grp', []);
     const settled = await Promise.allSettled([savepoint, ...statements.map((s) => run(this.writer, s.sql, s.params ?? []))]);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -21,6 +21,8 @@ export const ingest: Scenario = {
     const gateway = await ctx.gateway();
     const { twilio: credentials } = await simulatorCredentials(gateway);
     const agentId = `ingest-${randomBytes(3).toString('hex')}`;
+    // Unique per run and per request, without a getrandom() call per request in the load generator.
+    const sidPrefix = `SM${randomBytes(8).toString('hex')}`;
     const agent = await provisionBenchAgent(gateway, agentId, ['sms']);
     const path = `/webhooks/${agentId}/sms`;
     const publicUrl = `${gateway.url}${path}`;
@@ -32,7 +34,7 @@ export const ingest: Scenario = {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       setupRequest(req) {
         sequence += 1;
-        const sid = `SM${randomBytes(16).toString('hex')}`;
+        const sid = `${sidPrefix}${sequence.toString(16).padStart(16, '0')}`;
         const params = {
           MessageSid: sid,
           SmsSid: sid,
