@@ -116,6 +116,47 @@ describe('group commit', () => {
     });
   });
 
+  it('an atomic group that fails is undone whole, alone, and the rest of the batch commits', async () => {
+    await withTable(async (db) => {
+      await db.execute(insert, ['taken', 0]);
+      const settled = await Promise.allSettled([
+        db.execute(insert, ['first', 1]),
+        db.executeAll([
+          { sql: insert, params: ['g1', 1] },
+          { sql: 'UPDATE t SET n = n + 1 WHERE id = ?', params: ['g1'] },
+        ]),
+        db.executeAll([
+          { sql: insert, params: ['g2', 2] },
+          { sql: insert, params: ['taken', 2] },
+        ]),
+        db.execute('UPDATE t SET n = 10 WHERE id = ?', ['taken']),
+      ]);
+      assert.deepEqual(
+        settled.map((s) => s.status),
+        ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.deepEqual(await db.query('SELECT id, n FROM t ORDER BY id'), [
+        { id: 'first', n: 1 },
+        { id: 'g1', n: 2 },
+        { id: 'taken', n: 10 },
+      ]);
+    });
+  });
+
+  it("a transaction's statements run in the order issued, awaited or not", async () => {
+    await withTable(async (db) => {
+      await db.transaction(async (tx) => {
+        const writes = [tx.execute(insert, ['o', 0])];
+        for (let i = 1; i <= 50; i++) writes.push(tx.execute('UPDATE t SET n = n * 2 + ? WHERE id = ?', [i % 2, 'o']));
+        await Promise.all(writes);
+      });
+      // Any other order gives a different number.
+      let expected = 0;
+      for (let i = 1; i <= 50; i++) expected = expected * 2 + (i % 2);
+      assert.equal((await db.get<{ n: number }>("SELECT n FROM t WHERE id = 'o'"))!.n, expected);
+    });
+  });
+
   it('conflict-tolerant inserts report per row whether they inserted', async () => {
     await withTable(async (db) => {
       const tolerant = `${insert} ON CONFLICT (id) DO NOTHING`;

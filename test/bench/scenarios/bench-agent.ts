@@ -12,7 +12,7 @@ export async function simulatorCredentials(gateway: GatewayUnderTest): Promise<{
  * load, as they should for a runaway agent). Returns its client token and addresses.
  */
 export async function provisionBenchAgent(
-  gateway: GatewayUnderTest,
+  gateway: Pick<GatewayUnderTest, 'url' | 'orchestratorToken'>,
   agentId: string,
   channels: string[],
 ): Promise<{ securityToken: string; channels: Record<string, { address: string }> }> {

@@ -1,8 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { spawnServer } from '../children.js';
+import { startLiveGateway } from '../live-gateway.js';
 import type { Measurement, Scenario } from '../types.js';
 
 const STEPS = (process.env.BENCH_VOICE_CALLS ?? '25,50,100,200,400').split(',').map(Number);
@@ -21,42 +17,12 @@ export const voice: Scenario = {
   description: `Concurrent stream-mode calls from simulator phones in a separate process, stepping through ${STEPS.join(', ')} calls.`,
   target: { description: '≥ 1,000 concurrent calls, frame delay p99 < 20 ms, no late frames', maxP99Ms: 20 },
   async run(ctx) {
-    const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), 'switchboard-voice-bench-'));
-    ctx.defer(() => rmSync(dir, { recursive: true, force: true }));
-    const { server: simulator, match } = await spawnServer({
-      name: 'simulator',
-      args: ['drivers/simulator/src/cli.ts', '--port', '0', '--gateway-url', `http://127.0.0.1:${port}`, '--json', '--no-status-callbacks'],
-      ready: /^(\{.*\})$/m,
+    const { url: base, orchestratorToken, sim } = await startLiveGateway(ctx, {
+      name: 'voice',
+      simulatorArgs: ['--no-status-callbacks'],
+      env: { VOICE_MODE: 'stream' },
     });
-    ctx.defer(() => simulator.stop());
-    const sim = JSON.parse(match[1]!) as { url: string; baseUrls: Record<string, string>; credentials: Record<string, Record<string, string>> };
-    const c = sim.credentials;
-    const envFile = join(dir, 'voice.env');
-    writeFileSync(envFile, '');
-    const { server: gateway, match: tokenMatch } = await spawnServer({
-      name: 'switchboard',
-      args: ['gateway/src/cli.ts', 'start', '--port', String(port), '--data-dir', dir, '--env-file', envFile],
-      env: {
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'warn',
-        DEMO_MODE: 'false',
-        VOICE_MODE: 'stream',
-        POOL_PHONE_NUMBERS: '+12025550100',
-        TWILIO_ACCOUNT_SID: c.twilio!.accountSid!,
-        TWILIO_AUTH_TOKEN: c.twilio!.authToken!,
-        TWILIO_BASE_URL: sim.baseUrls.twilio!,
-        ELEVENLABS_API_KEY: c.elevenlabs!.apiKey!,
-        ELEVENLABS_BASE_URL: sim.baseUrls.elevenlabs!,
-        DEEPGRAM_API_KEY: c.deepgram!.apiKey!,
-        DEEPGRAM_BASE_URL: sim.baseUrls.deepgram!,
-        LIMIT_ACTIONS_PER_MINUTE: '0',
-      },
-      ready: /Orchestrator token \(shown once; store it now\): (\S+)/,
-    });
-    ctx.defer(() => gateway.stop());
-    const base = `http://127.0.0.1:${port}`;
-    const auth = { authorization: `Bearer ${tokenMatch[1]}`, 'content-type': 'application/json' };
+    const auth = { authorization: `Bearer ${orchestratorToken}`, 'content-type': 'application/json' };
     const provisioned = await fetch(`${base}/api/v1/provision`, { method: 'POST', headers: auth, body: JSON.stringify({ agentId: 'voice-bench', displayName: 'Voice bench', channels: ['voice'] }) });
     if (provisioned.status !== 201) throw new Error(`provisioning answered ${provisioned.status}: ${await provisioned.text()}`);
 
@@ -106,17 +72,6 @@ export const voice: Scenario = {
     return rows;
   },
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
 
 /** The server's frame-delay histogram, read from /metrics. */
 async function frameDelay(base: string): Promise<Histogram> {

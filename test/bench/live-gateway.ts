@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnServer } from './children.js';
+import type { BenchContext } from './types.js';
+
+/** The provider simulator in its own process, as its `--json` start line describes it. */
+export interface SimulatorProcess {
+  readonly url: string;
+  readonly baseUrls: Record<string, string>;
+  readonly credentials: Record<string, Record<string, string>>;
+}
+
+/** The real server in live mode, pointed at a simulator in another process. */
+export interface LiveGateway {
+  /** Origin, e.g. http://127.0.0.1:41234. */
+  readonly url: string;
+  readonly orchestratorToken: string;
+  readonly sim: SimulatorProcess;
+}
+
+/**
+ * Starts the provider simulator in a process of its own and the real server in live mode (demo mode
+ * off) with every provider pointed at it, as a deployment talks to remote providers: the simulator's
+ * work does not share the server's event loop. Both stop when the scenario ends.
+ */
+export async function startLiveGateway(
+  ctx: BenchContext,
+  options: { name: string; simulatorArgs?: readonly string[]; env?: Readonly<Record<string, string>> },
+): Promise<LiveGateway> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), `switchboard-${options.name}-bench-`));
+  ctx.defer(() => rmSync(dir, { recursive: true, force: true }));
+  const { server: simulator, match } = await spawnServer({
+    name: 'simulator',
+    args: ['drivers/simulator/src/cli.ts', '--port', '0', '--gateway-url', `http://127.0.0.1:${port}`, '--json', ...(options.simulatorArgs ?? [])],
+    ready: /^(\{.*\})$/m,
+  });
+  ctx.defer(() => simulator.stop());
+  const sim = JSON.parse(match[1]!) as SimulatorProcess;
+  const c = sim.credentials;
+  const envFile = join(dir, 'live.env');
+  writeFileSync(envFile, '');
+  const { server: gateway, match: tokenMatch } = await spawnServer({
+    name: 'switchboard',
+    args: ['gateway/src/cli.ts', 'start', '--port', String(port), '--data-dir', dir, '--env-file', envFile],
+    env: {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DEMO_MODE: 'false',
+      POOL_PHONE_NUMBERS: '+12025550100',
+      TWILIO_ACCOUNT_SID: c.twilio!.accountSid!,
+      TWILIO_AUTH_TOKEN: c.twilio!.authToken!,
+      TWILIO_BASE_URL: sim.baseUrls.twilio!,
+      ELEVENLABS_API_KEY: c.elevenlabs!.apiKey!,
+      ELEVENLABS_BASE_URL: sim.baseUrls.elevenlabs!,
+      DEEPGRAM_API_KEY: c.deepgram!.apiKey!,
+      DEEPGRAM_BASE_URL: sim.baseUrls.deepgram!,
+      LIMIT_ACTIONS_PER_MINUTE: '0',
+      ...options.env,
+    },
+    ready: /Orchestrator token \(shown once; store it now\): (\S+)/,
+  });
+  ctx.defer(() => gateway.stop());
+  return { url: `http://127.0.0.1:${port}`, orchestratorToken: tokenMatch[1]!, sim };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
