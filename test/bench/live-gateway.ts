@@ -18,6 +18,9 @@ export interface LiveGateway {
   readonly url: string;
   readonly orchestratorToken: string;
   readonly sim: SimulatorProcess;
+  /** The server's and the simulator's process ids, for reading their CPU time. */
+  readonly pid: number;
+  readonly simulatorPid: number;
 }
 
 /**
@@ -63,7 +66,7 @@ export async function startLiveGateway(
     ready: /Orchestrator token \(shown once; store it now\): (\S+)/,
   });
   ctx.defer(() => gateway.stop());
-  return { url: `http://127.0.0.1:${port}`, orchestratorToken: tokenMatch[1]!, sim };
+  return { url: `http://127.0.0.1:${port}`, orchestratorToken: tokenMatch[1]!, sim, pid: gateway.pid, simulatorPid: simulator.pid };
 }
 
 function freePort(): Promise<number> {

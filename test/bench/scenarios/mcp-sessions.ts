@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import twilio from 'twilio';
+import { residentMiB } from '../proc.js';
 import type { Scenario } from '../types.js';
 import { provisionBenchAgent, simulatorCredentials } from './bench-agent.js';
 import { openSse, type RawSseSession } from './sse-client.js';
@@ -111,11 +111,6 @@ export const mcpSessions: Scenario = {
     ];
   },
 };
-
-function residentMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-}
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;

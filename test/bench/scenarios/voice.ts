@@ -1,8 +1,12 @@
 import { startLiveGateway } from '../live-gateway.js';
+import { cpuSeconds } from '../proc.js';
 import type { Measurement, Scenario } from '../types.js';
 
 const STEPS = (process.env.BENCH_VOICE_CALLS ?? '25,50,100,200,400').split(',').map(Number);
-const CALL_SECONDS = 12;
+/** New calls per second while a step fills up. */
+const RAMP_PER_SECOND = Number(process.env.BENCH_VOICE_RAMP ?? 50);
+const SETTLE_SECONDS = 2;
+const WINDOW_SECONDS = 8;
 
 /**
  * Concurrent stream-mode calls from simulator phones. The simulator runs in its own process (the
@@ -17,7 +21,7 @@ export const voice: Scenario = {
   description: `Concurrent stream-mode calls from simulator phones in a separate process, stepping through ${STEPS.join(', ')} calls.`,
   target: { description: '≥ 1,000 concurrent calls, frame delay p99 < 20 ms, no late frames', maxP99Ms: 20 },
   async run(ctx) {
-    const { url: base, orchestratorToken, sim } = await startLiveGateway(ctx, {
+    const { url: base, orchestratorToken, sim, pid, simulatorPid } = await startLiveGateway(ctx, {
       name: 'voice',
       simulatorArgs: ['--no-status-callbacks'],
       env: { VOICE_MODE: 'stream' },
@@ -28,33 +32,32 @@ export const voice: Scenario = {
 
     const rows: Measurement[] = [];
     for (const calls of STEPS) {
-      ctx.log(`voice: ${calls} concurrent calls for ${CALL_SECONDS} s`);
-      const before = await frameDelay(base);
-      const started = Date.now();
-      const placed = await Promise.all(
-        Array.from({ length: calls }, (_, i) =>
-          fetch(`${sim.url}/_sim/phone/call`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({
-              agentId: 'voice-bench',
-              from: `+1415555${String(1000 + i).padStart(4, '0')}`,
-              to: '+12025550100',
-              mode: 'stream',
-              script: { steps: ['I would like to leave a message please', { kind: 'listen', ms: CALL_SECONDS * 1000 }], maxDurationMs: (CALL_SECONDS + 5) * 1000 },
-            }),
-          }).then(async (res) => ((await res.json()) as { callSid?: string }).callSid),
-        ),
-      );
-      await new Promise((r) => setTimeout(r, (CALL_SECONDS + 6) * 1000));
-      const elapsed = (Date.now() - started) / 1000;
-      const after = await frameDelay(base);
-      const summaries = (await (await fetch(`${sim.url}/_sim/phone/calls`)).json()) as { calls?: { callSid: string; frames?: { sent: number; late: number; received: number } }[] };
-      const mine = (summaries.calls ?? []).filter((s) => placed.includes(s.callSid));
-      const late = mine.reduce((n, s) => n + (s.frames?.late ?? 0), 0);
-      const sent = mine.reduce((n, s) => n + (s.frames?.sent ?? 0), 0);
-      const received = mine.reduce((n, s) => n + (s.frames?.received ?? 0), 0);
-      const delay = after.minus(before);
+      // Calls arrive at RAMP_PER_SECOND, as a busy line fills, not all in the same millisecond; the
+      // window is measured once every call is up, and every call outlasts it.
+      const rampSeconds = calls / RAMP_PER_SECOND;
+      const callSeconds = rampSeconds + SETTLE_SECONDS + WINDOW_SECONDS + 3;
+      ctx.log(`voice: ${calls} calls, ${RAMP_PER_SECOND}/s ramp, then ${WINDOW_SECONDS} s measured`);
+      const placed: Promise<string | undefined>[] = [];
+      const rampStart = performance.now();
+      for (let i = 0; i < calls; i++) {
+        const due = rampStart + (i * 1000) / RAMP_PER_SECOND;
+        const wait = due - performance.now();
+        if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+        placed.push(placeCall(sim.url, i, callSeconds));
+      }
+      const sids = await Promise.all(placed);
+      await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
+      const before = { delay: await frameDelay(base), frames: await phoneFrames(sim.url, sids, ctx.log), cpu: cpuSeconds(pid), phonesCpu: cpuSeconds(simulatorPid) };
+      const started = performance.now();
+      await new Promise((r) => setTimeout(r, WINDOW_SECONDS * 1000));
+      const after = { delay: await frameDelay(base), frames: await phoneFrames(sim.url, sids, ctx.log), cpu: cpuSeconds(pid), phonesCpu: cpuSeconds(simulatorPid) };
+      const elapsed = (performance.now() - started) / 1000;
+      const sent = after.frames.sent - before.frames.sent;
+      const late = after.frames.late - before.frames.late;
+      const received = after.frames.received - before.frames.received;
+      const cpu = (after.cpu - before.cpu) / elapsed;
+      const phonesCpu = (after.phonesCpu - before.phonesCpu) / elapsed;
+      const delay = after.delay.minus(before.delay);
       rows.push({
         label: `voice, ${calls} calls`,
         rate: sent / elapsed,
@@ -62,16 +65,62 @@ export const voice: Scenario = {
         p99Ms: delay.quantileMs(0.99),
         responses: sent,
         non2xx: late > 0 ? { 'late frames': late } : {},
-        socketErrors: placed.filter((p) => !p).length,
+        socketErrors: sids.filter((sid) => !sid).length + (after.frames.live < calls ? calls - after.frames.live : 0),
         durationSeconds: elapsed,
         connections: calls,
-        notes: `frames in ${sent.toLocaleString('en-US')}, out ${received.toLocaleString('en-US')}, late ${late}; rate = inbound frames/s; p50/p99 = server frame delay`,
+        notes:
+          `in the window: frames in ${sent.toLocaleString('en-US')}, out ${received.toLocaleString('en-US')}, late ${late}; ` +
+          `${after.frames.live}/${calls} calls up; server CPU ${(cpu * 100).toFixed(0)} % of a core (${((cpu * 1000) / calls).toFixed(1)} ms/s per call), phones ${(phonesCpu * 100).toFixed(0)} %; ` +
+          'rate = inbound frames/s; p50/p99 = server frame delay',
       });
       await fetch(`${sim.url}/_sim/reset`, { method: 'POST' });
     }
     return rows;
   },
 };
+
+function placeCall(simUrl: string, i: number, seconds: number): Promise<string | undefined> {
+  return fetch(`${simUrl}/_sim/phone/call`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      agentId: 'voice-bench',
+      from: `+1415555${String(1000 + i).padStart(4, '0')}`,
+      to: '+12025550100',
+      mode: 'stream',
+      // A message long enough to last the whole call: the answering machine records until the caller
+      // stops, so every call stays up, and the audio pipeline hears speech, through the window.
+      script: { steps: [longMessage(seconds), { kind: 'pause', ms: 5_000 }], maxDurationMs: (seconds + 15) * 1000 },
+    }),
+  }).then(async (res) => ((await res.json()) as { callSid?: string }).callSid);
+}
+
+/** The phone speaks this sentence in about 4.9 s. */
+const SENTENCE = 'I would like to leave a message about the delivery of my order please call me back';
+
+function longMessage(seconds: number): string {
+  return Array(Math.ceil(seconds / 4.9) + 1).fill(SENTENCE).join(' ');
+}
+
+/** The phones' frame counters so far, summed over the given calls, and how many of them are still up. */
+async function phoneFrames(simUrl: string, sids: readonly (string | undefined)[], log: (line: string) => void): Promise<{ sent: number; late: number; received: number; live: number }> {
+  const summaries = (await (await fetch(`${simUrl}/_sim/phone/calls`)).json()) as {
+    calls?: { callSid: string; status?: string; endedBy?: string | null; errors?: string[]; frames?: { sent: number; late: number; received: number } }[];
+  };
+  const wanted = new Set(sids);
+  const mine = (summaries.calls ?? []).filter((s) => wanted.has(s.callSid));
+  const down = mine.filter((s) => s.status !== 'in-progress');
+  if (down.length > 0) {
+    const first = down[0]!;
+    log(`voice: ${down.length} calls not up; e.g. ${first.status}, ended by ${first.endedBy ?? '-'}${first.errors?.length ? `: ${first.errors[0]}` : ''}`);
+  }
+  return {
+    sent: mine.reduce((n, s) => n + (s.frames?.sent ?? 0), 0),
+    late: mine.reduce((n, s) => n + (s.frames?.late ?? 0), 0),
+    received: mine.reduce((n, s) => n + (s.frames?.received ?? 0), 0),
+    live: mine.filter((s) => s.status === 'in-progress').length,
+  };
+}
 
 /** The server's frame-delay histogram, read from /metrics. */
 async function frameDelay(base: string): Promise<Histogram> {
