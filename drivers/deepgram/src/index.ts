@@ -28,5 +28,5 @@ export const driver = defineDriver<DeepgramSettings>(manifest, (settings, contex
 
 export default driver;
 export { environmentOf } from './client.js';
-export { DEFAULT_ENDPOINTING_MS, DEFAULT_FINALIZE_TIMEOUT_MS, DEFAULT_MODEL, settingsSchema } from './settings.js';
+export { DEFAULT_CHUNK_MS, DEFAULT_ENDPOINTING_MS, DEFAULT_FINALIZE_TIMEOUT_MS, DEFAULT_MODEL, settingsSchema } from './settings.js';
 export type { DeepgramSettings } from './settings.js';

@@ -15,7 +15,10 @@ interface PendingFinalize {
 }
 
 /**
- * One Deepgram live transcription stream. Final segments (`is_final`) are collected; `finalize()`
+ * One Deepgram live transcription stream. Audio is sent in chunks of `chunkBytes` (a phone call
+ * writes a 20 ms frame at a time; one WebSocket message per frame would cost a socket write per
+ * frame per call), and whatever is held is sent before a Finalize or CloseStream. Final segments
+ * (`is_final`) are collected; `finalize()`
  * sends `Finalize` and resolves with the segments so far once Deepgram answers `from_finalize`
  * (or after `finalizeTimeoutMs`, since Deepgram does not answer when it holds no audio).
  * If the socket drops, pending finalizes resolve with what was heard, later ones reject with a
@@ -27,6 +30,9 @@ export class DeepgramRecognitionStream implements RecognitionStream {
   readonly #logger: DriverLogger;
   readonly #keepAlive: NodeJS.Timeout;
   readonly #closed: Promise<void>;
+  readonly #chunkBytes: number;
+  #held: Buffer[] = [];
+  #heldBytes = 0;
   #finals: string[] = [];
   #pending: PendingFinalize[] = [];
   #lastSentAt = Date.now();
@@ -34,8 +40,9 @@ export class DeepgramRecognitionStream implements RecognitionStream {
   #closing = false;
   #failure: Error | undefined;
 
-  constructor(socket: ListenSocket, options: { finalizeTimeoutMs: number; logger: DriverLogger; onClosed: () => void }) {
+  constructor(socket: ListenSocket, options: { finalizeTimeoutMs: number; chunkBytes: number; logger: DriverLogger; onClosed: () => void }) {
     this.#socket = socket;
+    this.#chunkBytes = options.chunkBytes;
     this.#finalizeTimeoutMs = options.finalizeTimeoutMs;
     this.#logger = options.logger;
     socket.on('message', (message) => {
@@ -68,7 +75,9 @@ export class DeepgramRecognitionStream implements RecognitionStream {
 
   write(audio: Buffer): void {
     if (!this.#open || this.#closing || audio.length === 0) return;
-    this.#send(() => this.#socket.sendMedia(audio));
+    this.#held.push(audio);
+    this.#heldBytes += audio.length;
+    if (this.#heldBytes >= this.#chunkBytes) this.#sendHeld();
   }
 
   finalize(): Promise<string> {
@@ -83,12 +92,14 @@ export class DeepgramRecognitionStream implements RecognitionStream {
         }, this.#finalizeTimeoutMs),
       };
       this.#pending.push(pending);
+      this.#sendHeld();
       this.#send(() => this.#socket.sendFinalize({ type: 'Finalize' }));
     });
   }
 
   async close(): Promise<void> {
     if (this.#closing || !this.#open) return this.#closed;
+    this.#sendHeld();
     this.#closing = true;
     // CloseStream makes Deepgram flush final results and Metadata, then close the socket itself.
     this.#send(() => this.#socket.sendCloseStream({ type: 'CloseStream' }));
@@ -109,6 +120,14 @@ export class DeepgramRecognitionStream implements RecognitionStream {
     const transcript = this.#finals.join(' ');
     this.#finals = [];
     return transcript;
+  }
+
+  #sendHeld(): void {
+    if (this.#heldBytes === 0) return;
+    const chunk = this.#held.length === 1 ? this.#held[0]! : Buffer.concat(this.#held, this.#heldBytes);
+    this.#held = [];
+    this.#heldBytes = 0;
+    this.#send(() => this.#socket.sendMedia(chunk));
   }
 
   #send(action: () => void): void {

@@ -2,7 +2,7 @@ import type { DeepgramClient } from '@deepgram/sdk';
 import { providerError, type DriverLogger, type RecognitionStream, type SpeechRecognition } from '@switchboard/sdk';
 import { statusOf } from './client.js';
 import { DeepgramRecognitionStream } from './recognition-stream.js';
-import { DEFAULT_ENDPOINTING_MS, DEFAULT_FINALIZE_TIMEOUT_MS, DEFAULT_MODEL, type DeepgramSettings } from './settings.js';
+import { DEFAULT_CHUNK_MS, DEFAULT_ENDPOINTING_MS, DEFAULT_FINALIZE_TIMEOUT_MS, DEFAULT_MODEL, type DeepgramSettings } from './settings.js';
 
 /** Opening a stream that has not connected by then fails with a retryable PROVIDER_ERROR. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -46,6 +46,7 @@ export function deepgramRecognition(
       }
       const stream = new DeepgramRecognitionStream(socket, {
         finalizeTimeoutMs: settings.finalizeTimeoutMs ?? DEFAULT_FINALIZE_TIMEOUT_MS,
+        chunkBytes: Math.max(1, Math.round(((settings.chunkMs ?? DEFAULT_CHUNK_MS) * sampleRate * bytesPerSample(encoding)) / 1000)),
         logger,
         onClosed: () => streams.delete(stream),
       });
@@ -63,4 +64,9 @@ function toError(err: unknown): Error {
   if (err instanceof Error) return err;
   const message = (err as { message?: unknown } | null)?.message;
   return new Error(typeof message === 'string' ? message : String(err));
+}
+
+/** Bytes per sample of the raw encodings a call sends: one for G.711, two for 16-bit PCM. */
+function bytesPerSample(encoding: string): number {
+  return encoding === 'mulaw' || encoding === 'alaw' ? 1 : 2;
 }

@@ -16,6 +16,8 @@ export interface DeepgramSettings {
   readonly endpointingMs?: number;
   /** How long `finalize()` waits for Deepgram's `from_finalize` answer before resolving with what it has. */
   readonly finalizeTimeoutMs?: number;
+  /** Audio is sent to Deepgram in chunks of this many ms; {@link DEFAULT_CHUNK_MS} when absent. */
+  readonly chunkMs?: number;
   /** REST requests (the health probe) that have not answered by then fail; 10 by default. */
   readonly timeoutSeconds?: number;
 }
@@ -26,6 +28,12 @@ export const DEFAULT_MODEL = 'nova-3';
 export const DEFAULT_ENDPOINTING_MS = 300;
 /** Deepgram answers Finalize within a few hundred ms when it holds audio, and not at all when it holds none. */
 export const DEFAULT_FINALIZE_TIMEOUT_MS = 1500;
+
+/**
+ * Deepgram takes 20–250 ms chunks; 100 ms is one WebSocket message per five call frames, and a
+ * finalize sends what is held at once, so the end of a turn is not delayed by it.
+ */
+export const DEFAULT_CHUNK_MS = 100;
 
 /** JSON Schema of {@link DeepgramSettings}. */
 export const settingsSchema: JsonSchema = {
@@ -39,6 +47,7 @@ export const settingsSchema: JsonSchema = {
     language: { type: 'string', pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$|^multi$', description: 'BCP-47 tag, or multi' },
     endpointingMs: { type: 'integer', minimum: 10, maximum: 10000 },
     finalizeTimeoutMs: { type: 'integer', minimum: 10, maximum: 30000 },
+    chunkMs: { type: 'integer', minimum: 10, maximum: 500 },
     timeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 120 },
   },
 };

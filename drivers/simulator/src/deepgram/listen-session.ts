@@ -42,6 +42,8 @@ export interface ListenSessionRecord {
   closedAt?: Date;
   closeCode?: number;
   audioBytes: number;
+  /** Binary messages that carried the audio. */
+  audioMessages: number;
   readonly transcripts: SentTranscript[];
   /** Control messages received, in order: Finalize, KeepAlive, CloseStream. */
   readonly controls: string[];
@@ -66,7 +68,7 @@ export class ListenSession {
   constructor(socket: WebSocket, options: ListenOptions, phrases: PhraseBook) {
     this.#socket = socket;
     this.#phrases = phrases;
-    this.record = { requestId: randomUUID(), options, openedAt: new Date(), audioBytes: 0, transcripts: [], controls: [] };
+    this.record = { requestId: randomUUID(), options, openedAt: new Date(), audioBytes: 0, audioMessages: 0, transcripts: [], controls: [] };
     this.#meter = new FrameMeter(options.encoding, options.sampleRate);
     this.#segmenter = new UtteranceSegmenter(
       {
@@ -124,6 +126,7 @@ export class ListenSession {
   #audio(bytes: Buffer): void {
     if (bytes.length === 0) return;
     this.record.audioBytes += bytes.length;
+    this.record.audioMessages++;
     this.#audioSinceFinal += bytes.length;
     this.#sha256.update(bytes);
     this.#segmenter.frames(this.#meter.push(bytes));
