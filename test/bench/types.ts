@@ -10,6 +10,8 @@ export interface Target {
   readonly minRate?: number;
   /** Highest acceptable 99th percentile latency in milliseconds. */
   readonly maxP99Ms?: number;
+  /** Fewest concurrent connections (calls, sessions) a row must hold to count. */
+  readonly minConnections?: number;
 }
 
 /** One load run: where to send what. Any autocannon request option may be passed through. */
