@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import twilio from 'twilio';
 import { residentMiB } from '../proc.js';
 import type { Scenario } from '../types.js';
@@ -66,6 +67,10 @@ export const mcpSessions: Scenario = {
       };
     }
     const total = INBOUND_RATE * ctx.durationSeconds;
+    // node:http with keep-alive rather than fetch: a provider's webhook sender is lean, and the
+    // harness's own per-request cost must not show up as notification latency.
+    const agentPool = new http.Agent({ keepAlive: true, maxSockets: 64 });
+    ctx.defer(() => agentPool.destroy());
     let failures = 0;
     const inflight: Promise<void>[] = [];
     const t0 = performance.now();
@@ -80,11 +85,8 @@ export const mcpSessions: Scenario = {
       const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(credentials.authToken, url, params) };
       sentAt.set(sid, performance.now());
       inflight.push(
-        fetch(url, { method: 'POST', headers, body: new URLSearchParams(params).toString() }).then(
-          async (res) => {
-            await res.arrayBuffer();
-            if (res.status !== 200) failures++;
-          },
+        post(agentPool, url, headers, new URLSearchParams(params).toString()).then(
+          (status) => void (status !== 200 && failures++),
           () => void failures++,
         ),
       );
@@ -111,6 +113,18 @@ export const mcpSessions: Scenario = {
     ];
   },
 };
+
+/** POSTs a form body and resolves with the status once the response has been read. */
+function post(agent: http.Agent, url: string, headers: Record<string, string>, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
