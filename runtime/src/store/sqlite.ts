@@ -69,12 +69,14 @@ class SqliteDatabase implements Database {
   #closed = false;
   #batch: PendingWrite[] = [];
   readonly #direct: SqlExecutor;
+  readonly #statements: StatementCache;
 
   constructor(
     private readonly writer: sqlite3.Database,
     private readonly reader: sqlite3.Database,
   ) {
-    this.#direct = orderedExecutor(writer);
+    this.#statements = new StatementCache(writer);
+    this.#direct = orderedExecutor(this.#statements);
   }
 
   query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
@@ -104,13 +106,13 @@ class SqliteDatabase implements Database {
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#serial(async () => {
-      await run(this.writer, 'BEGIN IMMEDIATE', []);
+      await this.#statements.run('BEGIN IMMEDIATE');
       try {
         const result = await work(this.#direct);
-        await run(this.writer, 'COMMIT', []);
+        await this.#statements.run('COMMIT');
         return result;
       } catch (err) {
-        await run(this.writer, 'ROLLBACK', []).catch(() => undefined);
+        await this.#statements.run('ROLLBACK').catch(() => undefined);
         throw err;
       }
     });
@@ -124,6 +126,7 @@ class SqliteDatabase implements Database {
     if (this.#closed) return;
     this.#closed = true;
     await this.#tail.catch(() => undefined);
+    await this.#statements.clear();
     if (this.reader !== this.writer) await closeConnection(this.reader);
     await closeConnection(this.writer);
   }
@@ -141,16 +144,16 @@ class SqliteDatabase implements Database {
     const wrap = batch.length > 1 || batch[0]!.statements.length > 1;
     let outcomes: Map<PendingWrite, Outcome> | undefined;
     try {
-      if (wrap) await run(this.writer, 'BEGIN IMMEDIATE', []);
+      if (wrap) await this.#statements.run('BEGIN IMMEDIATE');
       outcomes = await this.#applyTogether(batch);
       if (!outcomes) {
-        await run(this.writer, 'ROLLBACK', []);
-        await run(this.writer, 'BEGIN IMMEDIATE', []);
+        await this.#statements.run('ROLLBACK');
+        await this.#statements.run('BEGIN IMMEDIATE');
         outcomes = await this.#applyOneByOne(batch);
       }
-      if (wrap) await run(this.writer, 'COMMIT', []);
+      if (wrap) await this.#statements.run('COMMIT');
     } catch (err) {
-      if (wrap) await run(this.writer, 'ROLLBACK', []).catch(() => undefined);
+      if (wrap) await this.#statements.run('ROLLBACK').catch(() => undefined);
       for (const write of batch) write.reject(err);
       return;
     }
@@ -194,7 +197,7 @@ class SqliteDatabase implements Database {
         for (const statement of group.statements) {
           if (groupFailed) return;
           try {
-            results.push(await run(this.writer, statement.sql, statement.params ?? []));
+            results.push(await this.#statements.run(statement.sql, statement.params));
           } catch {
             groupFailed = true;
             return;
@@ -220,7 +223,7 @@ class SqliteDatabase implements Database {
   async #runEach(writes: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<void> {
     await Promise.all(
       writes.map((w) =>
-        run(this.writer, w.statements[0]!.sql, w.statements[0]!.params ?? []).then(
+        this.#statements.run(w.statements[0]!.sql, w.statements[0]!.params).then(
           (result) => outcomes.set(w, { ok: true, results: [result] }),
           (err: unknown) => outcomes.set(w, { ok: false, err }),
         ),
@@ -244,11 +247,11 @@ class SqliteDatabase implements Database {
       let inserted: boolean;
       if (shape.tolerant) {
         // Rows skipped by the conflict clause are only visible as a shorter RETURNING list.
-        await run(this.writer, 'SAVEPOINT coalesced', []);
+        await this.#statements.run('SAVEPOINT coalesced');
         const rows = await all<unknown>(this.writer, `${sql} RETURNING 1`, params).catch(() => undefined);
         inserted = rows?.length === chunk.length;
-        if (!inserted) await run(this.writer, 'ROLLBACK TO coalesced', []);
-        await run(this.writer, 'RELEASE coalesced', []);
+        if (!inserted) await this.#statements.run('ROLLBACK TO coalesced');
+        await this.#statements.run('RELEASE coalesced');
       } else {
         inserted = await run(this.writer, sql, params).then(
           () => true,
@@ -262,16 +265,16 @@ class SqliteDatabase implements Database {
 
   /** Runs a group inside a savepoint, statement after statement, kept or undone together. */
   async #runGroup(statements: readonly SqlStatement[]): Promise<Outcome> {
-    await run(this.writer, 'SAVEPOINT grp', []);
+    await this.#statements.run('SAVEPOINT grp');
     const results: ExecuteResult[] = [];
     try {
-      for (const s of statements) results.push(await run(this.writer, s.sql, s.params ?? []));
+      for (const s of statements) results.push(await this.#statements.run(s.sql, s.params));
     } catch (err) {
-      await run(this.writer, 'ROLLBACK TO grp', []);
-      await run(this.writer, 'RELEASE grp', []);
+      await this.#statements.run('ROLLBACK TO grp');
+      await this.#statements.run('RELEASE grp');
       return { ok: false, err };
     }
-    await run(this.writer, 'RELEASE grp', []);
+    await this.#statements.run('RELEASE grp');
     return { ok: true, results };
   }
 
@@ -287,7 +290,7 @@ class SqliteDatabase implements Database {
  * The executor a transaction's work gets: its statements run in the order they were issued, even
  * when the work does not await one before issuing the next (the writer runs in parallel mode).
  */
-function orderedExecutor(db: sqlite3.Database): SqlExecutor {
+function orderedExecutor(statements: StatementCache): SqlExecutor {
   let tail: Promise<unknown> = Promise.resolve();
   const inOrder = <T>(task: () => Promise<T>): Promise<T> => {
     const next = tail.then(task, task);
@@ -295,10 +298,74 @@ function orderedExecutor(db: sqlite3.Database): SqlExecutor {
     return next;
   };
   return {
-    query: (sql, params = []) => inOrder(() => all(db, sql, params)),
-    get: (sql, params = []) => inOrder(async () => (await all(db, sql, params))[0]),
-    execute: (sql, params = []) => inOrder(() => run(db, sql, params)),
+    query: (sql, params) => inOrder(() => statements.all(sql, params)),
+    get: (sql, params) => inOrder(async () => (await statements.all(sql, params))[0]),
+    execute: (sql, params) => inOrder(() => statements.run(sql, params)),
   } as SqlExecutor;
+}
+
+/**
+ * Prepared statements of one connection, kept by SQL text. A fresh `db.run` costs three trips to
+ * SQLite's thread one after another (prepare, run, finalize); a kept statement costs one. A statement
+ * that is running is not shared: a concurrent run of the same SQL prepares another, and when both
+ * are done one is kept and the other finalized. The least recently used beyond `limit` are finalized.
+ */
+class StatementCache {
+  readonly #idle = new Map<string, sqlite3.Statement>();
+
+  constructor(
+    private readonly db: sqlite3.Database,
+    private readonly limit = 256,
+  ) {}
+
+  run(sql: string, params: readonly SqlValue[] = []): Promise<ExecuteResult> {
+    return this.#use<ExecuteResult>(sql, (statement, done) =>
+      statement.run(params as unknown[], function (this: sqlite3.RunResult, err: Error | null) {
+        done(err, { changes: this.changes });
+      }),
+    );
+  }
+
+  all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return this.#use<T[]>(sql, (statement, done) => statement.all(params as unknown[], (err: Error | null, rows: unknown[]) => done(err, rows as T[])));
+  }
+
+  /** Finalizes every kept statement; call before closing the connection, with nothing running. */
+  async clear(): Promise<void> {
+    const statements = [...this.#idle.values()];
+    this.#idle.clear();
+    await Promise.all(statements.map((s) => new Promise<void>((resolve) => s.finalize(() => resolve()))));
+  }
+
+  /** Runs `work` on a kept statement for `sql`, or on a newly prepared one. */
+  #use<T>(sql: string, work: (statement: sqlite3.Statement, done: (err: Error | null, value: T) => void) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let statement = this.#idle.get(sql);
+      if (statement) this.#idle.delete(sql);
+      // A failed prepare is reported to this callback only (the run queued behind it is dropped).
+      else statement = this.db.prepare(sql, (err: Error | null) => err && reject(err));
+      const used = statement;
+      work(used, (err, value) => {
+        this.#give(sql, used, err);
+        if (err) reject(err);
+        else resolve(value);
+      });
+    });
+  }
+
+  #give(sql: string, statement: sqlite3.Statement, err: Error | null): void {
+    // A statement that failed may not have prepared at all; a spare one is not needed.
+    if (err || this.#idle.has(sql)) {
+      statement.finalize();
+      return;
+    }
+    this.#idle.set(sql, statement);
+    if (this.#idle.size > this.limit) {
+      const [oldest, evicted] = this.#idle.entries().next().value as [string, sqlite3.Statement];
+      this.#idle.delete(oldest);
+      evicted.finalize();
+    }
+  }
 }
 
 function connect(filename: string, mode: number): Promise<sqlite3.Database> {
