@@ -307,15 +307,17 @@ function orderedExecutor(statements: StatementCache): SqlExecutor {
 /**
  * Prepared statements of one connection, kept by SQL text. A fresh `db.run` costs three trips to
  * SQLite's thread one after another (prepare, run, finalize); a kept statement costs one. A statement
- * that is running is not shared: a concurrent run of the same SQL prepares another, and when both
- * are done one is kept and the other finalized. The least recently used beyond `limit` are finalized.
+ * runs one thing at a time, so concurrent runs of the same SQL each take a kept statement or prepare
+ * another; up to `perSql` are kept for each SQL text, and the SQL texts used least recently beyond
+ * `limit` have theirs finalized.
  */
 class StatementCache {
-  readonly #idle = new Map<string, sqlite3.Statement>();
+  readonly #idle = new Map<string, sqlite3.Statement[]>();
 
   constructor(
     private readonly db: sqlite3.Database,
     private readonly limit = 256,
+    private readonly perSql = 8,
   ) {}
 
   run(sql: string, params: readonly SqlValue[] = []): Promise<ExecuteResult> {
@@ -332,7 +334,7 @@ class StatementCache {
 
   /** Finalizes every kept statement; call before closing the connection, with nothing running. */
   async clear(): Promise<void> {
-    const statements = [...this.#idle.values()];
+    const statements = [...this.#idle.values()].flat();
     this.#idle.clear();
     await Promise.all(statements.map((s) => new Promise<void>((resolve) => s.finalize(() => resolve()))));
   }
@@ -340,11 +342,8 @@ class StatementCache {
   /** Runs `work` on a kept statement for `sql`, or on a newly prepared one. */
   #use<T>(sql: string, work: (statement: sqlite3.Statement, done: (err: Error | null, value: T) => void) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      let statement = this.#idle.get(sql);
-      if (statement) this.#idle.delete(sql);
-      // A failed prepare is reported to this callback only (the run queued behind it is dropped).
-      else statement = this.db.prepare(sql, (err: Error | null) => err && reject(err));
-      const used = statement;
+      // A failed prepare is reported to its own callback only (the run queued behind it is dropped).
+      const used = this.#idle.get(sql)?.pop() ?? this.db.prepare(sql, (err: Error | null) => err && reject(err));
       work(used, (err, value) => {
         this.#give(sql, used, err);
         if (err) reject(err);
@@ -354,16 +353,20 @@ class StatementCache {
   }
 
   #give(sql: string, statement: sqlite3.Statement, err: Error | null): void {
-    // A statement that failed may not have prepared at all; a spare one is not needed.
-    if (err || this.#idle.has(sql)) {
+    const kept = this.#idle.get(sql) ?? [];
+    // A statement that failed may not have prepared at all.
+    if (err || kept.length >= this.perSql) {
       statement.finalize();
       return;
     }
-    this.#idle.set(sql, statement);
+    kept.push(statement);
+    // Re-inserted, so that the Map's order is least recently used first.
+    this.#idle.delete(sql);
+    this.#idle.set(sql, kept);
     if (this.#idle.size > this.limit) {
-      const [oldest, evicted] = this.#idle.entries().next().value as [string, sqlite3.Statement];
+      const [oldest, evicted] = this.#idle.entries().next().value as [string, sqlite3.Statement[]];
       this.#idle.delete(oldest);
-      evicted.finalize();
+      for (const s of evicted) s.finalize();
     }
   }
 }
