@@ -157,6 +157,22 @@ describe('group commit', () => {
     });
   });
 
+  it('runs more distinct statements than it keeps prepared, concurrently, and closes cleanly', async () => {
+    const db = await openSqlite({ filename: join(tempDir(), 'c.db') });
+    await db.execute('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
+    // 300 distinct statements (more than the 256 kept), each run 3 times at once.
+    await Promise.all(Array.from({ length: 900 }, (_, i) => db.execute(`INSERT INTO t (id, n) SELECT ?, ${i % 300} + 0`, [`k${i}`])));
+    const sum = await db.transaction(async (tx) => {
+      let total = 0;
+      for (let i = 0; i < 300; i++) total += (await tx.get<{ v: number }>(`SELECT ${i} AS v`))!.v;
+      return total;
+    });
+    assert.equal(sum, (299 * 300) / 2);
+    assert.equal((await db.get<{ c: number }>('SELECT count(*) AS c FROM t'))!.c, 900);
+    // Closing fails while any prepared statement is left unfinalized.
+    await db.close();
+  });
+
   it('conflict-tolerant inserts report per row whether they inserted', async () => {
     await withTable(async (db) => {
       const tolerant = `${insert} ON CONFLICT (id) DO NOTHING`;
