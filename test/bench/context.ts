@@ -1,5 +1,6 @@
 import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
 import { runLoad, type LoadSettings } from './load.js';
+import { runPaced } from './paced.js';
 import type { BenchContext } from './types.js';
 
 /** A scenario's context and the clean-up the harness runs after the scenario, whatever happened. */
@@ -26,6 +27,7 @@ export function openScenarioScope(name: string, settings: LoadSettings): Scenari
       return gateway;
     },
     load: (spec) => runLoad(spec, settings),
+    paced: (spec) => runPaced(spec, settings),
     defer: (cleanup) => void cleanups.push(cleanup),
     log,
   };

@@ -25,6 +25,18 @@ export interface LoadSpec
   readonly notes?: string;
 }
 
+/** An open-loop run at a fixed rate (see paced.ts): the request to send next, built per request. */
+export interface PacedSpec {
+  readonly label: string;
+  /** Origin, e.g. http://127.0.0.1:41234. */
+  readonly url: string;
+  /** Requests per second, evenly spaced. */
+  readonly rate: number;
+  next(): { method: string; path: string; headers: Record<string, string>; body?: string };
+  onResponse?(status: number): void;
+  readonly notes?: string;
+}
+
 /** What one load run measured. */
 export interface Measurement {
   readonly label: string;
@@ -41,6 +53,8 @@ export interface Measurement {
   readonly durationSeconds: number;
   readonly connections: number;
   readonly notes?: string;
+  /** This row's own target, where it differs from its scenario's (e.g. a latency run at a set rate). */
+  readonly ownTarget?: Target;
 }
 
 /** The real Switchboard server a scenario runs against (one per scenario, fresh data dir). */
@@ -67,6 +81,8 @@ export interface BenchContext {
   gateway(): Promise<GatewayUnderTest>;
   /** Warms up, then runs autocannon against `spec` for the run's duration, with progress on stderr. */
   load(spec: LoadSpec): Promise<Measurement>;
+  /** Warms up, then sends `spec.rate` requests per second, evenly spaced, for the run's duration; `connections` is the most in flight at once. */
+  paced(spec: PacedSpec): Promise<Measurement>;
   /** Registers clean-up that the harness runs after the scenario, even when it fails. */
   defer(cleanup: () => Promise<unknown> | void): void;
   /** A progress or diagnostic line on stderr. */
