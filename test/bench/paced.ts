@@ -33,30 +33,18 @@ async function pace(spec: PacedSpec, seconds: number, phase: string): Promise<Me
   }, 1_000);
   ticker.unref();
 
-  const send = (): Promise<void> =>
-    new Promise((resolve) => {
-      const { method, path, headers, body } = spec.next();
-      const started = performance.now();
-      inFlight += 1;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      const done = (status: number | undefined) => {
-        inFlight -= 1;
-        answeredThisSecond += 1;
-        if (status === undefined) socketErrors += 1;
-        else if (status < 200 || status >= 300) non2xx[status] = (non2xx[status] ?? 0) + 1;
-        else latencies.push(performance.now() - started);
-        if (status !== undefined) spec.onResponse?.(status);
-        resolve();
-      };
-      const req = http.request(`${spec.url}${path}`, { method, agent, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-        res.resume();
-        res.on('end', () => done(res.statusCode));
-        res.on('error', () => done(undefined));
-      });
-      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy());
-      req.on('error', () => done(undefined));
-      req.end(body);
-    });
+  const send = async (): Promise<void> => {
+    const started = performance.now();
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    const status = await httpRequest(agent, spec.url, spec.next()).catch(() => undefined);
+    inFlight -= 1;
+    answeredThisSecond += 1;
+    if (status === undefined) socketErrors += 1;
+    else if (status < 200 || status >= 300) non2xx[status] = (non2xx[status] ?? 0) + 1;
+    else latencies.push(performance.now() - started);
+    if (status !== undefined) spec.onResponse?.(status);
+  };
 
   const total = Math.round(spec.rate * seconds);
   const pending: Promise<void>[] = [];
@@ -85,4 +73,26 @@ async function pace(spec: PacedSpec, seconds: number, phase: string): Promise<Me
     connections: maxInFlight,
     ...(spec.notes ? { notes: spec.notes } : {}),
   };
+}
+
+/**
+ * Sends one request over `agent` and resolves with its status once the response has been read;
+ * rejects when it gets no response (socket error, or no answer within REQUEST_TIMEOUT_MS).
+ */
+export function httpRequest(
+  agent: http.Agent,
+  origin: string,
+  { method, path, headers, body }: { method: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sized = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    const req = http.request(`${origin}${path}`, { method, agent, headers: sized }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('no answer in time')));
+    req.on('error', reject);
+    req.end(body);
+  });
 }

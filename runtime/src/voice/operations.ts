@@ -40,6 +40,25 @@ function voiceAddress(agent: AgentRecord): string {
 
 const EMPTY: VoiceAnswer = { status: 200, contentType: 'text/plain', body: '' };
 
+/** A new call's log row; duration and cost come later, from the provider's status callbacks. */
+function logNewCall(store: Store, session: CallSession, callSid: string, direction: 'inbound' | 'outbound', status: string): Promise<void> {
+  const now = new Date().toISOString();
+  return store.calls.insert({
+    callSid,
+    sessionId: session.sessionId,
+    agentId: session.agentId,
+    direction,
+    mode: session.mode,
+    from: session.from,
+    to: session.to,
+    status,
+    durationSeconds: 0,
+    cost: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
 /** Voice operations every agent actor answers. */
 export function voiceOperations(context: VoiceContext): Record<string, AgentOperation> {
   const { voice } = context;
@@ -81,21 +100,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
       statusCallbackUrl: `${agentPath}/call-status`,
     });
     voice.sessions.bindCall(session, placed.callSid);
-    const now = new Date().toISOString();
-    await store.calls.insert({
-      callSid: placed.callSid,
-      sessionId: session.sessionId,
-      agentId: agent.agentId,
-      direction: 'outbound',
-      mode: session.mode,
-      from: session.from,
-      to: session.to,
-      status: placed.status,
-      durationSeconds: 0,
-      cost: null,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await logNewCall(store, session, placed.callSid, 'outbound', placed.status);
     return placed;
   }
 
@@ -232,21 +237,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
         const session = newSession(agent, event.from ?? 'unknown', event.to ?? '', {}, { kind: 'conversation' }, 'inbound');
         voice.sessions.add(session);
         voice.sessions.bindCall(session, event.callSid);
-        const now = new Date().toISOString();
-        await store.calls.insert({
-          callSid: event.callSid,
-          sessionId: session.sessionId,
-          agentId: agent.agentId,
-          direction: 'inbound',
-          mode: session.mode,
-          from: session.from,
-          to: session.to,
-          status: event.status,
-          durationSeconds: 0,
-          cost: null,
-          createdAt: now,
-          updatedAt: now,
-        });
+        await logNewCall(store, session, event.callSid, 'inbound', event.status);
         return voice.answer(session);
       });
     },

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import twilio from 'twilio';
 import { residentMiB } from '../proc.js';
+import { httpRequest } from '../paced.js';
 import type { Scenario } from '../types.js';
 import { provisionBenchAgent, simulatorCredentials } from './bench-agent.js';
 import { openSse, type RawSseSession } from './sse-client.js';
@@ -80,12 +81,13 @@ export const mcpSessions: Scenario = {
       if (wait > 1) await new Promise((r) => setTimeout(r, wait));
       const agent = agents[i % AGENTS]!;
       const sid = `SM${randomBytes(16).toString('hex')}`;
-      const url = `${gateway.url}/webhooks/${agent.id}/sms`;
+      const path = `/webhooks/${agent.id}/sms`;
+      const url = `${gateway.url}${path}`;
       const params = { MessageSid: sid, AccountSid: credentials.accountSid, From: CUSTOMER, To: agent.channels.sms!.address, Body: `n${i}`, SmsStatus: 'received' };
       const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(credentials.authToken, url, params) };
       sentAt.set(sid, performance.now());
       inflight.push(
-        post(agentPool, url, headers, new URLSearchParams(params).toString()).then(
+        httpRequest(agentPool, gateway.url, { method: 'POST', path, headers, body: new URLSearchParams(params).toString() }).then(
           (status) => void (status !== 200 && failures++),
           () => void failures++,
         ),
@@ -113,18 +115,6 @@ export const mcpSessions: Scenario = {
     ];
   },
 };
-
-/** POSTs a form body and resolves with the status once the response has been read. */
-function post(agent: http.Agent, url: string, headers: Record<string, string>, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;

@@ -1,8 +1,10 @@
 /** What fetching a `<Play>` URL gave. */
 export interface AudioProbe {
+  /** HTTP status of the fetch; 0 when it could not be fetched. */
   status: number;
   contentType: string;
   bytes: number;
+  /** Whether the bytes are audio (WAV, MP3, Ogg, FLAC or raw audio/*). */
   audio: boolean;
   durationMs: number;
   error?: string;

@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import type { ClockListener } from './frame-clock.js';
 import type { CallTurn, MarkRecord } from './phone-types.js';
 import { FRAME_BYTES, SILENCE_PAYLOAD, speechFrames, speechMs } from './speech-frames.js';
-import { closeSocket, recordError, type LegContext, type VoiceLeg } from './voice-leg.js';
+import { closeSocket, legClosed, recordError, type LegContext, type VoiceLeg } from './voice-leg.js';
 
 /** Decoded payloads land here (one call at a time, synchronously), so receiving allocates nothing. */
 const SCRATCH = Buffer.allocUnsafe(64 * 1024);
@@ -49,18 +49,7 @@ export class MediaStreamLeg implements VoiceLeg, ClockListener {
     this.#ws = ws;
     this.#ctx = ctx;
     this.#streamSid = ctx.connection.sessionId;
-    this.closed = new Promise((resolve) => {
-      ws.on('close', (code) => {
-        const { connection } = ctx;
-        connection.closedAt = new Date();
-        connection.closeCode = code;
-        connection.closedBy ??= 'agent';
-        ctx.clock.delete(this);
-        ctx.conversation.cancelWaits();
-        this.#finishSpeech();
-        resolve();
-      });
-    });
+    this.closed = legClosed(ws, ctx, this, () => this.#finishSpeech());
     ws.on('message', (data) => this.#onMessage(data));
   }
 

@@ -1,4 +1,5 @@
 import type { SimCallStatus, WebhookTampering, WebhookTarget } from '../types.js';
+import type { AudioProbe } from './audio-probe.js';
 
 /** How a `<Connect>` attaches the call: ConversationRelay (text) or Media Streams (μ-law audio). */
 export type VoiceMode = 'relay' | 'stream';
@@ -79,21 +80,13 @@ export interface TwimlFetch {
 /** Something the phone heard or did because of TwiML or a relay message. */
 export type HeardItem =
   | { kind: 'say'; text: string; voice?: string; language?: string; at: Date }
-  | {
+  | ({
       kind: 'play';
       url: string;
       /** `twiml` for `<Play>`, `relay` for a ConversationRelay `play` message. */
       via: 'twiml' | 'relay';
-      /** HTTP status of the fetch; 0 when it could not be fetched. */
-      status: number;
-      contentType: string;
-      bytes: number;
-      /** Whether the bytes are audio (WAV, MP3, Ogg, FLAC or raw audio/*). */
-      audio: boolean;
-      durationMs: number;
-      error?: string;
       at: Date;
-    }
+    } & AudioProbe)
   | { kind: 'pause'; seconds: number; at: Date }
   | { kind: 'dial'; numbers: string[]; callerId?: string; outcome: string; talkMs: number; at: Date }
   | { kind: 'hangup'; at: Date }

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { MS_PER_CHARACTER, speechDurationMs } from '../audio.js';
 import type { ClockListener } from './frame-clock.js';
-import { closeSocket, recordError, type LegContext, type VoiceLeg } from './voice-leg.js';
+import { closeSocket, legClosed, recordError, type LegContext, type VoiceLeg } from './voice-leg.js';
 
 const DTMF_GAP_MS = 100;
 /** Characters of reply text ConversationRelay speaks per 20 ms tick (the simulator's 60 ms a character). */
@@ -36,18 +36,7 @@ export class RelayLeg implements VoiceLeg, ClockListener {
     this.#ws = ws;
     this.#ctx = ctx;
     this.#greeting = greeting;
-    this.closed = new Promise((resolve) => {
-      ws.on('close', (code) => {
-        this.#closed = true;
-        const { connection } = ctx;
-        connection.closedAt = new Date();
-        connection.closeCode = code;
-        connection.closedBy ??= 'agent';
-        ctx.clock.delete(this);
-        ctx.conversation.cancelWaits();
-        resolve();
-      });
-    });
+    this.closed = legClosed(ws, ctx, this, () => (this.#closed = true));
     ws.on('message', (data) => this.#onMessage(data));
   }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
 import type { SimCall } from '../types.js';
 import type { Conversation } from './conversation.js';
-import type { FrameClock } from './frame-clock.js';
+import type { ClockListener, FrameClock } from './frame-clock.js';
 import type { CallRecording, ConnectionRecord, VoiceMode } from './phone-types.js';
 
 /** What a leg needs from its call. */
@@ -47,6 +47,26 @@ export function recordError(recording: CallRecording, message: string): void {
 /** `prefix` + 32 hex digits, the shape of Twilio sids (MZ streams, VX relay sessions). */
 export function sidOf(prefix: string): string {
   return prefix + randomBytes(16).toString('hex');
+}
+
+/**
+ * Resolves when the leg's socket closes, after recording the close on the connection (the agent
+ * closed it unless the phone said otherwise), taking the leg off the media clock and releasing
+ * whatever waits on the conversation; `onClose` runs the leg's own clean-up first.
+ */
+export function legClosed(ws: WebSocket, ctx: LegContext, leg: ClockListener, onClose: () => void): Promise<void> {
+  return new Promise((resolve) => {
+    ws.on('close', (code) => {
+      onClose();
+      const { connection } = ctx;
+      connection.closedAt = new Date();
+      connection.closeCode = code;
+      connection.closedBy ??= 'agent';
+      ctx.clock.delete(leg);
+      ctx.conversation.cancelWaits();
+      resolve();
+    });
+  });
 }
 
 /** Closes a socket cleanly, and drops it if the other side does not finish the close handshake within a second. */
