@@ -191,6 +191,40 @@ describe('group commit', () => {
       ]);
     });
   });
+  it('conflict-tolerant inserts that conflict on another unique column, or fail, still report per row', async () => {
+    const db = await openSqlite({ filename: join(tempDir(), 'u.db') });
+    try {
+      await db.execute('CREATE TABLE m (id TEXT PRIMARY KEY, ext TEXT NOT NULL UNIQUE, n INTEGER NOT NULL)');
+      const tolerant = 'INSERT INTO m (id, ext, n) VALUES (?, ?, ?) ON CONFLICT (ext) DO NOTHING';
+      await db.execute(tolerant, ['m0', 'seen', 0]);
+      // Distinct ids: one combined statement, and its RETURNING list names the rows that went in.
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => db.execute(tolerant, [`m${i + 1}`, i % 10 === 0 ? 'seen' : i === 21 ? 'e19' : `e${i}`, i])),
+      );
+      const expected = Array.from({ length: 40 }, (_, i) => (i % 10 === 0 || i === 21 ? 0 : 1));
+      assert.deepEqual(results.map((r) => r.changes), expected);
+      assert.equal((await db.get<{ c: number }>('SELECT count(*) AS c FROM m'))!.c, 1 + expected.filter((c) => c === 1).length);
+      // A bad row fails alone; the others of its batch go in.
+      const settled = await Promise.allSettled([db.execute(tolerant, ['b1', 'f1', 1]), db.execute(tolerant, ['b2', 'f2', null]), db.execute(tolerant, ['b3', 'f3', 3])]);
+      assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual((await db.query<{ id: string }>("SELECT id FROM m WHERE id LIKE 'b%' ORDER BY id")).map((r) => r.id), ['b1', 'b3']);
+      // A first column that rewrites its value ('07' is stored as 7) cannot name the rows it
+      // returned: the batch is replayed one write at a time and still reports per row.
+      await db.execute('CREATE TABLE k (n INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+      const numbered = 'INSERT INTO k (n, v) VALUES (?, ?) ON CONFLICT DO NOTHING';
+      await db.execute(numbered, ['03', 'old']);
+      const replayed = await Promise.all(['01', '02', '03', '04'].map((n) => db.execute(numbered, [n, 'new'])));
+      assert.deepEqual(replayed.map((r) => r.changes), [1, 1, 0, 1]);
+      assert.deepEqual(await db.query('SELECT n, v FROM k ORDER BY n'), [
+        { n: 1, v: 'new' },
+        { n: 2, v: 'new' },
+        { n: 3, v: 'old' },
+        { n: 4, v: 'new' },
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
 });
 
 describe('repositories', () => {

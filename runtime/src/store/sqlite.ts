@@ -48,10 +48,12 @@ interface InsertShape {
   readonly columns: number;
   /** Rows may be skipped (`OR IGNORE`, `ON CONFLICT … DO NOTHING`), so `changes` is per row. */
   readonly tolerant: boolean;
+  /** The first column: a tolerant insert returns it to tell which rows went in. */
+  readonly firstColumn: string;
 }
 
 const INSERT_SHAPE =
-  /^(\s*INSERT\s+(OR\s+IGNORE\s+)?INTO\s+\w+\s*\([\w\s,]+\)\s*VALUES\s*)(\((?:\s*\?\s*,)*\s*\?\s*\))(\s*(ON\s+CONFLICT\s*(?:\([\w\s,]+\))?\s*DO\s+NOTHING)?\s*)$/i;
+  /^(\s*INSERT\s+(OR\s+IGNORE\s+)?INTO\s+\w+\s*\(\s*(\w+)[\w\s,]*\)\s*VALUES\s*)(\((?:\s*\?\s*,)*\s*\?\s*\))(\s*(ON\s+CONFLICT\s*(?:\([\w\s,]+\))?\s*DO\s+NOTHING)?\s*)$/i;
 const shapes = new Map<string, InsertShape | null>();
 
 /** The coalescible shape of `sql`, once per distinct statement text; null when it has none. */
@@ -59,7 +61,7 @@ function insertShape(sql: string): InsertShape | null {
   let shape = shapes.get(sql);
   if (shape !== undefined) return shape;
   const m = INSERT_SHAPE.exec(sql);
-  shape = m ? { head: m[1]!, row: m[3]!, tail: m[4]!, columns: m[3]!.split('?').length - 1, tolerant: Boolean(m[2] || m[5]) } : null;
+  shape = m ? { head: m[1]!, firstColumn: m[3]!, row: m[4]!, tail: m[5]!, columns: m[4]!.split('?').length - 1, tolerant: Boolean(m[2] || m[6]) } : null;
   shapes.set(sql, shape);
   return shape;
 }
@@ -167,7 +169,8 @@ class SqliteDatabase implements Database {
   /**
    * The fast path. Same-shaped single INSERTs become multi-row statements (see `#runInserts`); other
    * single statements and the groups (each group's statements in order) run side by side. Resolves
-   * undefined when a group's statement failed: the caller must undo the transaction.
+   * undefined when a group's statement failed, or a conflict-tolerant insert could not tell which of
+   * its rows went in: the caller must undo the transaction and replay it one write at a time.
    */
   async #applyTogether(batch: readonly PendingWrite[]): Promise<Map<PendingWrite, Outcome> | undefined> {
     const outcomes = new Map<PendingWrite, Outcome>();
@@ -186,27 +189,27 @@ class SqliteDatabase implements Database {
       if (writes.length === 1) singles.push(writes[0]!);
       else coalesced.push([shape, writes]);
     }
-    // Conflict-tolerant inserts use a savepoint; nothing else may run while it is open.
-    for (const [shape, writes] of coalesced) if (shape.tolerant) await this.#runInserts(shape, writes, outcomes);
-    let groupFailed = false;
+    let replay = false;
     await Promise.all([
-      ...coalesced.filter(([shape]) => !shape.tolerant).map(([shape, writes]) => this.#runInserts(shape, writes, outcomes)),
+      ...coalesced.map(async ([shape, writes]) => {
+        if (!(await this.#runInserts(shape, writes, outcomes))) replay = true;
+      }),
       this.#runEach(singles, outcomes),
       ...groups.map(async (group) => {
         const results: ExecuteResult[] = [];
         for (const statement of group.statements) {
-          if (groupFailed) return;
+          if (replay) return;
           try {
             results.push(await this.#statements.run(statement.sql, statement.params));
           } catch {
-            groupFailed = true;
+            replay = true;
             return;
           }
         }
         outcomes.set(group, { ok: true, results });
       }),
     ]);
-    return groupFailed ? undefined : outcomes;
+    return replay ? undefined : outcomes;
   }
 
   /** The careful path: one write after another, each group in a savepoint of its own. */
@@ -233,34 +236,50 @@ class SqliteDatabase implements Database {
 
   /**
    * Runs same-shaped single-row INSERTs as multi-row statements: one statement for SQLite to parse
-   * and run instead of one per row (a statement costs ~100 µs of hand-offs here, a row ~7 µs). Each
-   * row still reports its own `changes`: when a combined statement fails (one bad row fails the whole
-   * statement, and SQLite undoes all of it) or, for a conflict-tolerant INSERT, inserts fewer rows
-   * than it was given, it is undone and its rows run one by one.
+   * and run instead of one per row (a statement costs ~100 µs of hand-offs here, a row ~7 µs). The
+   * rows go out in chunks of power-of-two sizes (37 rows: 32 + 4 + 1), so a few statement texts
+   * cover every batch and stay prepared. Each row still reports its own `changes`. A combined
+   * statement that fails (one bad row fails it, and SQLite undoes all of it) has its rows run one by
+   * one. A conflict-tolerant INSERT returns its first column (an id, given as text), which tells the
+   * rows it inserted from those it skipped; when those values repeat within a chunk, the chunk's rows
+   * run one by one. Resolves false when a returned value names no row (the column changed the text on
+   * the way in): then only a replay can tell.
    */
-  async #runInserts(shape: InsertShape, writes: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<void> {
-    const rowsPerStatement = Math.max(1, Math.floor(MAX_PARAMS / shape.columns));
-    for (let start = 0; start < writes.length; start += rowsPerStatement) {
-      const chunk = writes.slice(start, start + rowsPerStatement);
-      const sql = `${shape.head}${Array(chunk.length).fill(shape.row).join(',')}${shape.tail}`;
-      const params = chunk.flatMap((w) => w.statements[0]!.params ?? []);
-      let inserted: boolean;
-      if (shape.tolerant) {
-        // Rows skipped by the conflict clause are only visible as a shorter RETURNING list.
-        await this.#statements.run('SAVEPOINT coalesced');
-        const rows = await all<unknown>(this.writer, `${sql} RETURNING 1`, params).catch(() => undefined);
-        inserted = rows?.length === chunk.length;
-        if (!inserted) await this.#statements.run('ROLLBACK TO coalesced');
-        await this.#statements.run('RELEASE coalesced');
-      } else {
-        inserted = await run(this.writer, sql, params).then(
-          () => true,
-          () => false,
-        );
-      }
-      if (inserted) for (const w of chunk) outcomes.set(w, { ok: true, results: [{ changes: 1 }] });
-      else await this.#runEach(chunk, outcomes);
+  async #runInserts(shape: InsertShape, writes: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<boolean> {
+    const largest = 2 ** Math.floor(Math.log2(Math.max(1, Math.floor(MAX_PARAMS / shape.columns))));
+    const chunks: PendingWrite[][] = [];
+    for (let start = 0; start < writes.length; ) {
+      const size = Math.min(largest, 2 ** Math.floor(Math.log2(writes.length - start)));
+      chunks.push(writes.slice(start, start + size));
+      start += size;
     }
+    const told = await Promise.all(
+      chunks.map(async (chunk) => {
+        if (chunk.length === 1 || (shape.tolerant && !firstValuesDistinct(chunk))) {
+          await this.#runEach(chunk, outcomes);
+          return true;
+        }
+        const sql = `${shape.head}${Array(chunk.length).fill(shape.row).join(',')}${shape.tail}`;
+        const params = chunk.flatMap((w) => w.statements[0]!.params ?? []);
+        let inserted: (w: PendingWrite) => boolean = () => true;
+        try {
+          if (shape.tolerant) {
+            const rows = await this.#statements.all<Record<string, SqlValue>>(`${sql} RETURNING ${shape.firstColumn}`, params);
+            const returned = new Set(rows.map((row) => row[shape.firstColumn]));
+            inserted = (w) => returned.has(w.statements[0]!.params![0]!);
+            if (chunk.filter(inserted).length !== rows.length) return false;
+          } else {
+            await this.#statements.run(sql, params);
+          }
+        } catch {
+          await this.#runEach(chunk, outcomes);
+          return true;
+        }
+        for (const w of chunk) outcomes.set(w, { ok: true, results: [{ changes: inserted(w) ? 1 : 0 }] });
+        return true;
+      }),
+    );
+    return told.every(Boolean);
   }
 
   /** Runs a group inside a savepoint, statement after statement, kept or undone together. */
@@ -371,6 +390,12 @@ class StatementCache {
   }
 }
 
+/** True when the rows' first values are distinct strings, so that a returned value names one row. */
+function firstValuesDistinct(writes: readonly PendingWrite[]): boolean {
+  const values = writes.map((w) => w.statements[0]!.params?.[0]);
+  return values.every((v) => typeof v === 'string') && new Set(values).size === values.length;
+}
+
 function connect(filename: string, mode: number): Promise<sqlite3.Database> {
   return new Promise((resolve, reject) => {
     const db = new sqlite3.Database(filename, mode, (err) => (err ? reject(err) : resolve(db)));
@@ -384,15 +409,6 @@ function exec(db: sqlite3.Database, sql: string): Promise<void> {
 function all<T>(db: sqlite3.Database, sql: string, params: readonly SqlValue[]): Promise<T[]> {
   return new Promise((resolve, reject) =>
     db.all(sql, params as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as T[]))),
-  );
-}
-
-function run(db: sqlite3.Database, sql: string, params: readonly SqlValue[]): Promise<ExecuteResult> {
-  return new Promise((resolve, reject) =>
-    db.run(sql, params as unknown[], function (this: sqlite3.RunResult, err: Error | null) {
-      if (err) reject(err);
-      else resolve({ changes: this.changes });
-    }),
   );
 }
 
