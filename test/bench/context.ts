@@ -16,6 +16,7 @@ export function openScenarioScope(name: string, settings: LoadSettings): Scenari
   const log = (message: string) => process.stderr.write(`  [${name}] ${message}\n`);
   const ctx: BenchContext = {
     durationSeconds: settings.durationSeconds,
+    warmupSeconds: settings.warmupSeconds,
     connections: settings.connections,
     gateway() {
       if (!gateway) {

@@ -79,7 +79,7 @@ async function pace(spec: PacedSpec, seconds: number, phase: string): Promise<Me
  * Sends one request over `agent` and resolves with its status once the response has been read;
  * rejects when it gets no response (socket error, or no answer within REQUEST_TIMEOUT_MS).
  */
-export function httpRequest(
+function httpRequest(
   agent: http.Agent,
   origin: string,
   { method, path, headers, body }: { method: string; path: string; headers: Record<string, string>; body?: string },

@@ -75,6 +75,8 @@ export interface GatewayUnderTest {
 export interface BenchContext {
   /** Seconds of measured load per run (`--duration`). */
   readonly durationSeconds: number;
+  /** Seconds of unmeasured warm-up before each run (`--warmup`). */
+  readonly warmupSeconds: number;
   /** Default concurrent connections (`--connections`). */
   readonly connections: number;
   /** Starts the real server on first call (in its own process) and returns it; the harness stops it. */

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import twilio from 'twilio';
 import { residentMiB } from '../proc.js';
-import { httpRequest } from '../paced.js';
 import type { Scenario } from '../types.js';
 import { provisionBenchAgent, simulatorCredentials } from './bench-agent.js';
 import { openSse, type RawSseSession } from './sse-client.js';
@@ -14,8 +12,9 @@ const CUSTOMER = '+14155550123';
 
 /**
  * Holds SESSIONS live MCP SSE sessions open (initialised, as a client does), reads the server's
- * resident memory, then sends signed inbound SMS at 1,000/s to AGENTS of them and measures the time
- * from the webhook leaving the harness to the notification arriving on the agent's stream.
+ * resident memory, then sends signed inbound SMS at 1,000/s to AGENTS of them, evenly spaced, and
+ * after the warm-up measures the time from the webhook leaving the harness to the notification
+ * arriving on the agent's stream.
  */
 export const mcpSessions: Scenario = {
   name: 'mcp-sessions',
@@ -26,7 +25,7 @@ export const mcpSessions: Scenario = {
     const team = await gateway.teamToken();
     const { hostname: host, port } = new URL(gateway.url);
     const run = randomBytes(3).toString('hex');
-    const agents = [];
+    const agents: (Awaited<ReturnType<typeof provisionBenchAgent>> & { id: string })[] = [];
     for (let i = 0; i < AGENTS; i++) agents.push({ id: `mcp-${run}-${i}`, ...(await provisionBenchAgent(gateway, `mcp-${run}-${i}`, ['sms'])) });
     const sessions: RawSseSession[] = [];
     ctx.defer(() => sessions.forEach((s) => s.close()));
@@ -67,48 +66,38 @@ export const mcpSessions: Scenario = {
         if (at !== undefined) latencies.push(performance.now() - at);
       };
     }
-    const total = INBOUND_RATE * ctx.durationSeconds;
-    // node:http with keep-alive rather than fetch: a provider's webhook sender is lean, and the
-    // harness's own per-request cost must not show up as notification latency.
-    const agentPool = new http.Agent({ keepAlive: true, maxSockets: 64 });
-    ctx.defer(() => agentPool.destroy());
-    let failures = 0;
-    const inflight: Promise<void>[] = [];
-    const t0 = performance.now();
-    for (let i = 0; i < total; i++) {
-      const due = t0 + (i * 1000) / INBOUND_RATE;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-      const agent = agents[i % AGENTS]!;
-      const sid = `SM${randomBytes(16).toString('hex')}`;
-      const path = `/webhooks/${agent.id}/sms`;
-      const url = `${gateway.url}${path}`;
-      const params = { MessageSid: sid, AccountSid: credentials.accountSid, From: CUSTOMER, To: agent.channels.sms!.address, Body: `n${i}`, SmsStatus: 'received' };
-      const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(credentials.authToken, url, params) };
-      sentAt.set(sid, performance.now());
-      inflight.push(
-        httpRequest(agentPool, gateway.url, { method: 'POST', path, headers, body: new URLSearchParams(params).toString() }).then(
-          (status) => void (status !== 200 && failures++),
-          () => void failures++,
-        ),
-      );
-      if (i % INBOUND_RATE === 0) ctx.log(`mcp-sessions: ${i.toLocaleString('en-US')}/${total.toLocaleString('en-US')} inbound sent`);
-    }
-    await Promise.all(inflight);
+    // Sent evenly spaced after a warm-up (ctx.paced); only notifications of measured webhooks count.
+    const warmup = Math.round(INBOUND_RATE * ctx.warmupSeconds);
+    let sent = 0;
+    const webhooks = await ctx.paced({
+      label: `inbound at ${INBOUND_RATE.toLocaleString('en-US')}/s`,
+      url: gateway.url,
+      rate: INBOUND_RATE,
+      next: () => {
+        const i = sent++;
+        const agent = agents[i % AGENTS]!;
+        const sid = `SM${randomBytes(16).toString('hex')}`;
+        const path = `/webhooks/${agent.id}/sms`;
+        const params = { MessageSid: sid, AccountSid: credentials.accountSid, From: CUSTOMER, To: agent.channels.sms!.address, Body: `n${i}`, SmsStatus: 'received' };
+        const signature = twilio.getExpectedTwilioSignature(credentials.authToken, `${gateway.url}${path}`, params);
+        if (i >= warmup) sentAt.set(sid, performance.now());
+        return { method: 'POST', path, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature }, body: new URLSearchParams(params).toString() };
+      },
+    });
     await new Promise((r) => setTimeout(r, 500));
-    const elapsed = (performance.now() - t0) / 1000;
+    const total = sentAt.size;
     latencies.sort((a, b) => a - b);
     const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
     return [
       {
         label: `inbound→notification, ${sessions.length.toLocaleString('en-US')} sessions`,
-        rate: latencies.length / elapsed,
+        rate: latencies.length / webhooks.durationSeconds,
         p50Ms: round(pct(50)),
         p99Ms: round(pct(99)),
         responses: total,
-        non2xx: (failures ? { failed: failures } : {}) as Record<string, number>,
-        socketErrors: 0,
-        durationSeconds: elapsed,
+        non2xx: webhooks.non2xx,
+        socketErrors: webhooks.socketErrors,
+        durationSeconds: webhooks.durationSeconds,
         connections: sessions.length,
         notes: `server RSS ${rssMiB.toFixed(0)} MiB with ${sessions.length.toLocaleString('en-US')} sessions (target < 1024); ${latencies.length.toLocaleString('en-US')}/${total.toLocaleString('en-US')} notifications received`,
       },
