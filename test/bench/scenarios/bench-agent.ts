@@ -8,6 +8,18 @@ export async function simulatorCredentials(gateway: GatewayUnderTest): Promise<{
 }
 
 /**
+ * The URL a load generator signs a Twilio webhook for: the gateway's URL without its port. Twilio
+ * signs an https URL on the default port without one, and twilio's `validateRequest` tries the URL
+ * without the port first, so in a deployment behind TLS one HMAC decides. Signing the loopback URL
+ * with its port would make every request take the second try, a cost a deployment does not pay.
+ */
+export function twilioSignedUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.port = '';
+  return parsed.toString();
+}
+
+/**
  * Provisions an agent for a scenario and lifts its limits (the defaults would refuse a benchmark's
  * load, as they should for a runaway agent). Returns its client token and addresses.
  */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type autocannon from 'autocannon';
 import twilio from 'twilio';
 import type { Scenario } from '../types.js';
-import { provisionBenchAgent, simulatorCredentials, storedMessageCount } from './bench-agent.js';
+import { provisionBenchAgent, simulatorCredentials, storedMessageCount, twilioSignedUrl } from './bench-agent.js';
 
 const CUSTOMER = '+14155550123';
 const CONNECTIONS = 256;
@@ -26,7 +26,7 @@ export const ingest: Scenario = {
     const sidPrefix = `SM${randomBytes(8).toString('hex')}`;
     const agent = await provisionBenchAgent(gateway, agentId, ['sms']);
     const path = `/webhooks/${agentId}/sms`;
-    const publicUrl = `${gateway.url}${path}`;
+    const publicUrl = twilioSignedUrl(`${gateway.url}${path}`);
     let acknowledged = 0;
     let sequence = 0;
     const headers = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import twilio from 'twilio';
 import { residentMiB } from '../proc.js';
 import type { Scenario } from '../types.js';
-import { provisionBenchAgent, simulatorCredentials } from './bench-agent.js';
+import { provisionBenchAgent, simulatorCredentials, twilioSignedUrl } from './bench-agent.js';
 import { openSse, type RawSseSession } from './sse-client.js';
 
 const SESSIONS = Number(process.env.BENCH_MCP_SESSIONS ?? 10_000);
@@ -79,7 +79,7 @@ export const mcpSessions: Scenario = {
         const sid = `SM${randomBytes(16).toString('hex')}`;
         const path = `/webhooks/${agent.id}/sms`;
         const params = { MessageSid: sid, AccountSid: credentials.accountSid, From: CUSTOMER, To: agent.channels.sms!.address, Body: `n${i}`, SmsStatus: 'received' };
-        const signature = twilio.getExpectedTwilioSignature(credentials.authToken, `${gateway.url}${path}`, params);
+        const signature = twilio.getExpectedTwilioSignature(credentials.authToken, twilioSignedUrl(`${gateway.url}${path}`), params);
         if (i >= warmup) sentAt.set(sid, performance.now());
         return { method: 'POST', path, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature }, body: new URLSearchParams(params).toString() };
       },
