@@ -22,12 +22,13 @@ export interface AudioWorkerPoolOptions {
   maxBatchFrames?: number;
   /**
    * Batches of fewer frames that need no resampling (8 kHz out) are decoded on the calling thread:
-   * decoding a frame and measuring its energy costs 3–5 µs, so 128 frames are under a millisecond,
-   * while a hand-off costs 70–200 µs and, on a machine whose cores are busy, waits for a core as
-   * well (measured with 300 calls on 2 cores: frame delay p99 80–160 ms with batches of ~75 frames
-   * sent to the worker, 40 ms decoded inline, and fewer phone frames late). Batches that resample
-   * always go to a worker: one frame's resampling already costs more than the hand-off. 0 sends
-   * every batch to the workers. Default 128.
+   * decoding a frame and measuring its energy costs 3–5 µs, so a batch is about a millisecond at
+   * most, while a hand-off costs 70–200 µs and, on a machine whose cores are busy, waits for a core
+   * as well. With 300 calls on 2 cores, frame delay p99 was 80–160 ms with batches of ~75 frames sent
+   * to the worker, 40–80 ms with batches under 128 decoded inline, 10–20 ms with all but full batches
+   * inline (and less CPU). Batches that resample always go to a worker: one frame's resampling
+   * already costs more than the hand-off. 0 sends every batch to the workers. Default: the
+   * `maxBatchFrames`, so only full batches (a burst, or many calls) go to a worker.
    */
   inlineBelowFrames?: number;
   /** Observes each inbound frame's delay from arrival to processed, in seconds. */
@@ -69,7 +70,7 @@ export class AudioWorkerPool implements InboundAudioSink {
     this.threads = Math.max(1, Math.floor(options.threads ?? defaultAudioThreads()));
     this.batchWindowMs = options.batchWindowMs ?? 5;
     this.maxBatchFrames = Math.max(1, options.maxBatchFrames ?? 256);
-    this.inlineBelowFrames = Math.min(this.maxBatchFrames, Math.max(0, options.inlineBelowFrames ?? 128));
+    this.inlineBelowFrames = Math.min(this.maxBatchFrames, Math.max(0, options.inlineBelowFrames ?? this.maxBatchFrames));
     this.piscina = new Piscina({
       filename: options.workerFile ?? audioWorkerFile(),
       // A fixed set of warm threads: starting one mid-call would stall that call's frames.

@@ -71,7 +71,7 @@ async function until(condition: () => boolean, timeoutMs = 8000): Promise<void> 
 
 describe('audio worker pool', () => {
   let pool: AudioWorkerPool;
-  /** A second pool with the real worker entry and default options (small batches inline). */
+  /** A second pool with the real worker entry and default options (8 kHz batches inline unless full). */
   let plain: AudioWorkerPool;
   const delays: number[] = [];
   const errors: unknown[] = [];
@@ -164,7 +164,7 @@ describe('audio worker pool', () => {
     assert.match(String(errors[0]), /handler broke/);
   });
 
-  it('decodes small 8 kHz batches inline, sends resampling batches to a worker, and closes cleanly', async () => {
+  it('decodes 8 kHz batches inline unless full, sends resampling batches to a worker, and closes cleanly', async () => {
     const narrow: Received = { pcm: [], events: [], frames: 0 };
     const wide: Received = { pcm: [], events: [], frames: 0 };
     const a = script(0, 8000);
@@ -182,6 +182,18 @@ describe('audio worker pool', () => {
     assert.ok(plain.stats.batches > plain.stats.inlineBatches, 'resampling went to the worker');
     assert.deepEqual(concat(...narrow.pcm), a.expectedPcm.subarray(0, 10 * FRAME));
     assert.deepEqual(concat(...wide.pcm), b.expectedPcm.subarray(0, 10 * FRAME * 2));
+
+    // Short of a full batch, 8 kHz frames are decoded inline, however many (200 at once here).
+    const before = { ...plain.stats };
+    for (let f = 0; f < 200; f++) callA.push(new Uint8Array(FRAME).fill(0xff));
+    await until(() => narrow.frames === 10 + 200);
+    assert.equal(plain.stats.batches, before.batches + 1);
+    assert.equal(plain.stats.inlineBatches, before.inlineBatches + 1);
+    // A full batch (256 frames, the default limit) goes to a worker.
+    for (let f = 0; f < 256; f++) callA.push(new Uint8Array(FRAME).fill(0xff));
+    await until(() => narrow.frames === 10 + 200 + 256);
+    assert.equal(plain.stats.batches, before.batches + 2);
+    assert.equal(plain.stats.inlineBatches, before.inlineBatches + 1);
 
     await plain.close();
     await plain.close(); // idempotent
