@@ -260,7 +260,10 @@ export interface PhoneOptions {
   urlRewrites?: Record<string, string>;
 }
 
-/** Shared media clock figures: one timer ticks every live stream every 20 ms. */
+/**
+ * Shared media clock figures: one timer ticks every 5 ms, each time the quarter of the live streams
+ * whose phase it is, so every stream is ticked every 20 ms. A tick here is one such step.
+ */
 export interface PacingStats {
   activeStreams: number;
   activeCalls: number;
@@ -270,7 +273,7 @@ export interface PacingStats {
   maxTickLagMs: number;
   /** Ticks dropped after a stall of more than 500 ms (their frames were never sent). */
   skippedTicks: number;
-  /** Mean and max time one tick (all streams) took, in ms. */
+  /** Mean and max time one tick (a quarter of the streams) took, in ms. */
   meanTickCostMs: number;
   maxTickCostMs: number;
 }
