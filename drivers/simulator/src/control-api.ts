@@ -63,7 +63,14 @@ const REQUIRED_FIELDS: Record<string, string[]> = {
  * The control API under `/_sim/`: read what drivers sent, inject faults, reset, and make the
  * providers send webhooks to Switchboard (demo mode and curl use it).
  */
-export function controlApi(state: SimulatorState, inbound: InboundSenders, address: () => SimulatorAddress, phone?: SimulatorPhone): ControlHandler {
+export function controlApi(
+  state: SimulatorState,
+  inbound: InboundSenders,
+  address: () => SimulatorAddress,
+  /** What `POST /_sim/reset` does: the same as `sim.reset()`. */
+  reset: () => void,
+  phone?: SimulatorPhone,
+): ControlHandler {
   const senders = inboundRoutes(inbound);
   const phoneRoutes = phone ? phoneControl(phone) : undefined;
   return async (req) => {
@@ -112,7 +119,7 @@ export function controlApi(state: SimulatorState, inbound: InboundSenders, addre
       }
     }
     if (method === 'POST' && path === '/reset') {
-      state.reset();
+      reset();
       return jsonResponse(200, { ok: true });
     }
     const inboundKind = /^\/inbound\/([a-z-]+)$/.exec(path)?.[1];

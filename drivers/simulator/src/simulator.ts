@@ -47,7 +47,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let address: SimulatorAddress | undefined;
   const deepgram = simulatedDeepgram(state);
   const apis = [twilioApi(state), resendApi(state), lineApi(state), elevenLabsApi(state), deepgram.api];
-  const server = createServer(createRequestListener(state, apis, controlApi(state, inbound, () => address!, phone)));
+  // Live calls hang up (no callbacks), then everything recorded is forgotten.
+  const reset = () => {
+    phone.reset();
+    state.reset();
+    deepgram.reset();
+  };
+  const server = createServer(createRequestListener(state, apis, controlApi(state, inbound, () => address!, reset, phone)));
   server.keepAliveTimeout = 30_000;
   server.on('upgrade', deepgram.upgrade);
   const { port } = await listen(server, options.port ?? 0, host);
@@ -77,11 +83,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       clear: () => state.faults.clear(),
       list: () => state.faults.list(),
     },
-    reset: () => {
-      phone.reset();
-      state.reset();
-      deepgram.reset();
-    },
+    reset,
     inbound,
     phone,
     deepgram: deepgram.facade,
