@@ -81,7 +81,7 @@ export const voice: Scenario = {
           `${after.frames.live}/${calls} calls up; server CPU ${(cpu * 100).toFixed(0)} % of a core (${((cpu * 1000) / calls).toFixed(1)} ms/s per call), phones ${(phonesCpu * 100).toFixed(0)} %; ` +
           'rate = inbound frames/s; p50/p99 = server frame delay',
       });
-      await fetch(`${sim.url}/_sim/reset`, { method: 'POST' });
+      await hangUpAll(sim.url);
     }
     return rows;
   },
@@ -112,7 +112,19 @@ async function warmUp(simUrl: string, seconds: number, log: (line: string) => vo
     if ((summaries.calls ?? []).some((c) => c.callSid === sid && c.turns > 0)) break;
     await new Promise((r) => setTimeout(r, 250));
   }
+  await hangUpAll(simUrl);
+}
+
+/** Resets the simulator and waits until no call and no media stream is left, so the next step starts from none. */
+async function hangUpAll(simUrl: string): Promise<void> {
   await fetch(`${simUrl}/_sim/reset`, { method: 'POST' });
+  let pacing = { activeCalls: 0, activeStreams: 0 };
+  for (let waited = 0; waited <= 5_000; waited += 100) {
+    pacing = (await (await fetch(`${simUrl}/_sim/phone/pacing`)).json()) as typeof pacing;
+    if (pacing.activeCalls === 0 && pacing.activeStreams === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`after a reset the simulator still has ${pacing.activeCalls} calls and ${pacing.activeStreams} media streams live`);
 }
 
 /** The phone speaks this sentence in about 4.9 s. */
