@@ -241,11 +241,16 @@ class SqliteDatabase implements Database {
    * cover every batch and stay prepared. Each row still reports its own `changes`. A combined
    * statement that fails (one bad row fails it, and SQLite undoes all of it) has its rows run one by
    * one. A conflict-tolerant INSERT returns its first column (an id, given as text), which tells the
-   * rows it inserted from those it skipped; when those values repeat within a chunk, the chunk's rows
-   * run one by one. Resolves false when a returned value names no row (the column changed the text on
-   * the way in): then only a replay can tell.
+   * rows it inserted from those it skipped; when the batch gives the same id twice, its rows run one
+   * after another, in the order issued. Resolves false when a returned value names no row (the
+   * column changed the text on the way in): then only a replay can tell.
    */
   async #runInserts(shape: InsertShape, writes: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<boolean> {
+    if (shape.tolerant && !firstValuesDistinct(writes)) {
+      // The same id twice: one after another, so the first issued is the one that goes in.
+      for (const w of writes) await this.#runEach([w], outcomes);
+      return true;
+    }
     const largest = 2 ** Math.floor(Math.log2(Math.max(1, Math.floor(MAX_PARAMS / shape.columns))));
     const chunks: PendingWrite[][] = [];
     for (let start = 0; start < writes.length; ) {
@@ -255,7 +260,7 @@ class SqliteDatabase implements Database {
     }
     const told = await Promise.all(
       chunks.map(async (chunk) => {
-        if (chunk.length === 1 || (shape.tolerant && !firstValuesDistinct(chunk))) {
+        if (chunk.length === 1) {
           await this.#runEach(chunk, outcomes);
           return true;
         }
