@@ -59,13 +59,12 @@ async function pace(spec: PacedSpec, seconds: number, phase: string): Promise<Me
   clearInterval(ticker);
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const quantile = (q: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN) * 10) / 10;
   const failed = Object.values(non2xx).reduce((n, c) => n + c, 0);
   return {
     label: spec.label,
     rate: latencies.length / elapsed,
-    p50Ms: quantile(0.5),
-    p99Ms: quantile(0.99),
+    p50Ms: quantileMs(latencies, 0.5),
+    p99Ms: quantileMs(latencies, 0.99),
     responses: latencies.length + failed,
     non2xx,
     socketErrors,
@@ -73,6 +72,11 @@ async function pace(spec: PacedSpec, seconds: number, phase: string): Promise<Me
     connections: maxInFlight,
     ...(spec.notes ? { notes: spec.notes } : {}),
   };
+}
+
+/** The q-quantile of ascending latencies in ms, to 0.1 ms; NaN when there are none. */
+export function quantileMs(sorted: readonly number[], q: number): number {
+  return Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN) * 10) / 10;
 }
 
 /**

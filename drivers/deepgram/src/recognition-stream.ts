@@ -18,9 +18,9 @@ interface PendingFinalize {
  * One Deepgram live transcription stream. Audio is sent in chunks of `chunkBytes` (a phone call
  * writes a 20 ms frame at a time; one WebSocket message per frame would cost a socket write per
  * frame per call), and whatever is held is sent before a Finalize or CloseStream. Final segments
- * (`is_final`) are collected; `finalize()`
- * sends `Finalize` and resolves with the segments so far once Deepgram answers `from_finalize`
- * (or after `finalizeTimeoutMs`, since Deepgram does not answer when it holds no audio).
+ * (`is_final`) are collected; `finalize()` sends `Finalize` and resolves with the segments so far
+ * once Deepgram answers `from_finalize` (or after `finalizeTimeoutMs`, since Deepgram does not
+ * answer when it holds no audio).
  * If the socket drops, pending finalizes resolve with what was heard, later ones reject with a
  * retryable PROVIDER_ERROR, and writes are ignored.
  */

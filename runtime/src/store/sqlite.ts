@@ -258,33 +258,34 @@ class SqliteDatabase implements Database {
       chunks.push(writes.slice(start, start + size));
       start += size;
     }
-    const told = await Promise.all(
-      chunks.map(async (chunk) => {
-        if (chunk.length === 1) {
-          await this.#runEach(chunk, outcomes);
-          return true;
-        }
-        const sql = `${shape.head}${Array(chunk.length).fill(shape.row).join(',')}${shape.tail}`;
-        const params = chunk.flatMap((w) => w.statements[0]!.params ?? []);
-        let inserted: (w: PendingWrite) => boolean = () => true;
-        try {
-          if (shape.tolerant) {
-            const rows = await this.#statements.all<Record<string, SqlValue>>(`${sql} RETURNING ${shape.firstColumn}`, params);
-            const returned = new Set(rows.map((row) => row[shape.firstColumn]));
-            inserted = (w) => returned.has(w.statements[0]!.params![0]!);
-            if (chunk.filter(inserted).length !== rows.length) return false;
-          } else {
-            await this.#statements.run(sql, params);
-          }
-        } catch {
-          await this.#runEach(chunk, outcomes);
-          return true;
-        }
-        for (const w of chunk) outcomes.set(w, { ok: true, results: [{ changes: inserted(w) ? 1 : 0 }] });
-        return true;
-      }),
-    );
+    const told = await Promise.all(chunks.map((chunk) => this.#runChunk(shape, chunk, outcomes)));
     return told.every(Boolean);
+  }
+
+  /** One multi-row INSERT of `#runInserts`; false when a tolerant one cannot tell its rows apart. */
+  async #runChunk(shape: InsertShape, chunk: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<boolean> {
+    if (chunk.length === 1) {
+      await this.#runEach(chunk, outcomes);
+      return true;
+    }
+    const sql = `${shape.head}${Array(chunk.length).fill(shape.row).join(',')}${shape.tail}`;
+    const params = chunk.flatMap((w) => w.statements[0]!.params ?? []);
+    let inserted: (w: PendingWrite) => boolean = () => true;
+    try {
+      if (shape.tolerant) {
+        const rows = await this.#statements.all<Record<string, SqlValue>>(`${sql} RETURNING ${shape.firstColumn}`, params);
+        const returned = new Set(rows.map((row) => row[shape.firstColumn]));
+        inserted = (w) => returned.has(w.statements[0]!.params![0]!);
+        if (chunk.filter(inserted).length !== rows.length) return false;
+      } else {
+        await this.#statements.run(sql, params);
+      }
+    } catch {
+      await this.#runEach(chunk, outcomes);
+      return true;
+    }
+    for (const w of chunk) outcomes.set(w, { ok: true, results: [{ changes: inserted(w) ? 1 : 0 }] });
+    return true;
   }
 
   /** Runs a group inside a savepoint, statement after statement, kept or undone together. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import twilio from 'twilio';
 import { residentMiB } from '../proc.js';
+import { quantileMs } from '../paced.js';
 import type { Scenario } from '../types.js';
 import { provisionBenchAgent, simulatorCredentials, twilioSignedUrl } from './bench-agent.js';
 import { openSse, type RawSseSession } from './sse-client.js';
@@ -25,8 +26,13 @@ export const mcpSessions: Scenario = {
     const team = await gateway.teamToken();
     const { hostname: host, port } = new URL(gateway.url);
     const run = randomBytes(3).toString('hex');
-    const agents: (Awaited<ReturnType<typeof provisionBenchAgent>> & { id: string })[] = [];
-    for (let i = 0; i < AGENTS; i++) agents.push({ id: `mcp-${run}-${i}`, ...(await provisionBenchAgent(gateway, `mcp-${run}-${i}`, ['sms'])) });
+    /** An agent with its webhook path, and the URL its webhooks are signed for. */
+    const provision = async (id: string) => {
+      const path = `/webhooks/${id}/sms`;
+      return { id, path, signedUrl: twilioSignedUrl(`${gateway.url}${path}`), ...(await provisionBenchAgent(gateway, id, ['sms'])) };
+    };
+    const agents: Awaited<ReturnType<typeof provision>>[] = [];
+    for (let i = 0; i < AGENTS; i++) agents.push(await provision(`mcp-${run}-${i}`));
     const sessions: RawSseSession[] = [];
     ctx.defer(() => sessions.forEach((s) => s.close()));
     const initialise = async (session: RawSseSession) => {
@@ -77,23 +83,21 @@ export const mcpSessions: Scenario = {
         const i = sent++;
         const agent = agents[i % AGENTS]!;
         const sid = `SM${randomBytes(16).toString('hex')}`;
-        const path = `/webhooks/${agent.id}/sms`;
         const params = { MessageSid: sid, AccountSid: credentials.accountSid, From: CUSTOMER, To: agent.channels.sms!.address, Body: `n${i}`, SmsStatus: 'received' };
-        const signature = twilio.getExpectedTwilioSignature(credentials.authToken, twilioSignedUrl(`${gateway.url}${path}`), params);
+        const signature = twilio.getExpectedTwilioSignature(credentials.authToken, agent.signedUrl, params);
         if (i >= warmup) sentAt.set(sid, performance.now());
-        return { method: 'POST', path, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature }, body: new URLSearchParams(params).toString() };
+        return { method: 'POST', path: agent.path, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature }, body: new URLSearchParams(params).toString() };
       },
     });
     await new Promise((r) => setTimeout(r, 500));
     const total = sentAt.size;
     latencies.sort((a, b) => a - b);
-    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
     return [
       {
         label: `inbound→notification, ${sessions.length.toLocaleString('en-US')} sessions`,
         rate: latencies.length / webhooks.durationSeconds,
-        p50Ms: round(pct(50)),
-        p99Ms: round(pct(99)),
+        p50Ms: quantileMs(latencies, 0.5),
+        p99Ms: quantileMs(latencies, 0.99),
         responses: total,
         non2xx: webhooks.non2xx,
         socketErrors: webhooks.socketErrors,
@@ -104,7 +108,3 @@ export const mcpSessions: Scenario = {
     ];
   },
 };
-
-function round(ms: number): number {
-  return Math.round(ms * 10) / 10;
-}

@@ -13,8 +13,6 @@ export const send: Scenario = {
   description: 'POST /api/v1/send-message (sms) through the real twilio SDK to the simulator in its own process.',
   target: { description: '≥ 10,000 req/s', minRate: 10_000 },
   async run(ctx) {
-    // Twilio is remote in a deployment: the simulator answering the SDK and posting the status
-    // callbacks runs in its own process, so the server's figures are the server's own work.
     const gateway = await startLiveGateway(ctx, { name: 'send' });
     const agentId = `send-${randomBytes(3).toString('hex')}`;
     const agent = await provisionBenchAgent(gateway, agentId, ['sms']);

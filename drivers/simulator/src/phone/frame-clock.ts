@@ -50,9 +50,8 @@ export class FrameClock {
   }
 
   add(listener: ClockListener): void {
-    const idle = this.size === 0;
     this.#phases.reduce((least, phase) => (phase.size < least.size ? phase : least)).add(listener);
-    if (idle && !this.#timer && !this.#immediate && !this.#running) {
+    if (!this.#timer && !this.#immediate && !this.#running) {
       this.#origin = performance.now();
       this.#next = 1;
       this.#schedule();
