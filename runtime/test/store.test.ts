@@ -173,6 +173,21 @@ describe('group commit', () => {
     await db.close();
   });
 
+  it('reads on kept statements see every later commit, and closing waits for reads still running', async () => {
+    const db = await openSqlite({ filename: join(tempDir(), 'r.db') });
+    await db.execute('CREATE TABLE t (id TEXT PRIMARY KEY)');
+    const count = async () => (await db.get<{ c: number }>('SELECT count(*) AS c FROM t'))!.c;
+    for (let i = 1; i <= 3; i++) {
+      await db.execute('INSERT INTO t (id) VALUES (?)', [`k${i}`]);
+      // The same SQL each time, so the same kept statement: it must not hold an old snapshot.
+      assert.equal(await count(), i);
+    }
+    // Reads of one SQL text at once take separate statements; more than are kept, left running at close.
+    const reads = Array.from({ length: 20 }, () => count());
+    await db.close();
+    assert.deepEqual(await Promise.all(reads), Array.from({ length: 20 }, () => 3));
+  });
+
   it('conflict-tolerant inserts report per row whether they inserted', async () => {
     await withTable(async (db) => {
       const tolerant = `${insert} ON CONFLICT (id) DO NOTHING`;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnServer } from './children.js';
+import { spawnServer, type ChildServer } from './children.js';
 import type { BenchContext } from './types.js';
 
 /** The provider simulator in its own process, as its `--json` start line describes it. */
@@ -35,13 +35,8 @@ export async function startLiveGateway(
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), `switchboard-${options.name}-bench-`));
   ctx.defer(() => rmSync(dir, { recursive: true, force: true }));
-  const { server: simulator, match } = await spawnServer({
-    name: 'simulator',
-    args: ['drivers/simulator/src/cli.ts', '--port', '0', '--gateway-url', `http://127.0.0.1:${port}`, '--json', ...(options.simulatorArgs ?? [])],
-    ready: /^(\{.*\})$/m,
-  });
+  const { server: simulator, sim } = await startSimulatorProcess(['--gateway-url', `http://127.0.0.1:${port}`, ...(options.simulatorArgs ?? [])]);
   ctx.defer(() => simulator.stop());
-  const sim = JSON.parse(match[1]!) as SimulatorProcess;
   const c = sim.credentials;
   const envFile = join(dir, 'live.env');
   writeFileSync(envFile, '');
@@ -67,6 +62,16 @@ export async function startLiveGateway(
   });
   ctx.defer(() => gateway.stop());
   return { url: `http://127.0.0.1:${port}`, orchestratorToken: tokenMatch[1]!, sim, pid: gateway.pid, simulatorPid: simulator.pid };
+}
+
+/** Starts the provider simulator's CLI in a process of its own; `args` are its options. */
+export async function startSimulatorProcess(args: readonly string[]): Promise<{ server: ChildServer; sim: SimulatorProcess }> {
+  const { server, match } = await spawnServer({
+    name: 'simulator',
+    args: ['drivers/simulator/src/cli.ts', '--port', '0', '--json', ...args],
+    ready: /^(\{.*\})$/m,
+  });
+  return { server, sim: JSON.parse(match[1]!) as SimulatorProcess };
 }
 
 function freePort(): Promise<number> {

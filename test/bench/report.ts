@@ -27,12 +27,12 @@ export function buildRows(outcomes: readonly ScenarioOutcome[]): ReportRow[] {
   const uws = all.find((m) => m.label === UWS_LABEL)?.rate;
   const node = all.find((m) => m.label === NODE_HTTP_LABEL)?.rate;
   return outcomes.flatMap(({ scenario, target, measurements }) =>
-    measurements.map(({ ownTarget, ...m }) => {
+    measurements.map(({ ownTarget, reference, ...m }) => {
       const errors = Object.values(m.non2xx).reduce((a, b) => a + b, 0) + m.socketErrors;
       const ratioToUws = uws ? m.rate / uws : null;
       const row = { ...m, scenario, ratioToUws, ratioToNodeHttp: node ? m.rate / node : null, errors };
       const judged = ownTarget ?? target;
-      if (!judged) return row;
+      if (!judged || reference) return row;
       const missed = missedBy(judged, row);
       return { ...row, target: judged.description, targetMet: missed.length === 0, ...(missed.length ? { missed } : {}) };
     }),

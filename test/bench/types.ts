@@ -55,6 +55,8 @@ export interface Measurement {
   readonly notes?: string;
   /** This row's own target, where it differs from its scenario's (e.g. a latency run at a set rate). */
   readonly ownTarget?: Target;
+  /** A reference row (a floor to compare with), judged against no target. */
+  readonly reference?: boolean;
 }
 
 /** The real Switchboard server a scenario runs against (one per scenario, fresh data dir). */

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type autocannon from 'autocannon';
 import twilio from 'twilio';
-import type { Scenario } from '../types.js';
+import { startBareServer } from '../bare/start.js';
+import type { BenchContext, Measurement, Scenario } from '../types.js';
 import { provisionBenchAgent, simulatorCredentials, storedMessageCount, twilioSignedUrl } from './bench-agent.js';
 
 const CUSTOMER = '+14155550123';
 const CONNECTIONS = 256;
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /**
  * Signed Twilio SMS webhooks, each with a unique MessageSid, for an agent with no session and no
@@ -16,57 +18,29 @@ const CONNECTIONS = 256;
  */
 export const ingest: Scenario = {
   name: 'ingest',
-  description: 'Signed Twilio SMS webhooks with unique MessageSids, persisted before the 200; acknowledged == stored is checked.',
+  description:
+    'Signed Twilio SMS webhooks with unique MessageSids, persisted before the 200; acknowledged == stored is checked. Also measures the floor: the same load against a bare persisted webhook.',
   target: { description: '≥ 20,000 req/s; p99 < 10 ms at half that rate; every acknowledged message stored', minRate: 20_000 },
   async run(ctx) {
+    const floor = await measureFloor(ctx);
     const gateway = await ctx.gateway();
     const { twilio: credentials } = await simulatorCredentials(gateway);
     const agentId = `ingest-${randomBytes(3).toString('hex')}`;
-    // Unique per run and per request, without a getrandom() call per request in the load generator.
-    const sidPrefix = `SM${randomBytes(8).toString('hex')}`;
     const agent = await provisionBenchAgent(gateway, agentId, ['sms']);
     const path = `/webhooks/${agentId}/sms`;
-    const publicUrl = twilioSignedUrl(`${gateway.url}${path}`);
     let acknowledged = 0;
-    let sequence = 0;
-    const headers = { 'content-type': 'application/x-www-form-urlencoded' };
-    /** The next signed webhook: a new MessageSid, signed with twilio's own function. */
-    const nextWebhook = () => {
-      sequence += 1;
-      const sid = `${sidPrefix}${sequence.toString(16).padStart(16, '0')}`;
-      const params = {
-        MessageSid: sid,
-        SmsSid: sid,
-        AccountSid: credentials.accountSid,
-        From: CUSTOMER,
-        To: agent.channels.sms!.address,
-        Body: `load message ${sequence}`,
-        NumMedia: '0',
-        NumSegments: '1',
-        SmsStatus: 'received',
-        ApiVersion: '2010-04-01',
-      };
-      const signature = twilio.getExpectedTwilioSignature(credentials.authToken, publicUrl, params);
-      return { headers: { ...headers, 'x-twilio-signature': signature }, body: new URLSearchParams(params).toString() };
-    };
+    const webhooks = signedWebhooks(credentials, twilioSignedUrl(`${gateway.url}${path}`), agent.channels.sms!.address);
     const onResponse = (status: number) => {
       if (status === 200) acknowledged += 1;
     };
-    const request: autocannon.Request = {
-      method: 'POST',
-      path,
-      headers,
-      setupRequest: (req) => ({ ...req, ...nextWebhook() }),
-      onResponse,
-    };
     // Providers deliver webhooks concurrently; group commit turns that concurrency into throughput.
-    const full = await ctx.load({ label: 'ingest (max rate)', url: gateway.url, requests: [request], connections: CONNECTIONS });
+    const full = await ctx.load({ label: 'ingest (max rate)', url: gateway.url, requests: [webhookRequest(path, webhooks, onResponse)], connections: CONNECTIONS });
     const half = Math.max(100, Math.round(full.rate / 2));
     const paced = await ctx.paced({
       label: `ingest at ${half.toLocaleString('en-US')}/s`,
       url: gateway.url,
       rate: half,
-      next: () => ({ method: 'POST', path, ...nextWebhook() }),
+      next: () => ({ method: 'POST', path, ...webhooks() }),
       onResponse,
     });
     const stored = await storedMessageCount(gateway, agent.securityToken, 'sms');
@@ -75,7 +49,8 @@ export const ingest: Scenario = {
     ctx.log(`ingest: ${check}`);
     if (stored < acknowledged) throw new Error(`acknowledged messages are missing from the store: ${check}`);
     return [
-      { ...full, notes: check },
+      floor,
+      { ...full, notes: `${check}; ${(full.rate / floor.rate).toFixed(2)} of the floor` },
       {
         ...paced,
         ownTarget: { description: 'p99 < 10 ms at half the max rate', maxP99Ms: 10 },
@@ -84,3 +59,56 @@ export const ingest: Scenario = {
     ];
   },
 };
+
+/** A new signed webhook on each call: a new MessageSid, signed with twilio's own function for `signedUrl`. */
+function signedWebhooks(credentials: { accountSid: string; authToken: string }, signedUrl: string, to: string): () => { headers: Record<string, string>; body: string } {
+  // Unique per run and per request, without a getrandom() call per request in the load generator.
+  const sidPrefix = `SM${randomBytes(8).toString('hex')}`;
+  let sequence = 0;
+  return () => {
+    sequence += 1;
+    const sid = `${sidPrefix}${sequence.toString(16).padStart(16, '0')}`;
+    const params = {
+      MessageSid: sid,
+      SmsSid: sid,
+      AccountSid: credentials.accountSid,
+      From: CUSTOMER,
+      To: to,
+      Body: `load message ${sequence}`,
+      NumMedia: '0',
+      NumSegments: '1',
+      SmsStatus: 'received',
+      ApiVersion: '2010-04-01',
+    };
+    const signature = twilio.getExpectedTwilioSignature(credentials.authToken, signedUrl, params);
+    return { headers: { ...FORM, 'x-twilio-signature': signature }, body: new URLSearchParams(params).toString() };
+  };
+}
+
+function webhookRequest(path: string, webhooks: () => { headers: Record<string, string>; body: string }, onResponse?: (status: number) => void): autocannon.Request {
+  return { method: 'POST', path, headers: FORM, setupRequest: (req) => ({ ...req, ...webhooks() }), ...(onResponse ? { onResponse } : {}) };
+}
+
+/**
+ * The same load against the floor (bare/persist-server.ts): uWS, validateRequest and a sqlite3 group
+ * commit of the message and its dead letter, nothing else. What `ingest` could reach on this machine
+ * with this load generator if Switchboard itself cost nothing.
+ */
+async function measureFloor(ctx: BenchContext): Promise<Measurement> {
+  const credentials = { accountSid: `AC${'0'.repeat(32)}`, authToken: randomBytes(16).toString('hex') };
+  const { server, url } = await startBareServer('persist', { FLOOR_AUTH_TOKEN: credentials.authToken });
+  try {
+    const path = '/webhooks/floor/sms';
+    const webhooks = signedWebhooks(credentials, twilioSignedUrl(`${url}${path}`), '+14155550100');
+    const measured = await ctx.load({
+      label: 'ingest floor',
+      url,
+      requests: [webhookRequest(path, webhooks)],
+      connections: CONNECTIONS,
+      notes: 'bare uWS + validateRequest + sqlite3 group commit of message and dead letter: the most ingest could reach here',
+    });
+    return { ...measured, reference: true };
+  } finally {
+    await server.stop();
+  }
+}

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { startLiveGateway } from '../live-gateway.js';
-import type { Scenario } from '../types.js';
+import { BaseUrlRequestClient } from '@switchboard/driver-twilio';
+import twilio from 'twilio';
+import { startLiveGateway, startSimulatorProcess } from '../live-gateway.js';
+import { quantileMs } from '../paced.js';
+import type { BenchContext, Measurement, Scenario } from '../types.js';
 import { provisionBenchAgent } from './bench-agent.js';
 
 /**
@@ -10,9 +13,11 @@ import { provisionBenchAgent } from './bench-agent.js';
  */
 export const send: Scenario = {
   name: 'send',
-  description: 'POST /api/v1/send-message (sms) through the real twilio SDK to the simulator in its own process.',
+  description:
+    'POST /api/v1/send-message (sms) through the real twilio SDK to the simulator in its own process. Also measures the floor: the twilio SDK alone against the simulator.',
   target: { description: '≥ 10,000 req/s', minRate: 10_000 },
   async run(ctx) {
+    const floor = await measureSdkFloor(ctx);
     const gateway = await startLiveGateway(ctx, { name: 'send' });
     const agentId = `send-${randomBytes(3).toString('hex')}`;
     const agent = await provisionBenchAgent(gateway, agentId, ['sms']);
@@ -32,6 +37,66 @@ export const send: Scenario = {
         },
       ],
     });
-    return [{ ...measurement, notes: `${n.toLocaleString('en-US')} sends issued (incl. warm-up)` }];
+    return [floor, { ...measurement, notes: `${n.toLocaleString('en-US')} sends issued (incl. warm-up); ${(measurement.rate / floor.rate).toFixed(2)} of the floor` }];
   },
 };
+
+/**
+ * The floor of a send: twilio's SDK alone, in this process, creating messages on a simulator of its
+ * own (no status callbacks) with as many requests in flight as the send run has connections. No
+ * server, no store: what `send` could reach on this machine if Switchboard itself cost nothing.
+ */
+async function measureSdkFloor(ctx: BenchContext): Promise<Measurement> {
+  const label = 'send floor (twilio SDK alone)';
+  const { server, sim } = await startSimulatorProcess(['--no-status-callbacks']);
+  try {
+    const { accountSid, authToken } = sim.credentials.twilio!;
+    const httpClient = new BaseUrlRequestClient(sim.baseUrls.twilio!, { keepAlive: true, timeout: 10_000 });
+    const client = twilio(accountSid!, authToken!, { httpClient, autoRetry: false });
+    const latencies: number[] = [];
+    let errors = 0;
+    let measuring = false;
+    let sentThisSecond = 0;
+    const ticker = setInterval(() => {
+      ctx.log(`${label}: ${sentThisSecond.toLocaleString('en-US')} sends/s`);
+      sentThisSecond = 0;
+    }, 1_000);
+    ctx.defer(() => clearInterval(ticker));
+    const sendUntil = async (end: number) => {
+      while (performance.now() < end) {
+        const started = performance.now();
+        try {
+          await client.messages.create({ to: '+14155550123', from: '+12025550100', body: 'Bench floor message' });
+          sentThisSecond += 1;
+          if (measuring) latencies.push(performance.now() - started);
+        } catch {
+          if (measuring) errors += 1;
+        }
+      }
+    };
+    const run = (seconds: number) => Promise.all(Array.from({ length: ctx.connections }, () => sendUntil(performance.now() + seconds * 1000)));
+    ctx.log(`${label}: warm-up ${ctx.warmupSeconds} s, then ${ctx.durationSeconds} s`);
+    await run(ctx.warmupSeconds);
+    measuring = true;
+    const started = performance.now();
+    await run(ctx.durationSeconds);
+    clearInterval(ticker);
+    const seconds = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    return {
+      label,
+      rate: latencies.length / seconds,
+      p50Ms: quantileMs(latencies, 0.5),
+      p99Ms: quantileMs(latencies, 0.99),
+      responses: latencies.length + errors,
+      non2xx: {},
+      socketErrors: errors,
+      durationSeconds: seconds,
+      connections: ctx.connections,
+      reference: true,
+      notes: 'messages.create in the load process against its own simulator, no server: the most send could reach here',
+    };
+  } finally {
+    await server.stop();
+  }
+}
