@@ -9,12 +9,15 @@ const CUSTOMER = '+14155550123';
 const CONNECTIONS = 256;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
+/** Gives the next signed webhook each time it is called. */
+type WebhookSource = () => { headers: Record<string, string>; body: string };
+
 /**
  * Signed Twilio SMS webhooks, each with a unique MessageSid, for an agent with no session and no
  * callback URL: every message is verified, persisted (then a dead letter) before its 200. The load
  * generator signs each request with twilio's own function. Afterwards the harness counts the
  * acknowledged messages in the store. A second run at half the first run's rate, evenly spaced,
- * measures latency.
+ * measures latency. The same load first goes to the floor (measureFloor) for comparison.
  */
 export const ingest: Scenario = {
   name: 'ingest',
@@ -61,7 +64,7 @@ export const ingest: Scenario = {
 };
 
 /** A new signed webhook on each call: a new MessageSid, signed with twilio's own function for `signedUrl`. */
-function signedWebhooks(credentials: { accountSid: string; authToken: string }, signedUrl: string, to: string): () => { headers: Record<string, string>; body: string } {
+function signedWebhooks(credentials: { accountSid: string; authToken: string }, signedUrl: string, to: string): WebhookSource {
   // Unique per run and per request, without a getrandom() call per request in the load generator.
   const sidPrefix = `SM${randomBytes(8).toString('hex')}`;
   let sequence = 0;
@@ -85,7 +88,7 @@ function signedWebhooks(credentials: { accountSid: string; authToken: string }, 
   };
 }
 
-function webhookRequest(path: string, webhooks: () => { headers: Record<string, string>; body: string }, onResponse?: (status: number) => void): autocannon.Request {
+function webhookRequest(path: string, webhooks: WebhookSource, onResponse?: (status: number) => void): autocannon.Request {
   return { method: 'POST', path, headers: FORM, setupRequest: (req) => ({ ...req, ...webhooks() }), ...(onResponse ? { onResponse } : {}) };
 }
 
