@@ -54,14 +54,13 @@ const insertDeadLetters = multiRow(
 const begin = db.prepare('BEGIN');
 const commit = db.prepare('COMMIT');
 
-let queue: Pending[] = [];
+const queue: Pending[] = [];
 let committing = false;
 
 async function commitQueued(): Promise<void> {
   committing = true;
   while (queue.length > 0) {
-    const batch = queue.slice(0, MAX_BATCH);
-    queue = queue.slice(MAX_BATCH);
+    const batch = queue.splice(0, MAX_BATCH);
     const now = new Date().toISOString();
     const messages: unknown[] = [];
     const letters: unknown[] = [];

@@ -49,6 +49,11 @@ export const send: Scenario = {
 async function measureSdkFloor(ctx: BenchContext): Promise<Measurement> {
   const label = 'send floor (twilio SDK alone)';
   const { server, sim } = await startSimulatorProcess(['--no-status-callbacks']);
+  let sentThisSecond = 0;
+  const ticker = setInterval(() => {
+    ctx.log(`${label}: ${sentThisSecond.toLocaleString('en-US')} sends/s`);
+    sentThisSecond = 0;
+  }, 1_000);
   try {
     const { accountSid, authToken } = sim.credentials.twilio!;
     const httpClient = new BaseUrlRequestClient(sim.baseUrls.twilio!, { keepAlive: true, timeout: 10_000 });
@@ -56,12 +61,6 @@ async function measureSdkFloor(ctx: BenchContext): Promise<Measurement> {
     const latencies: number[] = [];
     let errors = 0;
     let measuring = false;
-    let sentThisSecond = 0;
-    const ticker = setInterval(() => {
-      ctx.log(`${label}: ${sentThisSecond.toLocaleString('en-US')} sends/s`);
-      sentThisSecond = 0;
-    }, 1_000);
-    ctx.defer(() => clearInterval(ticker));
     const sendUntil = async (end: number) => {
       while (performance.now() < end) {
         const started = performance.now();
@@ -80,7 +79,6 @@ async function measureSdkFloor(ctx: BenchContext): Promise<Measurement> {
     measuring = true;
     const started = performance.now();
     await run(ctx.durationSeconds);
-    clearInterval(ticker);
     const seconds = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);
     return {
@@ -97,6 +95,7 @@ async function measureSdkFloor(ctx: BenchContext): Promise<Measurement> {
       notes: 'messages.create in the load process against its own simulator, no server: the most send could reach here',
     };
   } finally {
+    clearInterval(ticker);
     await server.stop();
   }
 }
