@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger } from 'pino';
 
@@ -34,11 +35,34 @@ export interface LoggerOptions {
 
 /** The process logger: JSON lines in production, readable when stdout is a terminal. */
 export function createLogger(options: LoggerOptions): Logger {
-  const pretty = options.pretty ?? (process.stdout.isTTY === true && process.env.NODE_ENV !== 'production');
-  return pino({
-    level: options.level,
-    redact: { paths: REDACT, censor: '[redacted]' },
-    base: undefined,
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
+  const readable = options.pretty ?? (process.stdout.isTTY === true && process.env.NODE_ENV !== 'production');
+  const settings = { level: options.level, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined };
+  return readable ? pino(settings, readableStream()) : pino(settings);
+}
+
+/** Fields a request line shows in its message, so they are not repeated after it. */
+const REQUEST_FIELDS = ['reqId', 'method', 'route', 'path', 'status', 'ms', 'agentId', 'code'];
+
+/**
+ * pino-pretty in this thread (a transport runs in a worker and cannot take a function), one line per
+ * record: a request reads `GET /api/v1/usage 200 3.1 ms agent=a1 [reqId]`, other records keep their fields.
+ */
+function readableStream() {
+  return pretty({
+    colorize: true,
+    singleLine: true,
+    sync: true,
+    translateTime: 'HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    messageFormat: (log, messageKey) => {
+      if (log[messageKey] !== 'request') return String(log[messageKey] ?? '');
+      const where = log.path ?? log.route;
+      const parts = [`${log.method} ${where} ${log.status} ${log.ms} ms`];
+      if (log.agentId) parts.push(`agent=${log.agentId}`);
+      if (log.code) parts.push(String(log.code));
+      parts.push(`[${log.reqId}]`);
+      for (const key of REQUEST_FIELDS) delete log[key];
+      return parts.join(' ');
+    },
   });
 }

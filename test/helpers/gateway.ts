@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type Gateway } from '@switchboard/gateway';
 import type { Simulator } from '@switchboard/driver-simulator';
-import { createLogger, loadSettings } from '@switchboard/runtime';
+import { createLogger, loadSettings, type Logger } from '@switchboard/runtime';
 
 /** A gateway on a random loopback port with a fresh data dir, and its tokens. */
 export interface TestGateway {
@@ -19,8 +19,12 @@ export interface TestGateway {
   close(options?: { keepData?: boolean }): Promise<void>;
 }
 
-/** Starts a real gateway for a test; settings may be overridden. */
-export async function startTestGateway(overrides: Record<string, string | number> = {}, dataDir?: string): Promise<TestGateway> {
+/** Starts a real gateway for a test; settings may be overridden, and the logger replaced to read what it logs. */
+export async function startTestGateway(
+  overrides: Record<string, string | number> = {},
+  dataDir?: string,
+  options: { logger?: Logger } = {},
+): Promise<TestGateway> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
   const orchestratorToken = `sb_orch_test_${Math.random().toString(36).slice(2)}`;
   const settings = loadSettings({
@@ -39,7 +43,7 @@ export async function startTestGateway(overrides: Record<string, string | number
       ...overrides,
     },
   });
-  const gateway = await startGateway({ settings, logger: createLogger({ level: settings.LOG_LEVEL, pretty: false }) });
+  const gateway = await startGateway({ settings, logger: options.logger ?? createLogger({ level: settings.LOG_LEVEL, pretty: false }) });
   const teamToken = await gateway.runtime.tokens.teamToken();
   const call: TestGateway['call'] = (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };

@@ -72,7 +72,7 @@ export function controlApi(
   phone?: SimulatorPhone,
 ): ControlHandler {
   const senders = inboundRoutes(inbound);
-  const phoneRoutes = phone ? phoneControl(phone) : undefined;
+  const phoneRoutes = phone ? phoneControl(phone, state.logger) : undefined;
   return async (req) => {
     const { method, path, query } = req;
     if (phoneRoutes && path.startsWith('/phone/')) return phoneRoutes(req, path.slice('/phone'.length));

@@ -8,6 +8,7 @@ export type {
   InboundResult,
   InboundSenders,
   InboundTwilioMessageOptions,
+  LineBotCredentials,
   RecordedRequest,
   SentMessage,
   SentMessageFilter,

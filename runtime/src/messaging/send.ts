@@ -134,6 +134,7 @@ async function deliverToProvider(
   metering: Metering,
 ): Promise<SendResponse> {
   const driver = context.drivers.require(message.channel);
+  const where = { provider: driver.manifest.name, agentId: message.agentId, messageId: message.id, channel: message.channel };
   let attempts = 0;
   let result: SendResult;
   try {
@@ -147,10 +148,14 @@ async function deliverToProvider(
         minTimeout: context.sendRetry.baseDelayMs,
         factor: 2,
         shouldRetry: (err) => isRetryable(err),
+        // Logged as it happens, with the provider's own stack, not only as the final answer.
+        onFailedAttempt: (err) =>
+          context.logger.warn({ ...where, attempt: err.attemptNumber, retriesLeft: err.retriesLeft, err }, 'provider send attempt failed'),
       },
     );
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
+    context.logger.error({ ...where, attempts, reason }, 'provider refused the message; it is a send_failed dead letter');
     metering.ledger.release(metering.admission);
     await store.db.transaction(async (tx) => {
       await store.usage.delete(metering.usageId, tx);

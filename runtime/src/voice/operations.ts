@@ -13,6 +13,7 @@ import type { Store } from '../store/store.js';
 import { newSessionId, type CallPurpose, type CallSession } from './call-session.js';
 import type { VoiceAnswer, VoiceService, VoiceWebhook } from './voice-service.js';
 import type { VoiceMessageStore } from './voice-messages.js';
+import type { Logger } from '../logger.js';
 
 /** What voice operations work with. */
 export interface VoiceContext {
@@ -21,6 +22,7 @@ export interface VoiceContext {
   readonly tariffs: Tariffs;
   readonly delivery: DeliveryService;
   readonly voiceMessages: VoiceMessageStore;
+  readonly logger: Logger;
   publicBaseUrl(): string;
 }
 
@@ -113,6 +115,8 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
         const placed = await dial(store, agent, session);
         return { success: true, callSid: placed.callSid, sessionId: session.sessionId, status: placed.status, from: session.from, to: session.to, ...extra };
       } catch (err) {
+        const provider = voice.telephonyDriverName();
+        context.logger.error({ provider, agentId: agent.agentId, sessionId: session.sessionId, to: session.to, err }, 'provider did not place the call');
         actor.ledger?.release(admission);
         voice.end(session);
         throw err;

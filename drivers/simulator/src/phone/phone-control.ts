@@ -1,6 +1,8 @@
 import type { SimRequest } from '../http/sim-request.js';
 import { jsonResponse, type SimResponse } from '../http/sim-response.js';
 import { MissingWebhookTargetError } from '../webhook-delivery.js';
+import type { SimulatorLogger } from '../types.js';
+import { followCall } from './call-progress.js';
 import type { CallRecording, PhoneCallOptions, PhoneScript, PhoneStep, SimulatorPhone } from './phone-types.js';
 
 const STEP_KINDS = new Set(['say', 'dtmf', 'pause', 'listen', 'hangup']);
@@ -57,7 +59,7 @@ function summary(recording: CallRecording) {
  * `/_sim/phone/...`: place a call, list and read calls, hang up, add steps, set how outbound calls
  * are answered, read the media pacing figures.
  */
-export function phoneControl(phone: SimulatorPhone) {
+export function phoneControl(phone: SimulatorPhone, logger: SimulatorLogger) {
   /** Removers of the rules added through this API (sim.reset() also drops them). */
   const removers: Array<() => void> = [];
   return async (req: SimRequest, path: string): Promise<SimResponse> => {
@@ -73,7 +75,9 @@ export function phoneControl(phone: SimulatorPhone) {
       try {
         const call = await phone.call(body as unknown as PhoneCallOptions);
         const wait = req.query.get('wait') === 'true' || req.query.get('wait') === '1' || body['wait'] === true;
-        const recording = wait ? await call.done : call.recording;
+        if (!wait) return jsonResponse(200, { callSid: call.callSid, status: call.status, recording: call.recording });
+        const stop = followCall(call, logger);
+        const recording = await call.done.finally(stop);
         return jsonResponse(200, { callSid: call.callSid, status: call.status, recording });
       } catch (err) {
         if (err instanceof MissingWebhookTargetError) return badRequest(err.message);
