@@ -1,11 +1,27 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { RouteDefinition } from './http/types.js';
+import type { RouteDefinition, RouteResponse } from './http/types.js';
 
 type JsonObject = Record<string, unknown>;
 
 /** Plain JSON Schema from a TypeBox schema (its symbol keys dropped). */
 function plain(schema: TSchema): JsonObject {
   return JSON.parse(JSON.stringify(schema)) as JsonObject;
+}
+
+/** An OpenAPI media type object: the schema, and its first example where it has one (what renderers show). */
+function media(schema: TSchema | undefined): JsonObject {
+  if (!schema) return {};
+  const json = plain(schema);
+  const examples = json.examples as unknown[] | undefined;
+  return { schema: json, ...(examples?.length ? { example: examples[0] } : {}) };
+}
+
+/** An OpenAPI response object for a documented response. */
+function response(documented: RouteResponse): JsonObject {
+  const content: JsonObject = {};
+  if (documented.schema || documented.contentType) content[documented.contentType ?? 'application/json'] = media(documented.schema);
+  if (documented.alternative) content[documented.alternative.contentType] = media(documented.alternative.schema);
+  return { description: documented.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
 }
 
 /**
@@ -41,18 +57,9 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
     const operation: JsonObject = {
       operationId: route.operationId,
       summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
-      responses: Object.fromEntries(
-        Object.entries(route.responses).map(([status, response]) => [
-          status,
-          {
-            description: response.description,
-            ...(response.schema || response.contentType
-              ? { content: { [response.contentType ?? 'application/json']: response.schema ? { schema: plain(response.schema) } : {} } }
-              : {}),
-          },
-        ]),
-      ),
+      responses: Object.fromEntries(Object.entries(route.responses).map(([status, documented]) => [status, response(documented)])),
     };
     if (parameters.length > 0) operation.parameters = parameters;
     if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: plain(route.body) } } };

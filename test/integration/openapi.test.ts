@@ -1,12 +1,48 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { mcpRouteDocs } from '@switchboard/gateway';
+import twilio from 'twilio';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+interface Media {
+  schema: Record<string, unknown> & { examples?: unknown[] };
+  example?: unknown;
+}
+interface Operation {
+  description?: string;
+  security?: unknown[];
+  responses: Record<string, { description: string; content?: Record<string, Media> }>;
+}
+
+/** The status line's code of a WebSocket upgrade request sent over a raw socket. */
+function upgradeStatus(port: number, path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      const lines = [
+        `GET ${path} HTTP/1.1`,
+        `Host: 127.0.0.1:${port}`,
+        'Upgrade: websocket',
+        'Connection: Upgrade',
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+        'Sec-WebSocket-Version: 13',
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ];
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+    });
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(data.toString())?.[1] ?? 0));
+    });
+    socket.on('error', reject);
+    socket.setTimeout(5000, () => reject(new Error('no answer to the upgrade')));
+  });
+}
 
 describe('OpenAPI document', () => {
   let t: TestGateway;
-  let doc: { openapi: string; paths: Record<string, Record<string, { security?: unknown[] }>> };
+  let doc: { openapi: string; paths: Record<string, Record<string, Operation>> };
   before(async () => {
     t = await startTestGateway();
     doc = (await (await t.call('GET', '/api/v1/openapi.json')).json()) as typeof doc;
@@ -45,5 +81,62 @@ describe('OpenAPI document', () => {
     assert.deepEqual(provision.requestBody.content['application/json'].schema.required.sort(), ['channels', 'displayName']);
     assert.deepEqual(provision.security, [{ bearer: [] }]);
     assert.equal(doc.paths['/health']!.get!.security, undefined);
+  });
+
+  it('documents the voice WebSocket as the GET that upgrades, and that path is the real socket', async () => {
+    const socket = doc.paths['/webhooks/{agentId}/voice-ws']?.get;
+    assert.ok(socket, 'the voice WebSocket is in the document');
+    assert.ok(socket.responses['101'], 'its success is 101 Switching Protocols');
+    assert.equal(socket.security, undefined, 'signed by the provider, no bearer token');
+    for (const frame of ['setup', 'prompt', 'interrupt', 'dtmf', '`text`', '`play`', '`end`', 'connected', 'start', 'media', 'mark', 'stop', 'clear']) {
+      assert.ok(socket.description?.includes(frame), `the description names the ${frame} frame`);
+    }
+    const plain = await t.call('GET', '/webhooks/probe-agent/voice-ws');
+    assert.equal(plain.status, 426);
+    assert.equal(plain.headers.get('upgrade'), 'websocket');
+    assert.equal(((await plain.json()) as { code: string }).code, 'UPGRADE_REQUIRED');
+    const authToken = (t.sim as unknown as { credentials: { twilio: { authToken: string } } }).credentials.twilio.authToken;
+    const path = '/webhooks/probe-agent/voice-ws';
+    const signature = twilio.getExpectedTwilioSignature(authToken, `${t.gateway.publicBaseUrl.replace(/^http/, 'ws')}${path}`, {});
+    assert.equal(await upgradeStatus(t.gateway.port, path, { 'X-Twilio-Signature': signature }), 101);
+    assert.equal(await upgradeStatus(t.gateway.port, path, { 'X-Twilio-Signature': 'forged' }), 403);
+  });
+
+  it("documents each webhook's 200 body as the contract gives it, and the real answers match", async () => {
+    const ok = (path: string) => doc.paths[path]!.post!.responses['200']!.content!;
+    const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
+    for (const path of ['/webhooks/{agentId}/sms', '/webhooks/{agentId}/whatsapp', '/webhooks/{agentId}/call-status', '/webhooks/voice/status']) {
+      assert.equal(ok(path)['text/xml']?.example, EMPTY_TWIML, path);
+    }
+    assert.deepEqual(ok('/webhooks/{agentId}/email')['application/json']?.example, { ok: true });
+    assert.deepEqual(ok('/webhooks/{agentId}/email')['application/json']?.schema.required, ['ok']);
+    assert.deepEqual(ok('/webhooks/{agentId}/line')['application/json']?.example, {});
+    assert.equal(ok('/webhooks/{agentId}/line')['application/json']?.schema.additionalProperties, false);
+    for (const path of ['/webhooks/{agentId}/voice', '/webhooks/{agentId}/outbound-voice']) {
+      const twiml = ok(path)['text/xml']!;
+      assert.match(String(twiml.example), /<Connect><ConversationRelay url="wss:\/\/[^"]+\/voice-ws/, path);
+      assert.match(String(twiml.schema.description), /<Connect><Stream/);
+    }
+    for (const path of ['/webhooks/{agentId}/sms', '/webhooks/{agentId}/email', '/webhooks/{agentId}/line', '/webhooks/{agentId}/voice']) {
+      assert.equal(ok(path)['text/plain']?.schema.maxLength, 0, `${path} documents the blocked channel's empty answer`);
+    }
+
+    // The route probe above regenerated the team token; the orchestrator's provisions as well.
+    const provisioned = await t.call('POST', '/api/v1/provision', {
+      token: t.orchestratorToken,
+      json: { agentId: 'doc-inbox', displayName: 'Docs', channels: ['sms', 'whatsapp', 'email', 'line'] },
+    });
+    assert.equal(provisioned.status, 201);
+    const agent = (await provisioned.json()) as { channels: Record<string, { address: string }> };
+    const sms = await t.sim.inbound.sms({ agentId: 'doc-inbox', from: '+14155550123', to: agent.channels.sms!.address, body: 'hi' });
+    assert.match(sms.headers['content-type'] ?? '', /^text\/xml/);
+    assert.equal(sms.body, ok('/webhooks/{agentId}/sms')['text/xml']!.example);
+    const wa = await t.sim.inbound.whatsapp({ agentId: 'doc-inbox', from: '+14155550123', to: agent.channels.whatsapp!.address, body: 'hi' });
+    assert.equal(wa.body, ok('/webhooks/{agentId}/whatsapp')['text/xml']!.example);
+    const mail = await t.sim.inbound.email({ agentId: 'doc-inbox', from: 'a@example.com', to: agent.channels.email!.address, subject: 's', text: 'x' });
+    assert.match(mail.headers['content-type'] ?? '', /^application\/json/);
+    assert.deepEqual(JSON.parse(mail.body), ok('/webhooks/{agentId}/email')['application/json']!.example);
+    const line = await t.sim.inbound.line({ agentId: 'doc-inbox', userId: `U${'ab'.repeat(16)}`, text: 'hi' });
+    assert.deepEqual(JSON.parse(line.body), ok('/webhooks/{agentId}/line')['application/json']!.example);
   });
 });
