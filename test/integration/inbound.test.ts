@@ -99,6 +99,41 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
     assert.equal(await inboundCount(), before + 2);
   });
 
+  it('a signed email whose id is not a Resend id is refused for good: 400, no fetch, nothing stored, counted', async () => {
+    const before = await inboundCount();
+    const fetchesBefore = t.sim.requests('resend').filter((r) => r.method === 'GET').length;
+    const res = await t.sim.inbound.email({ agentId: 'inbox', from: 'a@example.com', to: agent.channels.email!.address, subject: 's', text: 'x', emailId: '../../etc/passwd' });
+    assert.equal(res.status, 400, res.body);
+    assert.equal(JSON.parse(res.body).code, 'MALFORMED_PAYLOAD');
+    assert.equal(res.headers['webhook-delivery'], 'abort-message', 'Svix stops retrying');
+    assert.equal(t.sim.requests('resend').filter((r) => r.method === 'GET').length, fetchesBefore, 'the id never went into a Resend URL');
+    assert.equal(await inboundCount(), before);
+    const metrics = await (await t.call('GET', '/metrics')).text();
+    assert.match(metrics, /switchboard_webhook_rejected_total\{provider="resend",reason="malformed"\} 1/);
+  });
+
+  it("Resend's permanent refusal of a received email is a 4xx that stops retries; a transient one is a 5xx and the retry is stored", async () => {
+    const before = await inboundCount();
+    const email = { agentId: 'inbox', from: 'a@example.com', to: agent.channels.email!.address, subject: 'gone', text: 'x' };
+    t.sim.faults.add({ provider: 'resend', pathIncludes: '/emails/receiving', status: 404, times: 1 });
+    const gone = await t.sim.inbound.email(email);
+    assert.equal(gone.status, 422, gone.body);
+    assert.equal(JSON.parse(gone.body).code, 'PROVIDER_ERROR');
+    assert.equal(gone.headers['webhook-delivery'], 'abort-message');
+    assert.equal(await inboundCount(), before);
+    const metrics = await (await t.call('GET', '/metrics')).text();
+    assert.match(metrics, /switchboard_webhook_rejected_total\{provider="resend",reason="provider_refused"\} 1/);
+
+    const retried = { ...email, subject: 'later', emailId: '5d0c4ab6-8a51-4a7b-9c1e-0f2b3c4d5e6f', svixId: 'msg_transient0000000000000000000' };
+    t.sim.faults.add({ provider: 'resend', pathIncludes: '/emails/receiving', status: 503, times: 1 });
+    const busy = await t.sim.inbound.email(retried);
+    assert.equal(busy.status, 502, 'a transient failure asks the provider to retry');
+    assert.equal(busy.headers['webhook-delivery'], undefined);
+    const again = await t.sim.inbound.email(retried);
+    assert.equal(again.status, 200, again.body);
+    assert.equal(await inboundCount(), before + 1);
+  });
+
   it('an unknown agent is 404; a wrong content type is 415', async () => {
     const unknown = await t.sim.inbound.sms({ agentId: 'nobody-here', from: CUSTOMER, to: '+12025550199', body: 'hello?' });
     assert.equal(unknown.status, 404);

@@ -1,4 +1,4 @@
-import { providerError, type SwitchboardError } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, providerError } from '@switchboard/sdk';
 import type { ErrorResponse } from 'resend';
 
 // Resend's documented error names and their HTTP statuses, for error bodies that omit statusCode.
@@ -38,4 +38,16 @@ export function statusOfResendError(error: ErrorResponse): number | undefined {
 export function resendFailure(error: ErrorResponse): SwitchboardError {
   const cause = Object.assign(new Error(error.message || error.name), { name: error.name });
   return providerError('resend', cause, statusOfResendError(error));
+}
+
+/**
+ * A refused fetch of a received email. Our own key being refused (401/403) is fixable by the operator,
+ * so it stays retryable and the provider keeps the event; any other 4xx says the event names an email
+ * Resend will never hand out, so no retry can help.
+ */
+export function fetchFailure(error: ErrorResponse): SwitchboardError {
+  const failure = resendFailure(error);
+  const status = statusOfResendError(error);
+  if (status !== 401 && status !== 403) return failure;
+  return new SwitchboardError(ErrorCodes.PROVIDER_ERROR, failure.message, { cause: failure.cause, retryable: true });
 }

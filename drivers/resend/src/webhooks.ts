@@ -11,7 +11,7 @@ import {
 } from '@switchboard/sdk';
 import type { Resend } from 'resend';
 import { Webhook } from 'svix';
-import { REQUEST_TIMEOUT_MS, resendFailure } from './failure.js';
+import { REQUEST_TIMEOUT_MS, fetchFailure } from './failure.js';
 
 /** Resend delivery events and the status each means; other event types are ignored. */
 const STATUS_OF_EVENT: Readonly<Record<string, MessageStatus>> = {
@@ -26,6 +26,9 @@ const STATUS_OF_EVENT: Readonly<Record<string, MessageStatus>> = {
   'email.failed': 'failed',
   'email.suppressed': 'failed',
 };
+
+/** Resend's ids (emails, domains, keys) are UUIDs; nothing else may go into an API path. */
+const RESEND_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface ResendEvent {
   type: string;
@@ -64,8 +67,7 @@ export async function parseEmailWebhook(resend: Resend, request: WebhookRequest)
   if (event.type === 'email.received') return [await receivedEmail(resend, event)];
   const status = STATUS_OF_EVENT[event.type];
   if (status === undefined) return [];
-  const emailId = text(event.data['email_id']);
-  if (!emailId) throw malformedPayload('resend', `has a ${event.type} event without data.email_id`);
+  const emailId = emailIdOf(event);
   const errorCode = errorCodeOf(event);
   const receipt: DeliveryStatusEvent = {
     type: 'status',
@@ -80,11 +82,10 @@ export async function parseEmailWebhook(resend: Resend, request: WebhookRequest)
 }
 
 async function receivedEmail(resend: Resend, event: ResendEvent): Promise<InboundMessageEvent> {
-  const emailId = text(event.data['email_id']);
-  if (!emailId) throw malformedPayload('resend', 'has an email.received event without data.email_id');
+  const emailId = emailIdOf(event);
   // The event carries the envelope only; the body is fetched by id (the webhook is acknowledged after this).
   const { data: email, error } = await resend.emails.receiving.get(emailId, {}, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  if (error) throw resendFailure(error);
+  if (error) throw fetchFailure(error);
   // received_for names the inbound address(es) at our domain, which is right even when the agent was cc'd.
   const recipients = [...(email.received_for ?? []), ...(email.to ?? []), ...stringList(event.data['to'])];
   const message: InboundMessageEvent = {
@@ -101,6 +102,14 @@ async function receivedEmail(resend: Resend, event: ResendEvent): Promise<Inboun
   };
   if (!message.from) throw malformedPayload('resend', 'describes an email without a sender');
   return message;
+}
+
+/** The event's `data.email_id`, checked to be a Resend id before it is used anywhere (it goes into an API path). */
+function emailIdOf(event: ResendEvent): string {
+  const emailId = text(event.data['email_id']);
+  if (!emailId) throw malformedPayload('resend', `has a ${event.type} event without data.email_id`);
+  if (!RESEND_ID.test(emailId)) throw malformedPayload('resend', `has a ${event.type} event whose data.email_id is not a Resend id (a UUID)`);
+  return emailId;
 }
 
 function readEvent(rawBody: Buffer): ResendEvent {

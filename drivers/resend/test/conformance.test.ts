@@ -146,6 +146,26 @@ describe('resend driver against the simulator', () => {
     await assert.rejects(async () => d.webhooks!.parse(request), { code: 'PROVIDER_ERROR', retryable: true });
   });
 
+  it('refuses an email_id that is not a Resend id as MALFORMED_PAYLOAD without putting it into a URL', async () => {
+    for (const emailId of ['../../etc/passwd', 'abc', '0b6d7e6c-5a7e-4a7e-9f3e-1c2d3e4f5a6b/attachments']) {
+      const request = await receiver.capture('email', PATH, (url) => s.inbound.email({ url, from: PERSON, to: AGENT, subject: 's', text: 't', emailId }));
+      await d.webhooks!.verify(request);
+      const fetches = s.requests('resend').length;
+      await assert.rejects(async () => d.webhooks!.parse(request), { code: 'MALFORMED_PAYLOAD' }, emailId);
+      assert.equal(s.requests('resend').length, fetches, `${emailId} reached the API`);
+    }
+    const status = signedJson(s.credentials.resend.webhookSecret, `${receiver.url}${PATH}`, JSON.stringify({ type: 'email.delivered', data: { email_id: '../x' } }));
+    await assert.rejects(async () => d.webhooks!.parse(status), { code: 'MALFORMED_PAYLOAD' });
+  });
+
+  it("tells a permanent refusal of the fetch (404) from one an operator can fix (our key: 401/403)", async () => {
+    const request = await receiver.capture('email', PATH, (url) => s.inbound.email({ url, from: PERSON, to: AGENT, subject: 's', text: 't' }));
+    for (const [status, retryable] of [[404, false], [422, false], [401, true], [403, true]] as const) {
+      s.faults.add({ provider: 'resend', pathIncludes: '/emails/receiving', status, times: 1 });
+      await assert.rejects(async () => d.webhooks!.parse(request), { code: 'PROVIDER_ERROR', retryable }, String(status));
+    }
+  });
+
   it('acknowledges with {"ok":true}', () => {
     assert.deepEqual(d.webhooks!.acknowledge('email'), { contentType: 'application/json', body: '{"ok":true}' });
   });

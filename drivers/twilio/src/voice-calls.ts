@@ -1,5 +1,6 @@
-import { providerError, type CallStep, type PlacedCall, type Telephony } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, providerError, type CallStep, type PlacedCall, type Telephony } from '@switchboard/sdk';
 import type twilio from 'twilio';
+import { isCallSid } from './sids.js';
 import { renderTwiml } from './voice-twiml.js';
 
 type CallCreateOptions = Parameters<twilio.Twilio['calls']['create']>[0];
@@ -33,6 +34,8 @@ export async function placeCall(client: twilio.Twilio, request: PlaceCallRequest
  * `Status=completed` instead, which also works on a call that has not fetched TwiML yet.
  */
 export async function updateCall(client: twilio.Twilio, callSid: string, steps: readonly CallStep[]): Promise<void> {
+  // The SDK puts the sid into the URL path as it is: only a real call SID may get there.
+  if (!isCallSid(callSid)) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'callSid must be a Twilio call SID: CA and 32 hex digits.');
   const hangUp = steps.length === 1 && steps[0]!.kind === 'hangup';
   const update = hangUp ? { status: 'completed' as const } : { twiml: renderTwiml(steps).body };
   try {

@@ -1,5 +1,6 @@
 import { malformedPayload, type CallStatusEvent, type WebhookRequest } from '@switchboard/sdk';
 import { priceToCost } from './messaging.js';
+import { isCallSid } from './sids.js';
 import { formParams } from './webhooks.js';
 
 type FormParams = Record<string, string | string[]>;
@@ -13,6 +14,8 @@ export function parseCallWebhook(request: WebhookRequest): CallStatusEvent {
   const params = request.method.toUpperCase() === 'GET' ? queryParams(request.url) : formParams(request.rawBody);
   const callSid = one(params, 'CallSid');
   if (!callSid) throw malformedPayload('twilio', 'has no CallSid');
+  // The sid is stored and later put into API paths (transfer, hang-up): only a real call SID is taken.
+  if (!isCallSid(callSid)) throw malformedPayload('twilio', 'has a CallSid that is not a Twilio call SID (CA and 32 hex digits)');
   const status = one(params, 'CallStatus')?.toLowerCase();
   if (!status) throw malformedPayload('twilio', 'has no CallStatus');
   const duration = Number.parseInt(one(params, 'CallDuration') ?? '', 10);

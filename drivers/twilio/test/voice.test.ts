@@ -83,6 +83,14 @@ describe('twilio voice against the simulator', () => {
     await assert.rejects(d.telephony!.placeCall({ from: NUMBERS[0]!, to: 'not a number', answerUrl, statusCallbackUrl }), { code: 'PROVIDER_ERROR', retryable: false });
   });
 
+  it('refuses a call sid that is not a Twilio call SID before it reaches a URL path', async () => {
+    const before = s.requests('twilio').length;
+    for (const sid of ['../Messages/SM' + '0'.repeat(32), 'CA' + '0'.repeat(31), 'CA..', 'SM' + '0'.repeat(32)]) {
+      await assert.rejects(d.telephony!.updateCall(sid, [{ kind: 'hangup' }]), { code: 'VALIDATION_FAILED', retryable: false }, sid);
+    }
+    assert.equal(s.requests('twilio').length, before);
+  });
+
   it('maps a provider 503 on placeCall to a retryable PROVIDER_ERROR', async () => {
     s.faults.add({ provider: 'twilio', pathIncludes: 'Calls.json', status: 503, times: 1 });
     await assert.rejects(d.telephony!.placeCall({ from: NUMBERS[0]!, to: CUSTOMER, answerUrl, statusCallbackUrl }), { code: 'PROVIDER_ERROR', retryable: true });
@@ -215,11 +223,14 @@ describe('twilio voice webhooks', () => {
     await assert.rejects(async () => d.webhooks!.verify({ ...upgrade, url: upgrade.url.replace('abc', 'abd') }), { code: 'SIGNATURE_INVALID' });
   });
 
-  it('rejects tampered and unsigned voice webhooks, and bodies without CallSid or CallStatus', async () => {
+  it('rejects tampered and unsigned voice webhooks, bodies without CallSid or CallStatus, and a CallSid that is not a call SID', async () => {
     const request = signedVoiceWebhook(authToken, 'POST', url, { CallSid: 'CA' + 'e'.repeat(32), CallStatus: 'completed' });
     await assert.rejects(async () => d.webhooks!.verify({ ...request, rawBody: Buffer.from(request.rawBody.toString().replace('completed', 'failed')) }), { code: 'SIGNATURE_INVALID' });
     await assert.rejects(async () => d.webhooks!.verify({ ...request, headers: {} }), { code: 'SIGNATURE_INVALID' });
     assert.throws(() => d.telephony!.parseCallWebhook(signedVoiceWebhook(authToken, 'POST', url, { CallStatus: 'completed' })), { code: 'MALFORMED_PAYLOAD' });
     assert.throws(() => d.telephony!.parseCallWebhook(signedVoiceWebhook(authToken, 'POST', url, { CallSid: 'CA' + 'e'.repeat(32) })), { code: 'MALFORMED_PAYLOAD' });
+    const traversal = signedVoiceWebhook(authToken, 'POST', url, { CallSid: '../../Accounts', CallStatus: 'completed' });
+    await d.webhooks!.verify(traversal);
+    assert.throws(() => d.telephony!.parseCallWebhook(traversal), { code: 'MALFORMED_PAYLOAD' });
   });
 });

@@ -1,14 +1,17 @@
 import type { Channel } from '@switchboard/sdk';
 import type { WebhookAnswer } from '@switchboard/runtime';
 import type { RouteContext, RouteDefinition } from '../http/types.js';
-import { errorResponses } from '../schemas/common.js';
+import { ErrorBody, errorResponses } from '../schemas/common.js';
+import { WebhookAcks } from '../schemas/webhooks.js';
 import type { RouteDeps } from './deps.js';
 
-const MESSAGE_CHANNELS: readonly Channel[] = ['sms', 'whatsapp', 'email', 'line'];
+const MESSAGE_CHANNELS = ['sms', 'whatsapp', 'email', 'line'] as const satisfies readonly Channel[];
 
 /**
  * Provider webhooks for the message channels. The raw body goes to the agent's actor untouched, so
- * the driver checks the signature on the exact bytes; the answer is the provider's acknowledgement.
+ * the driver checks the signature on the exact bytes; the answer is the provider's acknowledgement, or
+ * for a signed event that can never succeed a 4xx asking the provider to stop retrying (a transient
+ * provider failure stays a 502, so the provider retries).
  */
 export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
   return MESSAGE_CHANNELS.map(
@@ -22,8 +25,10 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
       bodyLimit: 'webhook',
       rawBody: channel === 'sms' || channel === 'whatsapp' ? ['application/x-www-form-urlencoded'] : ['application/json'],
       responses: {
-        200: { description: "Stored (or a retry of a stored event), or the channel is blocked; the provider's acknowledgement." },
-        ...errorResponses(400, 403, 404, 413, 415),
+        200: WebhookAcks[channel],
+        ...errorResponses(403, 404, 413, 415, 502),
+        400: { description: "Signed, but not the provider's shape (MALFORMED_PAYLOAD, e.g. an id not in the provider's format); nothing stored, `webhook-delivery: abort-message` set.", schema: ErrorBody },
+        422: { description: 'Signed, but the provider refuses for good to give its content (PROVIDER_ERROR); nothing stored, `webhook-delivery: abort-message` set.', schema: ErrorBody },
       },
       async handler({ request, params }: RouteContext) {
         const url = `${deps.publicBaseUrl}${request.path}${request.queryString ? `?${request.queryString}` : ''}`;
@@ -34,7 +39,7 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
           headers: request.headers,
           rawBodyBase64: request.rawBody.toString('base64'),
         });
-        return { status: answer.status, headers: { 'content-type': answer.contentType }, body: answer.body };
+        return { status: answer.status, headers: { ...answer.headers, 'content-type': answer.contentType }, body: answer.body };
       },
     }),
   );

@@ -2,6 +2,8 @@ import {
   ErrorCodes,
   SwitchboardError,
   hasErrorCode,
+  isRetryable,
+  toErrorPayload,
   type Channel,
   type DeliveryStatusEvent,
   type InboundMessageEvent,
@@ -32,7 +34,15 @@ export interface WebhookAnswer {
   status: number;
   contentType: string;
   body: string;
+  /** Extra response headers (the refusal of a permanently bad event asks the sender to stop retrying). */
+  headers?: Record<string, string>;
 }
+
+/**
+ * Svix (Resend's sender) retries every non-2xx for about a day unless the answer carries this header;
+ * Twilio and LINE do not retry a 4xx. A permanently bad event says so to every provider the same way.
+ */
+const STOP_RETRYING = { 'webhook-delivery': 'abort-message' } as const;
 
 /**
  * `inbound`: a provider webhook for one agent. The signature is checked on the raw bytes first;
@@ -71,8 +81,11 @@ async function receive(context: MessagingContext, store: Store, agent: AgentReco
   try {
     events = await capability.parse(request);
   } catch (err) {
-    if (hasErrorCode(err, ErrorCodes.MALFORMED_PAYLOAD)) context.events.emit('webhookRejected', { provider, reason: 'malformed' });
-    throw err;
+    const refusal = permanentRefusal(err);
+    if (!refusal) throw err; // transient (provider 5xx, time-out, network): a 5xx, so the provider retries
+    context.events.emit('webhookRejected', { provider, reason: refusal.reason });
+    context.logger.warn({ agentId: agent.agentId, provider, channel: webhook.channel, reason: refusal.reason, err }, 'signed webhook refused for good: nothing stored');
+    return { status: refusal.status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(toErrorPayload(err)), headers: { ...STOP_RETRYING } };
   }
   for (const event of events) {
     if (event.type === 'message') await storeMessage(context, store, agent, event);
@@ -80,6 +93,18 @@ async function receive(context: MessagingContext, store: Store, agent: AgentReco
   }
   const ack = capability.acknowledge(webhook.channel);
   return { status: 200, contentType: ack.contentType, body: ack.body };
+}
+
+/**
+ * Whether a signed event can never succeed, and the 4xx that says so: a body that is not the
+ * provider's shape (including an id not in the provider's format) is 400 `malformed`; an event the
+ * provider itself refuses for good when asked for its content (a 4xx other than our own credentials)
+ * is 422 `provider_refused`. Anything else may succeed on a retry and is not a refusal.
+ */
+function permanentRefusal(err: unknown): { status: number; reason: string } | undefined {
+  if (hasErrorCode(err, ErrorCodes.MALFORMED_PAYLOAD)) return { status: 400, reason: 'malformed' };
+  if (hasErrorCode(err, ErrorCodes.PROVIDER_ERROR) && !isRetryable(err)) return { status: 422, reason: 'provider_refused' };
+  return undefined;
 }
 
 async function storeMessage(context: MessagingContext, store: Store, agent: AgentRecord, event: InboundMessageEvent): Promise<void> {

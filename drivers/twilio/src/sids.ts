@@ -1,0 +1,7 @@
+/** A Twilio SID: the resource's two-letter prefix and 32 hex digits (CA… for calls). */
+const CALL_SID = /^CA[0-9a-fA-F]{32}$/;
+
+/** True for a call SID; nothing else may go into a Calls resource path. */
+export function isCallSid(value: string): boolean {
+  return CALL_SID.test(value);
+}
