@@ -73,3 +73,28 @@ describe('provisioning pools', () => {
     assert.equal((await provision('uk-2', ['sms'], { country: 'GB' })).status, 409);
   });
 });
+
+describe('demo mode LINE addresses', () => {
+  let t: TestGateway;
+  before(async () => {
+    t = await startTestGateway();
+  });
+  after(() => t.close());
+
+  it('the LINE address an agent is given is the bot recipients see its pushes come from, and its webhooks are signed by that bot', async () => {
+    const user = 'U' + 'ab'.repeat(16);
+    for (const agentId of ['line-a', 'line-b']) {
+      const res = await t.call('POST', '/api/v1/provision', { token: t.teamToken, json: { agentId, displayName: agentId, channels: ['line'] } });
+      assert.equal(res.status, 201);
+      const agent = (await res.json()) as { securityToken: string; channels: { line: { address: string } } };
+      const address = agent.channels.line.address;
+      const sent = await t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'line', to: user, body: `from ${agentId}` } });
+      assert.equal(sent.status, 200, await sent.clone().text());
+      assert.equal(((await sent.json()) as { from: string }).from, address);
+      const pushed = t.sim.messages({ provider: 'line', to: user }).find((m) => m.body === `from ${agentId}`);
+      assert.equal(pushed?.from, address, `${agentId}: the simulator shows the push from the agent's own address`);
+      const inbound = await t.sim.inbound.line({ agentId, userId: user, text: 'hi bot', destination: address });
+      assert.equal(inbound.status, 200, inbound.body);
+    }
+  });
+});

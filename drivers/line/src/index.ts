@@ -17,14 +17,15 @@ export const manifest: DriverManifest = {
 
 /** LINE Messaging API through the official `@line/bot-sdk`. */
 export const driver = defineDriver<LineSettings>(manifest, (settings): Driver => {
-  const client = new messagingApi.MessagingApiClient({
-    channelAccessToken: settings.channelAccessToken,
-    ...(settings.baseUrl ? { baseURL: settings.baseUrl.replace(/\/+$/, '') } : {}),
-  });
+  const clientFor = (channelAccessToken: string) =>
+    new messagingApi.MessagingApiClient({ channelAccessToken, ...(settings.baseUrl ? { baseURL: settings.baseUrl.replace(/\/+$/, '') } : {}) });
+  const client = clientFor(settings.channelAccessToken);
+  const bots = new Map((settings.bots ?? []).map((bot) => [bot.botUserId, clientFor(bot.channelAccessToken)]));
   return {
     manifest,
-    send: (message) => pushMessage(client, message),
-    webhooks: lineWebhooks(settings.channelSecret),
+    // LINE sends from the bot whose token is used: the agent's address (its bot user id) picks the token.
+    send: (message) => pushMessage(bots.get(message.from) ?? client, message),
+    webhooks: lineWebhooks(settings.channelSecret, new Map((settings.bots ?? []).map((bot) => [bot.botUserId, bot.channelSecret]))),
     health: () => botHealth(client),
   };
 });
@@ -33,4 +34,4 @@ export default driver;
 export { describeMessage } from './webhooks.js';
 export { retryKeyOf } from './push.js';
 export { settingsSchema } from './settings.js';
-export type { LineSettings } from './settings.js';
+export type { LineBotSettings, LineSettings } from './settings.js';

@@ -8,10 +8,15 @@ import {
   type WebhookRequest,
 } from '@switchboard/sdk';
 
-/** Webhook handling for LINE: `X-Line-Signature` check, message events, `{}` acknowledgement. */
-export function lineWebhooks(channelSecret: string): WebhookCapability {
+/**
+ * Webhook handling for LINE: `X-Line-Signature` check, message events, `{}` acknowledgement. A webhook
+ * addressed to one of `botSecrets` (by bot user id) is checked with that bot's secret, any other with
+ * `channelSecret`.
+ */
+export function lineWebhooks(channelSecret: string, botSecrets: ReadonlyMap<string, string> = new Map()): WebhookCapability {
+  const secretOf = (rawBody: Buffer): string => (botSecrets.size === 0 ? channelSecret : (botSecrets.get(destinationOf(rawBody) ?? '') ?? channelSecret));
   return {
-    verify: (request) => verifySignature(channelSecret, request),
+    verify: (request) => verifySignature(secretOf(request.rawBody), request),
     parse: (request) => parseLineWebhook(request),
     acknowledge: () => ({ contentType: 'application/json', body: '{}' }),
   };
@@ -28,6 +33,19 @@ export function verifySignature(channelSecret: string, request: WebhookRequest):
     throw signatureError('line', 'could not be checked', err);
   }
   if (valid !== true) throw signatureError('line', 'does not match the body');
+}
+
+/**
+ * The bot a webhook body names, read only to choose which secret checks it (a wrong choice fails the
+ * check); undefined when the body is not JSON or names none.
+ */
+function destinationOf(rawBody: Buffer): string | undefined {
+  try {
+    const destination = (JSON.parse(rawBody.toString('utf8')) as { destination?: unknown } | null)?.destination;
+    return typeof destination === 'string' ? destination : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface LineEvent {

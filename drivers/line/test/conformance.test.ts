@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '@switchboard/driver-simulator';
-import type { Driver, WebhookRequest } from '@switchboard/sdk';
+import { validateDriver, type Driver, type WebhookRequest } from '@switchboard/sdk';
 import { describeDriverConformance, startWebhookReceiver, type WebhookReceiver } from '@switchboard/sdk/testing';
 import driver, { describeMessage, retryKeyOf, type LineSettings } from '../src/index.js';
 
@@ -136,5 +136,45 @@ describe('line driver against the simulator', () => {
 
   it('acknowledges with {}', () => {
     assert.deepEqual(d.webhooks!.acknowledge('line'), { contentType: 'application/json', body: '{}' });
+  });
+});
+
+describe('line driver with several bots (channels)', () => {
+  const BOT_B = `U${'b'.repeat(32)}`;
+  let s: Simulator;
+  let receiver: WebhookReceiver;
+  let d: Driver;
+
+  before(async () => {
+    s = await startSimulator({ statusCallbacks: false, lineBotUserIds: [BOT_B] });
+    receiver = await startWebhookReceiver();
+    d = await driver.create({ ...settingsOf(s), bots: s.credentials.lineBots.slice(1) }, context);
+  });
+  after(async () => {
+    await d.close?.();
+    await receiver.close();
+    await s.close();
+  });
+
+  it('pushes from the bot named by `from` with its own token; anything else goes out from the first channel', async () => {
+    assert.deepEqual(s.credentials.lineBots.map((b) => b.botUserId), [s.credentials.line.botUserId, BOT_B]);
+    const fromB = await d.send!({ channel: 'line', from: BOT_B, to: USER, body: 'from bot b' });
+    const fromFirst = await d.send!({ channel: 'line', from: '', to: USER, body: 'from the first bot' });
+    const sent = (id: string) => s.messages({ provider: 'line', to: USER }).find((m) => m.id === id)?.from;
+    assert.equal(sent(fromB.externalId), BOT_B);
+    assert.equal(sent(fromFirst.externalId), s.credentials.line.botUserId);
+  });
+
+  it("checks a webhook with the secret of the bot it is addressed to, and refuses another bot's signature", async () => {
+    const toB = await receiver.capture('line', PATH, (url) => s.inbound.line({ url, userId: USER, text: 'to b', destination: BOT_B }));
+    await d.webhooks!.verify(toB);
+    const [event] = await d.webhooks!.parse(toB);
+    assert.equal(event?.type === 'message' && event.to, BOT_B);
+    const forged = signedJson(s.credentials.line.channelSecret, `${receiver.url}${PATH}`, JSON.stringify({ destination: BOT_B, events: [] }));
+    await assert.rejects(async () => d.webhooks!.verify(forged), { code: 'SIGNATURE_INVALID' });
+  });
+
+  it('refuses a bot whose user id is not a LINE user id', () => {
+    assert.throws(() => validateDriver(driver, { ...settingsOf(s), bots: [{ botUserId: '../bot', channelAccessToken: 't', channelSecret: 'a'.repeat(32) }] }), { code: 'DRIVER_SETTINGS_INVALID' });
   });
 });

@@ -1,9 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { base62, opaqueToken, twilioSid } from './ids.js';
-import type { SimulatorCredentials } from './types.js';
+import type { LineBotCredentials, SimulatorCredentials } from './types.js';
 
-/** Random credentials in each provider's own format, merged over any given ones. */
-export function resolveCredentials(given: Partial<SimulatorCredentials> = {}): SimulatorCredentials {
+/** A LINE bot with random credentials in LINE's formats. */
+function lineBot(botUserId = `U${randomBytes(16).toString('hex')}`): LineBotCredentials {
+  return { channelAccessToken: opaqueToken(129), channelSecret: randomBytes(16).toString('hex'), botUserId };
+}
+
+/**
+ * Random credentials in each provider's own format, merged over any given ones; `lineBotUserIds`
+ * adds LINE bots beside the first.
+ */
+export function resolveCredentials(given: Partial<SimulatorCredentials> = {}, lineBotUserIds: readonly string[] = []): SimulatorCredentials {
+  const line = { ...lineBot(), ...given.line };
+  const more = (given.lineBots ?? []).filter((b) => b.botUserId !== line.botUserId);
+  const ids = new Set([line.botUserId, ...more.map((b) => b.botUserId)]);
+  for (const id of lineBotUserIds) {
+    if (ids.has(id)) continue;
+    ids.add(id);
+    more.push(lineBot(id));
+  }
   return {
     twilio: {
       accountSid: twilioSid('AC'),
@@ -15,12 +31,8 @@ export function resolveCredentials(given: Partial<SimulatorCredentials> = {}): S
       webhookSecret: `whsec_${randomBytes(24).toString('base64')}`,
       ...given.resend,
     },
-    line: {
-      channelAccessToken: opaqueToken(129),
-      channelSecret: randomBytes(16).toString('hex'),
-      botUserId: `U${randomBytes(16).toString('hex')}`,
-      ...given.line,
-    },
+    line,
+    lineBots: [line, ...more],
     elevenlabs: {
       apiKey: `sk_${randomBytes(24).toString('hex')}`,
       ...given.elevenlabs,

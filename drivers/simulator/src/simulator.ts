@@ -41,7 +41,7 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 /** Starts the provider simulator: one HTTP server speaking Twilio, Resend, LINE, ElevenLabs and Deepgram. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const host = options.host ?? '127.0.0.1';
-  const state = new SimulatorState(resolveCredentials(options.credentials), settingsOf(options), options.logger ?? SILENT, options.gatewayUrl);
+  const state = new SimulatorState(resolveCredentials(options.credentials, options.lineBotUserIds), settingsOf(options), options.logger ?? SILENT, options.gatewayUrl);
   const inbound = inboundSenders(state);
   const phone = createSimulatorPhone(state, options.phone);
   let address: SimulatorAddress | undefined;

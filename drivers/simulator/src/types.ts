@@ -12,9 +12,18 @@ export type SimChannel = 'sms' | 'whatsapp' | 'email' | 'line';
 export interface SimulatorCredentials {
   twilio: { accountSid: string; authToken: string };
   resend: { apiKey: string; webhookSecret: string /* whsec_… base64 */ };
-  line: { channelAccessToken: string; channelSecret: string; botUserId: string };
+  line: LineBotCredentials;
+  /** Every LINE bot (channel) the simulator hosts, `line` first; each answers to its own access token. */
+  lineBots: LineBotCredentials[];
   elevenlabs: { apiKey: string };
   deepgram: { apiKey: string };
+}
+
+/** One LINE bot (a Messaging API channel): its access token, its webhook signing secret, its user id. */
+export interface LineBotCredentials {
+  channelAccessToken: string;
+  channelSecret: string;
+  botUserId: string;
 }
 
 /** Where the simulator reports what it could not do (failed callbacks, bad control requests). */
@@ -33,6 +42,11 @@ export interface SimulatorOptions {
   gatewayUrl?: string;
   /** Fixed credentials; any provider left out gets random ones. */
   credentials?: Partial<SimulatorCredentials>;
+  /**
+   * User ids of further LINE bots to host beside `credentials.line`, each with its own random access
+   * token and secret (listed in `credentials.lineBots`). A push shows the bot whose token sent it.
+   */
+  lineBotUserIds?: string[];
   /** Post Twilio message status callbacks (`sent`, then `delivered`); true by default. */
   statusCallbacks?: boolean;
   /** Delay before each status callback, in ms; 50 by default. */
@@ -234,7 +248,7 @@ export interface InboundLineOptions extends WebhookTarget, WebhookTampering {
   text: string;
   /** Reuse a webhookEventId, to replay a delivery. */
   webhookEventId?: string;
-  /** Bot user id the event is addressed to; the configured botUserId by default. */
+  /** Bot user id the event is addressed to, and whose secret signs it; the first bot by default. */
   destination?: string;
   /** Mark the delivery as a redelivery. */
   isRedelivery?: boolean;

@@ -24,9 +24,11 @@ export async function sendInboundLine(state: SimulatorState, o: InboundLineOptio
     replyToken,
     mode: 'active',
   };
-  const payload = { destination: o.destination ?? state.credentials.line.botUserId, events: [event] };
+  // The event is signed with the secret of the bot it is addressed to (the first bot for an unknown one).
+  const bot = state.credentials.lineBots.find((b) => b.botUserId === o.destination) ?? state.credentials.line;
+  const payload = { destination: o.destination ?? bot.botUserId, events: [event] };
   const body = JSON.stringify(payload);
-  const signature = lineSignature(state.credentials.line.channelSecret, body);
+  const signature = lineSignature(bot.channelSecret, body);
   const sent = o.tamper ? JSON.stringify({ ...payload, events: [{ ...event, message: { ...event.message, text: `${o.text} [tampered]` } }] }) : body;
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'LineBotWebhook/2.0' };
   if (!o.omitSignature) headers['x-line-signature'] = signature;

@@ -1,22 +1,23 @@
 import type { SimRequest } from '../http/sim-request.js';
 import type { SimResponse } from '../http/sim-response.js';
 import type { ProviderApi, SimulatorState } from '../simulator-state.js';
+import type { LineBotCredentials } from '../types.js';
 import { lineError, lineFault, lineHeaders } from './line-errors.js';
 import { pushMessage, replyMessage } from './line-messages.js';
 
-function authenticate(state: SimulatorState, authorization: string | undefined): SimResponse | undefined {
+/** The bot whose access token the request carries, or LINE's 401. */
+function authenticate(state: SimulatorState, authorization: string | undefined): LineBotCredentials | SimResponse {
   if (!authorization?.startsWith('Bearer ')) {
     return lineError(401, "Authorization header required. Must follow the scheme, 'Authorization: Bearer <ACCESS TOKEN>'");
   }
-  if (authorization.slice(7) !== state.credentials.line.channelAccessToken) {
-    return lineError(401, 'Authentication failed. Confirm that the access token in the authorization header is valid.');
-  }
-  return undefined;
+  const token = authorization.slice(7);
+  const bot = state.credentials.lineBots.find((b) => b.channelAccessToken === token);
+  return bot ?? lineError(401, 'Authentication failed. Confirm that the access token in the authorization header is valid.');
 }
 
-/** GET /v2/bot/info: the bot behind the configured channel. */
-function botInfo(state: SimulatorState): SimResponse {
-  const { botUserId } = state.credentials.line;
+/** GET /v2/bot/info: the bot behind the access token. */
+function botInfo(bot: LineBotCredentials): SimResponse {
+  const { botUserId } = bot;
   return {
     status: 200,
     headers: lineHeaders(),
@@ -36,12 +37,12 @@ export function lineApi(state: SimulatorState): ProviderApi {
     provider: 'line',
     faultResponse: lineFault,
     handle(req: SimRequest): SimResponse {
-      const refused = authenticate(state, req.headers.authorization);
-      if (refused) return refused;
+      const bot = authenticate(state, req.headers.authorization);
+      if ('status' in bot) return bot;
       const route = `${req.method} ${req.path}`;
-      if (route === 'POST /v2/bot/message/push') return pushMessage(state, req);
-      if (route === 'POST /v2/bot/message/reply') return replyMessage(state, req);
-      if (route === 'GET /v2/bot/info') return botInfo(state);
+      if (route === 'POST /v2/bot/message/push') return pushMessage(state, req, bot);
+      if (route === 'POST /v2/bot/message/reply') return replyMessage(state, req, bot);
+      if (route === 'GET /v2/bot/info') return botInfo(bot);
       return lineError(404, 'Not found');
     },
   };

@@ -2,6 +2,7 @@ import type { SimRequest } from '../http/sim-request.js';
 import type { SimResponse } from '../http/sim-response.js';
 import { lineMessageId, opaqueToken } from '../ids.js';
 import type { SimulatorState } from '../simulator-state.js';
+import type { LineBotCredentials } from '../types.js';
 import { lineError, lineHeaders, type LineErrorDetail } from './line-errors.js';
 
 const MESSAGE_TYPES = ['text', 'image', 'video', 'audio', 'location', 'sticker', 'imagemap', 'template', 'flex', 'textV2'];
@@ -52,19 +53,19 @@ function invalidBody(details: LineErrorDetail[]): SimResponse {
 }
 
 /** Accepts validated messages: gives each an id and quote token and records it as sent. */
-function accept(state: SimulatorState, to: string, messages: LineMessage[]): { id: string; quoteToken: string }[] {
+function accept(state: SimulatorState, bot: LineBotCredentials, to: string, messages: LineMessage[]): { id: string; quoteToken: string }[] {
   const at = new Date();
   return messages.map((message) => {
     const sent = { id: lineMessageId(), quoteToken: opaqueToken(60) };
     const text = typeof message['text'] === 'string' ? message['text'] : typeof message['altText'] === 'string' ? message['altText'] : '';
     const media = typeof message['originalContentUrl'] === 'string' ? [message['originalContentUrl']] : [];
-    state.messages.push({ provider: 'line', channel: 'line', id: sent.id, from: state.credentials.line.botUserId, to, body: text, mediaUrls: media, at });
+    state.messages.push({ provider: 'line', channel: 'line', id: sent.id, from: bot.botUserId, to, body: text, mediaUrls: media, at });
     return sent;
   });
 }
 
 /** POST /v2/bot/message/push, honouring X-Line-Retry-Key (a retried accepted key → 409). */
-export function pushMessage(state: SimulatorState, req: SimRequest): SimResponse {
+export function pushMessage(state: SimulatorState, req: SimRequest, bot: LineBotCredentials): SimResponse {
   const body = bodyOf(req);
   if (!body || req.bodyError !== undefined) return lineError(400, 'The request body is not valid JSON');
   const header = req.headers['x-line-retry-key'];
@@ -84,14 +85,14 @@ export function pushMessage(state: SimulatorState, req: SimRequest): SimResponse
   if (typeof to !== 'string' || !RECIPIENT.test(to)) return lineError(400, "The property, 'to', in the request body is invalid (line: -, column: -)");
   const details = validateMessages(body['messages']);
   if (details.length > 0) return invalidBody(details);
-  const sentMessages = accept(state, to, body['messages'] as LineMessage[]);
+  const sentMessages = accept(state, bot, to, body['messages'] as LineMessage[]);
   const headers = lineHeaders();
   if (retryKey !== undefined) state.line.retryKeys.set(retryKey, { requestId: headers['x-line-request-id']!, sentMessages });
   return { status: 200, headers, json: { sentMessages } };
 }
 
 /** POST /v2/bot/message/reply: each reply token the simulator issued works once. */
-export function replyMessage(state: SimulatorState, req: SimRequest): SimResponse {
+export function replyMessage(state: SimulatorState, req: SimRequest, bot: LineBotCredentials): SimResponse {
   const body = bodyOf(req);
   if (!body || req.bodyError !== undefined) return lineError(400, 'The request body is not valid JSON');
   if (req.headers['x-line-retry-key'] !== undefined) return lineError(400, 'X-Line-Retry-Key is not supported by this API');
@@ -102,5 +103,5 @@ export function replyMessage(state: SimulatorState, req: SimRequest): SimRespons
   const issued = state.line.replyTokens.get(replyToken as string);
   if (!issued) return lineError(400, 'Invalid reply token');
   state.line.replyTokens.delete(replyToken as string);
-  return { status: 200, headers: lineHeaders(), json: { sentMessages: accept(state, issued.userId, body['messages'] as LineMessage[]) } };
+  return { status: 200, headers: lineHeaders(), json: { sentMessages: accept(state, bot, issued.userId, body['messages'] as LineMessage[]) } };
 }
