@@ -141,7 +141,7 @@ describe('MCP sessions: auth, replacement, fallback and shutdown', () => {
     await assert.rejects(connectMcp(t.url, 'streamable', 'nope'));
   });
 
-  it('a post to /messages with another principal\'s bearer is refused', async () => {
+  it('a post to /messages needs the bearer token of the session\'s principal', async () => {
     const controller = new AbortController();
     const res = await fetch(`${t.url}/sse?token=${agent.securityToken}&agentId=mcp-life`, { signal: controller.signal });
     const reader = res.body!.getReader();
@@ -154,6 +154,10 @@ describe('MCP sessions: auth, replacement, fallback and shutdown', () => {
         headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
       });
+    const anonymous = await post();
+    assert.equal(anonymous.status, 401, 'the session id alone is not a credential');
+    assert.equal(((await anonymous.json()) as { code: string }).code, 'UNAUTHORIZED');
+    assert.equal((await post('sb_not_a_token')).status, 401);
     assert.equal((await post(t.teamToken)).status, 403);
     assert.equal((await post(agent.securityToken)).status, 202);
     controller.abort();

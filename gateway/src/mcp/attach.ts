@@ -3,6 +3,7 @@ import type uWS from 'uWebSockets.js';
 import { McpAuth, type Authenticate, type Lockout } from './mcp-auth.js';
 import type { CreateMcpServer, ObserveRequest } from './mcp-http.js';
 import { McpSessions } from './mcp-sessions.js';
+import { ServerNames } from './server-names.js';
 import { attachSseRoutes } from './sse-routes.js';
 import { attachStreamableRoutes } from './streamable-routes.js';
 
@@ -25,6 +26,8 @@ export interface McpOptions {
   readonly sessionIdleMs?: number;
   /** Request metrics (the gateway's `metrics.observeRequest`). */
   readonly observe?: ObserveRequest;
+  /** The names Host and Origin must carry (DNS-rebinding protection). Default: loopback names only. */
+  readonly serverNames?: ServerNames;
 }
 
 export const MCP_DEFAULTS = {
@@ -51,6 +54,7 @@ export function attachMcp(uws: uWS.TemplatedApp, options: McpOptions): McpSessio
     bodyLimit: options.bodyLimit ?? MCP_DEFAULTS.bodyLimit,
     sessionIdleMs: options.sessionIdleMs ?? MCP_DEFAULTS.sessionIdleMs,
     observe: options.observe,
+    names: options.serverNames ?? new ServerNames(),
   };
   attachSseRoutes(uws, context);
   attachStreamableRoutes(uws, context);

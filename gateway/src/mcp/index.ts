@@ -6,4 +6,5 @@ export { McpSession } from './mcp-session.js';
 export type { McpTransportKind } from './mcp-session.js';
 export type { CreateMcpServer, ObserveRequest } from './mcp-http.js';
 export type { Authenticate, Lockout } from './mcp-auth.js';
+export { ServerNames } from './server-names.js';
 export { StreamClosedError } from './uws-exchange.js';

@@ -6,6 +6,7 @@ import type uWS from 'uWebSockets.js';
 import { errorResult, fail } from '../http/errors.js';
 import type { McpAuth } from './mcp-auth.js';
 import type { McpSessions } from './mcp-sessions.js';
+import type { ServerNames } from './server-names.js';
 import { UwsExchange } from './uws-exchange.js';
 
 /** Makes the SDK server for one new session; the gateway registers its tools on it. */
@@ -25,6 +26,8 @@ export interface McpRouteContext {
   readonly bodyLimit: number;
   readonly sessionIdleMs: number;
   readonly observe: ObserveRequest | undefined;
+  /** Host and Origin must name this server. */
+  readonly names: ServerNames;
 }
 
 /** The headers the REST pipeline adds to every answer. */

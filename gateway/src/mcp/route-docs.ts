@@ -33,7 +33,8 @@ export const mcpRouteDocs: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/messages',
     operationId: 'mcpSseMessage',
-    summary: 'MCP over HTTP+SSE: a JSON-RPC message for the session named by ?sessionId; answers arrive on the stream.',
+    summary:
+      'MCP over HTTP+SSE: a JSON-RPC message for the session named by ?sessionId, with Authorization: Bearer and the token the session was opened with; answers arrive on the stream.',
     tag: 'MCP',
     auth: 'token',
     body: JsonRpc,

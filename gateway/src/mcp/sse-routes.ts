@@ -40,6 +40,7 @@ export function attachSseRoutes(uws: uWS.TemplatedApp, context: McpRouteContext)
 }
 
 async function openSession(exchange: UwsExchange, context: McpRouteContext): Promise<void> {
+  context.names.check(exchange.headers);
   if (!context.sessions.accepting) fail(ErrorCodes.UNAVAILABLE, 'The server is shutting down; reconnect shortly.');
   const token = McpAuth.bearer(exchange.headers) ?? exchange.query.get('token') ?? undefined;
   const principal = await context.auth.principal(token, exchange.remoteAddress, 'A token is required: GET /sse?token=<token>.');
@@ -58,19 +59,21 @@ async function openSession(exchange: UwsExchange, context: McpRouteContext): Pro
 }
 
 async function postMessages(exchange: UwsExchange, reading: Promise<Buffer | undefined>, context: McpRouteContext): Promise<void> {
+  context.names.check(exchange.headers);
   const sessionId = exchange.query.get('sessionId');
   if (!sessionId) fail(ErrorCodes.BAD_REQUEST, 'sessionId is required: POST to the URL of the endpoint event, /messages?sessionId=<id>.');
-  // A credential, when sent, must be valid and must be the session's own: a session id is never a
-  // credential of another principal.
-  const caller =
-    exchange.headers.authorization === undefined
-      ? undefined
-      : await context.auth.principal(McpAuth.bearer(exchange.headers), exchange.remoteAddress, 'Send Authorization: Bearer <token>.');
+  // The caller's own credential, as MCP clients send it on every request: a session id is a routing
+  // key, never a credential, so it cannot stand in for the session's principal.
+  const caller = await context.auth.principal(
+    McpAuth.bearer(exchange.headers),
+    exchange.remoteAddress,
+    'A bearer token is required: send Authorization: Bearer <token>, the token the session was opened with.',
+  );
   const session = context.sessions.get(sessionId);
   if (!session || session.closed || !(session.transport instanceof SseServerTransport)) {
     fail(ErrorCodes.NOT_FOUND, 'No open MCP session has this sessionId; it may have closed. Open a new one with GET /sse.');
   }
-  if (caller && !McpAuth.same(caller, session.principal)) fail(ErrorCodes.FORBIDDEN, 'This session belongs to another principal.');
+  if (!McpAuth.same(caller, session.principal)) fail(ErrorCodes.FORBIDDEN, 'This session belongs to another principal.');
   const messages = parseMessages(await jsonBody(exchange, reading, context.bodyLimit));
   const url = new URL(`${exchange.path}?${exchange.queryString}`, 'http://localhost');
   const extra = { requestInfo: { headers: visibleHeaders(exchange.headers), url } };

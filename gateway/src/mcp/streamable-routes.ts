@@ -39,6 +39,7 @@ export function attachStreamableRoutes(uws: uWS.TemplatedApp, context: McpRouteC
 }
 
 async function serve(exchange: UwsExchange, reading: Promise<Buffer | undefined>, context: McpRouteContext): Promise<void> {
+  context.names.check(exchange.headers);
   const principal = await context.auth.principal(
     McpAuth.bearer(exchange.headers),
     exchange.remoteAddress,

@@ -48,7 +48,11 @@ describe('SSE back-pressure', () => {
     const client = new RawSocketClient(harness.port, `/sse?token=${TOKENS.team}&agentId=${agentId}`);
     const sessionId = await client.sessionId();
     const post = (body: unknown) =>
-      fetch(`${harness.url}/messages?sessionId=${sessionId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${harness.url}/messages?sessionId=${sessionId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKENS.team}` },
+        body: JSON.stringify(body),
+      });
     const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } };
     assert.equal((await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init })).status, 202);
     assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);

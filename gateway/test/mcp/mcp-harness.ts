@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -74,7 +75,7 @@ export async function startMcpHarness(options: Partial<McpOptions> & { lockAfter
   };
 }
 
-/** An official MCP client over HTTP+SSE. */
+/** An official MCP client over HTTP+SSE; it sends `bearer` (default: the query's token) on every request. */
 export async function connectSse(
   url: string,
   query: Record<string, string>,
@@ -82,7 +83,8 @@ export async function connectSse(
 ): Promise<{ client: Client; transport: SSEClientTransport }> {
   const target = new URL('/sse', url);
   for (const [name, value] of Object.entries(query)) target.searchParams.set(name, value);
-  const transport = new SSEClientTransport(target, options.bearer ? { requestInit: { headers: { authorization: `Bearer ${options.bearer}` } } } : {});
+  const bearer = options.bearer ?? query.token;
+  const transport = new SSEClientTransport(target, bearer ? { requestInit: { headers: { authorization: `Bearer ${bearer}` } } } : {});
   const client = new Client({ name: 'test-client', version: '0.0.0' }, options.capabilities);
   await client.connect(transport);
   return { client, transport };
@@ -118,4 +120,34 @@ export async function until(check: () => boolean, ms = 3000, what = 'condition')
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * One HTTP request through node:http, which, unlike fetch, sends the Host header it is given (for
+ * DNS-rebinding tests). Resolves with the status and the body parsed as JSON when it is JSON.
+ */
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false }, (res) => {
+      const type = String(res.headers['content-type'] ?? '');
+      if (type.startsWith('text/event-stream')) {
+        // An open stream: the status is the answer; the stream itself is not read.
+        res.destroy();
+        resolve({ status: res.statusCode!, headers: res.headers, body: undefined });
+        return;
+      }
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode!, headers: res.headers, body: type.includes('json') && text ? JSON.parse(text) : text });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }

@@ -73,10 +73,13 @@ describe('MCP over HTTP+SSE', () => {
     }
   });
 
-  it('binds POST /messages to the session principal: another bearer is refused, none is fine', async () => {
+  it('binds POST /messages to the session principal: it needs the session\'s own bearer token', async () => {
     const stream = await RawSseStream.open(`${harness.url}/sse?token=${TOKENS.alice}`);
     try {
       const sessionId = await stream.sessionId();
+      const anonymous = await post(sessionId, INITIALIZE);
+      assert.equal(anonymous.status, 401, 'the session id alone is not a credential');
+      assert.equal(((await anonymous.json()) as { code: string }).code, 'UNAUTHORIZED');
       for (const token of [TOKENS.bob, TOKENS.team, TOKENS.orchestrator]) {
         const refused = await post(sessionId, INITIALIZE, { authorization: `Bearer ${token}` });
         assert.equal(refused.status, 403, token);
@@ -88,7 +91,7 @@ describe('MCP over HTTP+SSE', () => {
 
       const sameCaller = await post(sessionId, INITIALIZE, { authorization: `Bearer ${TOKENS.alice}` });
       assert.equal(sameCaller.status, 202);
-      const bound = await post(sessionId, { jsonrpc: '2.0', id: 2, method: 'ping' });
+      const bound = await post(sessionId, { jsonrpc: '2.0', id: 2, method: 'ping' }, { authorization: `Bearer ${TOKENS.alice}` });
       assert.equal(bound.status, 202);
       const reply = await stream.next((f) => f.event === 'message' && JSON.parse(f.data!).id === 2);
       assert.deepEqual(JSON.parse(reply.data!), { jsonrpc: '2.0', id: 2, result: {} });
@@ -101,13 +104,14 @@ describe('MCP over HTTP+SSE', () => {
     const stream = await RawSseStream.open(`${harness.url}/sse?token=${TOKENS.team}`);
     try {
       const sessionId = await stream.sessionId();
+      const team = { authorization: `Bearer ${TOKENS.team}` };
       const expectations: Array<[Promise<Response>, number, string]> = [
-        [post('00000000-0000-0000-0000-000000000000', INITIALIZE), 404, 'NOT_FOUND'],
-        [fetch(`${harness.url}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 400, 'BAD_REQUEST'],
-        [post(sessionId, '{not json'), 400, 'BAD_REQUEST'],
-        [post(sessionId, { hello: 'world' }), 400, 'BAD_REQUEST'],
-        [post(sessionId, 'x', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
-        [post(sessionId, `"${'x'.repeat(1024 * 1024)}"`), 413, 'PAYLOAD_TOO_LARGE'],
+        [post('00000000-0000-0000-0000-000000000000', INITIALIZE, team), 404, 'NOT_FOUND'],
+        [fetch(`${harness.url}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...team }, body: '{}' }), 400, 'BAD_REQUEST'],
+        [post(sessionId, '{not json', team), 400, 'BAD_REQUEST'],
+        [post(sessionId, { hello: 'world' }, team), 400, 'BAD_REQUEST'],
+        [post(sessionId, 'x', { 'content-type': 'text/plain', ...team }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+        [post(sessionId, `"${'x'.repeat(1024 * 1024)}"`, team), 413, 'PAYLOAD_TOO_LARGE'],
       ];
       for (const [pending, status, code] of expectations) {
         const response = await pending;

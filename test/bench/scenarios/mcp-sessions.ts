@@ -35,9 +35,10 @@ export const mcpSessions: Scenario = {
     for (let i = 0; i < AGENTS; i++) agents.push(await provision(`mcp-${run}-${i}`));
     const sessions: RawSseSession[] = [];
     ctx.defer(() => sessions.forEach((s) => s.close()));
-    const initialise = async (session: RawSseSession) => {
-      const post = (body: object) =>
-        fetch(`${gateway.url}/messages?sessionId=${session.sessionId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    /** Initialises a session over POST /messages with the token it was opened with. */
+    const initialise = async (session: RawSseSession, token: string) => {
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+      const post = (body: object) => fetch(`${gateway.url}/messages?sessionId=${session.sessionId}`, { method: 'POST', headers, body: JSON.stringify(body) });
       await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
       await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     };
@@ -45,14 +46,14 @@ export const mcpSessions: Scenario = {
     const agentSessions = new Map<string, RawSseSession>();
     for (const agent of agents) {
       const session = await openSse(host, Number(port), `token=${agent.securityToken}&agentId=${agent.id}`);
-      await initialise(session);
+      await initialise(session, agent.securityToken);
       sessions.push(session);
       agentSessions.set(agent.id, session);
     }
     for (let opened = AGENTS; opened < SESSIONS; ) {
       const batch = Math.min(200, SESSIONS - opened);
       const fresh = await Promise.all(Array.from({ length: batch }, () => openSse(host, Number(port), `token=${team}`)));
-      await Promise.all(fresh.map(initialise));
+      await Promise.all(fresh.map((session) => initialise(session, team)));
       sessions.push(...fresh);
       opened += batch;
       if (opened % 1000 === 0) ctx.log(`mcp-sessions: ${opened.toLocaleString('en-US')} sessions open`);
