@@ -1,4 +1,4 @@
-import type { DriverSpec, Logger, Settings } from '@switchboard/runtime';
+import { demoPools, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
 
 /** The in-process provider simulator of demo mode, as far as the gateway needs it. */
 export interface DemoSimulator {
@@ -23,7 +23,8 @@ export const importPackage = (name: string): Promise<unknown> => import(name);
 export async function resolveProviders(settings: Settings, demoMode: boolean, logger: Logger): Promise<Providers> {
   if (demoMode) {
     const { startSimulator } = (await importPackage('@switchboard/driver-simulator')) as typeof import('@switchboard/driver-simulator');
-    const simulator = await startSimulator({ host: '127.0.0.1', port: 0, logger: logger.child({ component: 'simulator' }) });
+    // Each demo LINE address is a bot the simulator hosts, so a push shows the address the agent was given.
+    const simulator = await startSimulator({ host: '127.0.0.1', port: 0, logger: logger.child({ component: 'simulator' }), lineBotUserIds: demoPools().line });
     const c = simulator.credentials;
     return {
       simulator,
@@ -32,7 +33,7 @@ export async function resolveProviders(settings: Settings, demoMode: boolean, lo
         { packageName: '@switchboard/driver-resend', settings: { ...c.resend, baseUrl: simulator.baseUrls.resend } },
         {
           packageName: '@switchboard/driver-line',
-          settings: { channelAccessToken: c.line.channelAccessToken, channelSecret: c.line.channelSecret, baseUrl: simulator.baseUrls.line },
+          settings: { channelAccessToken: c.line.channelAccessToken, channelSecret: c.line.channelSecret, baseUrl: simulator.baseUrls.line, bots: c.lineBots.slice(1) },
         },
         { packageName: '@switchboard/driver-elevenlabs', settings: { apiKey: c.elevenlabs.apiKey, baseUrl: simulator.baseUrls.elevenlabs } },
         { packageName: '@switchboard/driver-deepgram', settings: { apiKey: c.deepgram.apiKey, baseUrl: simulator.baseUrls.deepgram } },

@@ -6,7 +6,7 @@ export { SettingsSchema, SECRET_SETTINGS, SETTING_KEYS } from './settings/schema
 export type { Settings } from './settings/schema.js';
 export { createLogger } from './logger.js';
 export type { Logger, LoggerOptions } from './logger.js';
-export { isDemoMode, DEMO_EMAIL_DOMAIN } from './modes.js';
+export { isDemoMode, demoPools, DEMO_EMAIL_DOMAIN } from './modes.js';
 export { MemoryBus } from './bus/memory-bus.js';
 export { subjectMatches } from './bus/bus.js';
 export type { Bus, BusHandler, Subscription, SubscribeOptions, RequestOptions } from './bus/bus.js';

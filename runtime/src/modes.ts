@@ -11,7 +11,7 @@ export function isDemoMode(settings: Settings): boolean {
 /** Email domain demo mode uses when none is configured. */
 export const DEMO_EMAIL_DOMAIN = 'demo.switchboard.local';
 
-/** Pool contents demo mode starts with: fictional 555-01xx numbers and made-up LINE bot ids. */
+/** Pool contents demo mode starts with: fictional 555-01xx numbers and fixed LINE bot ids (the demo simulator hosts each as a bot). */
 export function demoPools(): { phone: string[]; whatsapp: string[]; line: string[] } {
   const range = (prefix: string) => Array.from({ length: 100 }, (_, i) => `${prefix}${String(i).padStart(2, '0')}`);
   return {

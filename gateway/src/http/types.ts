@@ -38,6 +38,8 @@ export interface RouteResponse {
   readonly description: string;
   readonly schema?: TSchema;
   readonly contentType?: string;
+  /** Another body the same status may carry under its own content type (a blocked channel's empty answer). */
+  readonly alternative?: { readonly contentType: string; readonly schema: TSchema };
 }
 
 /** One route: the single source for routing, validation, auth and the OpenAPI document. */
@@ -47,6 +49,8 @@ export interface RouteDefinition {
   readonly path: string;
   readonly operationId: string;
   readonly summary: string;
+  /** Longer Markdown for the OpenAPI document, where the summary cannot say it all. */
+  readonly description?: string;
   readonly tag: string;
   readonly auth: RouteAuth;
   /** JSON body schema; the body is parsed and validated before the handler runs. */

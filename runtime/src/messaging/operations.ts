@@ -41,7 +41,8 @@ export function messagingOperations(context: MessagingContext): Record<string, A
 
     async channelStatus({ actor, store }) {
       const agent = requireAgent(actor);
-      const counts = await store.messages.countByChannel(agent.agentId);
+      // The voice channel's traffic is its calls (both directions); what a call leaves in messages is part of it.
+      const counts = { ...(await store.messages.countByChannel(agent.agentId)), voice: await store.calls.countForAgent(agent.agentId) };
       const channels = Object.fromEntries(
         CHANNELS.map((channel): [Channel, ChannelStatus] => {
           const held = agent.channels.find((c) => c.channel === channel);

@@ -57,6 +57,12 @@ export class CallRepository {
     return changes > 0;
   }
 
+  /** Calls the agent placed or received, whatever their outcome. */
+  async countForAgent(agentId: string): Promise<number> {
+    const row = await this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM calls WHERE agent_id = ?', [agentId]);
+    return row?.n ?? 0;
+  }
+
   async listForAgent(agentId: string): Promise<CallRecord[]> {
     const rows = await this.db.query<CallRow>('SELECT * FROM calls WHERE agent_id = ? ORDER BY created_at', [agentId]);
     return rows.map(toRecord);
