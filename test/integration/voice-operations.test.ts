@@ -41,6 +41,25 @@ describe('voice operations: secretary calls, transfer, voice messages', () => {
     assert.equal(letter?.subject, 'Message taken on a secretary call');
   });
 
+  it('channel-status counts the calls of the voice channel, placed and received', async () => {
+    const counted = await provisionAgent(t, 'voice-counted', ['voice', 'sms']);
+    const messageCounts = async () => {
+      const status = (await (await t.call('GET', '/api/v1/channel-status', { token: counted.securityToken })).json()) as { channels: Record<string, { messageCount: number }> };
+      return [status.channels.voice!.messageCount, status.channels.sms!.messageCount];
+    };
+    assert.deepEqual(await messageCounts(), [0, 0]);
+    const calls = [];
+    for (const to of ['+14155550311', '+14155550312']) {
+      t.sim.phone.onOutbound(to, { ...FAST });
+      const res = await t.call('POST', '/api/v1/make-call', { token: counted.securityToken, json: { to, greeting: 'Just checking in.' } });
+      assert.equal(res.status, 200, await res.clone().text());
+      calls.push(t.sim.phone.get(((await res.json()) as { callSid: string }).callSid)!.done);
+    }
+    calls.push((await t.sim.phone.call({ agentId: 'voice-counted', from: '+14155550313', to: counted.channels.voice!.address, mode: 'relay', script: { steps: [] } })).done);
+    await Promise.all(calls);
+    assert.deepEqual(await messageCounts(), [3, 0], 'two placed calls and one received');
+  });
+
   it('transfer-call moves a live call to another number with an announcement', async () => {
     t.sim.phone.onOutbound('+14155550304', { steps: [{ kind: 'listen', ms: 2500 }], stayOnLine: true, ...FAST });
     const placed = (await (await post('/api/v1/make-call', { to: '+14155550304', greeting: 'One moment please.' })).json()) as { callSid: string };

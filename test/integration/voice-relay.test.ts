@@ -4,6 +4,7 @@ import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callbac
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import twilio from 'twilio';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const CALLER = '+14155550123';
@@ -39,6 +40,35 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     assert.equal(waiting.messages[0]?.reason, 'voicemail');
     assert.match(waiting.messages[0]!.body, /Caller: Please call me back about my order\./);
     assert.equal(waiting.messages[0]!.from, CALLER);
+  });
+
+  it('an outbound call with no agent reachable speaks its greeting, not the answering machine, and the reply waits for the agent', async () => {
+    const reminder = await provisionAgent(t, 'voice-reminder', ['voice']);
+    t.sim.phone.onOutbound('+14155550777', { steps: ['Thanks, I will be there at three.'], replyTimeoutMs: 4000 });
+    const res = await t.call('POST', '/api/v1/make-call', { token: reminder.securityToken, json: { to: '+14155550777', greeting: 'Hi, this is a reminder call.' } });
+    assert.equal(res.status, 200, await res.clone().text());
+    const { callSid } = (await res.json()) as { callSid: string };
+    const recording = await t.sim.phone.get(callSid)!.done;
+    assert.deepEqual(recording.errors, []);
+    const heard = recording.turns.map((turn) => turn.agent.text);
+    assert.equal(heard[0], 'Hi, this is a reminder call.');
+    assert.ok(!heard.some((text) => /leave a message|reached/.test(text)), `the callee heard an answering machine: ${JSON.stringify(heard)}`);
+    assert.match(heard[1] ?? '', /pass that on/);
+    const deadline = Date.now() + 3000;
+    while ((await t.gateway.runtime.store.deadLetters.countPending('voice-reminder')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const waiting = (await (await t.call('GET', '/api/v1/waiting-messages?channel=voice', { token: reminder.securityToken })).json()) as {
+      messages: { reason: string; body: string; from: string; to: string; externalId: string; direction: string }[];
+    };
+    assert.equal(waiting.messages.length, 1);
+    assert.deepEqual(waiting.messages[0], {
+      ...waiting.messages[0],
+      reason: 'agent_offline',
+      direction: 'inbound',
+      body: 'Thanks, I will be there at three.',
+      from: '+14155550777',
+      to: reminder.channels.voice!.address,
+      externalId: callSid,
+    });
   });
 
   it('an unsigned or tampered WebSocket upgrade is refused', async () => {
@@ -88,6 +118,42 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     assert.ok((call?.durationSeconds ?? -1) >= 0);
     const usage = (await t.gateway.runtime.store.usage.listForAgent('voice-relay')).find((u) => u.externalId === placed.callSid && u.action === 'call_minute');
     assert.ok(usage, 'a call-minute usage row is written when the call completes');
+  });
+
+  it('/webhooks/voice/status checks the signature first, then finds the call by CallSid', async () => {
+    const owner = await provisionAgent(t, 'voice-status', ['voice']);
+    t.sim.phone.onOutbound('+14155550666', { steps: ['ok'], replyTimeoutMs: 4000 });
+    const placed = (await (await t.call('POST', '/api/v1/make-call', { token: owner.securityToken, json: { to: '+14155550666' } })).json()) as { callSid: string };
+    await t.sim.phone.get(placed.callSid)!.done;
+    // The simulator's own completed callback must be in before ours, or it would overwrite the duration.
+    const deadline = Date.now() + 5000;
+    while ((await t.gateway.runtime.store.calls.get(placed.callSid))?.status !== 'completed' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const url = `${t.url}/webhooks/voice/status`;
+    const post = (params: Record<string, string>, signed = true) =>
+      t.call('POST', '/webhooks/voice/status', {
+        body: new URLSearchParams(params).toString(),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(signed ? { 'x-twilio-signature': twilio.getExpectedTwilioSignature(t.sim.credentials.twilio.authToken, url, params) } : {}),
+        },
+      });
+    const unknownSid = 'CA' + '9'.repeat(32);
+
+    for (const callSid of [placed.callSid, unknownSid]) {
+      const unsigned = await post({ CallSid: callSid, CallStatus: 'completed', CallDuration: '42' }, false);
+      assert.equal(unsigned.status, 403, 'an unsigned request is refused before any lookup');
+      assert.equal(((await unsigned.json()) as { code: string }).code, 'SIGNATURE_INVALID');
+    }
+
+    const known = await post({ CallSid: placed.callSid, CallStatus: 'completed', CallDuration: '42' });
+    assert.equal(known.status, 200, await known.clone().text());
+    assert.match(await known.text(), /<Response\s*\/>/);
+    const call = await t.gateway.runtime.store.calls.get(placed.callSid);
+    assert.deepEqual([call?.agentId, call?.status, call?.durationSeconds], ['voice-status', 'completed', 42]);
+
+    const unknown = await post({ CallSid: unknownSid, CallStatus: 'completed' });
+    assert.equal(unknown.status, 404);
+    assert.equal(((await unknown.json()) as { code: string }).code, 'NOT_FOUND');
   });
 
   it('a blocked voice channel answers the webhook with nothing', async () => {

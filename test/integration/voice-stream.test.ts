@@ -70,6 +70,35 @@ describe('voice calls in stream mode (Media Streams) with the audio pipeline, ST
     assert.ok(long.audioMs < 8000, `the rest of the reply was not sent (${long.audioMs} ms heard)`);
   });
 
+  it('make-call in stream mode with no agent reachable: the callee hears the greeting, not the answering machine, and the reply waits', async () => {
+    const reminder = await provisionAgent(t, 'stream-reminder', ['voice']);
+    t.sim.deepgram.registerPhrase('see you at three');
+    t.sim.phone.onOutbound('+14155550889', { steps: ['see you at three'], replyTimeoutMs: 8000 });
+    const since = Math.max(0, ...t.sim.requests('elevenlabs').map((r) => r.seq));
+    const res = await t.call('POST', '/api/v1/make-call', { token: reminder.securityToken, json: { to: '+14155550889', mode: 'stream', greeting: 'Hi, this is a reminder call.' } });
+    assert.equal(res.status, 200, await res.clone().text());
+    const { callSid } = (await res.json()) as { callSid: string };
+    const recording = await t.sim.phone.get(callSid)!.done;
+    assert.deepEqual(recording.errors, []);
+    assert.ok(recording.turns[0]!.agent.speechMs > 500, 'the greeting is heard');
+    const spoken = t.sim
+      .requests('elevenlabs')
+      .filter((r) => r.seq > since && r.method === 'POST')
+      .map((r) => String((r.body as { text?: unknown } | undefined)?.text));
+    assert.equal(spoken[0], 'Hi, this is a reminder call.');
+    assert.ok(!spoken.some((text) => /leave a message|reached/.test(text)), `the callee heard an answering machine: ${JSON.stringify(spoken)}`);
+    assert.match(spoken[1] ?? '', /pass that on/);
+    const deadline = Date.now() + 3000;
+    while ((await t.gateway.runtime.store.deadLetters.countPending('stream-reminder')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const waiting = (await (await t.call('GET', '/api/v1/waiting-messages?channel=voice', { token: reminder.securityToken })).json()) as {
+      messages: { reason: string; body: string; from: string; externalId: string }[];
+    };
+    assert.deepEqual(
+      waiting.messages.map((m) => [m.reason, m.body, m.from, m.externalId]),
+      [['agent_offline', 'see you at three', '+14155550889', callSid]],
+    );
+  });
+
   it('make-call in stream mode: the answered outbound call hears the greeting as audio', async () => {
     t.sim.deepgram.registerPhrase('who is calling');
     t.sim.phone.onOutbound('+14155550888', { steps: ['who is calling'], replyTimeoutMs: 8000 });

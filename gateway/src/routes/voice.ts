@@ -4,6 +4,7 @@ import type { VoiceAnswer } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
 import { json, type HttpRequest, type RouteContext, type RouteDefinition } from '../http/types.js';
 import { errorResponses } from '../schemas/common.js';
+import { WebhookAcks } from '../schemas/webhooks.js';
 import {
   CallOnBehalfBody,
   CallOnBehalfResponse,
@@ -36,7 +37,7 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
       return json(200, await runtime.agents.call(op, agentId, request));
     },
   });
-  const webhook = (path: string, operationId: string, summary: string, op: string): RouteDefinition => ({
+  const webhook = (path: string, operationId: string, summary: string, op: 'incomingCall' | 'outboundAnswer' | 'callStatus'): RouteDefinition => ({
     method: 'POST',
     path,
     operationId,
@@ -45,11 +46,13 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     auth: 'public',
     bodyLimit: 'webhook',
     rawBody: ['application/x-www-form-urlencoded'],
-    responses: { 200: { description: 'TwiML.', contentType: 'text/xml' }, ...errorResponses(400, 403, 404, 413, 415) },
+    responses: { 200: op === 'callStatus' ? WebhookAcks.callStatus : WebhookAcks.voice, ...errorResponses(400, 403, 404, 413, 415) },
     async handler({ request, params }: RouteContext) {
-      const agentId = params.agentId ?? new URLSearchParams(request.queryString).get('agentId') ?? '';
-      if (!agentId) fail(ErrorCodes.NOT_FOUND, 'This status callback names no agent; use /webhooks/<agentId>/call-status.');
-      const answer = await runtime.agents.call<VoiceAnswer>(op, agentId, webhookPayload(deps, request));
+      const payload = webhookPayload(deps, request);
+      // The agent-less status route finds its agent through the call, after the signature is checked.
+      const agentId = params.agentId ?? (await runtime.voice.agentOfCallStatus(payload));
+      if (!agentId) fail(ErrorCodes.NOT_FOUND, 'No call with this CallSid was placed or received here.');
+      const answer = await runtime.agents.call<VoiceAnswer>(op, agentId, payload);
       return { status: answer.status, headers: { 'content-type': answer.contentType }, body: answer.body };
     },
   });
@@ -75,7 +78,7 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     webhook('/webhooks/:agentId/voice', 'webhook_voice', 'An incoming call (Twilio, signed): answered with TwiML that attaches it to the voice WebSocket.', 'incomingCall'),
     webhook('/webhooks/:agentId/outbound-voice', 'webhook_outbound_voice', 'An answered outbound call fetching its TwiML (Twilio, signed).', 'outboundAnswer'),
     webhook('/webhooks/:agentId/call-status', 'webhook_call_status', 'Call status callbacks (Twilio, signed): call log, duration, cost.', 'callStatus'),
-    webhook('/webhooks/voice/status', 'webhook_voice_status', 'Call status callbacks with the agent in ?agentId= (Twilio, signed).', 'callStatus'),
+    webhook('/webhooks/voice/status', 'webhook_voice_status', 'Call status callbacks for any agent (Twilio, signed): the call is found by its CallSid; an unknown call is 404.', 'callStatus'),
     {
       method: 'GET',
       path: '/media/voice-messages/:name',

@@ -18,8 +18,10 @@ type Stage = 'talk' | 'take-message' | 'ask-consent' | 'done';
 
 /**
  * The conversation of one call, independent of how audio or text reaches it: live AI turns, the
- * answering machine (greet, take a message, say goodbye; the message becomes a voicemail), and the
- * secretary flow (say who is calling and why, ask whether they take the call, bridge or take a message).
+ * answering machine of an inbound call (greet, take a message, say goodbye; the message becomes a
+ * voicemail), an outbound call with no one to answer its turns (say the greeting, take the callee's
+ * reply for the agent, say goodbye), and the secretary flow (say who is calling and why, ask whether
+ * they take the call, bridge or take a message).
  */
 export class CallDialogue {
   #stage: Stage;
@@ -49,6 +51,11 @@ export class CallDialogue {
       return `Hello${purpose.targetName ? ` ${purpose.targetName}` : ''}, I'm an assistant calling on behalf of ${who}${about}. Would you like to take the call?`;
     }
     if (this.#stage === 'take-message') {
+      // The answering machine is for callers nobody can answer; a call the agent placed says what it
+      // was placed to say, and whatever the callee answers is passed on to the agent.
+      if (this.session.direction === 'outbound') {
+        return this.session.greeting ?? `Hello, this is ${this.agent.displayName}. Is there anything you would like me to pass on?`;
+      }
       return `Hello, you've reached ${this.agent.displayName}. No one can take your call right now; please leave a message and I'll pass it on.`;
     }
     return this.session.greeting ?? `Hello, this is ${this.agent.displayName}. How can I help?`;
@@ -105,7 +112,8 @@ export class CallDialogue {
   async #takeMessage(message: string): Promise<DialogueAction[]> {
     this.#stage = 'done';
     await this.messageTaken(this.session, message);
-    return [this.#say('Thank you, I will pass your message on. Goodbye.'), { kind: 'hangup' }];
+    const thanks = this.session.direction === 'outbound' && this.session.purpose.kind === 'conversation' ? "Thank you, I'll pass that on. Goodbye." : 'Thank you, I will pass your message on. Goodbye.';
+    return [this.#say(thanks), { kind: 'hangup' }];
   }
 
   #consent(answer: string): DialogueAction[] {

@@ -3,6 +3,7 @@ import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { DriverSet } from '../drivers/loader.js';
 import type { RuntimeEvents } from '../events.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
+import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
 import type { AgentTurns } from './agent-turns.js';
 import { CallSessions, type CallSession } from './call-session.js';
@@ -41,6 +42,11 @@ export class VoiceService {
   ) {}
 
   /** The driver that places calls and whose webhooks voice requests are verified with. */
+  /** The telephony driver's package name, for logs; undefined when none is configured. */
+  telephonyDriverName(): string | undefined {
+    return this.drivers.all.find((d) => d.telephony)?.manifest.name;
+  }
+
   telephonyDriver(): Driver & { telephony: NonNullable<Driver['telephony']> } {
     const driver = this.drivers.all.find((d) => d.telephony);
     if (!driver?.telephony) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No telephony provider is configured; set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN.');
@@ -80,6 +86,16 @@ export class VoiceService {
     return request;
   }
 
+  /**
+   * The agent a status callback that names no agent belongs to, found by its CallSid in the call log.
+   * The signature is checked first, so an unsigned request learns nothing; undefined for an unknown call.
+   */
+  async agentOfCallStatus(webhook: VoiceWebhook): Promise<string | undefined> {
+    const request = await this.verify(webhook);
+    const { callSid } = this.telephonyDriver().telephony.parseCallWebhook(request);
+    return (await this.store.calls.get(callSid))?.agentId;
+  }
+
   /** The media WebSocket URL for a session (wss:// when the public URL is https). */
   mediaUrl(agentId: string): string {
     return `${this.options.publicBaseUrl().replace(/^http/, 'ws')}/webhooks/${encodeURIComponent(agentId)}/voice-ws`;
@@ -109,7 +125,9 @@ export class VoiceService {
   /** Starts a live call's dialogue once its media connection is up. */
   dialogue(session: CallSession, agent: AgentRecord): CallDialogue {
     const bridge = this.drivers.all.some((d) => d.telephony);
-    return new CallDialogue(session, agent, this.turns, (s, message) => this.#voicemail(s, agent, message), bridge);
+    const taken = (s: CallSession, message: string) =>
+      s.direction === 'outbound' && s.purpose.kind === 'conversation' ? this.#replyTaken(s, agent, message) : this.#voicemail(s, agent, message);
+    return new CallDialogue(session, agent, this.turns, taken, bridge);
   }
 
   /** Longest a call may run before it is ended politely. */
@@ -126,6 +144,37 @@ export class VoiceService {
   /** Default mode of calls that do not ask for one. */
   get defaultMode(): 'relay' | 'stream' {
     return this.options.mode;
+  }
+
+  /**
+   * The callee's answer to a call the agent placed, when no one could take the call's turns: an inbound
+   * voice message, delivered like any other (live session, callback URL, else an `agent_offline` dead letter).
+   */
+  async #replyTaken(session: CallSession, agent: AgentRecord, message: string): Promise<void> {
+    const now = new Date().toISOString();
+    const record: MessageRecord = {
+      id: newId('msg'),
+      agentId: agent.agentId,
+      channel: 'voice',
+      direction: 'inbound',
+      from: session.to,
+      to: session.from,
+      subject: null,
+      body: message,
+      html: null,
+      mediaUrls: [],
+      externalId: session.callSid ?? session.sessionId,
+      status: 'received',
+      segments: 1,
+      cost: null,
+      error: null,
+      delivery: 'pending',
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (!(await this.store.messages.insertInbound(record))) return;
+    this.events.emit('message', { channel: 'voice', direction: 'inbound', status: 'received' });
+    this.delivery.deliverInbound(record, agent);
   }
 
   async #voicemail(session: CallSession, agent: AgentRecord, message: string): Promise<void> {
