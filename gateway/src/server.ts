@@ -10,12 +10,13 @@ import { billingRoutes } from './routes/billing.js';
 import { messagingRoutes } from './routes/messaging.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { importPackage, resolveProviders, type DemoSimulator } from './providers.js';
-import { attachMcp, type McpSessions } from './mcp/index.js';
+import { attachMcp, ServerNames, type McpSessions } from './mcp/index.js';
 import { connectLiveDelivery } from './mcp/live-delivery.js';
 import { mcpRouteDocs } from './mcp/route-docs.js';
 import { createToolServer } from './mcp/tools.js';
 import { connectSampling } from './mcp/sampling.js';
 import { voiceRoutes } from './routes/voice.js';
+import { voiceSocketRoute } from './routes/voice-socket.js';
 import { attachVoiceSocket } from './voice/voice-socket.js';
 import { provisioningRoutes } from './routes/provisioning.js';
 import { VERSION } from './version.js';
@@ -54,6 +55,7 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
   });
   let listener: Listener | undefined;
   let mcp!: McpSessions;
+  const serverNames = new ServerNames([settings.HOST, ...settings.ALLOWED_HOSTS.split(',')]);
   const attachTransports = (uws: Parameters<typeof attachMcp>[0]) => {
     mcp = attachMcp(uws, {
       authenticate: (token) => runtime.tokens.authenticate(token),
@@ -62,6 +64,7 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
       logger,
       bodyLimit: settings.BODY_LIMIT_BYTES,
       observe: (route, method, status, seconds) => metrics.observeRequest(route, method, status, seconds),
+      serverNames,
     });
   };
   let simulator: DemoSimulator | undefined;
@@ -72,7 +75,9 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
       attachTransports(uws);
       attachVoiceSocket(uws, { runtime, metrics, logger, publicBaseUrl: () => runtime.publicBaseUrl });
     };
-    listener = await listen(app, { host: settings.HOST, port: settings.PORT, logger, before });
+    // The port opens first, since the public base URL may depend on it; until `ready()` every route answers 503 `starting`.
+    listener = await listen(app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true });
+    logger.info({ port: listener.port }, 'start-up: listening (503 starting until the routes are mounted)');
     connectLiveDelivery(runtime, mcp);
     connectSampling(runtime, mcp);
     const countSessions = () => metrics.sseSessions.set(mcp.count);
@@ -81,6 +86,7 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
     const host = settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST === '0.0.0.0' ? '127.0.0.1' : settings.HOST;
     url = `http://${host}:${listener.port}`;
     publicBaseUrl = (settings.PUBLIC_BASE_URL || url).replace(/\/+$/, '');
+    serverNames.add(publicBaseUrl);
     const providers = await resolveProviders(settings, runtime.demoMode, logger);
     simulator = providers.simulator;
     if (simulator) simulator.gatewayUrl = publicBaseUrl;
@@ -101,8 +107,11 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
     ...webhookRoutes(deps),
     ...billingRoutes(deps),
     ...voiceRoutes(deps),
+    voiceSocketRoute,
     ...adminRoutes(deps),
   );
+  active.ready();
+  logger.info('start-up: ready');
 
   let stopping: Promise<void> | undefined;
   return {
@@ -116,11 +125,14 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
     mcp,
     stop() {
       stopping ??= (async () => {
+        const open = { sessions: mcp.count, calls: runtime.voice.sessions.size, requests: active.inFlight };
+        logger.info(open, 'shutdown: closing MCP sessions, draining requests and calls');
         // Sessions first: closing the listener ends by cutting every socket.
         await mcp.closeAll();
         await active.close(settings.SHUTDOWN_GRACE_SECONDS * 1000);
         await runtime.stop();
         await simulator?.close();
+        logger.info(open, `shutdown: closed ${open.sessions} MCP session(s) and ${open.calls} call(s); the store is closed`);
       })();
       return stopping;
     },

@@ -98,6 +98,7 @@ export class Runtime {
   static async start(options: RuntimeOptions): Promise<Runtime> {
     const { settings, logger } = options;
     const store = await openStore({ dataDir: settings.DATA_DIR, synchronous: settings.SQLITE_SYNCHRONOUS });
+    logger.info({ dataDir: settings.DATA_DIR }, 'start-up: store open and migrated');
     const box = new SecretBox(loadSecretKey(settings.DATA_DIR, settings.SECRET_KEY));
     const tokens = new TokenService(store, box);
     const bus = options.bus ?? new MemoryBus();
@@ -114,6 +115,7 @@ export class Runtime {
         tariffs: runtime.tariffs,
         delivery: runtime.delivery,
         voiceMessages: runtime.voiceMessages,
+        logger,
         publicBaseUrl: () => runtime.publicBaseUrl,
       }),
       messagingOperations({
@@ -132,6 +134,7 @@ export class Runtime {
     runtime.generatedOrchestratorToken = generatedOrchestratorToken;
     await runtime.#fillPools();
     actors.start();
+    logger.info('start-up: runtime ready');
     return runtime;
   }
 
@@ -163,6 +166,7 @@ export class Runtime {
     this.#publicBaseUrl = options.publicBaseUrl;
     const context: DriverContext = { logger: this.logger, publicBaseUrl: options.publicBaseUrl };
     for (const spec of options.drivers) this.drivers.add(await loadDriver(spec, options.importer, context));
+    this.logger.info({ drivers: this.drivers.all.map((d) => d.manifest.name) }, 'start-up: drivers loaded');
     const probe = (kind: string, channel: 'sms' | 'email' | 'voice') => {
       this.readiness.register(kind, async () => {
         const driver = this.drivers.for(channel);

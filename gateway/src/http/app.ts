@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import FindMyWay from 'find-my-way';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger, Principal, Runtime } from '@switchboard/runtime';
 import type { GatewayMetrics } from '../metrics.js';
 import { errorResult, fail } from './errors.js';
 import type { HttpRequest, HttpResult, RouteContext, RouteDefinition } from './types.js';
+import { jsonTooDeep, MAX_JSON_DEPTH, valueTooDeep } from './json-depth.js';
 import { compileBody, compileQuery, type Check } from './validation.js';
 
 interface CompiledRoute {
@@ -31,6 +32,8 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
   'cross-origin-resource-policy': 'same-origin',
 };
+
+const TOO_DEEP = `The input nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels; no route takes more than a few.`;
 
 /**
  * The gateway's request pipeline, free of sockets: route → auth → body and query validation →
@@ -77,6 +80,7 @@ export class GatewayApp {
     if (!compiled) fail(ErrorCodes.NOT_FOUND, `No route ${method} ${path}.`);
     const { definition } = compiled;
     checkPermitted(definition, principal);
+    if (valueTooDeep(input)) fail(ErrorCodes.BAD_REQUEST, TOO_DEEP);
     const copy = structuredClone(input);
     compiled.checkBody?.(copy);
     compiled.checkQuery?.(copy);
@@ -91,30 +95,49 @@ export class GatewayApp {
 
   async handle(request: HttpRequest): Promise<HandledRequest> {
     const started = process.hrtime.bigint();
+    const requestId = requestIdOf(request);
     const found = this.#router.find(request.method as 'GET', request.path);
     const compiled = found?.store as CompiledRoute | undefined;
     const route = compiled?.definition.path ?? 'unmatched';
+    const trace: RequestTrace = { agentId: found?.params?.agentId };
     let result: HttpResult;
     try {
       if (!compiled) this.#unrouted(request);
-      result = await this.#run(compiled!, request, (found!.params ?? {}) as Record<string, string>);
+      result = await this.#run(compiled!, request, (found!.params ?? {}) as Record<string, string>, trace);
     } catch (err) {
       result = errorResult(err);
-      if (result.status >= 500) this.options.logger.error({ err, route }, 'request failed');
+      // Coded failures were logged where they happened (a provider's, with its stack); an uncoded one is a bug here.
+      if (result.body && (result.body as { code?: string }).code === ErrorCodes.INTERNAL) {
+        this.options.logger.error({ err, reqId: requestId, route }, 'request failed');
+      }
     }
-    result.headers = { ...SECURITY_HEADERS, ...result.headers };
+    result.headers = { ...SECURITY_HEADERS, ...result.headers, 'x-request-id': requestId };
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     this.options.metrics.observeRequest(route, request.method, result.status, seconds);
-    this.options.logger.info({ method: request.method, route, status: result.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+    this.#log(request, route, requestId, trace, result, seconds);
     return { ...result, route };
   }
 
-  async #run(compiled: CompiledRoute, request: HttpRequest, params: Record<string, string>): Promise<HttpResult> {
+  /** One line per request: probes at debug, failures with their code, unmatched routes with their path. */
+  #log(request: HttpRequest, route: string, reqId: string, trace: RequestTrace, result: HttpResult, seconds: number): void {
+    const { logger } = this.options;
+    const level = result.status >= 500 ? 'error' : result.status >= 400 ? 'warn' : PROBES.has(route) ? 'debug' : 'info';
+    if (!logger.isLevelEnabled(level)) return;
+    const fields: Record<string, unknown> = { reqId, method: request.method, route, status: result.status, ms: Math.round(seconds * 1e4) / 10 };
+    if (route === 'unmatched') fields.path = request.path;
+    if (trace.agentId) fields.agentId = trace.agentId;
+    if (result.status >= 400) fields.code = (result.body as { code?: string } | undefined)?.code;
+    logger[level](fields, 'request');
+  }
+
+  async #run(compiled: CompiledRoute, request: HttpRequest, params: Record<string, string>, trace: RequestTrace): Promise<HttpResult> {
     const { definition } = compiled;
     const principal = definition.auth === 'public' ? undefined : await this.#authenticate(definition, request);
+    if (principal?.kind === 'client') trace.agentId ??= principal.agentId;
     const query = Object.fromEntries(new URLSearchParams(request.queryString));
     compiled.checkQuery?.(query);
     const body = compiled.checkBody ? parseJsonBody(request, compiled.checkBody) : checkRawBody(definition, request);
+    trace.agentId ??= agentIdOf(body) ?? agentIdOf(query);
     const context: RouteContext = { request, params, body, query, principal: principal as Principal };
     const key = request.headers['idempotency-key'];
     if (!definition.idempotent || !key || !principal) return definition.handler(context);
@@ -185,6 +208,27 @@ export class GatewayApp {
   }
 }
 
+/** What a request's log line learns while it runs. */
+interface RequestTrace {
+  agentId: string | undefined;
+}
+
+/** Routes that load balancers and scrapers call often; logged at debug. */
+const PROBES = new Set(['/health', '/health/ready', '/api/v1/health', '/metrics']);
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's X-Request-Id when it is a sane token (so a trace can span a proxy), else a new one. */
+function requestIdOf(request: HttpRequest): string {
+  const given = request.headers['x-request-id'];
+  return given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+function agentIdOf(input: unknown): string | undefined {
+  const agentId = (input as { agentId?: unknown } | undefined)?.agentId;
+  return typeof agentId === 'string' ? agentId : undefined;
+}
+
 /** Refuses a principal the route's auth level does not admit. */
 function checkPermitted(definition: RouteDefinition, principal: Principal): void {
   const allowed =
@@ -201,6 +245,7 @@ function parseJsonBody(request: HttpRequest, check: Check): unknown {
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     fail(ErrorCodes.UNSUPPORTED_MEDIA_TYPE, 'Send the body as application/json.');
   }
+  if (jsonTooDeep(request.rawBody)) fail(ErrorCodes.BAD_REQUEST, TOO_DEEP);
   let body: unknown;
   try {
     body = JSON.parse(request.rawBody.toString('utf8'));

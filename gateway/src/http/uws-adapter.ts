@@ -15,6 +15,8 @@ export interface Listener {
   close(graceMs: number): Promise<void>;
   /** Requests being handled now. */
   readonly inFlight: number;
+  /** Ends the start-up window: routes answer from now on instead of 503 `starting`. */
+  ready(): void;
 }
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
@@ -33,11 +35,19 @@ interface Exchange {
  */
 export function listen(
   app: GatewayApp,
-  options: { host: string; port: number; logger: Logger; before?: (uws: uWS.TemplatedApp) => void },
+  options: {
+    host: string;
+    port: number;
+    logger: Logger;
+    before?: (uws: uWS.TemplatedApp) => void;
+    /** Open the port before the routes are ready: every request answers 503 `starting` until `ready()`. */
+    starting?: boolean;
+  },
 ): Promise<Listener> {
   const uws = uWS.App();
   let inFlight = 0;
   let draining = false;
+  let starting = options.starting === true;
   let idle: (() => void) | undefined;
   const release = (exchange: Exchange) => {
     if (!exchange.counted) return;
@@ -46,8 +56,12 @@ export function listen(
     if (inFlight === 0) idle?.();
   };
 
-  options.before?.(uws);
+  options.before?.(gated(uws, () => starting));
   uws.any('/*', (res, req) => {
+    if (starting) {
+      answerStarting(res, req);
+      return;
+    }
     const exchange: Exchange = { aborted: false, counted: false };
     let reading = true;
     res.onAborted(() => {
@@ -115,6 +129,9 @@ export function listen(
         get inFlight() {
           return inFlight;
         },
+        ready() {
+          starting = false;
+        },
         async close(graceMs: number) {
           draining = true;
           uWS.us_listen_socket_close(socket);
@@ -132,6 +149,60 @@ export function listen(
       });
     });
   });
+}
+
+const STARTING_BODY = JSON.stringify({ status: 'starting' });
+
+/** The answer while the port is open but the routes are not ready yet: 503, never a 404 from an empty router. */
+function answerStarting(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
+  // A request body is left unread, so the connection cannot be reused after it.
+  const closeConnection = !BODYLESS.has(req.getCaseSensitiveMethod().toUpperCase());
+  res.cork(() => {
+    res
+      .writeStatus('503 Service Unavailable')
+      .writeHeader('content-type', 'application/json; charset=utf-8')
+      .writeHeader('retry-after', '1')
+      .writeHeader('cache-control', 'no-store');
+    res.end(STARTING_BODY, closeConnection);
+  });
+}
+
+const ROUTE_METHODS = new Set(['get', 'post', 'put', 'del', 'patch', 'options', 'head', 'any']);
+
+/**
+ * The uWS app as the socket routes (MCP, voice) see it: each handler and WebSocket upgrade they
+ * register answers 503 `starting` while `isStarting()` holds, as the catch-all route does.
+ */
+function gated(uws: uWS.TemplatedApp, isStarting: () => boolean): uWS.TemplatedApp {
+  const proxy: uWS.TemplatedApp = new Proxy(uws, {
+    get(target, property) {
+      if (typeof property === 'string' && ROUTE_METHODS.has(property)) {
+        return (pattern: string, handler: (res: uWS.HttpResponse, req: uWS.HttpRequest) => void) => {
+          (target[property as 'get'] as (p: string, h: typeof handler) => unknown).call(target, pattern, (res, req) =>
+            isStarting() ? answerStarting(res, req) : handler(res, req),
+          );
+          return proxy;
+        };
+      }
+      if (property === 'ws') {
+        return (pattern: string, behavior: uWS.WebSocketBehavior<unknown>) => {
+          const upgrade = behavior.upgrade;
+          target.ws(pattern, {
+            ...behavior,
+            upgrade: (res, req, context) => {
+              if (isStarting()) answerStarting(res, req);
+              else if (upgrade) upgrade(res, req, context);
+              else res.upgrade({}, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
+            },
+          });
+          return proxy;
+        };
+      }
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return proxy;
 }
 
 function readBody(res: uWS.HttpResponse, limit: number, callback: (body: Buffer | undefined) => void): void {

@@ -20,6 +20,12 @@ export const SettingsSchema = Type.Object(
       pattern: '^$|^https?://[^\\s/]+(/[^\\s]*)?$',
       description: 'URL providers and phones reach this gateway at; defaults to http://HOST:PORT.',
     }),
+    ALLOWED_HOSTS: Type.String({
+      default: '',
+      pattern: '^$|^[A-Za-z0-9.:\\[\\]-]+(\\s*,\\s*[A-Za-z0-9.:\\[\\]-]+)*$',
+      description:
+        'Further host names the MCP routes (/sse, /messages, /mcp) accept in Host and Origin, comma-separated (DNS-rebinding protection); the public base URL\'s host, HOST and loopback are always accepted.',
+    }),
     DATA_DIR: Type.String({ default: './data', minLength: 1, description: 'Folder for the SQLite store, keys and audio files.' }),
     LOG_LEVEL: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
