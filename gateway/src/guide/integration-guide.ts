@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH } from '../http/json-depth.js';
+
 /**
  * The integration guide served at /api/v1/integration-guide, with this gateway's own URL filled in
  * so the examples run as they stand.
@@ -17,7 +19,8 @@ Every example uses this gateway's address, \`${baseUrl}\`.
 | client | returned once by provisioning as \`securityToken\` | \`/api/v1/*\` for its own agent only |
 
 Send it as \`Authorization: Bearer <token>\`. Errors always look like
-\`{"error": "<sentence>", "code": "<STABLE_CODE>"}\`; match on \`code\`.
+\`{"error": "<sentence>", "code": "<STABLE_CODE>"}\`; match on \`code\`. Unknown JSON fields are
+ignored; a body nesting objects and arrays deeper than ${MAX_JSON_DEPTH} levels is refused (400 \`BAD_REQUEST\`).
 
 ## Connect over MCP
 
@@ -32,7 +35,11 @@ error body). Two transports:
   add \`?agentId=<id>\` to receive that agent's messages live. A client configuration looks like
   \`{"mcpServers":{"switchboard":{"type":"http","url":"${baseUrl}/mcp?agentId=support-bot","headers":{"Authorization":"Bearer <client token>"}}}}\`.
 - **HTTP+SSE** (older clients): \`${baseUrl}/sse?token=<token>&agentId=<id>\`; the first event names the
-  \`/messages?sessionId=…\` URL to POST to. Posts are bound to the session's token.
+  \`/messages?sessionId=…\` URL to POST to; each POST carries the same token as
+  \`Authorization: Bearer <token>\` (the session id alone is not a credential).
+
+The MCP routes answer only requests whose \`Host\` (and \`Origin\`, when a browser sends one) names
+this server: its public URL, loopback, or a name listed in the \`ALLOWED_HOSTS\` setting.
 
 A session opened with \`agentId\` receives that agent's inbound messages as \`notifications/message\`
 with \`logger: "switchboard.inbound"\` (delivery receipts as \`switchboard.status\`), and on connect one
@@ -100,8 +107,11 @@ Inbound messages reach your agent in this order:
   capability gets \`sampling/createMessage\` with the conversation so far and its reply is spoken;
   otherwise your callback URL gets a signed \`call.turn\` event (\`data.text\` is what the caller
   said, \`data.transcript\` the conversation) and answers \`{"text":"…","end":false,"transferTo":"+1…"}\`.
-  With neither, the call is an answering machine: the caller's message waits as a \`voicemail\` dead
-  letter (and a \`voicemail\` callback event when a callback URL is set).
+  With neither, an incoming call is an answering machine: the caller's message waits as a \`voicemail\`
+  dead letter (and a \`voicemail\` callback event when a callback URL is set). A call you placed says
+  its greeting instead and passes the callee's reply on as an inbound \`voice\` message (a live
+  session's notification, else \`message.inbound\` to your callback URL, else an \`agent_offline\`
+  dead letter).
 - \`POST ${baseUrl}/api/v1/call-on-behalf\` \`{"target","targetName","requesterPhone","requesterName","message"}\`:
   a secretary call — it says who is calling and why, asks whether they take the call, bridges to the
   requester on yes and otherwise takes a message that reaches you.
@@ -111,7 +121,8 @@ Inbound messages reach your agent in this order:
 - Call status arrives as \`call.status\` events; the call log keeps direction, status, duration and cost.
 
 Point Twilio's voice webhook at \`${baseUrl}/webhooks/<agentId>/voice\` and its status callback at
-\`…/call-status\`; the media WebSocket (\`wss://…/webhooks/<agentId>/voice-ws\`) is signed like every webhook.
+\`…/call-status\` (or at \`${baseUrl}/webhooks/voice/status\`, which finds the agent by the call's
+\`CallSid\`); the media WebSocket (\`wss://…/webhooks/<agentId>/voice-ws\`) is signed like every webhook.
 
 ## Provider webhooks
 
