@@ -22,7 +22,7 @@ export const importPackage = (name: string): Promise<unknown> => import(name);
  */
 export async function resolveProviders(settings: Settings, demoMode: boolean, logger: Logger): Promise<Providers> {
   if (demoMode) {
-    const { startSimulator } = (await importPackage('@switchboard/driver-simulator')) as typeof import('@switchboard/driver-simulator');
+    const { startSimulator } = (await importPackage('@switchboard/provider-simulator')) as typeof import('@switchboard/provider-simulator');
     // Each demo LINE address is a bot the simulator hosts, so a push shows the address the agent was given.
     const simulator = await startSimulator({ host: '127.0.0.1', port: 0, logger: logger.child({ component: 'simulator' }), lineBotUserIds: demoPools().line });
     const c = simulator.credentials;
