@@ -1,3 +1,4 @@
+import type { SpeechCapability } from './capabilities.js';
 import type { Channel } from './channels.js';
 import type { SpeechRecognition, SpeechSynthesis, Telephony } from './voice.js';
 
@@ -13,7 +14,10 @@ export interface DriverManifest {
   readonly provider: string;
   /** semver range of `@switchboard/sdk` the driver was written against, e.g. `^0.1.0`. */
   readonly sdk: string;
+  /** The channels the driver carries (`voice` means it places and answers calls); empty for a speech-only driver. */
   readonly channels: readonly Channel[];
+  /** Speech services the driver offers stream-mode calls (`tts`, `stt`); a speech driver lists no `voice` channel. */
+  readonly speech?: readonly SpeechCapability[];
   /** JSON Schema of the driver's settings object; the runtime validates settings against it. */
   readonly settingsSchema: JsonSchema;
 }
@@ -149,9 +153,9 @@ export interface Driver {
   health?(): Promise<HealthResult>;
   /** Voice calls (channel `voice`). */
   readonly telephony?: Telephony;
-  /** Text-to-speech. */
+  /** Text-to-speech (manifest `speech` lists `tts`). */
   readonly tts?: SpeechSynthesis;
-  /** Streaming speech-to-text. */
+  /** Streaming speech-to-text (manifest `speech` lists `stt`). */
   readonly stt?: SpeechRecognition;
   /** Tariff estimate in USD for one message when the provider reports no price. */
   estimateCost?(message: OutboundMessage, segments: number): number | null;
