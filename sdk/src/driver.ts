@@ -135,6 +135,11 @@ export interface WebhookCapability {
   parse(request: WebhookRequest): InboundEvent[] | Promise<InboundEvent[]>;
   /** The acknowledgement the provider expects for this channel. */
   acknowledge(channel: Channel): WebhookAck;
+  /**
+   * Media types the provider posts webhooks as; the gateway answers 415 to others. When absent:
+   * `application/x-www-form-urlencoded` for sms and whatsapp (Twilio's), `application/json` otherwise.
+   */
+  readonly contentTypes?: readonly string[];
 }
 
 /** Outcome of a health probe. */
