@@ -196,3 +196,12 @@ describe('choosing a driver per capability', () => {
     await expectCode(() => new DriverSet().require('email'), ErrorCodes.UNAVAILABLE, /DRIVERS/);
   });
 });
+
+describe('built-in drivers', () => {
+  it('keep their own settings: a driver loads when its credentials are all set, with only the settings given', async () => {
+    const { builtInDriverSpecs } = await import('../../src/index.js');
+    const settings = loadSettings({ env: { TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}`, TWILIO_AUTH_TOKEN: 'tok', RESEND_API_KEY: 're_only_key' } });
+    assert.deepEqual(builtInDriverSpecs(settings), [{ packageName: '@switchboard/driver-twilio', settings: { accountSid: `AC${'0'.repeat(32)}`, authToken: 'tok' } }]);
+    assert.equal(isDemoMode(settings), false);
+  });
+});
