@@ -11,6 +11,11 @@ export function configurationDoc(): string {
       return `| \`${key}\` | ${def} | ${schema.description ?? ''}${allowed ? ` One of ${allowed}.` : ''}${SECRET_SETTINGS.has(key) ? ' *Secret: never logged or shown.*' : ''} |`;
     },
   );
+  // Settings matched by a pattern (per-driver DRIVER_<NAME>_<KEY>) get one row each, named by the pattern's shape.
+  const patterns = Object.values((SettingsSchema as { patternProperties?: Record<string, { description?: string }> }).patternProperties ?? {}).map(
+    (schema) => `| \`DRIVER_<NAME>_<KEY>\` | (empty) | ${schema.description ?? ''} |`,
+  );
+  rows.push(...patterns);
   return `# Configuration
 
 Settings come from the environment and from an env file (\`./.env\` by default; \`--env-file\` to choose another).

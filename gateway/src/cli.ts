@@ -86,7 +86,9 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`switchboard: ${message}\n`);
+    // The code names the failure for scripts and searches (DRIVER_CONFLICT, VALIDATION_FAILED...).
+    const code = typeof (err as { code?: unknown })?.code === 'string' ? `${(err as { code: string }).code}: ` : '';
+    process.stderr.write(`switchboard: ${code}${message}\n`);
     process.exit(1);
   },
 );
