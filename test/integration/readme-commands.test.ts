@@ -65,6 +65,14 @@ function run(command: string, args: string[], env: Record<string, string> = {}, 
       // already gone
     }
   };
+  const groupAlive = () => {
+    try {
+      process.kill(-child.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   return {
     child,
     output: () => output,
@@ -77,6 +85,8 @@ function run(command: string, args: string[], env: Record<string, string> = {}, 
         signalGroup('SIGKILL');
       }, 15_000);
       const code = await exited;
+      // npm and npx may exit before the server they started has finished its clean stop.
+      while (!forced && groupAlive()) await new Promise((resolve) => setTimeout(resolve, 50));
       clearTimeout(timer);
       signalGroup('SIGKILL'); // anything left in the group
       if (forced && signal !== 'SIGKILL') throw new Error(`did not stop on ${signal}:\n${output}`);
