@@ -2,7 +2,7 @@
 // Only what a shared test machine forces is changed: a free port for `--port`/PORT and a temporary
 // folder for `--data-dir`/DATA_DIR, so the runs neither collide with other servers nor leave ./data behind.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -141,6 +141,24 @@ describe('README commands work verbatim on a built checkout', () => {
       .filter((c) => c.startsWith('npx switchboard'))
       .flatMap((c) => c.match(/--[a-z-]+/g) ?? []);
     for (const flag of flags) assert.ok(r.output().includes(flag), `--help does not list ${flag}`);
+  });
+
+  it('every workspace bin is a committed file, so npm links it at install time, before any build', async () => {
+    const { buildableWorkspaces } = await import('../../scripts/build-if-stale.mjs');
+    const tracked = new Set(execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n'));
+    const bins = (buildableWorkspaces() as string[]).flatMap((dir) => {
+      const { bin = {} } = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { bin?: Record<string, string> };
+      return Object.entries(bin).map(([name, file]) => ({ name, path: join(dir, file) }));
+    });
+    assert.deepEqual(bins.map((b) => b.name).sort(), ['switchboard', 'switchboard-simulator']);
+    for (const { name, path } of bins) {
+      assert.ok(tracked.has(path), `bin ${name} is ${path}, which a fresh clone does not have`);
+      assert.ok(existsSync(join(ROOT, 'node_modules/.bin', name)), `npm linked no ${name} bin`);
+    }
+    const r = run('npx', ['switchboard-simulator', '--help']);
+    running.push(r);
+    assert.equal(await r.exited, 0, r.output());
+    assert.match(r.output(), /Usage: switchboard-simulator/);
   });
 
   it("each of the README's `npx switchboard start` lines serves /health", async () => {
