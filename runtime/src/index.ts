@@ -27,6 +27,7 @@ export type { Probe } from './health.js';
 export { POOL_OF } from './provisioning/channels.js';
 export { Provisioner, newSigningSecret } from './provisioning/provisioner.js';
 export type { ProvisionRequest, ProvisionResult, DeprovisionResult } from './provisioning/provisioner.js';
+export { DataDirLock } from './data-dir-lock.js';
 export { SecretBox, loadSecretKey, hashToken, newToken } from './secrets.js';
 export { openStore, Store } from './store/store.js';
 export type { OpenStoreOptions } from './store/store.js';

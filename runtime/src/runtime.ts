@@ -8,6 +8,7 @@ import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
 import { UsageReports } from './billing/reports.js';
 import { Tariffs } from './billing/tariffs.js';
+import { DataDirLock } from './data-dir-lock.js';
 import { DeliveryService } from './delivery/delivery-service.js';
 import { Limiter } from './limits/limiter.js';
 import { defaultLimits } from './limits/limits.js';
@@ -55,6 +56,7 @@ export class Runtime {
   readonly voiceMessages: VoiceMessageStore;
   #publicBaseUrl = '';
   #audio: AudioWorkerPool | undefined;
+  #lock: DataDirLock | undefined;
   /** Printed once by the CLI when the first start generated the orchestrator token. */
   generatedOrchestratorToken: string | undefined;
 
@@ -98,6 +100,20 @@ export class Runtime {
   }
 
   static async start(options: RuntimeOptions): Promise<Runtime> {
+    const { settings, logger } = options;
+    // One server per data dir: a second one would keep its own limits and actors over the same store.
+    const lock = await DataDirLock.acquire(settings.DATA_DIR);
+    try {
+      const runtime = await Runtime.#start(options);
+      runtime.#lock = lock;
+      return runtime;
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
+  }
+
+  static async #start(options: RuntimeOptions): Promise<Runtime> {
     const { settings, logger } = options;
     const store = await openStore({ dataDir: settings.DATA_DIR, synchronous: settings.SQLITE_SYNCHRONOUS });
     logger.info({ dataDir: settings.DATA_DIR }, 'start-up: store open and migrated');
@@ -223,6 +239,8 @@ export class Runtime {
     await this.drivers.close();
     await this.bus.close();
     await this.store.close();
+    await this.#lock?.release();
+    this.#lock = undefined;
   }
 
   async #fillPools(): Promise<void> {

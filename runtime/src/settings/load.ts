@@ -36,7 +36,10 @@ export function loadSettings(options: LoadSettingsOptions = {}): Settings {
       raw[key] = value;
     }
   } else if (options.requireEnvFile) {
-    throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `Env file ${options.envFile} does not exist.`);
+    throw new SwitchboardError(
+      ErrorCodes.VALIDATION_FAILED,
+      `Settings file ${options.envFile} does not exist. Create it (.env.example lists every setting), or leave the option out to use ./.env when present.`,
+    );
   }
   const env = options.env ?? {};
   for (const [key, value] of Object.entries(env)) {
