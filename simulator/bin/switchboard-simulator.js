@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const cli = new URL('../dist/cli.js', import.meta.url);
-const builder = new URL('../../../scripts/build-if-stale.mjs', import.meta.url);
+const builder = new URL('../../scripts/build-if-stale.mjs', import.meta.url);
 
 try {
   if (existsSync(fileURLToPath(new URL('../src', import.meta.url))) && existsSync(fileURLToPath(builder))) {
