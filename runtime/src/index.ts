@@ -30,8 +30,8 @@ export type { ProvisionRequest, ProvisionResult, DeprovisionResult } from './pro
 export { SecretBox, loadSecretKey, hashToken, newToken } from './secrets.js';
 export { openStore, Store } from './store/store.js';
 export type { OpenStoreOptions } from './store/store.js';
-export { openSqlite } from './store/sqlite.js';
-export type { SqliteOptions } from './store/sqlite.js';
+export { openSqlite } from './store/sqlite/index.js';
+export type { SqliteOptions } from './store/sqlite/index.js';
 export type { Database, SqlExecutor, SqlStatement, SqlValue, ExecuteResult } from './store/database.js';
 export { migrate, schemaVersion } from './store/migrate.js';
 export type { Migration } from './store/migrate.js';

@@ -13,7 +13,7 @@ import { IdempotencyRepository } from './repositories/idempotency.js';
 import { PoolRepository } from './repositories/pools.js';
 import { SettingsRepository } from './repositories/settings.js';
 import { TokenRepository } from './repositories/tokens.js';
-import { openSqlite } from './sqlite.js';
+import { openSqlite } from './sqlite/index.js';
 
 /** The store: one database and a repository per aggregate. */
 export class Store {
