@@ -228,6 +228,20 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
+    it('several nodes starting on one new database make one orchestrator and one team token', async () => {
+      await withNodes(3, async (stores) => {
+        const box = new SecretBox(randomBytes(32));
+        const services = stores.map((s) => new TokenService(s, box));
+        const started = await Promise.all(services.map((t) => t.init('')));
+        const generated = started.flatMap((r) => (r.generatedOrchestratorToken ? [r.generatedOrchestratorToken] : []));
+        assert.equal(generated.length, 1, 'one node generates (and prints) the orchestrator token');
+        for (const t of services) assert.deepEqual(await t.authenticate(generated[0]!), { kind: 'orchestrator' });
+        assert.equal((await stores[0]!.tokens.findByKind('orchestrator')).length, 1);
+        assert.equal((await stores[0]!.tokens.findByKind('team')).length, 1);
+        assert.equal(new Set(await Promise.all(services.map((t) => t.teamToken()))).size, 1);
+      });
+    });
+
     it('idempotency records: of concurrent records for one key on two nodes, exactly one wins and is replayed', async () => {
       await withNodes(2, async (stores) => {
         for (let round = 0; round < 10; round++) {
