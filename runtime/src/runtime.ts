@@ -115,8 +115,8 @@ export class Runtime {
 
   static async #start(options: RuntimeOptions): Promise<Runtime> {
     const { settings, logger } = options;
-    const store = await openStore({ dataDir: settings.DATA_DIR, synchronous: settings.SQLITE_SYNCHRONOUS });
-    logger.info({ dataDir: settings.DATA_DIR }, 'start-up: store open and migrated');
+    const store = await openStore({ dataDir: settings.DATA_DIR, synchronous: settings.SQLITE_SYNCHRONOUS, databaseUrl: settings.DATABASE_URL });
+    logger.info({ store: store.db.dialect, dataDir: settings.DATA_DIR }, 'start-up: store open and migrated');
     const box = new SecretBox(loadSecretKey(settings.DATA_DIR, settings.SECRET_KEY));
     const tokens = new TokenService(store, box);
     const bus = options.bus ?? new MemoryBus();

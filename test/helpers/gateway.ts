@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startGateway, type Gateway } from '@switchboard/gateway';
 import type { Simulator } from '@switchboard/provider-simulator';
 import { createLogger, loadSettings, type Logger } from '@switchboard/runtime';
+import { createTestDatabase, type TestDatabase } from '@switchboard/runtime/testing';
 
 /** A gateway on a random loopback port with a fresh data dir, and its tokens. */
 export interface TestGateway {
@@ -17,6 +18,23 @@ export interface TestGateway {
   /** fetch against the gateway with an optional bearer token and JSON body. */
   call(method: string, path: string, options?: { token?: string; json?: unknown; headers?: Record<string, string>; body?: string | Buffer }): Promise<Response>;
   close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+/** PostgreSQL databases of test gateways, by data dir: a restart on the same dir finds its data. */
+const databases = new Map<string, TestDatabase>();
+
+/**
+ * With SWITCHBOARD_TEST_STORE=postgres, every test gateway gets a database of its own on the test
+ * PostgreSQL server (see createTestDatabase) instead of SQLite under its data dir.
+ */
+async function storeSettings(dir: string): Promise<Record<string, string>> {
+  if (process.env.SWITCHBOARD_TEST_STORE !== 'postgres') return {};
+  let database = databases.get(dir);
+  if (!database) {
+    database = await createTestDatabase();
+    databases.set(dir, database);
+  }
+  return { DATABASE_URL: database.url };
 }
 
 /** Starts a real gateway for a test; settings may be overridden, and the logger replaced to read what it logs. */
@@ -40,6 +58,7 @@ export async function startTestGateway(
       CALLBACK_MAX_ATTEMPTS: 3,
       SEND_RETRY_BASE_MS: 10,
       SEND_TIMEOUT_MS: 1000,
+      ...(await storeSettings(dir)),
       ...overrides,
     },
   });
@@ -65,7 +84,10 @@ export async function startTestGateway(
     call,
     async close({ keepData = false } = {}) {
       await gateway.stop();
-      if (!keepData) rmSync(dir, { recursive: true, force: true });
+      if (keepData) return;
+      rmSync(dir, { recursive: true, force: true });
+      await databases.get(dir)?.drop();
+      databases.delete(dir);
     },
   };
 }

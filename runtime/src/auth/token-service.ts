@@ -27,7 +27,7 @@ export class TokenService {
    */
   async init(configuredOrchestratorToken: string): Promise<{ generatedOrchestratorToken?: string }> {
     const result: { generatedOrchestratorToken?: string } = {};
-    await this.store.db.transaction(async (tx) => {
+    const ensure = async (tx: SqlExecutor) => {
       const stored = await this.store.tokens.findByKind('orchestrator', tx);
       if (configuredOrchestratorToken) {
         this.#orchestratorHash = hashToken(configuredOrchestratorToken);
@@ -42,7 +42,9 @@ export class TokenService {
       if ((await this.store.tokens.findByKind('team', tx)).length === 0) {
         await this.#insert(tx, 'team', null, newToken('sb_team'), true);
       }
-    });
+    };
+    // Under a lock: of several nodes starting on one new database, one creates the tokens.
+    await this.store.db.withLock('switchboard:tokens', () => this.store.db.transaction(ensure));
     return result;
   }
 

@@ -60,9 +60,6 @@ export class Provisioner {
     const channels = [...new Set(request.channels)];
     const signingSecret = request.callbackUrl ? newSigningSecret() : undefined;
     return this.store.db.transaction(async (tx) => {
-      if (await tx.get('SELECT agent_id FROM agents WHERE agent_id = ?', [request.agentId])) {
-        throw new SwitchboardError(ErrorCodes.CONFLICT, `Agent ${request.agentId} already exists; deprovision it first or pick another agentId.`);
-      }
       const now = new Date().toISOString();
       const record: AgentRecord = {
         agentId: request.agentId,
@@ -79,18 +76,13 @@ export class Provisioner {
         createdAt: now,
         updatedAt: now,
       };
-      // The agent row comes first so pool entries can reference it.
-      await this.store.agents.insert(tx, record);
-      const held = await this.#claimChannels(tx, request, channels);
-      for (const c of held) {
-        await tx.execute('INSERT INTO agent_channels (agent_id, channel, address, pool, created_at) VALUES (?, ?, ?, ?, ?)', [
-          request.agentId,
-          c.channel,
-          c.address,
-          c.pool,
-          now,
-        ]);
+      // The agent row comes first so pool entries can reference it; a taken id is a conflict even
+      // when another node inserts it at the same moment.
+      if (!(await this.store.agents.insert(tx, record))) {
+        throw new SwitchboardError(ErrorCodes.CONFLICT, `Agent ${request.agentId} already exists; deprovision it first or pick another agentId.`);
       }
+      const held = await this.#claimChannels(tx, request, channels);
+      await this.store.agents.addChannels(tx, request.agentId, held, now);
       const securityToken = await this.tokens.issueClientToken(tx, request.agentId);
       const result: ProvisionResult = {
         success: true,
@@ -147,12 +139,11 @@ export class Provisioner {
       return address;
     }
     if (request.country && (pool === 'phone' || pool === 'whatsapp')) {
-      const candidates = await tx.query<{ address: string }>(
-        'SELECT address FROM pool_entries WHERE pool = ? AND agent_id IS NULL ORDER BY created_at, address',
-        [pool],
-      );
-      const match = candidates.find((c) => parsePhoneNumberFromString(c.address)?.country === request.country);
-      if (match && (await this.store.pools.claimAddress(tx, pool, match.address, request.agentId))) return match.address;
+      // Another provisioning may take a candidate between the read and the claim: try the next.
+      for (const address of await this.store.pools.freeAddresses(tx, pool)) {
+        if (parsePhoneNumberFromString(address)?.country !== request.country) continue;
+        if (await this.store.pools.claimAddress(tx, pool, address, request.agentId)) return address;
+      }
       throw exhausted(pool, `no free number in ${request.country}`);
     }
     const address = await this.store.pools.claim(tx, pool, request.agentId);

@@ -49,6 +49,13 @@ export const SettingsSchema = Type.Object(
         'Further host names the MCP routes (/sse, /messages, /mcp) accept in Host and Origin, comma-separated (DNS-rebinding protection); the public base URL\'s host, HOST and loopback are always accepted.',
     }),
     DATA_DIR: Type.String({ default: './data', minLength: 1, description: 'Folder for the SQLite store, keys and audio files.' }),
+    DATABASE_URL: Type.String({
+      default: '',
+      pattern: '^$|^postgres(ql)?://\\S+$',
+      secret: true,
+      description:
+        'postgres://user:password@host:port/database: the shared PostgreSQL store (cluster mode). Empty: SQLite under DATA_DIR (embedded mode).',
+    }),
     LOG_LEVEL: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
       { default: 'info', description: 'pino log level.' },

@@ -4,15 +4,26 @@ import type { Database } from './database.js';
 export interface Migration {
   readonly version: number;
   readonly name: string;
+  /** The statements, as SQLite runs them, and PostgreSQL where `postgres` is absent. */
   readonly statements: readonly string[];
+  /** PostgreSQL's own statements, where its types differ (money as NUMERIC). */
+  readonly postgres?: readonly string[];
 }
+
+/** The advisory lock migrations run under. */
+const MIGRATION_LOCK = 'switchboard:migrations';
 
 /**
  * Applies the migrations not yet recorded in `schema_version`, each in its own transaction with
  * its version row, so a crash leaves either all of a migration or none. Re-running is a no-op.
- * Returns the versions applied.
+ * Runs under a database-wide lock: of several nodes starting at once, one migrates and the others
+ * wait, then find nothing left to do. Returns the versions applied.
  */
-export async function migrate(db: Database, migrations: readonly Migration[]): Promise<number[]> {
+export function migrate(db: Database, migrations: readonly Migration[]): Promise<number[]> {
+  return db.withLock(MIGRATION_LOCK, () => migrateLocked(db, migrations));
+}
+
+async function migrateLocked(db: Database, migrations: readonly Migration[]): Promise<number[]> {
   await db.execute(
     'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
   );
@@ -21,7 +32,7 @@ export async function migrate(db: Database, migrations: readonly Migration[]): P
     const done = await db.transaction(async (tx) => {
       const row = await tx.get('SELECT version FROM schema_version WHERE version = ?', [migration.version]);
       if (row) return false;
-      for (const sql of migration.statements) await tx.execute(sql);
+      for (const sql of (db.dialect === 'postgres' && migration.postgres) || migration.statements) await tx.execute(sql);
       await tx.execute('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)', [
         migration.version,
         migration.name,

@@ -13,7 +13,8 @@ import { IdempotencyRepository } from './repositories/idempotency.js';
 import { PoolRepository } from './repositories/pools.js';
 import { SettingsRepository } from './repositories/settings.js';
 import { TokenRepository } from './repositories/tokens.js';
-import { openSqlite } from './sqlite.js';
+import { openPostgres } from './postgres/index.js';
+import { openSqlite } from './sqlite/index.js';
 
 /** The store: one database and a repository per aggregate. */
 export class Store {
@@ -51,11 +52,18 @@ export class Store {
 export interface OpenStoreOptions {
   dataDir: string;
   synchronous?: 'FULL' | 'NORMAL';
+  /** `postgres://…`: the shared PostgreSQL store; empty or absent: SQLite under `dataDir`. */
+  databaseUrl?: string;
 }
 
-/** Opens (creating when needed) the embedded SQLite store under the data dir and migrates it. */
+/**
+ * Opens the store and migrates it: PostgreSQL when a `postgres://` URL is given (cluster mode),
+ * else the embedded SQLite file under the data dir (created when needed).
+ */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  const db = await openSqlite({ filename: join(options.dataDir, 'switchboard.db'), synchronous: options.synchronous ?? 'FULL' });
+  const db = options.databaseUrl
+    ? await openPostgres({ connectionString: options.databaseUrl })
+    : await openSqlite({ filename: join(options.dataDir, 'switchboard.db'), synchronous: options.synchronous ?? 'FULL' });
   try {
     await migrate(db, MIGRATIONS);
   } catch (err) {

@@ -1,1 +1,5 @@
 export { describeBusConformance } from './bus-conformance.js';
+export { describeDatabaseConformance } from './database-conformance.js';
+export type { DatabaseUnderTest } from './database-conformance.js';
+export { createTestDatabase, TEST_POSTGRES_SERVER } from './postgres.js';
+export type { TestDatabase } from './postgres.js';

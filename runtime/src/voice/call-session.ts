@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newSecretId } from '../ids.js';
 
 /** What a call is for. */
 export type CallPurpose =
@@ -40,9 +40,9 @@ export interface CallSession {
   ended: boolean;
 }
 
-/** A new, unguessable session id; it appears in TwiML and the media URL. */
+/** A new, unguessable session id (a capability: it appears in TwiML and the media URL), time-ordered for the calls index. */
 export function newSessionId(): string {
-  return `ses_${randomBytes(16).toString('base64url')}`;
+  return newSecretId('ses');
 }
 
 /** Live call sessions by session id and call sid; entries go when their call ends. */

@@ -74,12 +74,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
     const limits = await context.limiter.limitsOf(agent.agentId);
     if (limits.callsPerDayToSameNumber !== null) {
       const since = new Date(new Date().setUTCHours(0, 0, 0, 0)).toISOString();
-      const row = await store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM calls WHERE agent_id = ? AND to_address = ? AND direction = 'outbound' AND created_at >= ?", [
-        agent.agentId,
-        session.to,
-        since,
-      ]);
-      if ((row?.n ?? 0) >= limits.callsPerDayToSameNumber) {
+      if ((await store.calls.countOutboundTo(agent.agentId, session.to, since)) >= limits.callsPerDayToSameNumber) {
         throw new SwitchboardError(ErrorCodes.RATE_LIMITED, `The agent reached its callsPerDayToSameNumber limit of ${limits.callsPerDayToSameNumber} for ${session.to}; it resets at UTC midnight.`, {
           retryable: true,
           retryAfter: Math.ceil((new Date().setUTCHours(24, 0, 0, 0) - Date.now()) / 1000),

@@ -1,10 +1,21 @@
 import type { Migration } from '../migrate.js';
 
+/** Column types that differ between backends: money is exact (NUMERIC) in PostgreSQL. */
+interface Types {
+  readonly money: string;
+  readonly real: string;
+}
+
 /** Agents, their channels and pools, tokens, messages, dead letters, usage, calls, settings. */
 export const initial: Migration = {
   version: 1,
   name: 'initial',
-  statements: [
+  statements: statements({ money: 'REAL', real: 'REAL' }),
+  postgres: statements({ money: 'NUMERIC', real: 'DOUBLE PRECISION' }),
+};
+
+function statements(t: Types): string[] {
+  return [
     `CREATE TABLE agents (
       agent_id TEXT PRIMARY KEY,
       display_name TEXT NOT NULL,
@@ -58,7 +69,7 @@ export const initial: Migration = {
       external_id TEXT,
       status TEXT NOT NULL,
       segments INTEGER NOT NULL DEFAULT 1,
-      cost REAL,
+      cost ${t.money},
       error TEXT,
       delivery TEXT NOT NULL DEFAULT 'done',
       created_at TEXT NOT NULL,
@@ -90,9 +101,9 @@ export const initial: Migration = {
       agent_id TEXT NOT NULL,
       channel TEXT NOT NULL,
       action TEXT NOT NULL,
-      quantity REAL NOT NULL,
-      provider_cost REAL,
-      tariff_cost REAL NOT NULL,
+      quantity ${t.real} NOT NULL,
+      provider_cost ${t.money},
+      tariff_cost ${t.money} NOT NULL,
       external_id TEXT,
       created_at TEXT NOT NULL
     )`,
@@ -108,7 +119,7 @@ export const initial: Migration = {
       to_address TEXT NOT NULL,
       status TEXT NOT NULL,
       duration_seconds INTEGER NOT NULL DEFAULT 0,
-      cost REAL,
+      cost ${t.money},
       created_at TEXT NOT NULL,
       updated_at TEXT NOT NULL
     )`,
@@ -127,5 +138,5 @@ export const initial: Migration = {
       value TEXT NOT NULL,
       updated_at TEXT NOT NULL
     )`,
-  ],
-};
+  ];
+}

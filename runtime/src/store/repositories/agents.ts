@@ -67,11 +67,12 @@ export class AgentRepository {
     return rows.map((row) => toRecord(row, byAgent.get(row.agent_id) ?? []));
   }
 
-  async insert(tx: SqlExecutor, agent: AgentRecord): Promise<void> {
-    await tx.execute(
+  /** Inserts the agent and its channels; false, and nothing written, when the agent id is taken. */
+  async insert(tx: SqlExecutor, agent: AgentRecord): Promise<boolean> {
+    const { changes } = await tx.execute(
       `INSERT INTO agents (agent_id, display_name, status, blocked_channels, callback_url, signing_secret,
          greeting, system_prompt, voice, language, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id) DO NOTHING`,
       [
         agent.agentId,
         agent.displayName,
@@ -87,13 +88,20 @@ export class AgentRepository {
         agent.updatedAt,
       ],
     );
-    for (const c of agent.channels) {
+    if (changes === 0) return false;
+    await this.addChannels(tx, agent.agentId, agent.channels, agent.createdAt);
+    return true;
+  }
+
+  /** Records channels an agent now holds. */
+  async addChannels(tx: SqlExecutor, agentId: string, channels: readonly AgentChannel[], createdAt: string): Promise<void> {
+    for (const c of channels) {
       await tx.execute('INSERT INTO agent_channels (agent_id, channel, address, pool, created_at) VALUES (?, ?, ?, ?, ?)', [
-        agent.agentId,
+        agentId,
         c.channel,
         c.address,
         c.pool,
-        agent.createdAt,
+        createdAt,
       ]);
     }
   }

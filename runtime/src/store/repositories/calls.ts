@@ -63,6 +63,15 @@ export class CallRepository {
     return row?.n ?? 0;
   }
 
+  /** Outbound calls the agent placed to one number since a time, whatever their outcome. */
+  async countOutboundTo(agentId: string, to: string, since: string): Promise<number> {
+    const row = await this.db.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM calls WHERE agent_id = ? AND to_address = ? AND direction = 'outbound' AND created_at >= ?",
+      [agentId, to, since],
+    );
+    return row?.n ?? 0;
+  }
+
   async listForAgent(agentId: string): Promise<CallRecord[]> {
     const rows = await this.db.query<CallRow>('SELECT * FROM calls WHERE agent_id = ? ORDER BY created_at', [agentId]);
     return rows.map(toRecord);

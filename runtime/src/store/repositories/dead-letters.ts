@@ -72,19 +72,22 @@ export class DeadLetterRepository {
     );
   }
 
-  /** Returns the oldest pending letters and marks them acknowledged in the same transaction. */
+  /**
+   * Returns the oldest pending letters and marks them acknowledged, in one statement: a letter is
+   * handed to one taker only, also when several nodes take for the same agent at once (PostgreSQL
+   * skips rows another taker has locked; SQLite has one writer).
+   */
   async take(tx: SqlExecutor, agentId: string, channel: Channel | undefined, limit: number): Promise<DeadLetter[]> {
-    const rows = channel
-      ? await tx.query<DeadLetterRow>(
-          'SELECT * FROM dead_letters WHERE agent_id = ? AND channel = ? AND acknowledged_at IS NULL ORDER BY created_at, id LIMIT ?',
-          [agentId, channel, limit],
-        )
-      : await tx.query<DeadLetterRow>('SELECT * FROM dead_letters WHERE agent_id = ? AND acknowledged_at IS NULL ORDER BY created_at, id LIMIT ?', [
-          agentId,
-          limit,
-        ]);
-    const now = new Date().toISOString();
-    for (const row of rows) await tx.execute('UPDATE dead_letters SET acknowledged_at = ? WHERE id = ?', [now, row.id]);
+    const byChannel = channel ? ' AND channel = ?' : '';
+    const lock = tx.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+    const rows = await tx.query<DeadLetterRow>(
+      `UPDATE dead_letters SET acknowledged_at = ? WHERE id IN (
+         SELECT id FROM dead_letters WHERE agent_id = ?${byChannel} AND acknowledged_at IS NULL ORDER BY created_at, id LIMIT ?${lock}
+       ) RETURNING *`,
+      channel ? [new Date().toISOString(), agentId, channel, limit] : [new Date().toISOString(), agentId, limit],
+    );
+    // RETURNING keeps no order.
+    rows.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
     return rows.map(toLetter);
   }
 

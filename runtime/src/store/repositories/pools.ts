@@ -52,19 +52,27 @@ export class PoolRepository {
     return counts;
   }
 
-  /** Takes the first free address of a pool for an agent, inside the caller's transaction. */
+  /**
+   * Takes the first free address of a pool for an agent, inside the caller's transaction, in one
+   * statement. Concurrent claims never get the same address, and a claim never comes back empty
+   * while another address is free: PostgreSQL skips rows other claims have locked instead of
+   * waiting on them (and then finding them taken); SQLite has one writer.
+   */
   async claim(tx: SqlExecutor, pool: PoolName, agentId: string): Promise<string | undefined> {
-    const free = await tx.get<{ address: string }>(
-      'SELECT address FROM pool_entries WHERE pool = ? AND agent_id IS NULL ORDER BY created_at, address LIMIT 1',
-      [pool],
+    const lock = tx.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+    const row = await tx.get<{ address: string }>(
+      `UPDATE pool_entries SET agent_id = ? WHERE pool = ? AND address = (
+         SELECT address FROM pool_entries WHERE pool = ? AND agent_id IS NULL ORDER BY created_at, address LIMIT 1${lock}
+       ) RETURNING address`,
+      [agentId, pool, pool],
     );
-    if (!free) return undefined;
-    const { changes } = await tx.execute('UPDATE pool_entries SET agent_id = ? WHERE pool = ? AND address = ? AND agent_id IS NULL', [
-      agentId,
-      pool,
-      free.address,
-    ]);
-    return changes === 1 ? free.address : undefined;
+    return row?.address;
+  }
+
+  /** The free addresses of a pool, oldest first, for a claim that picks among them (by country, say). */
+  async freeAddresses(tx: SqlExecutor, pool: PoolName): Promise<string[]> {
+    const rows = await tx.query<{ address: string }>('SELECT address FROM pool_entries WHERE pool = ? AND agent_id IS NULL ORDER BY created_at, address', [pool]);
+    return rows.map((r) => r.address);
   }
 
   /** Claims one named address (made on demand, as email addresses are); false when someone holds it. */

@@ -75,7 +75,7 @@ export class UsageRepository {
     const where = agentId === undefined ? 'created_at >= ?' : 'created_at >= ? AND agent_id = ?';
     const params = agentId === undefined ? [since.toISOString()] : [since.toISOString(), agentId];
     return this.db.query(
-      `SELECT agent_id AS agentId, channel, action, COUNT(*) AS count, SUM(quantity) AS quantity, SUM(COALESCE(provider_cost, tariff_cost)) AS cost
+      `SELECT agent_id AS "agentId", channel, action, COUNT(*) AS count, SUM(quantity) AS quantity, SUM(COALESCE(provider_cost, tariff_cost)) AS cost
        FROM usage_records WHERE ${where} GROUP BY agent_id, channel, action ORDER BY agent_id, channel, action`,
       params,
     );

@@ -1,0 +1,124 @@
+import pg from 'pg';
+import type { Database, Dialect, ExecuteResult, SqlExecutor, SqlStatement, SqlValue } from '../database.js';
+import { toNumbered } from './placeholders.js';
+
+/** Counts (`COUNT`, integer `SUM`: int8) and money (`NUMERIC`) come back as numbers, as from SQLite. */
+const parsers: Record<number, (value: string) => unknown> = {
+  [pg.types.builtins.INT8]: Number,
+  [pg.types.builtins.NUMERIC]: Number,
+};
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/database` */
+  connectionString: string;
+  /** Most connections the pool opens; at least 2 (a lock holder and its work). */
+  maxConnections?: number;
+}
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+/**
+ * PostgreSQL through `pg` with a pool. Single statements run on any pooled connection in autocommit;
+ * `executeAll` and `transaction` take one connection for BEGIN … COMMIT. PostgreSQL commits
+ * concurrent transactions on its own (its WAL writer groups them), so there is no client-side
+ * group commit here.
+ */
+export class PostgresDatabase implements Database {
+  readonly dialect: Dialect = 'postgres';
+  readonly #pool: pg.Pool;
+  #closed = false;
+
+  constructor(options: PostgresOptions) {
+    this.#pool = new pg.Pool({ connectionString: options.connectionString, max: Math.max(2, options.maxConnections ?? 10), types });
+    // An idle connection the server dropped is reported here; the pool replaces it. Without a
+    // listener the error would end the process.
+    this.#pool.on('error', () => undefined);
+  }
+
+  async query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return rows<T>(this.#open(), sql, params);
+  }
+
+  async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    return (await rows<T>(this.#open(), sql, params))[0];
+  }
+
+  async execute(sql: string, params: readonly SqlValue[] = []): Promise<ExecuteResult> {
+    return run(this.#open(), sql, params);
+  }
+
+  async executeAll(statements: readonly SqlStatement[]): Promise<ExecuteResult[]> {
+    if (statements.length === 1) return [await this.execute(statements[0]!.sql, statements[0]!.params)];
+    return this.transaction(async (tx) => {
+      const results: ExecuteResult[] = [];
+      for (const s of statements) results.push(await tx.execute(s.sql, s.params));
+      return results;
+    });
+  }
+
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await this.#open().connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      // A client runs its queries one after another, in the order issued.
+      const tx: SqlExecutor = {
+        dialect: 'postgres',
+        query: (sql, params = []) => rows(client, sql, params),
+        get: async (sql, params = []) => (await rows(client, sql, params))[0],
+        execute: (sql, params = []) => run(client, sql, params),
+      } as SqlExecutor;
+      const result = await work(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const client = await this.#open().connect();
+    try {
+      // A session lock, held by this connection while `work` uses others.
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+      try {
+        return await work();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.#open().query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+
+  #open(): pg.Pool {
+    if (this.#closed) throw new Error('The store is closed.');
+    return this.#pool;
+  }
+}
+
+async function rows<T>(on: Queryable, sql: string, params: readonly SqlValue[]): Promise<T[]> {
+  return (await on.query({ text: toNumbered(sql), values: params as unknown[] })).rows as T[];
+}
+
+async function run(on: Queryable, sql: string, params: readonly SqlValue[]): Promise<ExecuteResult> {
+  return { changes: (await on.query({ text: toNumbered(sql), values: params as unknown[] })).rowCount ?? 0 };
+}

@@ -1,0 +1,41 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import sqlite3 from 'sqlite3';
+
+export interface SqliteOptions {
+  /** File path, or ':memory:'. */
+  filename: string;
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+/** The two connections of a SQLite store: the one writer, and a read-only one (the same for ':memory:'). */
+export interface SqliteConnections {
+  readonly writer: sqlite3.Database;
+  readonly reader: sqlite3.Database;
+}
+
+/** Opens the writer (WAL, foreign keys, a busy timeout) and the reader, creating the file's folder. */
+export async function openConnections(options: SqliteOptions): Promise<SqliteConnections> {
+  if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
+  const writer = await connect(options.filename, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
+  // Parallel mode: statements handed over together run back to back on libuv's threads, instead of
+  // one main-thread round trip (~100 µs here) each. Where order matters the code awaits it.
+  await exec(writer, `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${options.synchronous ?? 'FULL'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`);
+  const reader = options.filename === ':memory:' ? writer : await connect(options.filename, sqlite3.OPEN_READONLY);
+  if (reader !== writer) await exec(reader, 'PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;');
+  return { writer, reader };
+}
+
+export function closeConnection(db: sqlite3.Database): Promise<void> {
+  return new Promise((resolve, reject) => db.close((err) => (err ? reject(err) : resolve())));
+}
+
+function connect(filename: string, mode: number): Promise<sqlite3.Database> {
+  return new Promise((resolve, reject) => {
+    const db = new sqlite3.Database(filename, mode, (err) => (err ? reject(err) : resolve(db)));
+  });
+}
+
+function exec(db: sqlite3.Database, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => db.exec(sql, (err) => (err ? reject(err) : resolve())));
+}

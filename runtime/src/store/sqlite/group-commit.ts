@@ -1,0 +1,119 @@
+import type { ExecuteResult, SqlStatement } from '../database.js';
+import { insertShape, runInserts, type InsertShape } from './insert-coalescer.js';
+import type { StatementCache } from './statement-cache.js';
+import { runEach, runGroup, type Outcome, type PendingWrite } from './writes.js';
+
+/**
+ * Group commit: writes that arrive while the writer is busy are committed together in one
+ * transaction (one fsync), each still resolving only after that commit. A failing statement fails
+ * alone; SQLite rolls back just that statement. `schedule` gives the flush its turn on the writer.
+ */
+export class GroupCommit {
+  #batch: PendingWrite[] = [];
+
+  constructor(
+    private readonly statements: StatementCache,
+    private readonly schedule: (flush: () => Promise<void>) => void,
+  ) {}
+
+  /** Writes queued and not yet flushed. */
+  get pending(): number {
+    return this.#batch.length;
+  }
+
+  submit(statements: readonly SqlStatement[]): Promise<ExecuteResult[]> {
+    return new Promise<ExecuteResult[]>((resolve, reject) => {
+      this.#batch.push({ statements, resolve, reject });
+      if (this.#batch.length === 1) this.schedule(() => this.#flush());
+    });
+  }
+
+  /**
+   * Commits everything queued since the last flush in one transaction. Writes that share a flush
+   * were issued concurrently (none waited for another's commit), so they are applied as a batch, not
+   * in arrival order. The fast path hands them to SQLite together; if a statement of an atomic group
+   * fails there, the transaction is rolled back and the batch is applied again one write at a time,
+   * each group inside a savepoint, so that the group fails alone and all of it.
+   */
+  async #flush(): Promise<void> {
+    const batch = this.#batch;
+    this.#batch = [];
+    const wrap = batch.length > 1 || batch[0]!.statements.length > 1;
+    let outcomes: Map<PendingWrite, Outcome> | undefined;
+    try {
+      if (wrap) await this.statements.run('BEGIN IMMEDIATE');
+      outcomes = await this.#applyTogether(batch);
+      if (!outcomes) {
+        await this.statements.run('ROLLBACK');
+        await this.statements.run('BEGIN IMMEDIATE');
+        outcomes = await this.#applyOneByOne(batch);
+      }
+      if (wrap) await this.statements.run('COMMIT');
+    } catch (err) {
+      if (wrap) await this.statements.run('ROLLBACK').catch(() => undefined);
+      for (const write of batch) write.reject(err);
+      return;
+    }
+    for (const write of batch) {
+      const outcome = outcomes.get(write)!;
+      if (outcome.ok) write.resolve(outcome.results);
+      else write.reject(outcome.err);
+    }
+  }
+
+  /**
+   * The fast path. Same-shaped single INSERTs become multi-row statements (see `runInserts`); other
+   * single statements and the groups (each group's statements in order) run side by side. Resolves
+   * undefined when a group's statement failed, or a conflict-tolerant insert could not tell which of
+   * its rows went in: the caller must undo the transaction and replay it one write at a time.
+   */
+  async #applyTogether(batch: readonly PendingWrite[]): Promise<Map<PendingWrite, Outcome> | undefined> {
+    const outcomes = new Map<PendingWrite, Outcome>();
+    const inserts = new Map<InsertShape, PendingWrite[]>();
+    const singles: PendingWrite[] = [];
+    const groups: PendingWrite[] = [];
+    for (const write of batch) {
+      const shape = write.statements.length === 1 ? insertShape(write.statements[0]!.sql) : null;
+      if (write.statements.length !== 1) groups.push(write);
+      else if (!shape) singles.push(write);
+      else if (inserts.has(shape)) inserts.get(shape)!.push(write);
+      else inserts.set(shape, [write]);
+    }
+    const coalesced: [InsertShape, PendingWrite[]][] = [];
+    for (const [shape, writes] of inserts) {
+      if (writes.length === 1) singles.push(writes[0]!);
+      else coalesced.push([shape, writes]);
+    }
+    let replay = false;
+    await Promise.all([
+      ...coalesced.map(async ([shape, writes]) => {
+        if (!(await runInserts(this.statements, shape, writes, outcomes))) replay = true;
+      }),
+      runEach(this.statements, singles, outcomes),
+      ...groups.map(async (group) => {
+        const results: ExecuteResult[] = [];
+        for (const statement of group.statements) {
+          if (replay) return;
+          try {
+            results.push(await this.statements.run(statement.sql, statement.params));
+          } catch {
+            replay = true;
+            return;
+          }
+        }
+        outcomes.set(group, { ok: true, results });
+      }),
+    ]);
+    return replay ? undefined : outcomes;
+  }
+
+  /** The careful path: one write after another, each group in a savepoint of its own. */
+  async #applyOneByOne(batch: readonly PendingWrite[]): Promise<Map<PendingWrite, Outcome>> {
+    const outcomes = new Map<PendingWrite, Outcome>();
+    for (const write of batch) {
+      if (write.statements.length === 1) await runEach(this.statements, [write], outcomes);
+      else outcomes.set(write, await runGroup(this.statements, write.statements));
+    }
+    return outcomes;
+  }
+}

@@ -1,0 +1,271 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { hasErrorCode } from '@switchboard/sdk';
+import { TokenService } from '../auth/token-service.js';
+import { Provisioner } from '../provisioning/provisioner.js';
+import { SecretBox } from '../secrets.js';
+import type { Database } from '../store/database.js';
+import { migrate, schemaVersion } from '../store/migrate.js';
+import { MIGRATIONS } from '../store/migrations/index.js';
+import type { DeadLetter } from '../store/repositories/dead-letters.js';
+import type { MessageRecord } from '../store/repositories/messages.js';
+import { Store } from '../store/store.js';
+
+/** A fresh, empty database that the suite can open several connections to, as several nodes would. */
+export interface DatabaseUnderTest {
+  /** Opens one more connection (a `Database`) to the same database. */
+  connect(): Promise<Database>;
+  /** Removes the database; every connection the suite opened is closed by then. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Runs the cases every `Database` implementation must pass, through the repositories the runtime
+ * uses. `create` gives a new empty database for each case. The concurrency cases open two or more
+ * connections, as two nodes of a cluster would, and race them.
+ */
+export function describeDatabaseConformance(name: string, create: () => Promise<DatabaseUnderTest>): void {
+  /** Runs `work` with `n` migrated connections to a fresh database, and cleans up whatever happens. */
+  async function withNodes(n: number, work: (stores: Store[]) => Promise<void>, migrated = true): Promise<void> {
+    const target = await create();
+    const dbs: Database[] = [];
+    try {
+      for (let i = 0; i < n; i++) dbs.push(await target.connect());
+      if (migrated) await migrate(dbs[0]!, MIGRATIONS);
+      await work(dbs.map((db) => new Store(db)));
+    } finally {
+      await Promise.allSettled(dbs.map((db) => db.close()));
+      await target.dispose();
+    }
+  }
+
+  describe(`Database conformance: ${name}`, () => {
+    it('migrations started by several nodes at once run once, under the lock', async () => {
+      await withNodes(
+        4,
+        async (stores) => {
+          const applied = await Promise.all(stores.map((s) => migrate(s.db, MIGRATIONS)));
+          assert.deepEqual(applied.flat().sort((a, b) => a - b), MIGRATIONS.map((m) => m.version), 'every migration applied exactly once');
+          for (const s of stores) assert.equal(await schemaVersion(s.db), MIGRATIONS.at(-1)!.version);
+          assert.deepEqual(await migrate(stores[0]!.db, MIGRATIONS), []);
+          // A later release's migration, started by all nodes again: one applies it.
+          const next = { version: 1000, name: 'conformance', statements: ['CREATE TABLE conformance_probe (id TEXT PRIMARY KEY)'] };
+          const again = await Promise.all(stores.map((s) => migrate(s.db, [...MIGRATIONS, next])));
+          assert.deepEqual(again.flat(), [1000]);
+        },
+        false,
+      );
+    });
+
+    it('a failing migration leaves nothing behind and is not recorded', async () => {
+      await withNodes(1, async ([store]) => {
+        const broken = { version: 999, name: 'broken', statements: ['CREATE TABLE half_done (x INTEGER)', 'THIS IS NOT SQL'] };
+        await assert.rejects(migrate(store!.db, [...MIGRATIONS, broken]));
+        assert.equal(await schemaVersion(store!.db), MIGRATIONS.at(-1)!.version);
+        await assert.rejects(store!.db.query('SELECT * FROM half_done'));
+      });
+    });
+
+    it('transactions commit or roll back whole; an atomic group fails whole; `?` inside a literal is text', async () => {
+      await withNodes(1, async ([store]) => {
+        const db = store!.db;
+        await assert.rejects(
+          db.transaction(async (tx) => {
+            await tx.execute("INSERT INTO settings (key, value, updated_at) VALUES ('x', '1', 'now')");
+            throw new Error('boom');
+          }),
+          /boom/,
+        );
+        assert.equal(await store!.settings.get('x'), undefined);
+        await assert.rejects(
+          db.executeAll([
+            { sql: "INSERT INTO settings (key, value, updated_at) VALUES ('g', '1', 'now')" },
+            { sql: "INSERT INTO settings (key, value, updated_at) VALUES ('g', '2', 'now')" },
+          ]),
+        );
+        assert.equal(await store!.settings.get('g'), undefined);
+        const results = await db.executeAll([
+          { sql: 'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)', params: ['h', '1', 'now'] },
+          { sql: 'UPDATE settings SET value = ? WHERE key = ?', params: ['2', 'h'] },
+          { sql: 'UPDATE settings SET value = ? WHERE key = ?', params: ['3', 'nobody'] },
+        ]);
+        assert.deepEqual(results.map((r) => r.changes), [1, 1, 0]);
+        assert.equal(await store!.settings.get('h'), '2');
+        assert.deepEqual(await db.get("SELECT '?' AS q, ? AS v", ['p']), { q: '?', v: 'p' });
+        await db.ping();
+      });
+    });
+
+    it('stores and reads every aggregate through the repositories, counts and money as numbers', async () => {
+      await withNodes(1, async ([store]) => {
+        const s = store!;
+        const now = new Date().toISOString();
+        await s.pools.add('phone', ['+12025550101', '+12025550102']);
+        assert.deepEqual(await s.pools.counts(), { phone: { total: 2, free: 2 }, whatsapp: { total: 0, free: 0 }, line: { total: 0, free: 0 }, email: { total: 0, free: 0 } });
+        const agent = {
+          agentId: 'crud-1', displayName: 'CRUD', status: 'active' as const, blockedChannels: [], callbackUrl: null, sealedSigningSecret: null,
+          greeting: null, systemPrompt: null, voice: null, language: null, channels: [{ channel: 'sms' as const, address: '+12025550101', pool: 'phone' }], createdAt: now, updatedAt: now,
+        };
+        assert.equal(await s.db.transaction((tx) => s.agents.insert(tx, agent)), true);
+        assert.equal(await s.db.transaction((tx) => s.agents.insert(tx, agent)), false, 'a taken agent id is reported, not thrown');
+        assert.deepEqual((await s.agents.get('crud-1'))!.channels, agent.channels);
+        assert.equal(await s.agents.setBlockedChannels('crud-1', ['sms']), true);
+        assert.deepEqual((await s.agents.get('crud-1'))!.blockedChannels, ['sms']);
+        assert.deepEqual(await s.agents.count(), { total: 1, active: 1 });
+        assert.equal((await s.agents.list()).length, 1);
+
+        await s.settings.set('markup', '10');
+        await s.settings.set('markup', '12.5');
+        assert.equal(await s.settings.get('markup'), '12.5');
+        await s.limits.set('crud-1', { overrides: { actionsPerMinute: 3 }, markupPercent: 7.5 });
+        assert.deepEqual(await s.limits.get('crud-1'), { overrides: { actionsPerMinute: 3 }, markupPercent: 7.5 });
+        await s.optOuts.add('sms', '+12025550101', '+14155550100');
+        await s.optOuts.add('sms', '+12025550101', '+14155550100');
+        assert.equal(await s.optOuts.has('sms', '+12025550101', '+14155550100'), true);
+        await s.optOuts.remove('sms', '+12025550101', '+14155550100');
+        assert.equal(await s.optOuts.has('sms', '+12025550101', '+14155550100'), false);
+
+        const message = inbound('crud-1', 'SM1', now);
+        assert.equal(await s.messages.insertInbound(message), true);
+        assert.equal(await s.messages.insertInbound({ ...message, id: `${message.id}-again` }), false, 'a provider retry is a duplicate');
+        assert.deepEqual((await s.messages.pendingDeliveries()).map((m) => m.id), [message.id]);
+        await s.messages.markDelivered(message.id);
+        assert.equal((await s.messages.pendingDeliveries()).length, 0);
+        const outbound = { ...message, id: 'msg-out-1', direction: 'outbound' as const, externalId: null, status: 'queued' as const, delivery: 'done' as const };
+        await s.messages.insert(outbound);
+        await s.db.executeAll([s.messages.markSentStatement(outbound.id, { externalId: 'SM2', status: 'sent', cost: 0.0083, segments: 2 })]);
+        await s.db.executeAll([s.messages.applyStatusStatement('crud-1', 'SM2', 'delivered', null, null)]);
+        const sent = (await s.messages.findOutbound('crud-1', 'SM2'))!;
+        assert.deepEqual([sent.status, sent.cost, sent.segments], ['delivered', 0.0083, 2]);
+        assert.deepEqual(await s.messages.countByChannel('crud-1'), { sms: 2 });
+
+        for (const [i, cost] of [0.0083, 0.0083, 0.0079].entries()) {
+          await s.usage.insert({ id: `use-${i}`, agentId: 'crud-1', channel: 'sms', action: 'message', quantity: 1, providerCost: null, tariffCost: cost, externalId: null, createdAt: now });
+        }
+        await s.db.executeAll([s.usage.setProviderCostStatement('crud-1', 'SM9', 1)]);
+        const totals = await s.usage.totalsSince('crud-1', { day: Date.now() - 60_000 });
+        assert.equal(totals.day!.actions, 3);
+        assert.equal(typeof totals.day!.actions, 'number');
+        assert.equal(Math.round(totals.day!.spend * 10_000) / 10_000, 0.0245);
+        const [summary] = await s.usage.summarise(new Date(Date.now() - 60_000), 'crud-1');
+        assert.deepEqual({ ...summary!, cost: Math.round(summary!.cost * 10_000) / 10_000 }, { agentId: 'crud-1', channel: 'sms', action: 'message', count: 3, quantity: 3, cost: 0.0245 });
+
+        await s.calls.insert({
+          callSid: 'CA1', sessionId: 'ses-1', agentId: 'crud-1', direction: 'outbound', mode: 'relay', from: '+12025550101', to: '+14155550100',
+          status: 'queued', durationSeconds: 0, cost: null, createdAt: now, updatedAt: now,
+        });
+        assert.equal(await s.calls.updateStatus('CA1', 'completed', 42, 0.0185), true);
+        assert.equal(await s.calls.updateStatus('CA-nobody', 'completed', 1, null), false);
+        const call = (await s.calls.get('CA1'))!;
+        assert.deepEqual([call.status, call.durationSeconds, call.cost], ['completed', 42, 0.0185]);
+        assert.equal(await s.calls.countOutboundTo('crud-1', '+14155550100', new Date(Date.now() - 60_000).toISOString()), 1);
+        assert.equal(await s.calls.countForAgent('crud-1'), 1);
+
+        await s.tokens.insert({ id: 'tok-1', kind: 'client', agentId: 'crud-1', tokenHash: 'h1', sealedToken: null, createdAt: now });
+        assert.equal((await s.tokens.findByHash('h1'))!.agentId, 'crud-1');
+        const released = await s.db.transaction(async (tx) => {
+          const entries = await s.pools.release(tx, 'crud-1');
+          await s.limits.delete(tx, 'crud-1');
+          assert.equal(await s.agents.delete(tx, 'crud-1'), true);
+          return entries;
+        });
+        assert.deepEqual(released.map((e) => e.address), []);
+        assert.equal(await s.agents.get('crud-1'), undefined);
+        assert.equal(await s.tokens.findByHash('h1'), undefined, "an agent's tokens go with it");
+      });
+    });
+
+    it('pool claims under concurrent provisioning on two nodes: no number twice, no false POOL_EXHAUSTED', async () => {
+      await withNodes(2, async (stores) => {
+        const numbers = Array.from({ length: 24 }, (_, i) => `+1202555${String(1000 + i).padStart(4, '0')}`);
+        await stores[0]!.pools.add('phone', numbers);
+        const box = new SecretBox(randomBytes(32));
+        const provisioners = stores.map((s) => new Provisioner(s, new TokenService(s, box), box, 'example.com'));
+        const provision = (i: number, country?: string) =>
+          provisioners[i % provisioners.length]!.provision({ agentId: `race-${i}`, displayName: `Race ${i}`, channels: ['sms', 'voice'], ...(country ? { country } : {}) });
+        // Half pick any number, half ask for a country: both ways race for the same rows.
+        const results = await Promise.all(Array.from({ length: numbers.length }, (_, i) => provision(i, i % 2 ? 'US' : undefined)));
+        const addresses = results.map((r) => r.result.channels.sms!.address);
+        assert.equal(new Set(addresses).size, numbers.length, 'a number was handed out twice');
+        assert.deepEqual([...addresses].sort(), [...numbers].sort());
+        for (const r of results) assert.equal(r.result.channels.voice!.address, r.result.channels.sms!.address);
+        await assert.rejects(provision(100), (err: unknown) => hasErrorCode(err, 'POOL_EXHAUSTED'));
+        assert.equal(await stores[0]!.agents.get('race-100'), undefined, 'an exhausted provisioning takes nothing');
+        // Deprovisioning on one node frees numbers the other node can claim at once.
+        await Promise.all([provisioners[0]!.deprovision('race-0'), provisioners[1]!.deprovision('race-1')]);
+        const again = await Promise.all([provision(200), provision(201)]);
+        assert.deepEqual(again.map((r) => r.result.channels.sms!.address).sort(), [addresses[0]!, addresses[1]!].sort());
+        // The same agent id provisioned on both nodes at once: one wins, the other is a conflict.
+        const twice = await Promise.allSettled([provisioners[0]!.provision({ agentId: 'dup', displayName: 'D', channels: [] }), provisioners[1]!.provision({ agentId: 'dup', displayName: 'D', channels: [] })]);
+        assert.deepEqual(twice.map((t) => t.status).sort(), ['fulfilled', 'rejected']);
+        assert.ok(hasErrorCode((twice.find((t) => t.status === 'rejected') as PromiseRejectedResult).reason, 'CONFLICT'));
+      });
+    });
+
+    it('waiting messages taken by two consumers at once: each letter handed out once', async () => {
+      await withNodes(2, async (stores) => {
+        const now = Date.now();
+        const letters = Array.from({ length: 60 }, (_, i) => letter('dl-agent', `dl-${String(i).padStart(3, '0')}`, new Date(now + i).toISOString(), i % 3 ? 'sms' : 'email'));
+        await Promise.all(letters.map((l) => stores[0]!.deadLetters.insert(l)));
+        assert.equal(await stores[1]!.deadLetters.countPending('dl-agent'), 60);
+        const taken: string[][] = [[], []];
+        await Promise.all(
+          stores.map(async (s, i) => {
+            for (;;) {
+              const got = await s.db.transaction((tx) => s.deadLetters.take(tx, 'dl-agent', i === 0 ? undefined : 'sms', 7));
+              if (got.length === 0) break;
+              const ids = got.map((l) => l.id);
+              assert.deepEqual(ids, [...ids].sort(), 'a take returns the oldest first');
+              taken[i]!.push(...ids);
+            }
+          }),
+        );
+        const all = taken.flat();
+        assert.equal(new Set(all).size, all.length, 'a dead letter was handed out twice');
+        assert.deepEqual(all.sort(), letters.map((l) => l.id).sort());
+        assert.equal(await stores[0]!.deadLetters.countPending(), 0);
+      });
+    });
+
+    it('several nodes starting on one new database make one orchestrator and one team token', async () => {
+      await withNodes(3, async (stores) => {
+        const box = new SecretBox(randomBytes(32));
+        const services = stores.map((s) => new TokenService(s, box));
+        const started = await Promise.all(services.map((t) => t.init('')));
+        const generated = started.flatMap((r) => (r.generatedOrchestratorToken ? [r.generatedOrchestratorToken] : []));
+        assert.equal(generated.length, 1, 'one node generates (and prints) the orchestrator token');
+        for (const t of services) assert.deepEqual(await t.authenticate(generated[0]!), { kind: 'orchestrator' });
+        assert.equal((await stores[0]!.tokens.findByKind('orchestrator')).length, 1);
+        assert.equal((await stores[0]!.tokens.findByKind('team')).length, 1);
+        assert.equal(new Set(await Promise.all(services.map((t) => t.teamToken()))).size, 1);
+      });
+    });
+
+    it('idempotency records: of concurrent records for one key on two nodes, exactly one wins and is replayed', async () => {
+      await withNodes(2, async (stores) => {
+        for (let round = 0; round < 10; round++) {
+          const key = `key-${round}`;
+          const outcomes = await Promise.all(
+            Array.from({ length: 6 }, (_, i) => stores[i % 2]!.idempotency.record('agent:a', key, { requestHash: `h${i}`, status: 200, body: { n: i } })),
+          );
+          assert.equal(outcomes.filter(Boolean).length, 1, 'more or fewer than one record won');
+          const winner = outcomes.indexOf(true);
+          assert.deepEqual(await stores[(winner + 1) % 2]!.idempotency.find('agent:a', key), { requestHash: `h${winner}`, status: 200, body: { n: winner } });
+        }
+        assert.equal(await stores[0]!.idempotency.find('agent:b', 'key-0'), undefined, 'keys are per scope');
+      });
+    });
+  });
+}
+
+function inbound(agentId: string, externalId: string, createdAt: string): MessageRecord {
+  return {
+    id: `msg-${externalId}`, agentId, channel: 'sms', direction: 'inbound', from: '+14155550100', to: '+12025550101', subject: null, body: 'hi', html: null,
+    mediaUrls: [], externalId, status: 'received', segments: 1, cost: null, error: null, delivery: 'pending', createdAt, updatedAt: createdAt,
+  };
+}
+
+function letter(agentId: string, id: string, createdAt: string, channel: 'sms' | 'email'): DeadLetter {
+  return { id, agentId, channel, direction: 'inbound', reason: 'agent_offline', from: '+14155550100', to: '+12025550101', body: id, mediaUrls: [], externalId: null, attempts: 0, createdAt };
+}
