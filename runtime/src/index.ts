@@ -8,6 +8,7 @@ export { createLogger } from './logger.js';
 export type { Logger, LoggerOptions } from './logger.js';
 export { isDemoMode, demoPools, DEMO_EMAIL_DOMAIN } from './modes.js';
 export { MemoryBus } from './bus/memory-bus.js';
+export { NatsBus } from './bus/nats-bus.js';
 export { subjectMatches } from './bus/bus.js';
 export type { Bus, BusHandler, Subscription, SubscribeOptions, RequestOptions } from './bus/bus.js';
 export { ActorSystem, AGENT_SUBJECT } from './actors/actor-system.js';
