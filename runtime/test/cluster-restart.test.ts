@@ -33,7 +33,7 @@ const closers: (() => Promise<void>)[] = [];
 before(async () => {
   server = await startNatsServer();
   dataDir = mkdtempSync(join(tmpdir(), 'sb-restart-'));
-  store = await openStore({ dataDir, synchronous: 'OFF' });
+  store = await openStore({ dataDir, synchronous: 'NORMAL' });
 });
 after(async () => {
   for (const close of closers.reverse()) await close().catch(() => undefined);
