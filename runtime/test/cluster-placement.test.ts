@@ -24,6 +24,13 @@ const TTL_MS = 1500;
 const LIMIT = 10;
 const limits: Limits = { actionsPerMinute: null, actionsPerHour: null, actionsPerDay: LIMIT, spendPerDay: null, spendPerMonth: null, callsPerDayToSameNumber: null };
 const logger = createLogger({ level: 'silent', pretty: false });
+/** Holds the `fenced` operation between its start and its effect. */
+let gate = open();
+function open() {
+  let release!: () => void;
+  const promise = new Promise<void>((r) => (release = r));
+  return { promise, release };
+}
 
 /** One runtime node: its own NATS connections, actors and limiter, over the shared store. */
 interface Node {
@@ -59,6 +66,11 @@ function operations(store: Store, node: () => Node): Record<string, AgentOperati
         createdAt: new Date().toISOString(),
       });
       return { node: node().id };
+    },
+    async fenced({ fence }) {
+      await gate.promise;
+      fence();
+      return { fenced: 'passed' };
     },
   };
 }
@@ -164,6 +176,13 @@ describe('placement: one actor per agent across runtime nodes', () => {
     assert.equal(served.size, 2, 'the agents are spread over both nodes');
   });
 
+  it('gives operations a fence that holds while the node holds the partition', async () => {
+    const partition = a().host!.leases.owned()[0]!;
+    const agentId = Array.from({ length: 200 }, (_, i) => `f-${i}`).find((id) => partitionOf(id, PARTITIONS) === partition)!;
+    gate.release();
+    assert.deepEqual(await a().host!.serve(partition, 'fenced', { agentId }), { fenced: 'passed' });
+  });
+
   it('refuses, at the node, an agent whose partition the caller got wrong', async () => {
     const held = a().host!.leases.owned()[0]!;
     const stranger = Array.from({ length: 100 }, (_, i) => `x${i}`).find((id) => partitionOf(id, PARTITIONS) !== held)!;
@@ -173,10 +192,15 @@ describe('placement: one actor per agent across runtime nodes', () => {
   it('drops a partition at once when its lease is taken from under it (fencing), and refuses to act on it', async () => {
     const partition = a().host!.leases.owned()[0]!;
     const agentId = Array.from({ length: 200 }, (_, i) => `fence-${i}`).find((id) => partitionOf(id, PARTITIONS) === partition)!;
+    // An operation is under way when the lease goes: its effect, behind the fence, must not happen.
+    gate = open();
+    const underWay = a().host!.serve(partition, 'fenced', { agentId });
     // Someone else writes the lease: node A's next renewal, checked against its revision, fails.
     const kv = await new Kvm(caller.connection).open('place');
     await kv.put(`p.${partition}`, JSON.stringify({ node: 'intruder' }));
     await waitFor('node A lets the partition go', () => !a().host!.leases.holds(partition), TTL_MS);
+    gate.release();
+    await assert.rejects(underWay, (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
     const ran = a().ran;
     await assert.rejects(a().host!.serve(partition, 'act', { agentId }), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
     assert.equal(a().ran, ran, 'the fenced-out node ran nothing');

@@ -91,6 +91,9 @@ describe('a nats-server restart', () => {
     );
     console.log(`# nats-server restart: every agent served again ${Date.now() - restarted} ms after the restart began`);
     await waitFor('all partitions held', () => held() === PARTITIONS, 5 * TTL_MS);
+    await new Promise((r) => setTimeout(r, 2 * TTL_MS));
+    assert.deepEqual(a.leases.liveNodes(), ['node-a', 'node-b'], 'node A still sees node B (its watches came back)');
+    assert.deepEqual(b.leases.liveNodes(), ['node-a', 'node-b'], 'node B still sees node A');
     // Ownership stays single: no partition is held by both nodes.
     assert.deepEqual(a.leases.owned().filter((p) => b.leases.holds(p)), []);
     assert.equal(await work.pending(), 5, 'work acked by the server before the restart is still there');

@@ -15,6 +15,11 @@ export const AGENT_SUBJECT = 'sb.agent';
 export interface AgentOperationContext {
   readonly actor: AgentActor;
   readonly store: Store;
+  /**
+   * Throws UNAVAILABLE when this process may no longer act for the agent (a cluster node that lost the
+   * agent's partition); a no-op in embedded mode. Call it before an effect that runs outside the mailbox.
+   */
+  readonly fence: () => void;
 }
 
 /** An operation on one agent, run inside its mailbox; it may return a Continuation to finish outside it. */
@@ -111,7 +116,7 @@ export class ActorSystem {
     const turn = target.enqueue(async () => {
       guard?.(agentId);
       if (target.state === undefined) target.state = (await this.options.store.agents.get(agentId)) ?? null;
-      return operation({ actor: target, store: this.options.store }, payload as Record<string, unknown>);
+      return operation({ actor: target, store: this.options.store, fence: () => guard?.(agentId) }, payload as Record<string, unknown>);
     });
     return turn.then((result) => (result instanceof Continuation ? result.run() : result));
   }
