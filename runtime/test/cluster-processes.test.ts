@@ -107,7 +107,7 @@ describe('runtime nodes in their own processes', () => {
     await waitFor('the nodes split the partitions', () => a.owned().length > 0 && b.owned().length > 0 && a.owned().length + b.owned().length === PARTITIONS, 5 * TTL_MS);
 
     const caller = await NatsBus.connect({ servers: server.url, name: 'gateway' });
-    const client = new AgentClient(caller, 3000, { partitions: PARTITIONS, retryUnavailableMs: 10_000 });
+    const client = new AgentClient(caller, 2000, { partitions: PARTITIONS, retryUnavailableMs: 10_000 });
     const agents = Array.from({ length: 24 }, (_, i) => `agent-${i}`);
     const onA = agents.filter((id) => a.owned().includes(partitionOf(id, PARTITIONS)));
     assert.ok(onA.length > 0);
@@ -131,7 +131,7 @@ describe('runtime nodes in their own processes', () => {
       killedAt = Date.now();
       appendFileSync(log, 'K node-a\n');
       const takeover = await waitFor('node B holds every partition', () => b.owned().length === PARTITIONS, TTL_MS + 4000);
-      // Calls in flight at the kill wait out their 3 s timeout; then every agent must be served again.
+      // Calls in flight at the kill wait out their 2 s timeout; then every agent must be served again.
       await waitFor('every agent served after the kill', () => agents.every((id) => results.some((r) => r.agent === id && r.node !== undefined && r.at > killedAt)), 8000);
       await new Promise((r) => setTimeout(r, 300));
       running = false;
@@ -150,7 +150,7 @@ describe('runtime nodes in their own processes', () => {
         worstGap = Math.max(worstGap, afterKill[0]!.at - killedAt);
       }
       console.log(`# kill -9: node B held all partitions ${takeover} ms after node A died; worst agent gap ${worstGap} ms (TTL ${TTL_MS} ms); ${results.length} calls, ${failures.length} timed out in flight`);
-      // An agent whose call was in flight at the kill waits for that call's 3 s timeout first.
+      // An agent whose call was in flight at the kill waits for that call's 2 s timeout first.
       assert.ok(worstGap <= 5000, `agents served again within 5 s (worst ${worstGap} ms)`);
       assert.deepEqual(overlaps(readFileSync(log, 'utf8')), []);
     } finally {
