@@ -11,9 +11,15 @@ export function configurationDoc(): string {
       return `| \`${key}\` | ${def} | ${schema.description ?? ''}${allowed ? ` One of ${allowed}.` : ''}${SECRET_SETTINGS.has(key) ? ' *Secret: never logged or shown.*' : ''} |`;
     },
   );
+  // Settings matched by a pattern (per-driver DRIVER_<NAME>_<KEY>) get one row each, named by the pattern's shape.
+  const patterns = Object.values((SettingsSchema as { patternProperties?: Record<string, { description?: string }> }).patternProperties ?? {}).map(
+    (schema) => `| \`DRIVER_<NAME>_<KEY>\` | (empty) | ${schema.description ?? ''} |`,
+  );
+  rows.push(...patterns);
   return `# Configuration
 
-Settings come from the environment and from an env file (\`./.env\` by default; \`--env-file\` to choose another).
+Settings come from the environment and from a settings file of \`KEY=value\` lines (\`./.env\` when present;
+\`--settings <file>\` names another, which must exist). [\`.env.example\`](../.env.example) lists every key with its default.
 The environment wins over the file, and command-line flags (\`--port\`, \`--host\`, \`--data-dir\`) win over both.
 Every value is checked against one schema at start-up; a bad value or an unknown key in the env file stops the start
 with a message that names the key. This page is generated from that schema (\`scripts/configuration-doc.ts\`).

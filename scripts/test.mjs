@@ -7,7 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const roots = ['sdk', 'runtime', 'gateway', 'drivers', 'admin-ui', 'test'];
+const roots = ['sdk', 'runtime', 'gateway', 'drivers', 'simulator', 'admin-ui', 'test'];
 const skip = new Set(['node_modules', 'dist', 'bench', 'data']);
 
 function collect(dir, out) {
@@ -29,6 +29,25 @@ if (files.length === 0) {
   console.error(`No test files match ${filters.join(' ') || 'the workspaces'}.`);
   process.exit(1);
 }
-const args = ['--conditions=switchboard-source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files];
-const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } });
+// A test may take three minutes at most; a file whose tests are done exits even if it leaked a handle,
+// and the whole run is stopped after WATCHDOG_MINUTES, so a hang fails CI instead of stalling it.
+const args = [
+  '--conditions=switchboard-source',
+  '--import',
+  'tsx',
+  '--test',
+  '--test-reporter=spec',
+  '--test-timeout=180000',
+  '--test-force-exit',
+  ...files,
+];
+const WATCHDOG_MINUTES = Number(process.env.TEST_WATCHDOG_MINUTES ?? 30);
+const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' }, detached: true });
+const watchdog = setTimeout(() => {
+  console.error(`\nThe test run passed ${WATCHDOG_MINUTES} minutes and was stopped: a test or a leaked handle hangs.`);
+  process.kill(-child.pid, 'SIGKILL');
+  process.exit(1);
+}, WATCHDOG_MINUTES * 60_000);
+watchdog.unref();
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.kill(-child.pid, signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -12,7 +12,10 @@ Options:
   --port <n>        TCP port (PORT, default 3000; 0 picks a free one)
   --host <addr>     interface to listen on (HOST, default 127.0.0.1)
   --data-dir <dir>  where the store and keys live (DATA_DIR, default ./data)
-  --env-file <path> settings file (default ./.env)
+  --settings <file> settings file of KEY=value lines (default ./.env, read when present;
+                    a file named here must exist). .env.example lists every key.
+  --env-file <file> the same as --settings. Node.js itself also reads any --env-file argument
+                    and exits when the file is missing, so prefer --settings.
   -h, --help        show this help
   -v, --version     print the version`;
 
@@ -24,6 +27,7 @@ async function main(argv: string[]): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string' },
       'data-dir': { type: 'string' },
+      settings: { type: 'string' },
       'env-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -38,10 +42,10 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  const envFile = values['env-file'] ?? './.env';
+  const named = values.settings ?? values['env-file'];
   const settings = loadSettings({
-    envFile,
-    requireEnvFile: values['env-file'] !== undefined,
+    envFile: named ?? './.env',
+    requireEnvFile: named !== undefined,
     env: process.env,
     overrides: { PORT: values.port, HOST: values.host, DATA_DIR: values['data-dir'] },
   });
@@ -86,7 +90,9 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`switchboard: ${message}\n`);
+    // The code names the failure for scripts and searches (DRIVER_CONFLICT, VALIDATION_FAILED...).
+    const code = typeof (err as { code?: unknown })?.code === 'string' ? `${(err as { code: string }).code}: ` : '';
+    process.stderr.write(`switchboard: ${code}${message}\n`);
     process.exit(1);
   },
 );

@@ -1,11 +1,10 @@
+import { hasProviderSettings } from './drivers/built-in.js';
 import type { Settings } from './settings/schema.js';
 
-/** Demo mode: forced by DEMO_MODE, or (auto) when no provider credentials are configured. */
+/** Demo mode: forced by DEMO_MODE, or (auto) when no provider is configured: no built-in credentials and no DRIVERS. */
 export function isDemoMode(settings: Settings): boolean {
   if (settings.DEMO_MODE !== 'auto') return settings.DEMO_MODE === 'true';
-  return (
-    !settings.TWILIO_ACCOUNT_SID && !settings.RESEND_API_KEY && !settings.LINE_CHANNEL_ACCESS_TOKEN && !settings.ELEVENLABS_API_KEY && !settings.DEEPGRAM_API_KEY
-  );
+  return !hasProviderSettings(settings);
 }
 
 /** Email domain demo mode uses when none is configured. */

@@ -8,11 +8,14 @@ import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
 import { UsageReports } from './billing/reports.js';
 import { Tariffs } from './billing/tariffs.js';
+import { DataDirLock } from './data-dir-lock.js';
 import { DeliveryService } from './delivery/delivery-service.js';
 import { Limiter } from './limits/limiter.js';
 import { defaultLimits } from './limits/limits.js';
 import { limitOperations } from './limits/operations.js';
-import { DriverSet, loadDriver, type DriverSpec, type PackageImporter } from './drivers/loader.js';
+import { driverSpecs } from './drivers/driver-settings.js';
+import { loadDriver, type DriverSpec, type PackageImporter } from './drivers/loader.js';
+import { DriverSet } from './drivers/registry.js';
 import { RuntimeEvents } from './events.js';
 import { ReadinessChecks } from './health.js';
 import type { Logger } from './logger.js';
@@ -56,6 +59,7 @@ export class Runtime {
   readonly voiceMessages: VoiceMessageStore;
   #publicBaseUrl = '';
   #audio: AudioWorkerPool | undefined;
+  #lock: DataDirLock | undefined;
   /** The partitions this node serves, in cluster mode. */
   placement: PartitionedActors | undefined;
   /** Printed once by the CLI when the first start generated the orchestrator token. */
@@ -106,6 +110,21 @@ export class Runtime {
   }
 
   static async start(options: RuntimeOptions): Promise<Runtime> {
+    const { settings, logger } = options;
+    // One server per data dir: a second one would keep its own limits and actors over the same store.
+    // Cluster nodes share their store by design; placement keeps one actor per agent among them.
+    const lock = options.placement ? undefined : await DataDirLock.acquire(settings.DATA_DIR);
+    try {
+      const runtime = await Runtime.#start(options);
+      runtime.#lock = lock;
+      return runtime;
+    } catch (err) {
+      await lock?.release();
+      throw err;
+    }
+  }
+
+  static async #start(options: RuntimeOptions): Promise<Runtime> {
     const { settings, logger } = options;
     const store = await openStore({ dataDir: settings.DATA_DIR, synchronous: settings.SQLITE_SYNCHRONOUS });
     logger.info({ dataDir: settings.DATA_DIR }, 'start-up: store open and migrated');
@@ -173,13 +192,30 @@ export class Runtime {
 
   /**
    * Connects the runtime to the outside once the gateway listens: loads the provider drivers by
-   * package name, registers their readiness probes, and re-drives deliveries left pending.
+   * package name (the configured built-in ones, then those DRIVERS names), chooses one per
+   * capability, registers their readiness probes, and re-drives deliveries left pending.
    */
   async attach(options: { publicBaseUrl: string; drivers: readonly DriverSpec[]; importer: PackageImporter }): Promise<void> {
     this.#publicBaseUrl = options.publicBaseUrl;
     const context: DriverContext = { logger: this.logger, publicBaseUrl: options.publicBaseUrl };
-    for (const spec of options.drivers) this.drivers.add(await loadDriver(spec, options.importer, context));
-    this.logger.info({ drivers: this.drivers.all.map((d) => d.manifest.name) }, 'start-up: drivers loaded');
+    const loaded = [];
+    try {
+      for (const spec of driverSpecs(options.drivers, this.settings.DRIVERS, this.settings)) loaded.push(await loadDriver(spec, options.importer, context));
+      const s = this.settings;
+      this.drivers.use(loaded, {
+        sms: s.SMS_DRIVER,
+        whatsapp: s.WHATSAPP_DRIVER,
+        email: s.EMAIL_DRIVER,
+        line: s.LINE_DRIVER,
+        voice: s.VOICE_DRIVER,
+        tts: s.TTS_DRIVER,
+        stt: s.STT_DRIVER,
+      });
+    } catch (err) {
+      await Promise.all(loaded.map((d) => d.close?.()));
+      throw err;
+    }
+    this.logger.info({ drivers: this.drivers.all.map((d) => `${d.manifest.name}@${d.manifest.version}`), chosen: this.drivers.chosen }, 'start-up: drivers loaded');
     const probe = (kind: string, channel: 'sms' | 'email' | 'voice') => {
       this.readiness.register(kind, async () => {
         const driver = this.drivers.for(channel);
@@ -192,14 +228,14 @@ export class Runtime {
     probe('telephony', 'sms');
     probe('email', 'email');
     this.readiness.register('tts', async () => {
-      const driver = this.drivers.all.find((d) => d.tts);
+      const driver = this.drivers.for('tts');
       if (!driver?.health) return 'disabled';
       const result = await driver.health();
       if (!result.ok) throw new Error(result.message);
       return 'ok';
     });
     // Stream-mode calls need the audio workers; starting them now keeps their start-up off the first call.
-    if (this.settings.VOICE_MODE === 'stream' && this.drivers.withCapability('stt')) await this.audio().ready();
+    if (this.settings.VOICE_MODE === 'stream' && this.drivers.for('stt')) await this.audio().ready();
     const pending = await this.delivery.recover();
     if (pending > 0) this.logger.info({ pending }, 're-driving deliveries left pending');
   }
@@ -218,6 +254,8 @@ export class Runtime {
     await this.drivers.close();
     await this.bus.close();
     await this.store.close();
+    await this.#lock?.release();
+    this.#lock = undefined;
   }
 
   async #fillPools(): Promise<void> {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { startSimulator, type Simulator } from '@switchboard/driver-simulator';
+import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
 import { NatsBus } from '../src/bus/nats-bus.js';
 import { partitionOf } from '../src/cluster/partitions.js';
 import { createLogger } from '../src/logger.js';

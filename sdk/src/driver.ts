@@ -1,3 +1,4 @@
+import type { SpeechCapability } from './capabilities.js';
 import type { Channel } from './channels.js';
 import type { SpeechRecognition, SpeechSynthesis, Telephony } from './voice.js';
 
@@ -13,7 +14,10 @@ export interface DriverManifest {
   readonly provider: string;
   /** semver range of `@switchboard/sdk` the driver was written against, e.g. `^0.1.0`. */
   readonly sdk: string;
+  /** The channels the driver carries (`voice` means it places and answers calls); empty for a speech-only driver. */
   readonly channels: readonly Channel[];
+  /** Speech services the driver offers stream-mode calls (`tts`, `stt`); a speech driver lists no `voice` channel. */
+  readonly speech?: readonly SpeechCapability[];
   /** JSON Schema of the driver's settings object; the runtime validates settings against it. */
   readonly settingsSchema: JsonSchema;
 }
@@ -131,6 +135,11 @@ export interface WebhookCapability {
   parse(request: WebhookRequest): InboundEvent[] | Promise<InboundEvent[]>;
   /** The acknowledgement the provider expects for this channel. */
   acknowledge(channel: Channel): WebhookAck;
+  /**
+   * Media types the provider posts webhooks as; the gateway answers 415 to others. When absent:
+   * `application/x-www-form-urlencoded` for sms and whatsapp (Twilio's), `application/json` otherwise.
+   */
+  readonly contentTypes?: readonly string[];
 }
 
 /** Outcome of a health probe. */
@@ -149,9 +158,9 @@ export interface Driver {
   health?(): Promise<HealthResult>;
   /** Voice calls (channel `voice`). */
   readonly telephony?: Telephony;
-  /** Text-to-speech. */
+  /** Text-to-speech (manifest `speech` lists `tts`). */
   readonly tts?: SpeechSynthesis;
-  /** Streaming speech-to-text. */
+  /** Streaming speech-to-text (manifest `speech` lists `stt`). */
   readonly stt?: SpeechRecognition;
   /** Tariff estimate in USD for one message when the provider reports no price. */
   estimateCost?(message: OutboundMessage, segments: number): number | null;

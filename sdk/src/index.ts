@@ -1,5 +1,7 @@
 export { CHANNELS, isChannel } from './channels.js';
 export type { Channel } from './channels.js';
+export { CAPABILITIES, SPEECH_CAPABILITIES, isCapability, manifestCapabilities } from './capabilities.js';
+export type { Capability, SpeechCapability } from './capabilities.js';
 export {
   ErrorCodes,
   SwitchboardError,
@@ -41,7 +43,7 @@ export type {
   CallStatusEvent,
 } from './voice.js';
 export { safeEqual, hmacSha256Base64, headerValue, signatureError, malformedPayload, providerError } from './signature.js';
-export { validateDriver } from './manifest.js';
+export { validateDriver, checkDriverCapabilities } from './manifest.js';
 export { countSegments } from './sms.js';
 export { wavFile } from './wav.js';
 export type { SegmentCount } from './sms.js';

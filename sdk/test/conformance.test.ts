@@ -24,7 +24,7 @@ function run(mode: string): Map<string, string> {
 
 /** Why the messaging-only memory driver skips a voice case. */
 function voiceSkip(name: string): string {
-  if (name === 'voice capabilities come with the voice channel') return 'the driver has no voice capability (tts, stt or telephony)';
+  if (name === 'voice capabilities match the manifest') return 'the driver has no voice capability (tts, stt or telephony)';
   if (/synthes|voices/.test(name)) return 'the driver has no tts capability';
   if (/recognition/.test(name)) return 'the driver has no stt capability';
   return 'the driver has no telephony capability';

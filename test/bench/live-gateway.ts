@@ -68,7 +68,7 @@ export async function startLiveGateway(
 export async function startSimulatorProcess(args: readonly string[]): Promise<{ server: ChildServer; sim: SimulatorProcess }> {
   const { server, match } = await spawnServer({
     name: 'simulator',
-    args: ['drivers/simulator/src/cli.ts', '--port', '0', '--json', ...args],
+    args: ['simulator/src/cli.ts', '--port', '0', '--json', ...args],
     ready: /^(\{.*\})$/m,
   });
   return { server, sim: JSON.parse(match[1]!) as SimulatorProcess };

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { probeWindow } from './cpu.js';
 import type { LoadSpec, Measurement } from './types.js';
 
 /** How long and how hard one load run drives its target. */
@@ -11,12 +12,14 @@ export interface LoadSettings {
 /** Warms the target up (JIT, pools, caches), then measures it; progress goes to stderr once a second. */
 export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<Measurement> {
   if (settings.warmupSeconds > 0) await drive(spec, settings, settings.warmupSeconds, 'warm-up');
+  const cpu = probeWindow(spec.cpu);
   const result = await drive(spec, settings, settings.durationSeconds, 'measure');
-  return toMeasurement(spec, result);
+  const measurement = toMeasurement(spec, result);
+  return cpu ? { ...measurement, cpu: cpu.end(result['2xx']) } : measurement;
 }
 
 function drive(spec: LoadSpec, settings: LoadSettings, seconds: number, phase: string): Promise<autocannon.Result> {
-  const { label, notes: _notes, connections = settings.connections, ...request } = spec;
+  const { label, notes: _notes, cpu: _cpu, connections = settings.connections, ...request } = spec;
   return new Promise((resolve, reject) => {
     let second = 0;
     let responses = 0;

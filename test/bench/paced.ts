@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { probeWindow } from './cpu.js';
 import type { LoadSettings } from './load.js';
 import type { Measurement, PacedSpec } from './types.js';
 
@@ -14,7 +15,9 @@ const REQUEST_TIMEOUT_MS = 10_000;
  */
 export async function runPaced(spec: PacedSpec, settings: LoadSettings): Promise<Measurement> {
   if (settings.warmupSeconds > 0) await pace(spec, settings.warmupSeconds, 'warm-up');
-  return pace(spec, settings.durationSeconds, 'measure');
+  const cpu = probeWindow(spec.cpu);
+  const measurement = await pace(spec, settings.durationSeconds, 'measure');
+  return cpu ? { ...measurement, cpu: cpu.end(Math.round(measurement.rate * measurement.durationSeconds)) } : measurement;
 }
 
 async function pace(spec: PacedSpec, seconds: number, phase: string): Promise<Measurement> {

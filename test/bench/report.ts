@@ -1,3 +1,4 @@
+import { cpuPerUnit, formatCpuLoad, formatCpuPerUnit } from './cpu.js';
 import { NODE_HTTP_LABEL, UWS_LABEL } from './scenarios/baseline.js';
 import type { Measurement, Target } from './types.js';
 
@@ -6,6 +7,10 @@ export interface ReportRow extends Measurement {
   readonly scenario: string;
   readonly ratioToUws: number | null;
   readonly ratioToNodeHttp: number | null;
+  /** Rate as a fraction of the row's floor (same run), when it names one. */
+  readonly ratioToFloor: number | null;
+  /** CPU per unit of work in the row's scale (µs, or ms per call-second), when measured. */
+  readonly cpuPerUnit: number | null;
   /** Non-2xx responses plus requests that got no response. */
   readonly errors: number;
   readonly target?: string;
@@ -30,7 +35,16 @@ export function buildRows(outcomes: readonly ScenarioOutcome[]): ReportRow[] {
     measurements.map(({ ownTarget, reference, ...m }) => {
       const errors = Object.values(m.non2xx).reduce((a, b) => a + b, 0) + m.socketErrors;
       const ratioToUws = uws ? m.rate / uws : null;
-      const row = { ...m, scenario, ratioToUws, ratioToNodeHttp: node ? m.rate / node : null, errors };
+      const floorRate = m.floor ? all.find((f) => f.label === m.floor)?.rate : undefined;
+      const row = {
+        ...m,
+        scenario,
+        ratioToUws,
+        ratioToNodeHttp: node ? m.rate / node : null,
+        ratioToFloor: floorRate ? m.rate / floorRate : null,
+        cpuPerUnit: m.cpu ? cpuPerUnit(m.cpu) : null,
+        errors,
+      };
       const judged = ownTarget ?? target;
       if (!judged || reference) return row;
       const missed = missedBy(judged, row);
@@ -58,6 +72,7 @@ function notesOf(row: ReportRow): string {
   const codes = Object.entries(row.non2xx).map(([code, n]) => `${code}×${n}`);
   if (codes.length) parts.push(`non-2xx ${codes.join(' ')}`);
   if (row.socketErrors) parts.push(`${row.socketErrors} socket errors/timeouts`);
+  if (row.cpu) parts.push(formatCpuLoad(row.cpu));
   if (row.target) parts.push(row.targetMet ? `target met (${row.target})` : `target MISSED: ${row.missed!.join(', ')} (${row.target})`);
   if (row.notes) parts.push(row.notes);
   return parts.join('; ');
@@ -65,10 +80,21 @@ function notesOf(row: ReportRow): string {
 
 /** The table's cells, header first: used for stdout and for BENCHMARKS.md. */
 export function tableCells(rows: readonly ReportRow[]): string[][] {
-  const header = ['scenario', 'rate (req/s)', 'p50 (ms)', 'p99 (ms)', 'vs uWS', 'vs node:http', 'errors', 'notes / target'];
+  const header = ['scenario', 'CPU per unit', 'rate (/s)', 'vs floor', 'p50 (ms)', 'p99 (ms)', 'vs uWS', 'vs node:http', 'errors', 'notes / target'];
   return [
     header,
-    ...rows.map((r) => [r.label, fmtRate(r.rate), fmtMs(r.p50Ms), fmtMs(r.p99Ms), fmtRatio(r.ratioToUws), fmtRatio(r.ratioToNodeHttp), String(r.errors), notesOf(r)]),
+    ...rows.map((r) => [
+      r.label,
+      formatCpuPerUnit(r.cpu),
+      fmtRate(r.rate),
+      fmtRatio(r.ratioToFloor),
+      fmtMs(r.p50Ms),
+      fmtMs(r.p99Ms),
+      fmtRatio(r.ratioToUws),
+      fmtRatio(r.ratioToNodeHttp),
+      String(r.errors),
+      notesOf(r),
+    ]),
   ];
 }
 

@@ -23,6 +23,33 @@ export interface LoadSpec
   readonly connections?: number;
   /** Free text shown in the notes column. */
   readonly notes?: string;
+  /** Whose CPU the measured window charges to each successful response (the server under test). */
+  readonly cpu?: CpuProbe;
+}
+
+/** A process whose CPU a load run reads over its measured window, and what one unit of its work is called. */
+export interface CpuProbe {
+  /** The process (the server under test, in a child process of its own): its counters cover all its threads. */
+  readonly pid: number;
+  /** One unit of work, singular: "request", "webhook", "send". */
+  readonly unit: string;
+  /** Whose CPU it is, for the notes; default "server". */
+  readonly whose?: string;
+}
+
+/** CPU time one process spent over a measured window, and the work it did in that window. */
+export interface CpuPerUnit {
+  /** "server", "floor server", "load process (twilio SDK)", … */
+  readonly whose: string;
+  /** User + system CPU time over the window, every thread. */
+  readonly cpuSeconds: number;
+  readonly windowSeconds: number;
+  /** Units of work done in the window: successful responses, notifications, call-seconds. */
+  readonly units: number;
+  /** One unit, singular: "webhook", "call-second". */
+  readonly unit: string;
+  /** How the table shows CPU per unit; default µs. */
+  readonly scale?: 'µs' | 'ms';
 }
 
 /** An open-loop run at a fixed rate (see paced.ts): the request to send next, built per request. */
@@ -35,6 +62,8 @@ export interface PacedSpec {
   next(): { method: string; path: string; headers: Record<string, string>; body?: string };
   onResponse?(status: number): void;
   readonly notes?: string;
+  /** Whose CPU the measured window charges to each successful response (the server under test). */
+  readonly cpu?: CpuProbe;
 }
 
 /** What one load run measured. */
@@ -57,6 +86,10 @@ export interface Measurement {
   readonly ownTarget?: Target;
   /** A reference row (a floor to compare with), judged against no target. */
   readonly reference?: boolean;
+  /** CPU time spent per unit of work over the measured window: the headline figure, steadier than rates. */
+  readonly cpu?: CpuPerUnit;
+  /** Label of the reference row (same run) whose rate this row is a fraction of. */
+  readonly floor?: string;
 }
 
 /** The real Switchboard server a scenario runs against (one per scenario, fresh data dir). */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type Gateway } from '@switchboard/gateway';
-import type { Simulator } from '@switchboard/driver-simulator';
+import type { Simulator } from '@switchboard/provider-simulator';
 import { createLogger, loadSettings, type Logger } from '@switchboard/runtime';
 
 /** A gateway on a random loopback port with a fresh data dir, and its tokens. */

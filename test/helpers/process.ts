@@ -24,7 +24,11 @@ export async function startServerProcess(args: string[], env: Record<string, str
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    // Generous: a tsx start from source on a loaded 2-core machine was measured at 40-55 s.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within 60 s:\n${output}`));
+    }, 60_000);
     const check = () => {
       const m = /API:\s+(http:\/\/[^/\s]+)\/api\/v1/.exec(output);
       if (m) {

@@ -10,7 +10,8 @@ export const manifest: DriverManifest = {
   version: '0.1.0',
   provider: 'deepgram',
   sdk: '^0.1.0',
-  channels: ['voice'],
+  channels: [],
+  speech: ['stt'],
   settingsSchema,
 };
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { encodeMulaw, pcm16le, startSimulator, synthesizeSpeech, type Simulator } from '@switchboard/driver-simulator';
+import { encodeMulaw, pcm16le, startSimulator, synthesizeSpeech, type Simulator } from '@switchboard/provider-simulator';
 import type { Driver } from '@switchboard/sdk';
 import { describeDriverConformance } from '@switchboard/sdk/testing';
 import driver, { environmentOf, type DeepgramSettings } from '../src/index.js';

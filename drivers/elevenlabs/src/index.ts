@@ -10,7 +10,8 @@ export const manifest: DriverManifest = {
   version: '0.1.0',
   provider: 'elevenlabs',
   sdk: '^0.1.0',
-  channels: ['voice'],
+  channels: [],
+  speech: ['tts'],
   settingsSchema,
 };
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decodeMulaw, speechDurationMs, startSimulator, type Simulator } from '@switchboard/driver-simulator';
+import { decodeMulaw, speechDurationMs, startSimulator, type Simulator } from '@switchboard/provider-simulator';
 import type { Driver } from '@switchboard/sdk';
 import { describeDriverConformance } from '@switchboard/sdk/testing';
 import driver, { DEFAULT_MODEL_ID, DEFAULT_VOICE_ID, type ElevenLabsSettings } from '../src/index.js';

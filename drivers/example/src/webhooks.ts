@@ -16,6 +16,8 @@ export function exampleWebhooks(webhookSecret: string): WebhookCapability {
     verify: (request) => verifyWebhook(webhookSecret, request),
     parse: (request) => parse(request.rawBody),
     acknowledge: () => ({ contentType: 'application/json', body: '{"received":true}' }),
+    // The provider posts JSON on the sms channel, where the gateway otherwise expects Twilio's form bodies.
+    contentTypes: ['application/json'],
   };
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, type Simulator } from '@switchboard/driver-simulator';
+import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
 import { validateDriver, type Driver, type WebhookRequest } from '@switchboard/sdk';
 import { describeDriverConformance, startWebhookReceiver, type WebhookReceiver } from '@switchboard/sdk/testing';
 import driver, { describeMessage, retryKeyOf, type LineSettings } from '../src/index.js';

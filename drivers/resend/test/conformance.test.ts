@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, type Simulator } from '@switchboard/driver-simulator';
+import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
 import type { Driver, WebhookRequest } from '@switchboard/sdk';
 import { describeDriverConformance, startWebhookReceiver, type WebhookReceiver } from '@switchboard/sdk/testing';
 import { Webhook } from 'svix';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, type Simulator } from '@switchboard/driver-simulator';
+import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
 import type { CallStep, Driver, WebhookRequest } from '@switchboard/sdk';
 import { assertWellFormedXml } from '@switchboard/sdk/testing';
 import twilio from 'twilio';

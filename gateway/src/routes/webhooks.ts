@@ -23,7 +23,8 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
       tag: 'Webhooks',
       auth: 'public',
       bodyLimit: 'webhook',
-      rawBody: channel === 'sms' || channel === 'whatsapp' ? ['application/x-www-form-urlencoded'] : ['application/json'],
+      // The chosen driver says how its provider posts; Twilio-style form bodies on sms and whatsapp, JSON elsewhere, when it does not.
+      rawBody: [...(deps.runtime.drivers.for(channel)?.webhooks?.contentTypes ?? (channel === 'sms' || channel === 'whatsapp' ? ['application/x-www-form-urlencoded'] : ['application/json']))],
       responses: {
         200: WebhookAcks[channel],
         ...errorResponses(403, 404, 413, 415, 502),

@@ -128,6 +128,12 @@ export class AudioWorkerPool implements InboundAudioSink {
     this.builder.remove(call);
   }
 
+  /** @internal */
+  handled(arrivedAt: number): void {
+    this.stats.frames++;
+    this.options.onFrameDelay?.((performance.now() - arrivedAt) / 1000);
+  }
+
   /** decodeAndDetect: decodes the waiting frames as one batch (in a worker, or inline when small); VAD runs per call on delivery. */
   private flush(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);

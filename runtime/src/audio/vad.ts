@@ -2,6 +2,7 @@
 // onsets, a minimum speech duration (clicks are ignored) and a hangover (pauses between words do
 // not end the utterance). Features are computed per frame (cheap, stateless: fit for a worker);
 // the detector is a tiny state machine per call.
+import { mulawToLinear } from './g711.js';
 
 /** What the detector needs from one frame. */
 export interface FrameFeatures {
@@ -26,6 +27,37 @@ export function frameFeatures(pcm: Int16Array, start = 0, end = pcm.length): Fra
     power += s * s;
     if ((s >= 0) !== (previous >= 0)) crossings++;
     previous = s;
+  }
+  const mean = power / n / (32768 * 32768);
+  return { energyDb: mean > 1e-10 ? 10 * Math.log10(mean) : SILENCE_DB, zeroCrossingRate: crossings / n };
+}
+
+// What frameFeatures needs of a decoded μ-law sample, per byte: its square (exact as a double, so
+// sums match the decoded path bit for bit) and whether it is ≥ 0 (0x7f and 0xff both decode to 0).
+const MULAW_SQUARE = new Float64Array(256);
+const MULAW_NON_NEGATIVE = new Uint8Array(256);
+for (let code = 0; code < 256; code++) {
+  const sample = mulawToLinear(code);
+  MULAW_SQUARE[code] = sample * sample;
+  MULAW_NON_NEGATIVE[code] = sample >= 0 ? 1 : 0;
+}
+
+/**
+ * The features of μ-law bytes [start, end), without decoding them: equal to `frameFeatures` of the
+ * decoded samples (same sums, same signs), for callers that want VAD and no PCM.
+ */
+export function mulawFrameFeatures(mulaw: Uint8Array, start = 0, end = mulaw.length): FrameFeatures {
+  const n = end - start;
+  if (n <= 0) return { energyDb: SILENCE_DB, zeroCrossingRate: 0 };
+  let power = 0;
+  let crossings = 0;
+  let previous = MULAW_NON_NEGATIVE[mulaw[start]!]!;
+  for (let i = start; i < end; i++) {
+    const code = mulaw[i]!;
+    power += MULAW_SQUARE[code]!;
+    const sign = MULAW_NON_NEGATIVE[code]!;
+    if (sign !== previous) crossings++;
+    previous = sign;
   }
   const mean = power / n / (32768 * 32768);
   return { energyDb: mean > 1e-10 ? 10 * Math.log10(mean) : SILENCE_DB, zeroCrossingRate: crossings / n };

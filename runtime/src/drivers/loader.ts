@@ -1,26 +1,35 @@
+import semver from 'semver';
 import {
   ErrorCodes,
+  SDK_VERSION,
   SwitchboardError,
+  checkDriverCapabilities,
   validateDriver,
-  type Channel,
   type Driver,
   type DriverContext,
   type DriverModule,
 } from '@switchboard/sdk';
+import { settingsFromEnv } from './driver-settings.js';
 
 /** A driver to load: its package name and its settings. */
 export interface DriverSpec {
   readonly packageName: string;
+  /** Settings already in the driver's own shape (built-in settings such as TWILIO_*, or demo mode's). */
   readonly settings: Record<string, unknown>;
+  /** `DRIVER_<NAME>_<KEY>` values by their full setting name; read through the manifest's settings schema, they win over `settings`. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The `<NAME>` of those settings, e.g. `EXAMPLE` for `@switchboard/driver-example`. */
+  readonly settingsName?: string;
 }
 
 /** Imports a package by name; the caller's resolution decides where drivers are installed. */
 export type PackageImporter = (packageName: string) => Promise<unknown>;
 
 /**
- * Loads a driver by package name: imports it, checks its sdk range and settings with the sdk's own
- * `validateDriver`, and creates it. Refuses with DRIVER_NOT_FOUND, DRIVER_INCOMPATIBLE or
- * DRIVER_SETTINGS_INVALID, never with a bare import error.
+ * Loads a driver by package name: imports it, checks that the manifest names the package it was
+ * imported from and that its sdk range includes this runtime's sdk version, validates its settings
+ * against the manifest's schema, creates it, and checks that it offers what it declares. Refuses with
+ * DRIVER_NOT_FOUND, DRIVER_INCOMPATIBLE or DRIVER_SETTINGS_INVALID, never with a bare import error.
  */
 export async function loadDriver(spec: DriverSpec, importer: PackageImporter, context: DriverContext): Promise<Driver> {
   let imported: unknown;
@@ -31,46 +40,41 @@ export async function loadDriver(spec: DriverSpec, importer: PackageImporter, co
       cause: err,
     });
   }
-  const module = ((imported as { default?: unknown }).default ?? (imported as { driver?: unknown }).driver) as DriverModule;
-  const settings = validateDriver(module, spec.settings);
-  return module.create(settings, context);
+  const exports = (imported ?? {}) as { default?: unknown; driver?: unknown };
+  const module = (exports.default ?? exports.driver) as DriverModule | undefined;
+  if (!module || typeof module !== 'object' || typeof module.create !== 'function' || typeof module.manifest !== 'object' || module.manifest === null) {
+    throw new SwitchboardError(
+      ErrorCodes.DRIVER_INCOMPATIBLE,
+      `Package ${spec.packageName} does not export a driver; its default export must be the result of defineDriver() from @switchboard/sdk.`,
+    );
+  }
+  const { manifest } = module;
+  if (manifest.name !== spec.packageName) {
+    throw new SwitchboardError(
+      ErrorCodes.DRIVER_INCOMPATIBLE,
+      `Package ${spec.packageName} exports a driver named ${String(manifest.name)}; a driver's manifest.name must be its package name.`,
+    );
+  }
+  checkSdkRange(manifest.name, manifest.sdk);
+  const fromEnv = spec.env ? settingsFromEnv(spec.env, manifest, spec.settingsName ?? '') : {};
+  const settings = validateDriver(module, { ...spec.settings, ...fromEnv });
+  const driver = await module.create(settings, context);
+  if (driver?.manifest?.name !== manifest.name) {
+    throw new SwitchboardError(ErrorCodes.DRIVER_INCOMPATIBLE, `Driver ${manifest.name} created an object without its manifest; create() must return { manifest, ... }.`);
+  }
+  checkDriverCapabilities(driver);
+  return driver;
 }
 
-/** The drivers serving each channel. */
-export class DriverSet {
-  readonly #byChannel = new Map<Channel, Driver>();
-  readonly #all: Driver[] = [];
-
-  add(driver: Driver): void {
-    this.#all.push(driver);
-    for (const channel of driver.manifest.channels) if (!this.#byChannel.has(channel)) this.#byChannel.set(channel, driver);
+/** Refuses a driver whose declared `@switchboard/sdk` range does not include the sdk this runtime speaks. */
+export function checkSdkRange(name: string, range: unknown, sdkVersion: string = SDK_VERSION): void {
+  if (typeof range !== 'string' || !semver.validRange(range)) {
+    throw new SwitchboardError(ErrorCodes.DRIVER_INCOMPATIBLE, `Driver ${name} declares sdk ${String(range)}, which is not a semver range such as ^${sdkVersion}.`);
   }
-
-  /** The driver for a channel, or undefined when no provider is configured for it. */
-  for(channel: Channel): Driver | undefined {
-    return this.#byChannel.get(channel);
-  }
-
-  /** The driver for a channel, or UNAVAILABLE naming what to configure. */
-  require(channel: Channel): Driver {
-    const driver = this.#byChannel.get(channel);
-    if (!driver) {
-      throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `No provider is configured for ${channel}; set its credentials (see docs/configuration.md).`);
-    }
-    return driver;
-  }
-
-  /** The first driver offering a capability (telephony, tts, stt), if any. */
-  withCapability<K extends 'telephony' | 'tts' | 'stt'>(capability: K): NonNullable<Driver[K]> | undefined {
-    for (const driver of this.#all) if (driver[capability]) return driver[capability] as NonNullable<Driver[K]>;
-    return undefined;
-  }
-
-  get all(): readonly Driver[] {
-    return this.#all;
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.#all.map((d) => d.close?.()));
+  if (!semver.satisfies(sdkVersion, range, { includePrerelease: true })) {
+    throw new SwitchboardError(
+      ErrorCodes.DRIVER_INCOMPATIBLE,
+      `Driver ${name} supports @switchboard/sdk ${range}, but this Switchboard speaks ${sdkVersion}; install a version of the driver built for it.`,
+    );
   }
 }

@@ -1,7 +1,7 @@
 import type { Tariffs } from '../billing/tariffs.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { Limiter } from '../limits/limiter.js';
-import type { DriverSet } from '../drivers/loader.js';
+import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { Ajv } from 'ajv';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import { SETTING_KEYS, SettingsSchema, type Settings } from './schema.js';
+import { SettingsSchema, isSettingKey, type Settings } from './schema.js';
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false });
 const validate = ajv.compile<Settings>(SettingsSchema);
@@ -27,7 +27,7 @@ export function loadSettings(options: LoadSettingsOptions = {}): Settings {
   if (options.envFile && existsSync(options.envFile)) {
     const parsed = parseEnv(readFileSync(options.envFile, 'utf8'));
     for (const [key, value] of Object.entries(parsed)) {
-      if (!SETTING_KEYS.includes(key)) {
+      if (!isSettingKey(key)) {
         throw new SwitchboardError(
           ErrorCodes.VALIDATION_FAILED,
           `Unknown setting ${key} in ${options.envFile}; known settings are listed in docs/configuration.md.`,
@@ -36,12 +36,14 @@ export function loadSettings(options: LoadSettingsOptions = {}): Settings {
       raw[key] = value;
     }
   } else if (options.requireEnvFile) {
-    throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `Env file ${options.envFile} does not exist.`);
+    throw new SwitchboardError(
+      ErrorCodes.VALIDATION_FAILED,
+      `Settings file ${options.envFile} does not exist. Create it (.env.example lists every setting), or leave the option out to use ./.env when present.`,
+    );
   }
   const env = options.env ?? {};
-  for (const key of SETTING_KEYS) {
-    const value = env[key];
-    if (value !== undefined) raw[key] = value;
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && isSettingKey(key)) raw[key] = value;
   }
   for (const [key, value] of Object.entries(options.overrides ?? {})) {
     if (value !== undefined) raw[key] = value;

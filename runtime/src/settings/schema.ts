@@ -3,6 +3,28 @@ import { Type, type Static } from '@sinclair/typebox';
 const csv = (description: string) => Type.String({ default: '', description });
 const secret = (description: string) => Type.String({ default: '', description, secret: true });
 
+/** Per-driver settings: `DRIVER_<NAME>_<KEY>`, checked against the driver's own schema when it loads. */
+export const DRIVER_SETTING_PATTERN = '^DRIVER_[A-Z0-9]+(_[A-Z0-9]+)+$';
+
+/** `SMS_DRIVER`, `TTS_DRIVER`...: which driver serves a capability when several loaded drivers offer it. */
+function driverChoices() {
+  const choice = (capability: string) =>
+    Type.String({
+      default: '',
+      pattern: '^$|^\\S+$',
+      description: `The driver that serves ${capability} when several loaded drivers offer it: a package name, or a driver's settings name (\`twilio\`). Unset with two candidates, the start stops with DRIVER_CONFLICT.`,
+    });
+  return {
+    SMS_DRIVER: choice('sms'),
+    WHATSAPP_DRIVER: choice('whatsapp'),
+    EMAIL_DRIVER: choice('email'),
+    LINE_DRIVER: choice('the line (chat) channel'),
+    VOICE_DRIVER: choice('voice calls'),
+    TTS_DRIVER: choice('text-to-speech (tts)'),
+    STT_DRIVER: choice('speech-to-text (stt)'),
+  };
+}
+
 /**
  * Every setting Switchboard reads, by its environment name. One schema validates the environment
  * and the env file at start-up, feeds the admin API's save route, and documents the keys.
@@ -33,7 +55,7 @@ export const SettingsSchema = Type.Object(
     ),
     DEMO_MODE: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], {
       default: 'auto',
-      description: 'auto: demo mode when no provider credentials are set; true/false force it.',
+      description: 'auto: demo mode when no provider credentials and no DRIVERS are set; true/false force it.',
     }),
     ORCHESTRATOR_TOKEN: secret('Orchestrator token; generated, stored and printed once at first start when empty.'),
     SECRET_KEY: secret('32-byte key (base64 or hex) that encrypts secrets at rest; generated under DATA_DIR when empty.'),
@@ -92,8 +114,23 @@ export const SettingsSchema = Type.Object(
     DEEPGRAM_API_KEY: secret('Deepgram API key (speech-to-text for stream-mode calls).'),
     DEEPGRAM_BASE_URL: Type.String({ default: '', pattern: '^$|^(https?|wss?)://\\S+$', description: 'Override of the Deepgram API origin.' }),
     ELEVENLABS_BASE_URL: Type.String({ default: '', pattern: '^$|^https?://\\S+$', description: 'Override of the ElevenLabs API base URL.' }),
+    DRIVERS: Type.String({
+      default: '',
+      pattern: '^[\\s,]*$|^[\\s,]*(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*([\\s,]+(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*)*[\\s,]*$',
+      description:
+        'Further driver packages to load, comma-separated npm package names (installed next to Switchboard or in the working directory), e.g. `@acme/switchboard-driver-fax`. Each reads its settings from `DRIVER_<NAME>_<KEY>`; setting DRIVERS turns demo mode off (auto).',
+    }),
+    ...driverChoices(),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    patternProperties: {
+      [DRIVER_SETTING_PATTERN]: Type.String({
+        description:
+          'A setting of a driver: `<NAME>` is its package name without scope and `driver-` prefix, upper-cased (`@acme/switchboard-driver-fax` → `FAX`), `<KEY>` a property of its settings schema in upper snake case (`apiKey` → `API_KEY`). Numbers and booleans are converted, arrays and objects are JSON; the driver\'s schema validates them.',
+      }),
+    },
+  },
 );
 
 /** Validated, frozen settings. */
@@ -106,5 +143,12 @@ export const SECRET_SETTINGS: ReadonlySet<string> = new Set(
     .map(([key]) => key),
 );
 
-/** Names of every known setting. */
+/** Names of every known setting (`DRIVER_<NAME>_<KEY>` settings are matched by {@link isSettingKey}). */
 export const SETTING_KEYS: readonly string[] = Object.keys(SettingsSchema.properties);
+
+const driverSetting = new RegExp(DRIVER_SETTING_PATTERN);
+
+/** True for a known setting name or a per-driver `DRIVER_<NAME>_<KEY>` one. */
+export function isSettingKey(key: string): boolean {
+  return SETTING_KEYS.includes(key) || driverSetting.test(key);
+}

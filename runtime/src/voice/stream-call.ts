@@ -9,9 +9,10 @@ import type { VoiceService } from './voice-service.js';
 
 /**
  * A call in stream mode: Twilio Media Streams carries 8 kHz μ-law both ways and Switchboard does the
- * speech. Inbound frames are decoded in the audio worker pool, voice activity finds the end of each
- * utterance, the speech-to-text driver transcribes it, and the agent's reply is synthesised, cut into
- * 20 ms frames and paced out in real time with a mark after each reply. Caller speech during playback
+ * speech. Each inbound payload is decoded from base64 once: speech-to-text takes the μ-law bytes as
+ * they are, and voice activity, computed from the same bytes (no PCM is made), finds the end of each
+ * utterance, which the speech-to-text driver then finalizes. The agent's reply is synthesised, cut
+ * into 20 ms frames and paced out in real time with a mark after each reply. Caller speech during playback
  * (barge-in) stops the rest of the reply and sends `clear`.
  */
 export class StreamCall extends MediaCall {
@@ -46,8 +47,10 @@ export class StreamCall extends MediaCall {
       case 'media': {
         const payload = (message.media as { payload?: string } | undefined)?.payload;
         if (!payload || !this.#audio?.isOpen) return;
-        this.#recognition?.write(Buffer.from(payload, 'base64'));
-        this.#audio.push(payload);
+        // Decoded once: speech-to-text keeps these bytes, VAD reads them on the spot.
+        const mulaw = Buffer.from(payload, 'base64');
+        this.#recognition?.write(mulaw);
+        this.#audio.push(mulaw);
         return;
       }
       case 'dtmf': {
@@ -85,11 +88,14 @@ export class StreamCall extends MediaCall {
   async #start(start: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> } | undefined): Promise<void> {
     this.#streamSid = start?.streamSid ?? '';
     this.#pacer = new FramePacer({
-      send: (frame) => this.#send({ event: 'media', streamSid: this.#streamSid, media: { payload: Buffer.from(frame).toString('base64') } }),
+      // A view on the frame's memory, not a copy: it is only read to make the base64.
+      send: (frame) => this.#send({ event: 'media', streamSid: this.#streamSid, media: { payload: Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength).toString('base64') } }),
       mark: (name) => this.#send({ event: 'mark', streamSid: this.#streamSid, mark: { name } }),
     });
     this.#recognition = await this.voice.stt().open({ encoding: 'mulaw', sampleRate: 8000, ...(this.session?.language ? { language: this.session.language } : {}) });
     this.#audio = this.pool.openCall({
+      // Speech-to-text takes the μ-law as it is; only VAD's events are read here, so no PCM is made.
+      pcm: false,
       onAudio: (audio) => {
         for (const event of audio.events) {
           if (event.type === 'speech-start' && this.#pacer?.playing) this.#bargeIn();

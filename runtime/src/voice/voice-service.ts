@@ -1,6 +1,6 @@
 import { ErrorCodes, SwitchboardError, type Driver, type WebhookRequest } from '@switchboard/sdk';
 import type { DeliveryService } from '../delivery/delivery-service.js';
-import type { DriverSet } from '../drivers/loader.js';
+import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
@@ -44,26 +44,26 @@ export class VoiceService {
   /** The driver that places calls and whose webhooks voice requests are verified with. */
   /** The telephony driver's package name, for logs; undefined when none is configured. */
   telephonyDriverName(): string | undefined {
-    return this.drivers.all.find((d) => d.telephony)?.manifest.name;
+    return this.drivers.for('voice')?.manifest.name;
   }
 
   telephonyDriver(): Driver & { telephony: NonNullable<Driver['telephony']> } {
-    const driver = this.drivers.all.find((d) => d.telephony);
-    if (!driver?.telephony) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No telephony provider is configured; set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN.');
+    const driver = this.drivers.for('voice');
+    if (!driver?.telephony) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No telephony provider is configured; set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN, or add a driver offering voice to DRIVERS.');
     return driver as Driver & { telephony: NonNullable<Driver['telephony']> };
   }
 
   /** Text-to-speech, or UNAVAILABLE naming what to configure. */
   tts(): NonNullable<Driver['tts']> {
-    const tts = this.drivers.withCapability('tts');
-    if (!tts) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No text-to-speech provider is configured; set ELEVENLABS_API_KEY.');
+    const tts = this.drivers.for('tts')?.tts;
+    if (!tts) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No text-to-speech provider is configured; set ELEVENLABS_API_KEY, or add a driver offering tts to DRIVERS.');
     return tts;
   }
 
   /** Speech-to-text, or UNAVAILABLE naming what to configure. */
   stt(): NonNullable<Driver['stt']> {
-    const stt = this.drivers.withCapability('stt');
-    if (!stt) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No speech-to-text provider is configured; set DEEPGRAM_API_KEY.');
+    const stt = this.drivers.for('stt')?.stt;
+    if (!stt) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No speech-to-text provider is configured; set DEEPGRAM_API_KEY, or add a driver offering stt to DRIVERS.');
     return stt;
   }
 
@@ -124,7 +124,7 @@ export class VoiceService {
 
   /** Starts a live call's dialogue once its media connection is up. */
   dialogue(session: CallSession, agent: AgentRecord): CallDialogue {
-    const bridge = this.drivers.all.some((d) => d.telephony);
+    const bridge = this.drivers.for('voice') !== undefined;
     const taken = (s: CallSession, message: string) =>
       s.direction === 'outbound' && s.purpose.kind === 'conversation' ? this.#replyTaken(s, agent, message) : this.#voicemail(s, agent, message);
     return new CallDialogue(session, agent, this.turns, taken, bridge);

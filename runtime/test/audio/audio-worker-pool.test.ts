@@ -164,6 +164,41 @@ describe('audio worker pool', () => {
     assert.match(String(errors[0]), /handler broke/);
   });
 
+  it('a call that wants no PCM gets the same VAD events from its μ-law on arrival, with nothing batched or decoded', () => {
+    const scripts = Array.from({ length: 6 }, (_, i) => script(i, 8000));
+    const received = scripts.map((): Received => ({ pcm: [], events: [], frames: 0 }));
+    const calls = scripts.map((_, i) =>
+      pool.openCall({
+        pcm: false,
+        onAudio: (audio) => {
+          assert.equal(audio.pcm.length, 0);
+          received[i]!.events.push(...audio.events);
+          received[i]!.frames += audio.frames;
+        },
+      }),
+    );
+    const before = { ...pool.stats };
+    delays.length = 0;
+    let total = 0;
+    for (let f = 0; f < scripts[0]!.mulaw.length / FRAME + 40; f++) {
+      calls.forEach((call, i) => {
+        const frame = scripts[i]!.mulaw.subarray(f * FRAME, (f + 1) * FRAME);
+        if (frame.length === 0) return;
+        // As base64 payloads and as raw bytes, like the batched path takes them.
+        call.push(i % 2 === 0 ? Buffer.from(frame).toString('base64') : frame);
+        total++;
+      });
+    }
+    // Synchronous: every event is out before push returns, and the same as VAD on the decoded PCM.
+    scripts.forEach((s, i) => assert.deepEqual(received[i]!.events, s.expectedEvents, `call ${i}`));
+    assert.ok(scripts.some((s) => s.expectedEvents.length >= 2), 'the scripts contain speech');
+    assert.equal(pool.stats.batches, before.batches, 'no batch was built');
+    assert.equal(pool.stats.frames, before.frames + total);
+    assert.equal(delays.length, total, 'every frame is observed by the frame-delay metric');
+    calls.forEach((call) => call.close());
+    assert.throws(() => calls[0]!.push(new Uint8Array(FRAME)), (err) => hasErrorCode(err, 'CONFLICT'));
+  });
+
   it('decodes 8 kHz batches inline unless full, sends resampling batches to a worker, and closes cleanly', async () => {
     const narrow: Received = { pcm: [], events: [], frames: 0 };
     const wide: Received = { pcm: [], events: [], frames: 0 };

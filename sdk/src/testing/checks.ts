@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import semver from 'semver';
 import { CHANNELS } from '../channels.js';
+import { SPEECH_CAPABILITIES } from '../capabilities.js';
 import type { DriverManifest, InboundEvent, MessageStatus, SendResult, WebhookAck, WebhookRequest } from '../driver.js';
 import { hasErrorCode } from '../errors.js';
 
@@ -40,7 +41,12 @@ export function assertManifest(manifest: DriverManifest): void {
   }
   assert.ok(semver.valid(manifest.version), `manifest.version ${manifest.version} is not a semver version`);
   assert.ok(semver.validRange(manifest.sdk), `manifest.sdk ${manifest.sdk} is not a semver range`);
-  assert.ok(Array.isArray(manifest.channels) && manifest.channels.length > 0, 'manifest.channels must list at least one channel');
+  assert.ok(Array.isArray(manifest.channels), 'manifest.channels must be an array');
+  const speech = manifest.speech ?? [];
+  assert.ok(Array.isArray(speech), 'manifest.speech must be an array when given');
+  assert.ok(manifest.channels.length + speech.length > 0, 'the manifest must list at least one channel or speech service');
+  for (const service of speech) assert.ok((SPEECH_CAPABILITIES as readonly string[]).includes(service), `manifest.speech has unknown service ${String(service)}`);
+  assert.equal(new Set(speech).size, speech.length, 'manifest.speech has duplicates');
   for (const channel of manifest.channels) {
     assert.ok((CHANNELS as readonly string[]).includes(channel), `manifest.channels has unknown channel ${String(channel)}`);
   }

@@ -8,7 +8,7 @@ export const NODE_HTTP_LABEL = 'bare node:http';
 async function measureBare(ctx: BenchContext, kind: BareKind, label: string): Promise<Measurement> {
   const { server, url } = await startBareServer(kind);
   try {
-    return await ctx.load({ label, url: `${url}/health`, notes: 'ceiling: smallest handler, same JSON size' });
+    return await ctx.load({ label, url: `${url}/health`, cpu: { pid: server.pid, unit: 'request', whose: 'bare server' }, notes: 'ceiling: smallest handler, same JSON size' });
   } finally {
     await server.stop();
   }

@@ -7,6 +7,6 @@ export const health: Scenario = {
   target: { description: '≥ 50 % of bare uWS, p99 ≤ 10 ms, no errors', minRatioToUws: 0.5, maxP99Ms: 10 },
   async run(ctx) {
     const gateway = await ctx.gateway();
-    return [await ctx.load({ label: 'health', url: `${gateway.url}/health` })];
+    return [await ctx.load({ label: 'health', url: `${gateway.url}/health`, cpu: { pid: gateway.pid, unit: 'request' } })];
   },
 };

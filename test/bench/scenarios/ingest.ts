@@ -37,7 +37,8 @@ export const ingest: Scenario = {
       if (status === 200) acknowledged += 1;
     };
     // Providers deliver webhooks concurrently; group commit turns that concurrency into throughput.
-    const full = await ctx.load({ label: 'ingest (max rate)', url: gateway.url, requests: [webhookRequest(path, webhooks, onResponse)], connections: CONNECTIONS });
+    const cpu = { pid: gateway.pid, unit: 'webhook' };
+    const full = await ctx.load({ label: 'ingest (max rate)', url: gateway.url, requests: [webhookRequest(path, webhooks, onResponse)], connections: CONNECTIONS, cpu });
     const half = Math.max(100, Math.round(full.rate / 2));
     const paced = await ctx.paced({
       label: `ingest at ${half.toLocaleString('en-US')}/s`,
@@ -45,6 +46,7 @@ export const ingest: Scenario = {
       rate: half,
       next: () => ({ method: 'POST', path, ...webhooks() }),
       onResponse,
+      cpu,
     });
     const stored = await storedMessageCount(gateway, agent.securityToken, 'sms');
     // Stored may exceed acknowledged: requests still in flight when the load stops are stored, but their 200 is never counted.
@@ -53,7 +55,7 @@ export const ingest: Scenario = {
     if (stored < acknowledged) throw new Error(`acknowledged messages are missing from the store: ${check}`);
     return [
       floor,
-      { ...full, notes: `${check}; ${(full.rate / floor.rate).toFixed(2)} of the floor` },
+      { ...full, floor: floor.label, notes: check },
       {
         ...paced,
         ownTarget: { description: 'p99 < 10 ms at half the max rate', maxP99Ms: 10 },
@@ -108,6 +110,7 @@ async function measureFloor(ctx: BenchContext): Promise<Measurement> {
       url,
       requests: [webhookRequest(path, webhooks)],
       connections: CONNECTIONS,
+      cpu: { pid: server.pid, unit: 'webhook', whose: 'floor server' },
       notes: 'bare uWS + validateRequest + sqlite3 group commit of message and dead letter: the most ingest could reach here',
     });
     return { ...measured, reference: true };

@@ -80,6 +80,7 @@ export const mcpSessions: Scenario = {
       label: `inbound at ${INBOUND_RATE.toLocaleString('en-US')}/s`,
       url: gateway.url,
       rate: INBOUND_RATE,
+      cpu: { pid: gateway.pid, unit: 'notification' },
       next: () => {
         const i = sent++;
         const agent = agents[i % AGENTS]!;
@@ -104,6 +105,8 @@ export const mcpSessions: Scenario = {
         socketErrors: webhooks.socketErrors,
         durationSeconds: webhooks.durationSeconds,
         connections: sessions.length,
+        // The window's CPU (webhook in, notification out) per notification received.
+        ...(webhooks.cpu ? { cpu: { ...webhooks.cpu, units: latencies.length } } : {}),
         notes: `server RSS ${rssMiB.toFixed(0)} MiB with ${sessions.length.toLocaleString('en-US')} sessions (target < 1024); ${latencies.length.toLocaleString('en-US')}/${total.toLocaleString('en-US')} notifications received`,
       },
     ];

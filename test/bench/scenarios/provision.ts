@@ -18,6 +18,7 @@ export const provision: Scenario = {
     const measurement = await ctx.load({
       label: 'provision (email)',
       url: gateway.url,
+      cpu: { pid: gateway.pid, unit: 'agent' },
       requests: [
         {
           method: 'POST',

@@ -1,5 +1,5 @@
 // Media pacing of many simultaneous stream-mode calls from the simulator's phone.
-//   node --conditions=switchboard-source --import tsx drivers/simulator/test/phone-pacing.bench.ts [calls=50] [seconds=10]
+//   node --conditions=switchboard-source --import tsx simulator/test/phone-pacing.bench.ts [calls=50] [seconds=10]
 // The stand-in gateway runs in a child process (as the real gateway would), so the figures are the
 // phone's own: frames sent against the 20 ms grid, late frames (> 20 ms behind), jitter, tick cost.
 // BENCH_TRACE=1 prints active streams, CPU and late ticks every second.
