@@ -44,7 +44,10 @@ async function startRuntimeNode(nodeId: string, placed = true, dir = dataDir): P
   const leases = await connect({ servers: server.url, name: `${nodeId}-leases`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
   connections.push(leases);
   const placement = { connection: leases, nodeId, partitions: PARTITIONS, leaseTtlMs: TTL_MS, bucket: placed ? 'sb_leases' : 'unused' };
-  const runtime = await Runtime.start({ settings, logger, bus, ...(placed ? { placement } : {}) });
+  const runtime = await Runtime.start({ settings, logger, bus, ...(placed ? { placement } : {}) }).catch(async (err: unknown) => {
+    await bus.close();
+    throw err;
+  });
   runtimes.push(runtime);
   const c = sim.credentials;
   await runtime.attach({
@@ -82,15 +85,11 @@ describe('full runtimes as cluster nodes', () => {
     }
   });
 
-  it('control: the same two runtimes without placement (one queue group on NATS) send more than 10', async () => {
+  it('without placement a second runtime on the same store is refused (the data-dir lock); with it, nodes share the store', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-cluster-control-'));
     try {
-      const [x, y] = [await startRuntimeNode('plain-x', false, dir), await startRuntimeNode('plain-y', false, dir)];
-      await x.agents.call('provision', 'control', { agentId: 'control', displayName: 'control', channels: ['sms'] });
-      await y.agents.call('setLimits', 'control', { overrides: { actionsPerDay: 10 } });
-      const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? x : y).agents.call('send', 'control', { channel: 'sms', to: '+14155550100', body: `c ${i}` })));
-      const sent = results.filter((r) => r.status === 'fulfilled').length;
-      assert.ok(sent > 10, `without placement ${sent} were sent`);
+      await startRuntimeNode('plain-x', false, dir);
+      await assert.rejects(startRuntimeNode('plain-y', false, dir), /in use by another Switchboard server/);
     } finally {
       for (const runtime of runtimes.splice(2)) await runtime.stop();
       rmSync(dir, { recursive: true, force: true });
