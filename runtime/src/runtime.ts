@@ -31,12 +31,15 @@ import { VoiceMessageStore } from './voice/voice-messages.js';
 import { VoiceService } from './voice/voice-service.js';
 import type { PoolName } from './store/repositories/pools.js';
 import { openStore, type Store } from './store/store.js';
+import { PartitionedActors, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
 
 export interface RuntimeOptions {
   settings: Settings;
   logger: Logger;
   /** Defaults to the in-process bus. */
   bus?: Bus;
+  /** Cluster mode: serve only the agent partitions this node holds leases on (see docs/cluster.md). */
+  placement?: Omit<PartitionedActorsOptions, 'bus' | 'system' | 'logger'>;
 }
 
 /** The embedded runtime: store, bus, agent actors, tokens and provisioning, started and stopped as one. */
@@ -57,6 +60,8 @@ export class Runtime {
   #publicBaseUrl = '';
   #audio: AudioWorkerPool | undefined;
   #lock: DataDirLock | undefined;
+  /** The partitions this node serves, in cluster mode. */
+  placement: PartitionedActors | undefined;
   /** Printed once by the CLI when the first start generated the orchestrator token. */
   generatedOrchestratorToken: string | undefined;
 
@@ -68,6 +73,7 @@ export class Runtime {
     readonly box: SecretBox,
     readonly tokens: TokenService,
     readonly actors: ActorSystem,
+    placement?: RuntimeOptions['placement'],
   ) {
     this.demoMode = isDemoMode(settings);
     this.emailDomain = settings.EMAIL_DOMAIN || (this.demoMode ? DEMO_EMAIL_DOMAIN : '');
@@ -81,7 +87,11 @@ export class Runtime {
     this.reports = new UsageReports(store, this.limiter, () => this.markupPercent());
     // A bus request must outlive the slowest operation: every send attempt timing out, plus backoff.
     const sendBudget = settings.SEND_MAX_ATTEMPTS * (settings.SEND_TIMEOUT_MS + settings.SEND_RETRY_BASE_MS * 2 ** settings.SEND_MAX_ATTEMPTS);
-    this.agents = new AgentClient(bus, Math.max(15_000, sendBudget + 5_000));
+    this.agents = new AgentClient(
+      bus,
+      Math.max(15_000, sendBudget + 5_000),
+      placement ? { partitions: placement.partitions, retryUnavailableMs: 3 * (placement.leaseTtlMs ?? 3000) } : {},
+    );
     this.delivery = new DeliveryService(store, box, this.events, logger, {
       attempts: settings.CALLBACK_MAX_ATTEMPTS,
       baseDelayMs: settings.CALLBACK_RETRY_BASE_MS,
@@ -102,13 +112,14 @@ export class Runtime {
   static async start(options: RuntimeOptions): Promise<Runtime> {
     const { settings, logger } = options;
     // One server per data dir: a second one would keep its own limits and actors over the same store.
-    const lock = await DataDirLock.acquire(settings.DATA_DIR);
+    // Cluster nodes share their store by design; placement keeps one actor per agent among them.
+    const lock = options.placement ? undefined : await DataDirLock.acquire(settings.DATA_DIR);
     try {
       const runtime = await Runtime.#start(options);
       runtime.#lock = lock;
       return runtime;
     } catch (err) {
-      await lock.release();
+      await lock?.release();
       throw err;
     }
   }
@@ -122,7 +133,7 @@ export class Runtime {
     const bus = options.bus ?? new MemoryBus();
     const operations: Record<string, AgentOperation> = {};
     const actors = new ActorSystem({ bus, store, logger, operations, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
-    const runtime = new Runtime(settings, logger, store, bus, box, tokens, actors);
+    const runtime = new Runtime(settings, logger, store, bus, box, tokens, actors, options.placement);
     Object.assign(
       operations,
       lifecycleOperations(new Provisioner(store, tokens, box, runtime.emailDomain)),
@@ -151,7 +162,10 @@ export class Runtime {
     const { generatedOrchestratorToken } = await tokens.init(settings.ORCHESTRATOR_TOKEN);
     runtime.generatedOrchestratorToken = generatedOrchestratorToken;
     await runtime.#fillPools();
-    actors.start();
+    if (options.placement) {
+      runtime.placement = new PartitionedActors({ ...options.placement, bus, system: actors, logger });
+      await runtime.placement.start();
+    } else actors.start();
     logger.info('start-up: runtime ready');
     return runtime;
   }
@@ -233,6 +247,7 @@ export class Runtime {
 
   /** Drains the actors and deliveries, then closes drivers, the bus and the store. */
   async stop(): Promise<void> {
+    await this.placement?.stop();
     await this.actors.stop();
     await this.delivery.stop();
     await this.#audio?.close();

@@ -78,7 +78,7 @@ describe('bad input gets a clear error, never a crash', () => {
   it('unknown fields stop at validation: the handler and the bus see only declared ones', async () => {
     const seen: { subject: string; data: Record<string, unknown> }[] = [];
     // A listener beside the actors: it records every agent operation and never answers, so the actor's reply wins.
-    const spy = t.gateway.runtime.bus.subscribe(`${AGENT_SUBJECT}.*`, (data, subject) => {
+    const spy = t.gateway.runtime.bus.subscribe(`${AGENT_SUBJECT}.>`, (data, subject) => {
       seen.push({ subject, data: data as Record<string, unknown> });
       return new Promise(() => undefined);
     });

@@ -5,13 +5,21 @@ import type { Store } from '../store/store.js';
 import { AgentActor } from './agent-actor.js';
 import { Continuation } from './continuation.js';
 
-/** Subject prefix of agent operations: `sb.agent.<operation>` with `{agentId, ...}` as payload. */
+/**
+ * Subject prefix of agent operations: `sb.agent.<partition>.<operation>` with `{agentId, ...}` as
+ * payload; the partition (cluster/partitions.ts) says which runtime node of a cluster serves the agent.
+ */
 export const AGENT_SUBJECT = 'sb.agent';
 
 /** What an operation gets: the agent's actor (its state loaded) and the store. */
 export interface AgentOperationContext {
   readonly actor: AgentActor;
   readonly store: Store;
+  /**
+   * Throws UNAVAILABLE when this process may no longer act for the agent (a cluster node that lost the
+   * agent's partition); a no-op in embedded mode. Call it before an effect that runs outside the mailbox.
+   */
+  readonly fence: () => void;
 }
 
 /** An operation on one agent, run inside its mailbox; it may return a Continuation to finish outside it. */
@@ -37,12 +45,13 @@ export class ActorSystem {
 
   constructor(private readonly options: ActorSystemOptions) {}
 
-  start(): void {
-    this.#subscription = this.options.bus.subscribe(
-      `${AGENT_SUBJECT}.*`,
-      (data, subject) => this.#dispatch(subject.slice(AGENT_SUBJECT.length + 1), data),
-      { queue: 'runtime' },
-    );
+  /** Starts the idle sweeper and, unless `listen` is false (a cluster node subscribes per partition), takes every agent's operations. */
+  start({ listen = true }: { listen?: boolean } = {}): void {
+    if (listen) {
+      this.#subscription = this.options.bus.subscribe(`${AGENT_SUBJECT}.*.*`, (data, subject) => this.dispatch(operationOf(subject), data), {
+        queue: 'runtime',
+      });
+    }
     this.#sweeper = setInterval(() => this.passivateIdle(), Math.min(this.options.idleMs, 30_000));
     this.#sweeper.unref();
   }
@@ -76,7 +85,22 @@ export class ActorSystem {
     await Promise.all([...this.#actors.values()].map((a) => a.drained()));
   }
 
-  #dispatch(name: string, data: unknown): Promise<unknown> {
+  /** Drops from memory the actors `which` selects (their state reloads on the next message); resolves when their work drained. */
+  forget(which: (agentId: string) => boolean): Promise<void> {
+    const drained: Promise<void>[] = [];
+    for (const [id, actor] of this.#actors) {
+      if (!which(id)) continue;
+      this.#actors.delete(id);
+      drained.push(actor.drained());
+    }
+    return Promise.all(drained).then(() => undefined);
+  }
+
+  /**
+   * Runs operation `name` in the mailbox of the payload's agent. `guard`, when given, runs inside the
+   * mailbox turn right before the operation and may throw to refuse it (a cluster node's fencing check).
+   */
+  dispatch(name: string, data: unknown, guard?: (agentId: string) => void): Promise<unknown> {
     const operation = Object.hasOwn(this.options.operations, name) ? this.options.operations[name] : undefined;
     const payload = data as Record<string, unknown> | null;
     const agentId = payload?.agentId;
@@ -90,9 +114,15 @@ export class ActorSystem {
     }
     const target = actor;
     const turn = target.enqueue(async () => {
+      guard?.(agentId);
       if (target.state === undefined) target.state = (await this.options.store.agents.get(agentId)) ?? null;
-      return operation({ actor: target, store: this.options.store }, payload as Record<string, unknown>);
+      return operation({ actor: target, store: this.options.store, fence: () => guard?.(agentId) }, payload as Record<string, unknown>);
     });
     return turn.then((result) => (result instanceof Continuation ? result.run() : result));
   }
+}
+
+/** The operation named by the last token of an agent subject. */
+function operationOf(subject: string): string {
+  return subject.slice(subject.lastIndexOf('.') + 1);
 }

@@ -3,3 +3,4 @@ export { describeDatabaseConformance } from './database-conformance.js';
 export type { DatabaseUnderTest } from './database-conformance.js';
 export { createTestDatabase, TEST_POSTGRES_SERVER } from './postgres.js';
 export type { TestDatabase } from './postgres.js';
+export { startNatsServer, freePort, NATS_SERVER_BIN, type TestNatsServer } from './nats-server.js';

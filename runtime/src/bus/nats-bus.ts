@@ -1,0 +1,128 @@
+import { RequestError, TimeoutError, connect, type ConnectionOptions, type Msg, type NatsConnection, type Subscription as NatsSubscription } from '@nats-io/transport-node';
+import { ErrorCodes, SwitchboardError, fromErrorPayload, toErrorPayload, type ErrorPayload } from '@switchboard/sdk';
+import type { Bus, BusHandler, RequestOptions, SubscribeOptions, Subscription } from './bus.js';
+
+type Reply = { ok: true; data: unknown } | { ok: false; error: ErrorPayload & { retryAfter?: number } };
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * The bus of cluster mode, over NATS core request/reply with the official client. Same semantics as
+ * the memory bus: JSON payloads, `*`/`>` wildcards, queue groups, first reply wins, TIMEOUT when no
+ * reply comes in time, UNAVAILABLE when nobody listens (NATS no-responders) or the bus is closed.
+ * Replies travel as `{ok, data}` or `{ok: false, error}` so coded errors survive the trip.
+ */
+export class NatsBus implements Bus {
+  #closed = false;
+  readonly #pending = new Set<(err: SwitchboardError) => void>();
+  readonly #subscriptions = new Set<NatsSubscription>();
+
+  private constructor(readonly connection: NatsConnection) {}
+
+  /** Connects to `servers` (default `nats://127.0.0.1:4222`), retrying the first connect for a while, reconnecting for ever. */
+  static async connect(options: ConnectionOptions = {}): Promise<NatsBus> {
+    const connection = await connect({ maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: false, ...options });
+    return new NatsBus(connection);
+  }
+
+  /** Wraps a connection opened elsewhere; `close()` closes it. */
+  static fromConnection(connection: NatsConnection): NatsBus {
+    return new NatsBus(connection);
+  }
+
+  request<T = unknown>(subject: string, data: unknown, options: RequestOptions = {}): Promise<T> {
+    if (this.#closed) return Promise.reject(closedError());
+    const timeoutMs = options.timeoutMs ?? 5000;
+    return new Promise<T>((resolve, reject) => {
+      const fail = (err: SwitchboardError) => {
+        this.#pending.delete(fail);
+        reject(err);
+      };
+      this.#pending.add(fail);
+      this.connection.request(subject, encode(data), { timeout: timeoutMs }).then(
+        (msg) => {
+          if (!this.#pending.delete(fail)) return;
+          const reply = decode(msg.data) as Reply;
+          if (reply.ok) resolve(reply.data as T);
+          else reject(fromErrorPayload(reply.error));
+        },
+        (err: unknown) => {
+          if (!this.#pending.has(fail)) return;
+          fail(requestError(err, subject, timeoutMs));
+        },
+      );
+    });
+  }
+
+  publish(subject: string, data: unknown): void {
+    if (this.#closed) throw closedError();
+    this.connection.publish(subject, encode(data));
+  }
+
+  subscribe(subject: string, handler: BusHandler, options: SubscribeOptions = {}): Subscription {
+    if (this.#closed) throw closedError();
+    const sub = this.connection.subscribe(subject, {
+      ...(options.queue === undefined ? {} : { queue: options.queue }),
+      callback: (err, msg) => {
+        if (err) return;
+        void this.#handle(handler, msg);
+      },
+    });
+    this.#subscriptions.add(sub);
+    return {
+      unsubscribe: () => {
+        this.#subscriptions.delete(sub);
+        sub.unsubscribe();
+      },
+    };
+  }
+
+  /** Resolves once the server has seen every subscription and message sent so far. */
+  async flush(): Promise<void> {
+    if (!this.#closed) await this.connection.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const fail of [...this.#pending]) fail(closedError());
+    for (const sub of this.#subscriptions) sub.unsubscribe();
+    this.#subscriptions.clear();
+    if (!this.connection.isClosed()) await this.connection.close();
+  }
+
+  async #handle(handler: BusHandler, msg: Msg): Promise<void> {
+    let reply: Reply;
+    try {
+      reply = { ok: true, data: (await handler(decode(msg.data), msg.subject)) ?? null };
+    } catch (err) {
+      const retryAfter = (err as { retryAfter?: number }).retryAfter;
+      reply = { ok: false, error: { ...toErrorPayload(err), ...(retryAfter === undefined ? {} : { retryAfter }) } };
+    }
+    if (!msg.reply || this.#closed || this.connection.isClosed()) return;
+    try {
+      msg.respond(encode(reply));
+    } catch {
+      // The connection went away between the check and the reply; the requester times out.
+    }
+  }
+}
+
+function requestError(err: unknown, subject: string, timeoutMs: number): SwitchboardError {
+  if (err instanceof RequestError && err.isNoResponders()) return new SwitchboardError(ErrorCodes.UNAVAILABLE, `No service answers ${subject}.`, { retryable: true, cause: err });
+  if (err instanceof TimeoutError) return new SwitchboardError(ErrorCodes.TIMEOUT, `No reply on ${subject} within ${timeoutMs} ms.`, { retryable: true, cause: err });
+  return new SwitchboardError(ErrorCodes.UNAVAILABLE, `The bus could not carry the request on ${subject}: ${(err as Error)?.message ?? err}.`, { retryable: true, cause: err });
+}
+
+function encode(data: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(data ?? null));
+}
+
+function decode(bytes: Uint8Array): unknown {
+  return bytes.length === 0 ? null : JSON.parse(decoder.decode(bytes));
+}
+
+function closedError(): SwitchboardError {
+  return new SwitchboardError(ErrorCodes.UNAVAILABLE, 'The bus is closed.', { retryable: true });
+}

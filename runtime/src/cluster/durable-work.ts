@@ -1,0 +1,218 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import type { Logger } from '../logger.js';
+
+/** What a handler learns about the work item it runs. */
+export interface WorkItem<T = unknown> {
+  /** The id it was enqueued under: the key to make the handler's effects idempotent. */
+  readonly id: string;
+  readonly kind: string;
+  readonly payload: T;
+  /** 1 on first delivery; more when an earlier attempt failed or its worker died before acking. */
+  readonly attempt: number;
+}
+
+/** Runs one work item; resolving acks it, throwing has it redelivered later (until `maxDeliver`). */
+export type WorkHandler<T = unknown> = (item: WorkItem<T>) => Promise<void>;
+
+export interface DurableWorkOptions {
+  connection: NatsConnection;
+  /** JetStream stream holding the work (default `SB_WORK`). */
+  stream?: string;
+  /** Subjects of the stream: `<prefix>.<kind>` (default `sb.work`); streams must not share subjects. */
+  subjectPrefix?: string;
+  /** How long an enqueue with the same id is recognised as a duplicate and dropped (default 2 min). */
+  duplicateWindowMs?: number;
+  logger?: Logger;
+}
+
+export interface ProcessOptions<T> {
+  /** Items run at once by this worker. */
+  concurrency?: number;
+  /** Time a worker has to ack before the item goes to another worker (default 30 s); long handlers keep it alive. */
+  ackWaitMs?: number;
+  /** Deliveries before giving up on an item (default 5). */
+  maxDeliver?: number;
+  /** Wait before a failed item is offered again (default 1 s). */
+  retryDelayMs?: number;
+  /** Called when the last attempt failed; once it resolves the item leaves the queue (make it a dead letter here). */
+  onGiveUp?: (item: WorkItem<T>, err: unknown) => Promise<void> | void;
+}
+
+/** A running worker. */
+export interface Worker {
+  /** Stops taking items and waits for the ones in hand to finish (and be acked). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Durable work over a JetStream work-queue stream: at least once, acked only after the handler
+ * succeeded, redelivered to another worker when one fails or dies (ack wait). Enqueue answers only
+ * once the server stored the item, and drops a repeat of an id inside the duplicate window. Every
+ * worker of a kind shares one durable consumer, so each item is in one worker's hands at a time.
+ * Handlers must be idempotent by item id: a worker can die after its effect and before its ack.
+ */
+export class DurableWork {
+  readonly stream: string;
+  readonly #js: JetStreamClient;
+  #jsm: JetStreamManager | undefined;
+  #ready: Promise<void> | undefined;
+
+  constructor(private readonly options: DurableWorkOptions) {
+    this.stream = options.stream ?? 'SB_WORK';
+    this.#js = jetstream(options.connection);
+  }
+
+  /** Creates the stream if missing (safe to call from every node at once). */
+  ready(): Promise<void> {
+    this.#ready ??= this.#ensureStream().catch((err: unknown) => {
+      this.#ready = undefined;
+      throw err;
+    });
+    return this.#ready;
+  }
+
+  /** Stores an item of `kind` under `id`; resolves once it is on the server. `duplicate` when that id was already enqueued. */
+  async enqueue(kind: string, id: string, payload: unknown): Promise<{ sequence: number; duplicate: boolean }> {
+    checkToken('kind', kind);
+    await this.ready();
+    const h = headers();
+    h.set('Sb-Work-Id', id);
+    const ack = await this.#js.publish(this.#subject(kind), JSON.stringify(payload ?? null), { msgID: `${kind}:${id}`, headers: h });
+    return { sequence: ack.seq, duplicate: ack.duplicate };
+  }
+
+  /** Starts a worker taking items of `kind`. */
+  async process<T>(kind: string, handler: WorkHandler<T>, options: ProcessOptions<T> = {}): Promise<Worker> {
+    checkToken('kind', kind);
+    await this.ready();
+    const durable = `work_${kind}`;
+    const maxDeliver = options.maxDeliver ?? 5;
+    const config = {
+      durable_name: durable,
+      filter_subject: this.#subject(kind),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(options.ackWaitMs ?? 30_000),
+      max_deliver: maxDeliver,
+    };
+    try {
+      await this.#jsm!.consumers.add(this.stream, config);
+    } catch (err) {
+      // Another worker made it first with other settings: use what is there.
+      if (!(err instanceof JetStreamApiError)) throw err;
+      this.options.logger?.debug({ err, durable }, 'work consumer exists');
+    }
+    const consumer = await this.#js.consumers.get(this.stream, durable);
+    const concurrency = options.concurrency ?? 1;
+    const messages: ConsumerMessages = await consumer.consume({ max_messages: concurrency });
+    const inFlight = new Set<Promise<void>>();
+    const run = async (msg: JsMsg) => {
+      const item: WorkItem<T> = {
+        id: msg.headers?.get('Sb-Work-Id') ?? String(msg.seq),
+        kind,
+        payload: msg.json<T>(),
+        attempt: msg.info.deliveryCount,
+      };
+      // Keeps the item ours while a long handler runs.
+      const keepAlive = setInterval(() => {
+        try {
+          msg.working();
+        } catch {
+          // The connection is gone; the item will go to another worker after the ack wait.
+        }
+      }, Math.max(100, Number(config.ack_wait) / 1e6 / 2));
+      try {
+        await handler(item);
+        clearInterval(keepAlive);
+        // A worker cut off from the server cannot ack; the item goes to another after the ack wait.
+        if (this.options.connection.isClosed()) return;
+        await msg.ackAck();
+      } catch (err) {
+        clearInterval(keepAlive);
+        if (item.attempt >= maxDeliver) {
+          this.options.logger?.warn({ err, kind, id: item.id, attempt: item.attempt }, 'work item failed for the last time');
+          try {
+            await options.onGiveUp?.(item, err);
+            await msg.ackAck();
+          } catch (giveUpErr) {
+            this.options.logger?.error({ err: giveUpErr, kind, id: item.id }, 'work item could not be given up; it stays in the stream');
+            msg.term('gave up');
+          }
+        } else {
+          this.options.logger?.info({ err, kind, id: item.id, attempt: item.attempt }, 'work item failed; it will be retried');
+          msg.nak(options.retryDelayMs ?? 1000);
+        }
+      }
+    };
+    const loop = (async () => {
+      for await (const msg of messages) {
+        const task = run(msg).catch((err: unknown) => this.options.logger?.warn({ err, kind }, 'work item could not be settled'));
+        inFlight.add(task);
+        void task.finally(() => inFlight.delete(task));
+        while (inFlight.size >= concurrency) await Promise.race(inFlight);
+      }
+    })();
+    return {
+      async stop() {
+        messages.stop();
+        await loop.catch(() => undefined);
+        await Promise.all(inFlight);
+      },
+    };
+  }
+
+  /** Items stored and not yet acked, per the stream. */
+  async pending(): Promise<number> {
+    await this.ready();
+    return (await this.#jsm!.streams.info(this.stream)).state.messages;
+  }
+
+  async #ensureStream(): Promise<void> {
+    this.#jsm = await jetstreamManager(this.options.connection);
+    const config = {
+      name: this.stream,
+      subjects: [`${this.#prefix()}.>`],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      duplicate_window: nanos(this.options.duplicateWindowMs ?? 120_000),
+    };
+    try {
+      await this.#jsm.streams.info(this.stream);
+    } catch (err) {
+      if (!(err instanceof JetStreamApiError)) throw err;
+      try {
+        await this.#jsm.streams.add(config);
+      } catch (addErr) {
+        // Another node created it meanwhile.
+        if (!(addErr instanceof JetStreamApiError)) throw addErr;
+        await this.#jsm.streams.info(this.stream);
+      }
+    }
+  }
+
+  #prefix(): string {
+    return this.options.subjectPrefix ?? 'sb.work';
+  }
+
+  #subject(kind: string): string {
+    return `${this.#prefix()}.${kind}`;
+  }
+}
+
+function checkToken(what: string, value: string): void {
+  if (!/^[A-Za-z0-9_-]+$/.test(value)) throw new SwitchboardError(ErrorCodes.BAD_REQUEST, `Work ${what} ${value} must use letters, digits, - or _.`);
+}

@@ -1,0 +1,278 @@
+import { JetStreamApiError } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from '../logger.js';
+import { DEFAULT_PARTITIONS, preferredOwner } from './partitions.js';
+
+/** Why a node stopped holding a partition. */
+export type LeaseEnd = 'released' | 'lost' | 'lapsed' | 'stopped';
+
+export interface PartitionLeasesOptions {
+  connection: NatsConnection;
+  /** Unique per process (a restarted process takes a new one); letters, digits, `-`, `_`, `=`. */
+  nodeId: string;
+  partitions?: number;
+  /** How long a lease lives without renewal; when the bucket already exists, its own TTL wins. */
+  ttlMs?: number;
+  /** KV bucket of the leases; `<bucket>_nodes` holds the nodes' heartbeats. */
+  bucket?: string;
+  logger?: Logger;
+  /** The partition is now this node's, with `token` (the lease revision) as its fencing token. */
+  onAcquired(partition: number, token: number): void | Promise<void>;
+  /** The partition is no longer this node's: stop taking its work and let work in flight finish. */
+  onReleased(partition: number, reason: LeaseEnd): void | Promise<void>;
+}
+
+interface Held {
+  token: number;
+  /** Local time before which the lease is surely still ours: renewal sent + TTL − one renewal period. */
+  validUntil: number;
+  releasing: boolean;
+}
+
+interface Seen {
+  owner: string | null;
+  at: number;
+}
+
+const WRONG_LAST_SEQUENCE = new Set([10071, 10164]);
+
+/**
+ * Ownership of agent partitions by runtime nodes, through leases in a JetStream KV bucket whose
+ * entries expire after the TTL. A node takes a free partition with `create` (only one can), keeps it
+ * by `update` against the revision it holds (so a node that lost it cannot renew), and acts on it only
+ * while `holds()` — i.e. before its last successful renewal + TTL − margin, which is always before the
+ * server lets anyone else take it. Rendezvous hashing over the live nodes says which node should hold
+ * which partition; a node hands over partitions preferred by another (after its work drains) and
+ * takes free ones it is preferred for at once, any free one after a short grace.
+ * Safety rests on the server's compare-and-set alone; the watches only make takeover fast.
+ */
+export class PartitionLeases {
+  readonly partitions: number;
+  readonly nodeId: string;
+  #ttlMs: number;
+  #renewMs: number;
+  #leases: KV | undefined;
+  #nodes: KV | undefined;
+  readonly #held = new Map<number, Held>();
+  readonly #seen = new Map<number, Seen>();
+  readonly #live = new Map<string, number>();
+  readonly #freeSince = new Map<number, number>();
+  readonly #releases = new Map<number, Promise<void>>();
+  readonly #watchers: { stop(): void }[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #tick: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(private readonly options: PartitionLeasesOptions) {
+    if (!/^[A-Za-z0-9_=-]+$/.test(options.nodeId)) throw new Error(`Node id ${options.nodeId} must use letters, digits, -, _ or =.`);
+    this.nodeId = options.nodeId;
+    this.partitions = options.partitions ?? DEFAULT_PARTITIONS;
+    this.#ttlMs = options.ttlMs ?? 3000;
+    this.#renewMs = Math.max(50, Math.floor(this.#ttlMs / 4));
+  }
+
+  /** The lease TTL in force (the bucket's own when it already existed). */
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  /** Opens the buckets, starts watching them and takes this node's share of the partitions. */
+  async start(): Promise<void> {
+    const bucket = this.options.bucket ?? 'sb_leases';
+    const kvm = new Kvm(this.options.connection);
+    this.#leases = await openBucket(kvm, bucket, this.#ttlMs);
+    this.#nodes = await openBucket(kvm, `${bucket}_nodes`, this.#ttlMs);
+    const ttl = (await this.#leases.status()).ttl;
+    if (ttl > 0 && ttl !== this.#ttlMs) {
+      this.options.logger?.warn({ bucket, ttlMs: ttl, wanted: this.#ttlMs }, 'lease bucket exists with another TTL; using it');
+      this.#ttlMs = ttl;
+      this.#renewMs = Math.max(50, Math.floor(ttl / 4));
+    }
+    await this.#watch();
+    await this.tick();
+    this.#timer = setInterval(() => void this.tick(), this.#renewMs);
+  }
+
+  /** True while this node may act on the partition: check it before acting, every time. */
+  holds(partition: number): boolean {
+    const held = this.#held.get(partition);
+    return held !== undefined && !held.releasing && Date.now() < held.validUntil;
+  }
+
+  /** The fencing token (lease revision) of a held partition. */
+  token(partition: number): number | undefined {
+    return this.holds(partition) ? this.#held.get(partition)!.token : undefined;
+  }
+
+  /** Partitions this node holds now, ascending. */
+  owned(): number[] {
+    return [...this.#held.keys()].filter((p) => this.holds(p)).sort((a, b) => a - b);
+  }
+
+  /** Nodes whose heartbeat was seen within the TTL, this one included. */
+  liveNodes(): string[] {
+    const now = Date.now();
+    return [...this.#live].filter(([node, at]) => node === this.nodeId || now - at < this.#ttlMs).map(([node]) => node).sort();
+  }
+
+  /** One round: heartbeat, renew, drop lapsed leases, hand over and take partitions. Runs on a timer. */
+  tick(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    this.#tick ??= this.#round().finally(() => (this.#tick = undefined));
+    return this.#tick;
+  }
+
+  /** Hands every partition back (after its work drains) so others take over at once, then stops. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearInterval(this.#timer);
+    await this.#tick;
+    await Promise.all([...this.#held.keys()].map((p) => this.#release(p, 'stopped')));
+    await Promise.all(this.#releases.values());
+    for (const w of this.#watchers) w.stop();
+    await this.#nodes?.delete(this.nodeId).catch(() => undefined);
+  }
+
+  async #round(): Promise<void> {
+    const nodes = this.#nodes!;
+    const leases = this.#leases!;
+    try {
+      await nodes.put(this.nodeId, JSON.stringify({ at: new Date().toISOString() }));
+      this.#live.set(this.nodeId, Date.now());
+    } catch (err) {
+      this.options.logger?.debug({ err, node: this.nodeId }, 'heartbeat failed');
+    }
+    await Promise.all(
+      [...this.#held].filter(([, h]) => !h.releasing).map(async ([partition, held]) => {
+        const sentAt = Date.now();
+        try {
+          held.token = await leases.update(key(partition), this.#value(), held.token);
+          held.validUntil = sentAt + this.#ttlMs - this.#renewMs;
+        } catch (err) {
+          if (isWrongSequence(err)) await this.#drop(partition, 'lost');
+          else this.options.logger?.debug({ err, partition }, 'lease renewal failed');
+        }
+      }),
+    );
+    const now = Date.now();
+    for (const [partition, held] of this.#held) {
+      if (!held.releasing && now >= held.validUntil) await this.#drop(partition, 'lapsed');
+    }
+    if (this.#stopped) return;
+    const live = this.liveNodes();
+    const attempts: Promise<void>[] = [];
+    for (let partition = 0; partition < this.partitions; partition++) {
+      const preferred = preferredOwner(partition, live);
+      const held = this.#held.get(partition);
+      if (held) {
+        if (!held.releasing && preferred !== this.nodeId) void this.#release(partition, 'released');
+        continue;
+      }
+      const seen = this.#seen.get(partition);
+      const free = seen === undefined || seen.owner === null || now - seen.at >= this.#ttlMs;
+      if (!free) {
+        this.#freeSince.delete(partition);
+        continue;
+      }
+      const since = this.#freeSince.get(partition) ?? now;
+      this.#freeSince.set(partition, since);
+      if (preferred === this.nodeId || now - since >= 2 * this.#renewMs) attempts.push(this.#acquire(partition));
+    }
+    await Promise.all(attempts);
+  }
+
+  async #acquire(partition: number): Promise<void> {
+    const sentAt = Date.now();
+    let token: number;
+    try {
+      token = await this.#leases!.create(key(partition), this.#value());
+    } catch (err) {
+      if (!isWrongSequence(err)) this.options.logger?.debug({ err, partition }, 'lease acquisition failed');
+      return;
+    }
+    if (this.#stopped) {
+      await this.#leases!.delete(key(partition), { previousSeq: token }).catch(() => undefined);
+      return;
+    }
+    this.#held.set(partition, { token, validUntil: sentAt + this.#ttlMs - this.#renewMs, releasing: false });
+    this.#freeSince.delete(partition);
+    this.options.logger?.info({ node: this.nodeId, partition, token }, 'partition acquired');
+    await this.options.onAcquired(partition, token);
+  }
+
+  /** Stops acting, lets work drain, then deletes the lease so the preferred node takes it at once. */
+  #release(partition: number, reason: LeaseEnd): Promise<void> {
+    const held = this.#held.get(partition);
+    if (!held || held.releasing) return this.#releases.get(partition) ?? Promise.resolve();
+    held.releasing = true;
+    const release = this.#handOver(partition, held, reason).finally(() => this.#releases.delete(partition));
+    this.#releases.set(partition, release);
+    return release;
+  }
+
+  async #handOver(partition: number, held: Held, reason: LeaseEnd): Promise<void> {
+    try {
+      await this.options.onReleased(partition, reason);
+    } finally {
+      this.#held.delete(partition);
+      await this.#leases!.delete(key(partition), { previousSeq: held.token }).catch(() => undefined);
+      this.options.logger?.info({ node: this.nodeId, partition, reason }, 'partition handed over');
+    }
+  }
+
+  /** The lease is gone (taken or expired): stop acting at once, nothing to hand over. */
+  async #drop(partition: number, reason: LeaseEnd): Promise<void> {
+    if (!this.#held.delete(partition)) return;
+    this.options.logger?.warn({ node: this.nodeId, partition, reason }, 'partition lease lost; no longer acting on it');
+    await this.options.onReleased(partition, reason);
+  }
+
+  #value(): string {
+    return JSON.stringify({ node: this.nodeId });
+  }
+
+  async #watch(): Promise<void> {
+    const leases = await this.#leases!.watch({ key: 'p.>' });
+    const nodes = await this.#nodes!.watch();
+    this.#watchers.push(leases, nodes);
+    void (async () => {
+      for await (const entry of leases) {
+        const partition = Number(entry.key.slice(2));
+        const owner = entry.operation === 'PUT' ? ownerOf(entry.string()) : null;
+        this.#seen.set(partition, { owner, at: Date.now() });
+      }
+    })().catch((err: unknown) => this.options.logger?.warn({ err }, 'lease watch ended'));
+    void (async () => {
+      for await (const entry of nodes) {
+        if (entry.operation === 'PUT') this.#live.set(entry.key, Date.now());
+        else this.#live.delete(entry.key);
+      }
+    })().catch((err: unknown) => this.options.logger?.warn({ err }, 'node watch ended'));
+  }
+}
+
+function key(partition: number): string {
+  return `p.${partition}`;
+}
+
+function ownerOf(value: string): string | null {
+  try {
+    return (JSON.parse(value) as { node?: string }).node ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function isWrongSequence(err: unknown): boolean {
+  return err instanceof JetStreamApiError && WRONG_LAST_SEQUENCE.has(err.code);
+}
+
+async function openBucket(kvm: Kvm, name: string, ttlMs: number): Promise<KV> {
+  try {
+    return await kvm.create(name, { ttl: ttlMs, history: 1 });
+  } catch {
+    return kvm.open(name);
+  }
+}

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
+import { NatsBus } from '../src/bus/nats-bus.js';
+import { partitionOf } from '../src/cluster/partitions.js';
+import { createLogger } from '../src/logger.js';
+import { Runtime } from '../src/runtime.js';
+import { loadSettings } from '../src/settings/load.js';
+import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+
+const PARTITIONS = 8;
+const TTL_MS = 1500;
+const logger = createLogger({ level: 'silent', pretty: false });
+
+let server: TestNatsServer;
+let sim: Simulator;
+let dataDir: string;
+const runtimes: Runtime[] = [];
+const connections: NatsConnection[] = [];
+before(async () => {
+  server = await startNatsServer();
+  sim = await startSimulator({ host: '127.0.0.1', port: 0 });
+  dataDir = mkdtempSync(join(tmpdir(), 'sb-cluster-runtime-'));
+});
+after(async () => {
+  for (const runtime of runtimes) await runtime.stop().catch(() => undefined);
+  for (const c of connections) if (!c.isClosed()) await c.close();
+  await sim?.close();
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A full runtime node (store, limits, drivers against the simulator) on the NATS bus, placed by leases. */
+async function startRuntimeNode(nodeId: string, placed = true, dir = dataDir): Promise<Runtime> {
+  const settings = loadSettings({
+    env: {},
+    overrides: { DATA_DIR: dir, NODE_ENV: 'test', LOG_LEVEL: 'silent', ORCHESTRATOR_TOKEN: 'sb_orch_cluster_test_token_0123456789', SEND_RETRY_BASE_MS: 10, SEND_TIMEOUT_MS: 2000 },
+  });
+  const bus = await NatsBus.connect({ servers: server.url, name: nodeId });
+  const leases = await connect({ servers: server.url, name: `${nodeId}-leases`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  connections.push(leases);
+  const placement = { connection: leases, nodeId, partitions: PARTITIONS, leaseTtlMs: TTL_MS, bucket: placed ? 'sb_leases' : 'unused' };
+  const runtime = await Runtime.start({ settings, logger, bus, ...(placed ? { placement } : {}) }).catch(async (err: unknown) => {
+    await bus.close();
+    throw err;
+  });
+  runtimes.push(runtime);
+  const c = sim.credentials;
+  await runtime.attach({
+    publicBaseUrl: 'http://127.0.0.1:9',
+    drivers: [{ packageName: '@switchboard/driver-twilio', settings: { ...c.twilio, baseUrl: sim.baseUrls.twilio } }],
+    importer: (name) => import(name),
+  });
+  return runtime;
+}
+
+describe('full runtimes as cluster nodes', () => {
+  it('two runtime nodes: 50 concurrent sends through both against a limit of 10 send exactly 10 to the provider', async () => {
+    const a = await startRuntimeNode('rt-a');
+    const b = await startRuntimeNode('rt-b');
+    const started = Date.now();
+    while (a.placement!.leases.owned().length + b.placement!.leases.owned().length !== PARTITIONS || a.placement!.leases.owned().length === 0 || b.placement!.leases.owned().length === 0) {
+      if (Date.now() - started > 6 * TTL_MS) throw new Error('the nodes did not split the partitions');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const agentIds = ['limited-1', 'limited-2', 'limited-3', 'limited-4'];
+    assert.ok(new Set(agentIds.map((id) => (a.placement!.leases.holds(partitionOf(id, PARTITIONS)) ? 'a' : 'b'))).size === 2, 'the agents are spread over both nodes');
+    for (const agentId of agentIds) {
+      await a.agents.call('provision', agentId, { agentId, displayName: agentId, channels: ['sms'] });
+      await b.agents.call('setLimits', agentId, { overrides: { actionsPerDay: 10 } });
+      const before = sim.messages().length;
+      // Half the sends enter through each node's client, as through two gateways.
+      const results = await Promise.allSettled(
+        Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).agents.call('send', agentId, { channel: 'sms', to: '+14155550100', body: `hello ${i}` })),
+      );
+      const sent = results.filter((r) => r.status === 'fulfilled').length;
+      const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code as string);
+      assert.equal(sent, 10, `${agentId}: ${sent} sent`);
+      assert.deepEqual([...new Set(refused)], ['RATE_LIMITED']);
+      assert.equal(sim.messages().length - before, 10, 'the provider received exactly 10');
+    }
+  });
+
+  it('without placement a second runtime on the same store is refused (the data-dir lock); with it, nodes share the store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-cluster-control-'));
+    try {
+      await startRuntimeNode('plain-x', false, dir);
+      await assert.rejects(startRuntimeNode('plain-y', false, dir), /in use by another Switchboard server/);
+    } finally {
+      for (const runtime of runtimes.splice(2)) await runtime.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

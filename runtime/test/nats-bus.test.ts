@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hasErrorCode } from '@switchboard/sdk';
+import { NatsBus } from '../src/bus/nats-bus.js';
+import { describeBusConformance } from '../src/testing/index.js';
+import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+
+let server: TestNatsServer;
+before(async () => {
+  server = await startNatsServer();
+});
+after(async () => {
+  await server.stop();
+});
+
+describeBusConformance('nats', async () => NatsBus.connect({ servers: server.url }));
+
+describe('NatsBus across connections', () => {
+  const buses: NatsBus[] = [];
+  after(async () => {
+    await Promise.all(buses.map((b) => b.close()));
+  });
+  const open = async () => {
+    const bus = await NatsBus.connect({ servers: server.url });
+    buses.push(bus);
+    return bus;
+  };
+
+  it('shares a queue group between processes and answers across connections', async () => {
+    const [caller, a, b] = [await open(), await open(), await open()];
+    const served = { a: 0, b: 0 };
+    a.subscribe('x.work', () => (served.a++, 'a'), { queue: 'w' });
+    b.subscribe('x.work', () => (served.b++, 'b'), { queue: 'w' });
+    await Promise.all([a.flush(), b.flush()]);
+    const replies = await Promise.all(Array.from({ length: 40 }, () => caller.request<string>('x.work', {})));
+    assert.equal(replies.length, 40);
+    assert.equal(served.a + served.b, 40);
+    assert.ok(served.a > 0 && served.b > 0, `both members served: ${JSON.stringify(served)}`);
+  });
+
+  it('fails pending requests with UNAVAILABLE when closed, and refuses new ones', async () => {
+    const [caller, slow] = [await open(), await open()];
+    slow.subscribe('x.never', () => new Promise(() => undefined));
+    await slow.flush();
+    const pending = caller.request('x.never', {}, { timeoutMs: 5000 });
+    await caller.close();
+    await assert.rejects(pending, (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
+    await assert.rejects(caller.request('x.never', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
+    assert.throws(() => caller.publish('x.never', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
+  });
+});
+
+describe('startNatsServer', () => {
+  it('fails loudly, saying how to install, when the binary is missing', async () => {
+    await assert.rejects(startNatsServer({ bin: '/nonexistent/nats-server' }), /apt-get install -y nats-server/);
+  });
+});
