@@ -5,6 +5,7 @@ import { GatewayMetrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import type { AdminControl, RouteDeps } from './routes/deps.js';
 import { adminSetupRoutes } from './routes/admin-setup.js';
+import { adminOpsRoutes } from './routes/admin-ops.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { billingRoutes } from './routes/billing.js';
@@ -117,6 +118,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     voiceSocketRoute,
     ...adminRoutes(deps),
     ...adminSetupRoutes(deps),
+    ...adminOpsRoutes(deps),
   );
   active.ready();
   logger.info('start-up: ready');
