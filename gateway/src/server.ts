@@ -6,6 +6,8 @@ import { adminRoutes } from './routes/admin.js';
 import type { AdminControl, RouteDeps } from './routes/deps.js';
 import { adminSetupRoutes } from './routes/admin-setup.js';
 import { adminOpsRoutes } from './routes/admin-ops.js';
+import { adminSessionRoutes } from './routes/admin-session.js';
+import { AdminSessions } from './admin/sessions.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { billingRoutes } from './routes/billing.js';
@@ -53,7 +55,9 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const runtime = await Runtime.start({ settings, logger });
   const metrics = new GatewayMetrics();
   metrics.observe(runtime);
+  const sessions = new AdminSessions(runtime, () => publicBaseUrl ?? '');
   const app = new GatewayApp({
+    sessions,
     runtime,
     metrics,
     logger,
@@ -74,7 +78,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     });
   };
   let simulator: DemoSimulator | undefined;
-  let publicBaseUrl: string;
+  let publicBaseUrl: string | undefined;
   let url: string;
   try {
     const before = (uws: Parameters<typeof attachMcp>[0]) => {
@@ -119,6 +123,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...adminRoutes(deps),
     ...adminSetupRoutes(deps),
     ...adminOpsRoutes(deps),
+    ...adminSessionRoutes(sessions),
   );
   active.ready();
   logger.info('start-up: ready');

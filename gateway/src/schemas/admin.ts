@@ -124,3 +124,12 @@ export type ListFilter = Static<typeof ListFilter>;
 
 export const MessageLog = Type.Object({ messages: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
 export const DeadLetterList = Type.Object({ deadLetters: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
+
+export const SignInBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512 }) });
+export type SignInBody = Static<typeof SignInBody>;
+
+export const SessionState = Type.Object({
+  signedIn: Type.Boolean(),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+  csrfToken: Type.Optional(Type.String({ description: 'Send it as X-CSRF-Token on state-changing admin requests made with the session cookie.' })),
+});
