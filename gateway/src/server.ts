@@ -7,6 +7,7 @@ import type { AdminControl, RouteDeps } from './routes/deps.js';
 import { adminSetupRoutes } from './routes/admin-setup.js';
 import { adminOpsRoutes } from './routes/admin-ops.js';
 import { adminSessionRoutes } from './routes/admin-session.js';
+import { adminUiRoutes } from './routes/admin-ui.js';
 import { AdminSessions } from './admin/sessions.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
@@ -124,6 +125,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...adminSetupRoutes(deps),
     ...adminOpsRoutes(deps),
     ...adminSessionRoutes(sessions),
+    ...adminUiRoutes(),
   );
   active.ready();
   logger.info('start-up: ready');

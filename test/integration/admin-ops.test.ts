@@ -70,6 +70,15 @@ describe('admin API: agent detail, message log, dead letters, block and unblock'
     assert.equal(unblock.status, 200);
   });
 
+  it('deprovisions an agent and returns its channels', async () => {
+    await provisionAgent(t, 'ops-gone', ['sms']);
+    const res = await t.call('DELETE', '/admin/api/agents/ops-gone', { token: t.orchestratorToken });
+    assert.equal(res.status, 200);
+    assert.equal((await get('/admin/api/agents/ops-gone')).status, 404);
+    assert.equal((await t.call('DELETE', '/admin/api/agents/ops-gone', { token: t.orchestratorToken })).status, 404);
+    assert.equal((await t.call('DELETE', '/admin/api/agents/ops-1', { token: t.teamToken })).status, 403);
+  });
+
   it('needs the orchestrator token', async () => {
     for (const path of ['/admin/api/agents/ops-1', '/admin/api/messages', '/admin/api/dead-letters']) {
       assert.equal((await t.call('GET', path)).status, 401, path);

@@ -5,6 +5,7 @@ import { fail } from '../http/errors.js';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
 import { AgentDetail, DeadLetterList, ListFilter, MessageLog } from '../schemas/admin.js';
 import { errorResponses } from '../schemas/common.js';
+import { DeprovisionResponse } from '../schemas/provisioning.js';
 import type { RouteDeps } from './deps.js';
 
 const MESSAGE_COLUMNS =
@@ -62,6 +63,17 @@ export function adminOpsRoutes(deps: RouteDeps): RouteDefinition[] {
           calls: await db.query(`SELECT ${CALL_COLUMNS} FROM calls WHERE agent_id = ? ORDER BY created_at DESC LIMIT 20`, [agentId]),
           deadLetters: await db.query(`SELECT ${LETTER_COLUMNS} FROM dead_letters WHERE agent_id = ? ORDER BY created_at DESC LIMIT 50`, [agentId]),
         }, { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      ...common,
+      method: 'DELETE',
+      path: '/admin/api/agents/:agentId',
+      operationId: 'adminDeprovision',
+      summary: 'Deprovision an agent: delete it, revoke its tokens, return its channels to their pools.',
+      responses: { 200: { description: 'Deprovisioned.', schema: DeprovisionResponse }, ...errorResponses(401, 403, 404, 429) },
+      async handler({ params }: RouteContext) {
+        return json(200, await runtime.agents.call('deprovision', params.agentId!));
       },
     },
     {
