@@ -137,7 +137,9 @@ describe('admin UI in a real browser', () => {
     await page.locator('.modal-ux button.btn-done').first().click();
     const op = page.locator('[id$="-getChannelStatus"]');
     await op.locator('.opblock-summary').first().click();
-    await op.locator('button.try-out__btn').click();
+    // The explorer opens operations ready to try; the button then reads Cancel.
+    const tryOut = op.locator('button.try-out__btn');
+    if ((await tryOut.innerText()).trim() === 'Try it out') await tryOut.click();
     await op.locator('input[placeholder="agentId"]').fill('browser-1');
     await op.locator('button.execute').click();
     const status = op.locator('.live-responses-table .response .response-col_status').first();
