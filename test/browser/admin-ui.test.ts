@@ -49,7 +49,10 @@ describe('admin UI in a real browser', () => {
     assert.equal(session.httpOnly, true);
     assert.equal(session.sameSite, 'Strict');
     assert.ok(session.expires > Date.now() / 1000);
-    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    const stored = await page.evaluate(() => {
+      const w = globalThis as any;
+      return JSON.stringify({ ...w.localStorage }) + JSON.stringify({ ...w.sessionStorage }) + w.document.cookie;
+    });
     assert.ok(!stored.includes(d.orchestratorToken), 'the token is not kept by the page');
     await shot('01-setup-signed-in');
   });
@@ -103,7 +106,7 @@ describe('admin UI in a real browser', () => {
     const team = await d.deployment.current.runtime.tokens.teamToken();
     const prov = await d.call('POST', '/api/v1/provision', { token: team, json: { agentId: 'browser-1', displayName: 'Browser Bot', channels: ['sms'] } });
     assert.equal(prov.status, 201);
-    const agent = await prov.json();
+    const agent = await prov.json() as any;
     const sent = await d.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to: CUSTOMER, body: 'from the test' } });
     assert.equal(sent.status, 200);
     const inbound = await sim().inbound.sms({ agentId: 'browser-1', from: CUSTOMER, to: agent.channels.sms.address, body: 'reply from a customer' });
@@ -123,7 +126,7 @@ describe('admin UI in a real browser', () => {
     await page.getByText('sms is now blocked.').waitFor();
     await page.getByRole('button', { name: 'Unblock sms' }).waitFor();
     await shot('06-agent-blocked');
-    const detail = await (await d.call('GET', '/admin/api/agents/browser-1', { token: d.orchestratorToken })).json();
+    const detail = await (await d.call('GET', '/admin/api/agents/browser-1', { token: d.orchestratorToken })).json() as any;
     assert.deepEqual(detail.agent.blockedChannels, ['sms']);
   });
 
@@ -153,10 +156,10 @@ describe('admin UI in a real browser', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${d.url}/admin/dashboard`);
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
     assert.ok(overflow <= 1, `no horizontal scrolling (${overflow}px)`);
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent), 'Skip to content');
     await shot('08-dashboard-phone');
   });
 

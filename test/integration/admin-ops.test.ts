@@ -22,7 +22,7 @@ describe('admin API: agent detail, message log, dead letters, block and unblock'
   it('agent detail lists channels, limits, usage, messages and dead letters', async () => {
     const res = await get('/admin/api/agents/ops-1');
     assert.equal(res.status, 200);
-    const body = await res.json();
+    const body = await res.json() as any;
     assert.equal(body.agent.agentId, 'ops-1');
     assert.equal(body.agent.channels.sms, agent.channels.sms!.address);
     assert.equal(body.usage.today.actions, 1);
@@ -34,26 +34,26 @@ describe('admin API: agent detail, message log, dead letters, block and unblock'
   });
 
   it('filters the message log', async () => {
-    const all = await (await get('/admin/api/messages')).json();
+    const all = await (await get('/admin/api/messages')).json() as any;
     assert.equal(all.messages.length, 2);
-    const out = await (await get('/admin/api/messages?direction=outbound&channel=sms&agentId=ops-1')).json();
+    const out = await (await get('/admin/api/messages?direction=outbound&channel=sms&agentId=ops-1')).json() as any;
     assert.equal(out.messages.length, 1);
     assert.equal(out.messages[0].body, 'hello out');
-    const none = await (await get(`/admin/api/messages?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).json();
+    const none = await (await get(`/admin/api/messages?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).json() as any;
     assert.equal(none.messages.length, 0);
-    assert.equal((await (await get('/admin/api/messages?limit=1')).json()).messages.length, 1);
+    assert.equal((await (await get('/admin/api/messages?limit=1')).json() as any).messages.length, 1);
     for (const bad of ['limit=0', 'limit=abc', 'direction=sideways', 'channel=fax', 'since=yesterday', 'agentId=%20bad']) {
       const res = await get(`/admin/api/messages?${bad}`);
       assert.equal(res.status, 400, bad);
-      assert.equal((await res.json()).code, 'VALIDATION_FAILED');
+      assert.equal((await res.json() as any).code, 'VALIDATION_FAILED');
     }
   });
 
   it('filters dead letters by pending and acknowledged', async () => {
-    assert.equal((await (await get('/admin/api/dead-letters?status=pending')).json()).deadLetters.length, 1);
-    assert.equal((await (await get('/admin/api/dead-letters?status=acknowledged')).json()).deadLetters.length, 0);
+    assert.equal((await (await get('/admin/api/dead-letters?status=pending')).json() as any).deadLetters.length, 1);
+    assert.equal((await (await get('/admin/api/dead-letters?status=acknowledged')).json() as any).deadLetters.length, 0);
     assert.equal((await get('/admin/api/dead-letters?status=whatever')).status, 400);
-    const dash = await (await get('/admin/api/dashboard')).json();
+    const dash = await (await get('/admin/api/dashboard')).json() as any;
     assert.equal(dash.deadLetters.pending, 1);
     assert.equal(dash.series.messagesToday.inbound, 1);
     assert.equal(dash.series.messagesToday.outbound, 1);
@@ -65,7 +65,7 @@ describe('admin API: agent detail, message log, dead letters, block and unblock'
     assert.equal(block.status, 200);
     const refused = await t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to: CUSTOMER, body: 'blocked?' } });
     assert.equal(refused.status, 403);
-    assert.deepEqual((await (await get('/admin/api/agents/ops-1')).json()).agent.blockedChannels, ['sms']);
+    assert.deepEqual((await (await get('/admin/api/agents/ops-1')).json() as any).agent.blockedChannels, ['sms']);
     const unblock = await t.call('POST', '/admin/api/agents/ops-1/blocked-channels', { token: t.orchestratorToken, json: { blockedChannels: [] } });
     assert.equal(unblock.status, 200);
   });

@@ -18,7 +18,7 @@ describe('admin UI sign-in: session cookie and CSRF', () => {
     const setCookie = res.headers.get('set-cookie')!;
     assert.match(setCookie, /^sb_session=[^;]+; HttpOnly; Path=\/; SameSite=Strict; Max-Age=28800$/);
     assert.ok(!setCookie.includes(t.orchestratorToken), 'the token is not in the cookie');
-    const body = await res.json();
+    const body = await res.json() as any;
     assert.equal(body.signedIn, true);
     assert.ok(Date.parse(body.expiresAt) > Date.now());
     assert.equal(typeof body.csrfToken, 'string');
@@ -38,9 +38,9 @@ describe('admin UI sign-in: session cookie and CSRF', () => {
   it('the cookie reads admin routes; state changes need the CSRF header and the same origin', async () => {
     const res = await signIn(t.orchestratorToken);
     const cookie = cookieOf(res);
-    const { csrfToken } = await res.json();
+    const { csrfToken } = await res.json() as any;
     assert.equal((await t.call('GET', '/admin/api/status', { headers: { cookie } })).status, 200);
-    const session = await (await t.call('GET', '/admin/api/session', { headers: { cookie } })).json();
+    const session = await (await t.call('GET', '/admin/api/session', { headers: { cookie } })).json() as any;
     assert.equal(session.signedIn, true);
     assert.equal(session.csrfToken, csrfToken);
     const json = { accountSid: 'x', authToken: 'y' };
@@ -68,6 +68,6 @@ describe('admin UI sign-in: session cookie and CSRF', () => {
     assert.equal(out.status, 200);
     assert.match(out.headers.get('set-cookie')!, /^sb_session=; HttpOnly;.*Max-Age=0/);
     assert.equal((await t.call('GET', '/admin/api/status', { headers: { cookie } })).status, 401, 'the old cookie no longer works');
-    assert.equal((await (await t.call('GET', '/admin/api/session', { headers: { cookie } })).json()).signedIn, false);
+    assert.equal((await (await t.call('GET', '/admin/api/session', { headers: { cookie } })).json() as any).signedIn, false);
   });
 });

@@ -37,7 +37,7 @@ describe('admin API: status, dashboard and credential tests (demo mode)', () => 
     await provisionAgent(t, 'dash-1', ['sms']);
     const res = await t.call('GET', '/admin/api/dashboard', { token: t.orchestratorToken });
     assert.equal(res.status, 200);
-    const body = await res.json();
+    const body = await res.json() as any;
     assert.equal(body.agents.total, 1);
     assert.equal(body.agents.active, 1);
     assert.equal(body.series.days.length, 14);
@@ -56,7 +56,7 @@ describe('admin API: status, dashboard and credential tests (demo mode)', () => 
     ] as const) {
       const res = await t.call('POST', path, { token: t.orchestratorToken, json });
       assert.equal(res.status, 200, path);
-      const body = await res.json();
+      const body = await res.json() as any;
       assert.equal(body.ok, true, `${path}: ${body.message}`);
     }
   });
@@ -72,7 +72,7 @@ describe('admin API: status, dashboard and credential tests (demo mode)', () => 
     for (const [path, json, message] of cases) {
       const res = await t.call('POST', path, { token: t.orchestratorToken, json });
       assert.equal(res.status, 200, path);
-      const body = await res.json();
+      const body = await res.json() as any;
       assert.equal(body.ok, false, path);
       assert.match(body.message, message);
       assert.ok(!JSON.stringify(body).includes('wrong-token-0000'), 'the credential is not echoed');
@@ -90,7 +90,7 @@ describe('admin API: status, dashboard and credential tests (demo mode)', () => 
     ] as const) {
       const res = await t.call('POST', path, { token: t.orchestratorToken, json });
       assert.equal(res.status, 400, `${path} ${JSON.stringify(json)}`);
-      assert.equal((await res.json()).code, 'VALIDATION_FAILED');
+      assert.equal((await res.json() as any).code, 'VALIDATION_FAILED');
     }
   });
 
@@ -168,7 +168,7 @@ describe('admin API: save and deploy', () => {
     ]) {
       const res = await save(settings);
       assert.equal(res.status, 400, JSON.stringify(settings));
-      const body = await res.json();
+      const body = await res.json() as any;
       assert.equal(body.code, 'VALIDATION_FAILED');
       assert.ok(!JSON.stringify(body).includes('ORCHESTRATOR_TOKEN=mine'));
     }
@@ -181,7 +181,7 @@ describe('admin API: save and deploy', () => {
     const gateway = d.deployment.current;
     const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
     assert.equal(res.status, 400);
-    const body = await res.json();
+    const body = await res.json() as any;
     assert.equal(body.code, 'VALIDATION_FAILED');
     assert.match(body.error, /driver-resend/);
     assert.ok(!JSON.stringify(body).includes('re_123'));
@@ -196,7 +196,7 @@ describe('admin API: save and deploy', () => {
     const first = d.deployment.current;
     const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
     assert.equal(res.status, 202);
-    assert.equal((await res.json()).ok, true);
+    assert.equal((await res.json() as any).ok, true);
     const statuses = new Set<number>();
     let retryAfterSeen = true;
     while (d.deployment.swapping) {
@@ -214,7 +214,7 @@ describe('admin API: save and deploy', () => {
     assert.notEqual(d.deployment.current, first, 'a new gateway serves');
     assert.equal(d.deployment.current.port, first.port);
     assert.equal(d.deployment.current.runtime.settings.EMAIL_DOMAIN, 'deployed.example.com');
-    const status = await (await d.call('GET', '/admin/api/status', { token: d.orchestratorToken })).json();
+    const status = await (await d.call('GET', '/admin/api/status', { token: d.orchestratorToken })).json() as any;
     assert.equal(status.settings.MARKUP_PERCENT, 7);
   });
 
@@ -238,7 +238,7 @@ describe('admin API: a deploy under load', () => {
     const team = await d.deployment.current.runtime.tokens.teamToken();
     const prov = await d.call('POST', '/api/v1/provision', { token: team, json: { agentId: 'load-1', displayName: 'Load', channels: ['sms'] } });
     assert.equal(prov.status, 201);
-    const { securityToken } = await prov.json();
+    const { securityToken } = await prov.json() as any;
     const acknowledged: string[] = [];
     const statuses = new Map<number, number>();
     let sending = true;
@@ -249,7 +249,7 @@ describe('admin API: a deploy under load', () => {
           .catch(() => undefined);
         assert.ok(res, 'no connection was refused');
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        const body = await res.json();
+        const body = await res.json() as any;
         if (res.status === 200) acknowledged.push(body.externalId);
         else assert.equal(res.status, 503, JSON.stringify(body));
         if (res.status === 503) await new Promise((r) => setTimeout(r, 20));
