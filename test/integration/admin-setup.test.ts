@@ -3,6 +3,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
+import { connectMcp } from '../helpers/mcp-client.js';
+import { request as httpRequest } from 'node:http';
 
 const SID = `AC${'0'.repeat(32)}`;
 
@@ -216,6 +218,39 @@ describe('admin API: save and deploy', () => {
     assert.equal(d.deployment.current.runtime.settings.EMAIL_DOMAIN, 'deployed.example.com');
     const status = await (await d.call('GET', '/admin/api/status', { token: d.orchestratorToken })).json() as any;
     assert.equal(status.settings.MARKUP_PERCENT, 7);
+  });
+
+  it('MCP clients reconnect after a deploy, over SSE and Streamable HTTP; the voice socket answers', async () => {
+    const team = await d.deployment.current.runtime.tokens.teamToken();
+    const before = await connectMcp(d.url, 'streamable', team);
+    const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
+    assert.equal(res.status, 202);
+    await new Promise((r) => setTimeout(r, 20));
+    await d.deployment.swapping;
+    await before.close().catch(() => undefined);
+    for (const kind of ['sse', 'streamable'] as const) {
+      const client = await connectMcp(d.url, kind, team);
+      const tools = await client.client.listTools();
+      assert.ok(tools.tools.length > 0, kind);
+      await client.close();
+    }
+    // The new generation's voice WebSocket route answers (an unsigned upgrade is refused, not dropped).
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${d.url}/webhooks/nobody/voice-ws`, {
+        headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      });
+      req.on('response', (r) => {
+        r.resume();
+        resolve(r.statusCode!);
+      });
+      req.on('upgrade', (_r, socket) => {
+        socket.destroy();
+        resolve(101);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(status, 403);
   });
 
   it('a second deploy while one is under way is a conflict', async () => {
