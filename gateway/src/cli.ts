@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { createLogger, loadSettings } from '@switchboard/runtime';
-import { startGateway } from './server.js';
+import { createLogger } from '@switchboard/runtime';
+import { Deployment } from './deployment.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Usage: switchboard start [options]
@@ -43,24 +43,28 @@ async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const named = values.settings ?? values['env-file'];
-  const settings = loadSettings({
-    envFile: named ?? './.env',
-    requireEnvFile: named !== undefined,
-    env: process.env,
-    overrides: { PORT: values.port, HOST: values.host, DATA_DIR: values['data-dir'] },
-  });
-  const logger = createLogger({ level: settings.LOG_LEVEL });
   // Signals are caught before start-up so that a stop request during start still shuts down cleanly.
   const stopRequested = new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  const gateway = await startGateway({ settings, logger });
+  let logger!: ReturnType<typeof createLogger>;
+  // The admin UI's deploy restarts in-process from the same env file, so no outside supervisor is needed.
+  const deployment = await Deployment.start({
+    envFile: named ?? './.env',
+    requireEnvFile: named !== undefined,
+    env: process.env,
+    overrides: { PORT: values.port, HOST: values.host, DATA_DIR: values['data-dir'] },
+    logger: (settings) => (logger = createLogger({ level: settings.LOG_LEVEL })),
+  });
+  const gateway = deployment.current;
   const { runtime } = gateway;
+  const base = gateway.publicBaseUrl;
   const lines = [
     `Switchboard ${VERSION} is running${runtime.demoMode ? ' in demo mode (no provider credentials set)' : ''}.`,
     `  API:       ${gateway.publicBaseUrl}/api/v1  (docs: ${gateway.publicBaseUrl}/api/v1/openapi.json)`,
-    `  Admin API: ${gateway.publicBaseUrl}/admin/api/agents  (orchestrator token)`,
+    `  Admin UI:  ${base}/admin/setup (setup wizard)  ${base}/admin/dashboard  ${base}/admin/api-docs (API explorer)`,
+    `  Admin API: ${base}/admin/api/status  (orchestrator token)`,
     `  Health:    ${gateway.publicBaseUrl}/health`,
   ];
   if (gateway.simulator) lines.push(`  Simulator: ${gateway.simulator.url}/_sim  (demo providers; POST /_sim/inbound/sms sends the agent a text)`);
@@ -76,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
   const signal = await stopRequested;
   logger.info({ signal }, 'shutting down: draining requests');
   try {
-    await gateway.stop();
+    await deployment.stop();
   } catch (err) {
     logger.error({ err }, 'shutdown failed');
     return 1;

@@ -1,4 +1,6 @@
 export { startGateway } from './server.js';
+export { Deployment } from './deployment.js';
+export type { StartDeploymentOptions } from './deployment.js';
 export type { Gateway, StartGatewayOptions } from './server.js';
 export { GatewayApp } from './http/app.js';
 export type { GatewayAppOptions, HandledRequest } from './http/app.js';

@@ -3,7 +3,12 @@ import { GatewayApp } from './http/app.js';
 import { listen, type Listener } from './http/uws-adapter.js';
 import { GatewayMetrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
-import type { RouteDeps } from './routes/deps.js';
+import type { AdminControl, RouteDeps } from './routes/deps.js';
+import { adminSetupRoutes } from './routes/admin-setup.js';
+import { adminOpsRoutes } from './routes/admin-ops.js';
+import { adminSessionRoutes } from './routes/admin-session.js';
+import { adminUiRoutes } from './routes/admin-ui.js';
+import { AdminSessions } from './admin/sessions.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { billingRoutes } from './routes/billing.js';
@@ -40,14 +45,20 @@ export interface Gateway {
 export interface StartGatewayOptions {
   settings: Settings;
   logger: Logger;
+  /** Save and deploy for the admin API (a {@link Deployment} passes its own). */
+  admin?: AdminControl;
+  /** Binds the port; a {@link Deployment} passes one that keeps the socket across deploys. */
+  listen?: typeof listen;
 }
 
 /** Starts the runtime and the uWebSockets.js gateway in front of it. */
-export async function startGateway({ settings, logger }: StartGatewayOptions): Promise<Gateway> {
+export async function startGateway({ settings, logger, admin, listen: bind = listen }: StartGatewayOptions): Promise<Gateway> {
   const runtime = await Runtime.start({ settings, logger });
   const metrics = new GatewayMetrics();
   metrics.observe(runtime);
+  const sessions = new AdminSessions(runtime, () => publicBaseUrl ?? '');
   const app = new GatewayApp({
+    sessions,
     runtime,
     metrics,
     logger,
@@ -68,7 +79,7 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
     });
   };
   let simulator: DemoSimulator | undefined;
-  let publicBaseUrl: string;
+  let publicBaseUrl: string | undefined;
   let url: string;
   try {
     const before = (uws: Parameters<typeof attachMcp>[0]) => {
@@ -76,7 +87,7 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
       attachVoiceSocket(uws, { runtime, metrics, logger, publicBaseUrl: () => runtime.publicBaseUrl });
     };
     // The port opens first, since the public base URL may depend on it; until `ready()` every route answers 503 `starting`.
-    listener = await listen(app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true });
+    listener = await bind(app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true });
     logger.info({ port: listener.port }, 'start-up: listening (503 starting until the routes are mounted)');
     connectLiveDelivery(runtime, mcp);
     connectSampling(runtime, mcp);
@@ -98,7 +109,9 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
     throw err;
   }
   const active = listener;
-  const deps: RouteDeps = { runtime, metrics, version: VERSION, startedAt: Date.now(), publicBaseUrl };
+  const simulatorUrls = (simulator as { baseUrls?: RouteDeps['providerBaseUrls'] } | undefined)?.baseUrls;
+  const providerBaseUrls = simulatorUrls ?? { twilio: settings.TWILIO_BASE_URL, resend: settings.RESEND_BASE_URL, elevenlabs: settings.ELEVENLABS_BASE_URL };
+  const deps: RouteDeps = { runtime, metrics, version: VERSION, startedAt: Date.now(), publicBaseUrl, admin, providerBaseUrls };
   app.add(
     ...healthRoutes(deps),
     ...docsRoutes(deps, () => [...app.routes, ...mcpRouteDocs]),
@@ -109,6 +122,10 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
     ...voiceRoutes(deps),
     voiceSocketRoute,
     ...adminRoutes(deps),
+    ...adminSetupRoutes(deps),
+    ...adminOpsRoutes(deps),
+    ...adminSessionRoutes(sessions),
+    ...adminUiRoutes(),
   );
   active.ready();
   logger.info('start-up: ready');

@@ -19,6 +19,8 @@ export interface GatewayAppOptions {
   metrics: GatewayMetrics;
   logger: Logger;
   bodyLimits: { api: number; webhook: number };
+  /** The admin UI's session cookie, for requests without a bearer token; throws when the cookie is bad. */
+  sessions?: { authenticate(request: HttpRequest): Principal | undefined };
 }
 
 /** A handled request: the answer and the route pattern it matched (for logs and metrics). */
@@ -162,7 +164,14 @@ export class GatewayApp {
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const token = match?.[1] ?? (definition.path === '/sse' ? new URLSearchParams(request.queryString).get('token') ?? '' : '');
-    if (!token) fail(ErrorCodes.UNAUTHORIZED, 'A bearer token is required: send Authorization: Bearer <token>.');
+    if (!token) {
+      const session = this.options.sessions?.authenticate(request);
+      if (session) {
+        checkPermitted(definition, session);
+        return session;
+      }
+      fail(ErrorCodes.UNAUTHORIZED, 'A bearer token is required: send Authorization: Bearer <token>.');
+    }
     const principal = await tokens.authenticate(token);
     if (!principal) {
       lockout.fail(address);

@@ -43,3 +43,93 @@ export const PoolAddBody = Type.Object({
 export type PoolAddBody = Static<typeof PoolAddBody>;
 
 export const PoolAddResponse = Type.Object({ ok: Type.Literal(true), pool: PoolName, added: Type.Integer() });
+
+/** A live probe of a provider or a credential test: whether it worked and what to do if not. */
+export const CheckResult = Type.Object({ ok: Type.Boolean(), message: Type.String() });
+
+const ProviderStatus = Type.Object({
+  configured: Type.Boolean(),
+  provider: Type.Union([Type.String(), Type.Null()]),
+  check: Type.Union([CheckResult, Type.Null()]),
+});
+
+export const AdminStatus = Type.Object({
+  version: Type.String(),
+  demoMode: Type.Boolean(),
+  publicBaseUrl: Type.String(),
+  envFile: Type.Union([Type.String(), Type.Null()]),
+  providers: Type.Object({ telephony: ProviderStatus, email: ProviderStatus, tts: ProviderStatus, stt: ProviderStatus, chat: ProviderStatus }),
+  webhooks: Type.Record(Type.String(), Type.String(), { description: 'URLs to paste into each provider console.' }),
+  settings: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+    description: 'Current non-secret settings; a secret shows only whether it is set (true/false).',
+  }),
+});
+
+const Totals = Type.Object({ actions: Type.Number(), cost: Type.Number() });
+
+export const AdminDashboard = Type.Object({
+  agents: Type.Object({ total: Type.Integer(), active: Type.Integer() }),
+  usage: Type.Object({ today: Totals, month: Totals }),
+  deadLetters: Type.Object({ pending: Type.Integer() }),
+  calls: Type.Object({ active: Type.Integer() }),
+  alerts: Type.Array(Type.Object({ level: Type.Union([Type.Literal('info'), Type.Literal('warning'), Type.Literal('critical')]), message: Type.String(), at: Type.String() })),
+  pools: Type.Record(Type.String(), Type.Object({ total: Type.Integer(), free: Type.Integer() })),
+  series: Type.Object({
+    days: Type.Array(Type.Object({ date: Type.String(), actions: Type.Number(), cost: Type.Number() }), { description: 'Last 14 UTC days.' }),
+    channelsToday: Type.Record(Type.String(), Totals),
+    messagesToday: Type.Object({ inbound: Type.Integer(), outbound: Type.Integer() }),
+  }),
+});
+
+export const TwilioTestBody = Type.Object({ accountSid: Type.String({ maxLength: 64 }), authToken: Type.String({ maxLength: 256 }) });
+export type TwilioTestBody = Static<typeof TwilioTestBody>;
+
+export const ApiKeyTestBody = Type.Object({ apiKey: Type.String({ maxLength: 512 }) });
+export type ApiKeyTestBody = Static<typeof ApiKeyTestBody>;
+
+export const SaveBody = Type.Object(
+  {
+    settings: Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 65536 }), Type.Number(), Type.Boolean()]), {
+      description: 'Setting names (see docs/configuration.md) and their new values; an empty string clears a setting.',
+    }),
+  },
+);
+export type SaveBody = Static<typeof SaveBody>;
+
+export const SaveResponse = Type.Object({ ok: Type.Literal(true), saved: Type.Array(Type.String()), envFile: Type.String() });
+
+export const DeployResponse = Type.Object({ ok: Type.Literal(true), message: Type.String() });
+
+export const AgentDetail = Type.Object({
+  agent: Type.Intersect([AgentSummary, Type.Object({ callbackUrl: Type.Union([Type.String(), Type.Null()]) })]),
+  limits: Type.Record(Type.String(), Type.Number()),
+  usage: Type.Object({ today: Totals, month: Totals }),
+  messages: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+  calls: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+  deadLetters: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+});
+
+export const ListFilter = Type.Object(
+  {
+    agentId: Type.Optional(AgentId),
+    channel: Type.Optional(ChannelName),
+    direction: Type.Optional(Type.Union([Type.Literal('inbound'), Type.Literal('outbound')])),
+    status: Type.Optional(Type.String({ maxLength: 32, pattern: '^[a-z_]+$' })),
+    since: Type.Optional(Type.String({ format: 'date-time' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+  },
+  { additionalProperties: false },
+);
+export type ListFilter = Static<typeof ListFilter>;
+
+export const MessageLog = Type.Object({ messages: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
+export const DeadLetterList = Type.Object({ deadLetters: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
+
+export const SignInBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512 }) });
+export type SignInBody = Static<typeof SignInBody>;
+
+export const SessionState = Type.Object({
+  signedIn: Type.Boolean(),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+  csrfToken: Type.Optional(Type.String({ description: 'Send it as X-CSRF-Token on state-changing admin requests made with the session cookie.' })),
+});

@@ -1,0 +1,212 @@
+import { html } from 'htm/preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ArcElement, BarController, BarElement, CategoryScale, Chart, DoughnutController, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
+import { api } from './api.js';
+
+Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, DoughnutController, ArcElement, Legend, Tooltip);
+
+const REFRESH_MS = 5000;
+const usd = (n) => `$${Number(n).toFixed(n < 1 ? 4 : 2)}`;
+
+/** Polls a loader every few seconds while the page is open. */
+function usePolling(load, deps = []) {
+  const [data, setData] = useState(undefined);
+  const [error, setError] = useState('');
+  const [updated, setUpdated] = useState(undefined);
+  const refresh = () =>
+    load()
+      .then((d) => {
+        setData(d);
+        setError('');
+        setUpdated(new Date());
+      })
+      .catch((e) => setError(e.message));
+  useEffect(() => {
+    refresh();
+    const timer = setInterval(refresh, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, deps);
+  return { data, error, updated, refresh };
+}
+
+function ChartCanvas({ config, label }) {
+  const ref = useRef(null);
+  const chart = useRef(null);
+  useEffect(() => {
+    if (!chart.current) chart.current = new Chart(ref.current, config);
+    else {
+      chart.current.data = config.data;
+      chart.current.update('none');
+    }
+  });
+  useEffect(() => () => chart.current?.destroy(), []);
+  return html`<div class="chart"><canvas ref=${ref} role="img" aria-label=${label}></canvas></div>`;
+}
+
+function Stat({ label, value, id }) {
+  return html`<div class="stat" data-stat=${id}><span class="label">${label}</span><span class="value">${value}</span></div>`;
+}
+
+export function Dashboard() {
+  const dash = usePolling(() => api('GET', '/admin/api/dashboard'));
+  const agents = usePolling(() => api('GET', '/admin/api/agents'));
+  const letters = usePolling(() => api('GET', '/admin/api/dead-letters?status=pending&limit=20'));
+  const d = dash.data;
+  if (dash.error && !d) return html`<p role="alert" class="error">${dash.error}</p>`;
+  if (!d) return html`<p class="loading">Loading dashboard…</p>`;
+  const days = d.series.days;
+  const channels = Object.entries(d.series.channelsToday);
+  return html`<section aria-labelledby="dash-title">
+    <h1 id="dash-title">Dashboard</h1>
+    <p class="hint" aria-live="polite">Refreshes every ${REFRESH_MS / 1000} s${dash.updated ? `; updated ${dash.updated.toLocaleTimeString()}` : ''}.</p>
+    <div class="stats">
+      <${Stat} id="agents" label="Agents (active / total)" value=${`${d.agents.active} / ${d.agents.total}`} />
+      <${Stat} id="today" label="Today" value=${`${d.usage.today.actions} actions · ${usd(d.usage.today.cost)}`} />
+      <${Stat} id="month" label="This month" value=${`${d.usage.month.actions} actions · ${usd(d.usage.month.cost)}`} />
+      <${Stat} id="messages" label="Messages today (in / out)" value=${`${d.series.messagesToday.inbound} / ${d.series.messagesToday.outbound}`} />
+      <${Stat} id="dead-letters" label="Pending dead letters" value=${d.deadLetters.pending} />
+      <${Stat} id="calls" label="Active calls" value=${d.calls.active} />
+    </div>
+    <section aria-labelledby="alerts-title" class="card">
+      <h2 id="alerts-title">Alerts</h2>
+      ${d.alerts.length === 0
+        ? html`<p>No alerts.</p>`
+        : html`<ul class="alerts">${d.alerts.map((a) => html`<li class=${a.level}><strong>${a.level}</strong> ${a.message}</li>`)}</ul>`}
+    </section>
+    <div class="grid2">
+      <section class="card" aria-labelledby="cost-title">
+        <h2 id="cost-title">Usage and cost, last 14 days</h2>
+        <${ChartCanvas}
+          label="Cost in USD and actions per day over the last 14 days"
+          config=${{
+            type: 'bar',
+            data: {
+              labels: days.map((x) => x.date.slice(5)),
+              datasets: [
+                { type: 'bar', label: 'Cost (USD)', data: days.map((x) => x.cost), yAxisID: 'cost', backgroundColor: '#3b6fd8' },
+                { type: 'line', label: 'Actions', data: days.map((x) => x.actions), yAxisID: 'actions', borderColor: '#d8703b', backgroundColor: '#d8703b' },
+              ],
+            },
+            options: { animation: false, maintainAspectRatio: false, scales: { cost: { position: 'left', beginAtZero: true }, actions: { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false } } } },
+          }}
+        />
+      </section>
+      <section class="card" aria-labelledby="channels-title">
+        <h2 id="channels-title">Today by channel</h2>
+        ${channels.length === 0
+          ? html`<p>No usage yet today.</p>`
+          : html`<${ChartCanvas}
+              label=${`Actions today by channel: ${channels.map(([c, t]) => `${c} ${t.actions}`).join(', ')}`}
+              config=${{
+                type: 'doughnut',
+                data: { labels: channels.map(([c]) => c), datasets: [{ data: channels.map(([, t]) => t.actions), backgroundColor: ['#3b6fd8', '#d8703b', '#2e9e6a', '#9e2e8a', '#c9a227'] }] },
+                options: { animation: false, maintainAspectRatio: false },
+              }}
+            />`}
+      </section>
+    </div>
+    <section class="card" aria-labelledby="agents-title">
+      <h2 id="agents-title">Agents</h2>
+      <div class="table-wrap">
+        <table>
+          <thead><tr><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Channels</th><th scope="col">Blocked</th></tr></thead>
+          <tbody>
+            ${(agents.data?.agents ?? []).map(
+              (a) => html`<tr>
+                <td><a href=${`/admin/agents/${encodeURIComponent(a.agentId)}`}>${a.displayName || a.agentId}</a> <small>${a.agentId}</small></td>
+                <td>${a.status}</td>
+                <td>${Object.entries(a.channels).map(([c, addr]) => html`<span class="chip">${c}: ${addr}</span> `)}</td>
+                <td>${a.blockedChannels.join(', ') || '—'}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+      ${agents.data && agents.data.agents.length === 0 && html`<p>No agents yet. Provision one with POST /api/v1/provision (team token).</p>`}
+    </section>
+    <section class="card" aria-labelledby="letters-title">
+      <h2 id="letters-title">Pending dead letters</h2>
+      ${(letters.data?.deadLetters ?? []).length === 0
+        ? html`<p>None.</p>`
+        : html`<ul class="letters">${letters.data.deadLetters.map(
+            (l) => html`<li><a href=${`/admin/agents/${encodeURIComponent(l.agentId)}`}>${l.agentId}</a> · ${l.channel} · ${l.reason} · from ${l.from}: “${l.body.slice(0, 80)}”</li>`,
+          )}</ul>`}
+    </section>
+  </section>`;
+}
+
+const CHANNELS = ['sms', 'email', 'whatsapp', 'line', 'voice'];
+
+export function AgentDetail({ agentId }) {
+  const detail = usePolling(() => api('GET', `/admin/api/agents/${encodeURIComponent(agentId)}`), [agentId]);
+  const [message, setMessage] = useState('');
+  const d = detail.data;
+  if (detail.error && !d) return html`<p role="alert" class="error">${detail.error}</p>`;
+  if (!d) return html`<p class="loading">Loading ${agentId}…</p>`;
+  const a = d.agent;
+  const toggle = async (channel) => {
+    const blocked = a.blockedChannels.includes(channel) ? a.blockedChannels.filter((c) => c !== channel) : [...a.blockedChannels, channel];
+    try {
+      await api('POST', `/admin/api/agents/${encodeURIComponent(agentId)}/blocked-channels`, { blockedChannels: blocked });
+      setMessage(`${channel} is now ${blocked.includes(channel) ? 'blocked' : 'unblocked'}.`);
+      detail.refresh();
+    } catch (e) {
+      setMessage(`Could not change ${channel}: ${e.message}`);
+    }
+  };
+  const deprovision = async () => {
+    if (!confirm(`Delete ${agentId} and return its channels to the pools?`)) return;
+    try {
+      await api('DELETE', `/admin/api/agents/${encodeURIComponent(agentId)}`);
+      location.href = '/admin/dashboard';
+    } catch (e) {
+      setMessage(`Could not deprovision: ${e.message}`);
+    }
+  };
+  return html`<section aria-labelledby="agent-title">
+    <p><a href="/admin/dashboard">← Dashboard</a></p>
+    <h1 id="agent-title">${a.displayName || a.agentId} <small>${a.agentId} · ${a.status}</small></h1>
+    <p role="status" aria-live="polite">${message}</p>
+    <div class="stats">
+      <${Stat} id="today" label="Today" value=${`${d.usage.today.actions} actions · ${usd(d.usage.today.cost)}`} />
+      <${Stat} id="month" label="This month" value=${`${d.usage.month.actions} actions · ${usd(d.usage.month.cost)}`} />
+      <${Stat} id="dead-letters" label="Dead letters" value=${d.deadLetters.filter((l) => !l.acknowledgedAt).length} />
+    </div>
+    <section class="card" aria-labelledby="channels-title">
+      <h2 id="channels-title">Channels</h2>
+      <table>
+        <thead><tr><th scope="col">Channel</th><th scope="col">Address</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
+        <tbody>
+          ${CHANNELS.filter((c) => a.channels[c]).map((c) => {
+            const blocked = a.blockedChannels.includes(c);
+            return html`<tr>
+              <th scope="row">${c}</th><td>${a.channels[c]}</td><td>${blocked ? 'blocked' : 'open'}</td>
+              <td><button type="button" onClick=${() => toggle(c)} aria-label=${`${blocked ? 'Unblock' : 'Block'} ${c}`}>${blocked ? 'Unblock' : 'Block'}</button></td>
+            </tr>`;
+          })}
+        </tbody>
+      </table>
+      <p>Callback URL: ${a.callbackUrl ?? 'none'}</p>
+    </section>
+    <section class="card" aria-labelledby="limits-title">
+      <h2 id="limits-title">Limits</h2>
+      <dl class="limits">${Object.entries(d.limits).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+    </section>
+    <section class="card" aria-labelledby="messages-title">
+      <h2 id="messages-title">Recent messages</h2>
+      <div class="table-wrap"><table>
+        <thead><tr><th scope="col">When</th><th scope="col">Channel</th><th scope="col">Direction</th><th scope="col">From → To</th><th scope="col">Status</th><th scope="col">Body</th></tr></thead>
+        <tbody>${d.messages.map((m) => html`<tr><td>${new Date(m.createdAt).toLocaleString()}</td><td>${m.channel}</td><td>${m.direction}</td><td>${m.from} → ${m.to}</td><td>${m.status}</td><td>${m.body.slice(0, 120)}</td></tr>`)}</tbody>
+      </table></div>
+    </section>
+    <section class="card" aria-labelledby="calls-title">
+      <h2 id="calls-title">Recent calls</h2>
+      ${d.calls.length === 0 ? html`<p>None.</p>` : html`<ul>${d.calls.map((c) => html`<li>${c.direction} ${c.from} → ${c.to} · ${c.status} · ${c.durationSeconds} s</li>`)}</ul>`}
+    </section>
+    <section class="card" aria-labelledby="letters-title">
+      <h2 id="letters-title">Dead letters</h2>
+      ${d.deadLetters.length === 0 ? html`<p>None.</p>` : html`<ul>${d.deadLetters.map((l) => html`<li>${l.channel} · ${l.reason} · ${l.acknowledgedAt ? 'collected' : 'pending'} · “${l.body.slice(0, 80)}”</li>`)}</ul>`}
+    </section>
+    <button type="button" class="danger" onClick=${deprovision}>Deprovision ${agentId}</button>
+  </section>`;
+}

@@ -1,0 +1,217 @@
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api } from './api.js';
+
+/** Wizard steps: each names its settings; `secret` fields are never shown back, blank keeps them. */
+const STEPS = [
+  {
+    id: 'telephony',
+    title: 'Telephony (Twilio)',
+    intro: 'SMS, WhatsApp and voice calls. Find both values on the Twilio console home page.',
+    fields: [
+      { key: 'TWILIO_ACCOUNT_SID', label: 'Account SID', placeholder: 'AC…' },
+      { key: 'TWILIO_AUTH_TOKEN', label: 'Auth token', secret: true },
+    ],
+    test: { path: '/admin/api/test/twilio', body: (v) => ({ accountSid: v.TWILIO_ACCOUNT_SID ?? '', authToken: v.TWILIO_AUTH_TOKEN ?? '' }) },
+  },
+  {
+    id: 'email',
+    title: 'Email (Resend)',
+    intro: 'Agent email addresses. Create an API key and a webhook (email.received) in the Resend dashboard.',
+    fields: [
+      { key: 'RESEND_API_KEY', label: 'API key', secret: true, placeholder: 're_…' },
+      { key: 'RESEND_WEBHOOK_SECRET', label: 'Webhook signing secret', secret: true, placeholder: 'whsec_…' },
+    ],
+    test: { path: '/admin/api/test/resend', body: (v) => ({ apiKey: v.RESEND_API_KEY ?? '' }) },
+  },
+  {
+    id: 'line',
+    title: 'LINE',
+    intro: 'LINE Messaging API channel (LINE Developers console → your channel → Messaging API). Checked when the server restarts.',
+    fields: [
+      { key: 'LINE_CHANNEL_ACCESS_TOKEN', label: 'Channel access token', secret: true },
+      { key: 'LINE_CHANNEL_SECRET', label: 'Channel secret', secret: true },
+    ],
+  },
+  {
+    id: 'speech',
+    title: 'Speech (TTS and STT)',
+    intro: 'ElevenLabs speaks voice messages and stream-mode calls; Deepgram transcribes stream-mode calls.',
+    fields: [
+      { key: 'ELEVENLABS_API_KEY', label: 'ElevenLabs API key (text-to-speech)', secret: true },
+      { key: 'DEEPGRAM_API_KEY', label: 'Deepgram API key (speech-to-text)', secret: true },
+    ],
+    test: { path: '/admin/api/test/elevenlabs', body: (v) => ({ apiKey: v.ELEVENLABS_API_KEY ?? '' }), label: 'Test ElevenLabs' },
+  },
+  {
+    id: 'pools',
+    title: 'Pools',
+    intro: 'Addresses agents are given when they are provisioned. Comma-separated.',
+    fields: [
+      { key: 'POOL_PHONE_NUMBERS', label: 'Phone numbers (E.164, SMS and voice)', placeholder: '+14155550100,+14155550101' },
+      { key: 'POOL_WHATSAPP_SENDERS', label: 'WhatsApp senders (E.164)' },
+      { key: 'POOL_LINE_CHANNELS', label: 'LINE bot user ids' },
+      { key: 'EMAIL_DOMAIN', label: 'Email domain', placeholder: 'agents.example.com' },
+    ],
+  },
+  {
+    id: 'public',
+    title: 'Public URL and webhooks',
+    intro: 'The address providers and phones reach this server at. Paste the webhook URLs below into each provider console.',
+    fields: [{ key: 'PUBLIC_BASE_URL', label: 'Public base URL', placeholder: 'https://switchboard.example.com' }],
+    webhooks: true,
+  },
+  { id: 'deploy', title: 'Save and deploy', intro: 'Saves the settings to the env file (mode 0600) and restarts the server with them.' },
+];
+
+function Field({ field, value, isSet, onInput }) {
+  const id = `f-${field.key}`;
+  const hint = field.secret && isSet ? 'Set — leave blank to keep it.' : '';
+  return html`<div class="field">
+    <label for=${id}>${field.label}</label>
+    <input
+      id=${id}
+      name=${field.key}
+      type=${field.secret ? 'password' : 'text'}
+      autocomplete="off"
+      spellcheck="false"
+      placeholder=${hint || field.placeholder || ''}
+      aria-describedby=${hint ? `${id}-hint` : undefined}
+      value=${value ?? ''}
+      onInput=${(e) => onInput(field.key, e.target.value)}
+    />
+    ${hint && html`<small id=${`${id}-hint`}>${hint}</small>`}
+  </div>`;
+}
+
+export function Setup() {
+  const [status, setStatus] = useState(undefined);
+  const [error, setError] = useState('');
+  const [index, setIndex] = useState(0);
+  const [values, setValues] = useState({});
+  const [tests, setTests] = useState({});
+  const [progress, setProgress] = useState([]);
+  const [stayDemo, setStayDemo] = useState(true);
+
+  const load = () =>
+    api('GET', '/admin/api/status')
+      .then((s) => {
+        setStatus(s);
+        const initial = {};
+        for (const step of STEPS) for (const f of step.fields ?? []) if (!f.secret) initial[f.key] = String(s.settings[f.key] ?? '');
+        setValues((v) => ({ ...initial, ...v }));
+      })
+      .catch((e) => setError(e.message));
+  useEffect(() => {
+    load();
+  }, []);
+  if (error) return html`<p role="alert" class="error">Could not load the status: ${error}</p>`;
+  if (!status) return html`<p class="loading">Loading status…</p>`;
+
+  const step = STEPS[index];
+  const set = (key, value) => setValues((v) => ({ ...v, [key]: value }));
+  const runTest = async () => {
+    setTests((t) => ({ ...t, [step.id]: { running: true } }));
+    try {
+      const result = await api('POST', step.test.path, step.test.body(values));
+      setTests((t) => ({ ...t, [step.id]: result }));
+    } catch (e) {
+      setTests((t) => ({ ...t, [step.id]: { ok: false, message: e.message } }));
+    }
+  };
+  const changes = () => {
+    const out = {};
+    for (const s of STEPS)
+      for (const f of s.fields ?? []) {
+        const v = (values[f.key] ?? '').trim();
+        if (f.secret) {
+          if (v) out[f.key] = v;
+        } else if (v !== String(status.settings[f.key] ?? '')) out[f.key] = v;
+      }
+    if (status.demoMode && stayDemo) out.DEMO_MODE = 'true';
+    return out;
+  };
+  const saveAndDeploy = async () => {
+    const log = [];
+    const note = (text, kind = 'info') => {
+      log.push({ text, kind });
+      setProgress([...log]);
+    };
+    const settings = changes();
+    try {
+      if (Object.keys(settings).length > 0) {
+        note(`Saving ${Object.keys(settings).length} setting(s)…`);
+        const saved = await api('POST', '/admin/api/save', { settings });
+        note(`Saved ${saved.saved.join(', ')} to ${saved.envFile}.`, 'ok');
+      } else note('Nothing changed; deploying the saved settings.');
+      note('Deploying: the server restarts with the saved settings…');
+      await api('POST', '/admin/api/deploy');
+      const started = Date.now();
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 300));
+        const res = await fetch('/health', { cache: 'no-store' }).catch(() => undefined);
+        if (res && res.status === 200) break;
+        if (Date.now() - started > 60_000) throw new Error('The server did not come back within a minute; check its log.');
+      }
+      await load();
+      note('Deployed: the server is running with the new settings.', 'ok');
+    } catch (e) {
+      note(`Failed: ${e.message}`, 'error');
+      note(
+        e.status === 400
+          ? 'Fix the setting named above (see docs/configuration.md) and try again; nothing was restarted.'
+          : e.status === 409
+            ? 'This server was not started with switchboard start from an env file, or a deploy is already running; wait and retry.'
+            : 'Check the server log, then retry.',
+        'error',
+      );
+    }
+  };
+
+  const test = tests[step.id];
+  return html`<section aria-labelledby="setup-title">
+    <h1 id="setup-title">Setup</h1>
+    ${status.demoMode &&
+    html`<p class="banner" role="status">
+      <strong>Demo mode:</strong> no provider credentials are set, so the built-in provider simulator answers every call.
+      Everything works end to end against it; credential tests run against the simulator too.
+    </p>`}
+    <ol class="steps" aria-label="Steps">
+      ${STEPS.map(
+        (s, i) => html`<li><button type="button" class=${i === index ? 'current' : ''} aria-current=${i === index ? 'step' : undefined} onClick=${() => setIndex(i)}>
+          ${i + 1}. ${s.title}
+        </button></li>`,
+      )}
+    </ol>
+    <div class="card">
+      <h2>${step.title}</h2>
+      <p>${step.intro}</p>
+      ${(step.fields ?? []).map((f) => html`<${Field} field=${f} value=${values[f.key]} isSet=${status.settings[f.key] === true} onInput=${set} />`)}
+      ${step.test &&
+      html`<div class="test">
+        <button type="button" onClick=${runTest} disabled=${test?.running}>${test?.running ? 'Testing…' : step.test.label ?? 'Test credentials'}</button>
+        ${test && !test.running && html`<p role="status" class=${test.ok ? 'ok' : 'error'}>${test.ok ? '✓ ' : '✗ '}${test.message}</p>`}
+      </div>`}
+      ${step.webhooks &&
+      html`<table class="webhooks">
+        <caption>Webhook URLs to paste ({agentId} is each agent's id)</caption>
+        <tbody>
+          ${Object.entries(status.webhooks).map(([name, url]) => html`<tr><th scope="row">${name}</th><td><code>${url}</code></td></tr>`)}
+        </tbody>
+      </table>`}
+      ${step.id === 'deploy' &&
+      html`<div>
+        <p>Changes to save: <strong>${Object.keys(changes()).join(', ') || 'none'}</strong></p>
+        ${status.demoMode && html`<label class="check"><input type="checkbox" checked=${stayDemo} onChange=${(e) => setStayDemo(e.target.checked)} /> Stay in demo mode (DEMO_MODE=true)</label>`}
+        <button type="button" class="primary" onClick=${saveAndDeploy}>Save and deploy</button>
+        <ol class="progress" aria-live="polite">
+          ${progress.map((p) => html`<li class=${p.kind}>${p.text}</li>`)}
+        </ol>
+      </div>`}
+      <div class="nav">
+        <button type="button" disabled=${index === 0} onClick=${() => setIndex(index - 1)}>Back</button>
+        <button type="button" disabled=${index === STEPS.length - 1} onClick=${() => setIndex(index + 1)}>Next</button>
+      </div>
+    </div>
+  </section>`;
+}

@@ -1,0 +1,309 @@
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
+import { connectMcp } from '../helpers/mcp-client.js';
+import { request as httpRequest } from 'node:http';
+
+const SID = `AC${'0'.repeat(32)}`;
+
+describe('admin API: status, dashboard and credential tests (demo mode)', () => {
+  let t: TestGateway;
+  before(async () => {
+    t = await startTestGateway();
+  });
+  after(() => t.close());
+
+  it('status reports version, demo mode, providers with live checks, and no secret', async () => {
+    const res = await t.call('GET', '/admin/api/status', { token: t.orchestratorToken });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    const body = JSON.parse(text);
+    assert.equal(body.demoMode, true);
+    assert.match(body.version, /^\d+\.\d+\.\d+/);
+    assert.equal(body.publicBaseUrl, t.url);
+    for (const kind of ['telephony', 'email', 'tts', 'stt', 'chat']) {
+      assert.equal(body.providers[kind].configured, true, kind);
+      assert.equal(body.providers[kind].check.ok, true, `${kind}: ${body.providers[kind].check.message}`);
+    }
+    assert.equal(body.providers.telephony.provider, 'twilio');
+    assert.equal(body.settings.ORCHESTRATOR_TOKEN, true);
+    assert.equal(body.webhooks.sms, `${t.url}/webhooks/{agentId}/sms`);
+    assert.ok(!text.includes(t.orchestratorToken), 'the orchestrator token is not in the status');
+    const sim = t.sim.credentials;
+    assert.ok(!text.includes(sim.twilio.authToken) && !text.includes(sim.resend.apiKey) && !text.includes(sim.elevenlabs.apiKey));
+  });
+
+  it('dashboard counts agents, usage, dead letters and gives the chart series', async () => {
+    await provisionAgent(t, 'dash-1', ['sms']);
+    const res = await t.call('GET', '/admin/api/dashboard', { token: t.orchestratorToken });
+    assert.equal(res.status, 200);
+    const body = await res.json() as any;
+    assert.equal(body.agents.total, 1);
+    assert.equal(body.agents.active, 1);
+    assert.equal(body.series.days.length, 14);
+    assert.equal(body.series.days[13].date, new Date().toISOString().slice(0, 10));
+    assert.equal(typeof body.usage.today.cost, 'number');
+    assert.equal(body.calls.active, 0);
+    assert.ok(Array.isArray(body.alerts));
+  });
+
+  it('accepts the simulator credentials through the vendor SDKs', async () => {
+    const c = t.sim.credentials;
+    for (const [path, json] of [
+      ['/admin/api/test/twilio', { accountSid: c.twilio.accountSid, authToken: c.twilio.authToken }],
+      ['/admin/api/test/resend', { apiKey: c.resend.apiKey }],
+      ['/admin/api/test/elevenlabs', { apiKey: c.elevenlabs.apiKey }],
+    ] as const) {
+      const res = await t.call('POST', path, { token: t.orchestratorToken, json });
+      assert.equal(res.status, 200, path);
+      const body = await res.json() as any;
+      assert.equal(body.ok, true, `${path}: ${body.message}`);
+    }
+  });
+
+  it('answers ok:false with what to fix for wrong credentials, never a 5xx', async () => {
+    const cases = [
+      ['/admin/api/test/twilio', { accountSid: t.sim.credentials.twilio.accountSid, authToken: 'wrong-token-0000' }, /refused.*Twilio console/],
+      ['/admin/api/test/twilio', { accountSid: 'not-a-sid', authToken: 'x' }, /AC followed by 32/],
+      ['/admin/api/test/resend', { apiKey: 're_wrong' }, /Resend/],
+      ['/admin/api/test/elevenlabs', { apiKey: 'wrong' }, /ElevenLabs/],
+      ['/admin/api/test/elevenlabs', { apiKey: '' }, /Enter an API key/],
+    ] as const;
+    for (const [path, json, message] of cases) {
+      const res = await t.call('POST', path, { token: t.orchestratorToken, json });
+      assert.equal(res.status, 200, path);
+      const body = await res.json() as any;
+      assert.equal(body.ok, false, path);
+      assert.match(body.message, message);
+      assert.ok(!JSON.stringify(body).includes('wrong-token-0000'), 'the credential is not echoed');
+    }
+  });
+
+  it('refuses wrong types and missing fields with the contract error body', async () => {
+    for (const [path, json] of [
+      ['/admin/api/test/twilio', { accountSid: SID }],
+      ['/admin/api/test/twilio', { accountSid: 42, authToken: 'x' }],
+      ['/admin/api/test/resend', { apiKey: ['x'] }],
+      ['/admin/api/test/elevenlabs', {}],
+      ['/admin/api/save', { settings: 'PORT=1' }],
+      ['/admin/api/save', { settings: { PORT: { nested: 1 } } }],
+    ] as const) {
+      const res = await t.call('POST', path, { token: t.orchestratorToken, json });
+      assert.equal(res.status, 400, `${path} ${JSON.stringify(json)}`);
+      assert.equal((await res.json() as any).code, 'VALIDATION_FAILED');
+    }
+  });
+
+  it('needs the orchestrator token: 401 without one, 403 with the team token', async () => {
+    const routes = [
+      ['GET', '/admin/api/status'],
+      ['GET', '/admin/api/dashboard'],
+      ['POST', '/admin/api/test/twilio'],
+      ['POST', '/admin/api/test/resend'],
+      ['POST', '/admin/api/test/elevenlabs'],
+      ['POST', '/admin/api/save'],
+      ['POST', '/admin/api/deploy'],
+    ] as const;
+    for (const [method, path] of routes) {
+      assert.equal((await t.call(method, path)).status, 401, `${method} ${path}`);
+      const res = await t.call(method, path, { token: t.teamToken, json: method === 'POST' ? {} : undefined });
+      assert.equal(res.status, 403, `${method} ${path} with the team token`);
+    }
+  });
+
+  it('save and deploy say so when the server was not started from an env file', async () => {
+    const save = await t.call('POST', '/admin/api/save', { token: t.orchestratorToken, json: { settings: { MARKUP_PERCENT: 5 } } });
+    assert.equal(save.status, 409);
+    assert.equal((await t.call('POST', '/admin/api/deploy', { token: t.orchestratorToken })).status, 409);
+  });
+});
+
+describe('admin API: save and deploy', () => {
+  let d: TestDeployment;
+  before(async () => {
+    d = await startTestDeployment('MARKUP_PERCENT=1\n');
+  });
+  after(() => d.close());
+
+  const save = (settings: unknown) => d.call('POST', '/admin/api/save', { token: d.orchestratorToken, json: { settings } });
+
+  it('writes known, valid keys atomically with mode 0600 and never echoes secrets', async () => {
+    const res = await save({ TWILIO_AUTH_TOKEN: 'secret-value-123', EMAIL_DOMAIN: 'mail.example.com', LIMIT_ACTIONS_PER_DAY: 42, PUBLIC_BASE_URL: 'https://sb.example.com/base' });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.ok(!text.includes('secret-value-123'));
+    assert.deepEqual(JSON.parse(text).saved.sort(), ['EMAIL_DOMAIN', 'LIMIT_ACTIONS_PER_DAY', 'PUBLIC_BASE_URL', 'TWILIO_AUTH_TOKEN']);
+    const file = readFileSync(d.envFile, 'utf8');
+    assert.match(file, /^MARKUP_PERCENT=1$/m);
+    assert.match(file, /^TWILIO_AUTH_TOKEN=secret-value-123$/m);
+    assert.match(file, /^LIMIT_ACTIONS_PER_DAY=42$/m);
+    assert.equal(statSync(d.envFile).mode & 0o777, 0o600);
+  });
+
+  it('round-trips values with spaces, quotes and # through the env file', async () => {
+    const tricky = `it's a "value" # not a comment`;
+    assert.equal((await save({ RESEND_WEBHOOK_SECRET: 'whsec_abc', TARIFFS: 'sms=0.01' })).status, 200);
+    assert.equal((await save({ ALLOWED_HOSTS: 'a.example.com, b.example.com' })).status, 200);
+    const { parseEnv } = await import('node:util');
+    const parsed = parseEnv(readFileSync(d.envFile, 'utf8')) as Record<string, string>;
+    assert.equal(parsed.ALLOWED_HOSTS, 'a.example.com, b.example.com');
+    // No setting accepts all of these characters, so the schema refuses it before it reaches the file.
+    assert.equal((await save({ PUBLIC_BASE_URL: tricky })).status, 400);
+  });
+
+  it('refuses unknown keys, line breaks, control characters and invalid values, writing nothing', async () => {
+    const before = readFileSync(d.envFile, 'utf8');
+    for (const settings of [
+      { NOT_A_SETTING: 'x' },
+      { node_env: 'test' },
+      { EMAIL_DOMAIN: 'a.example.com\nORCHESTRATOR_TOKEN=mine' },
+      { TWILIO_AUTH_TOKEN: 'abc\rdef' },
+      { TWILIO_AUTH_TOKEN: 'abc\u0000def' },
+      { PORT: 'eighty' },
+      { PORT: 70000 },
+      { DEMO_MODE: 'maybe' },
+      { TWILIO_ACCOUNT_SID: 'AC123' },
+      { EMAIL_DOMAIN: 'ok.example.com', BOGUS: '1' },
+      {},
+    ]) {
+      const res = await save(settings);
+      assert.equal(res.status, 400, JSON.stringify(settings));
+      const body = await res.json() as any;
+      assert.equal(body.code, 'VALIDATION_FAILED');
+      assert.ok(!JSON.stringify(body).includes('ORCHESTRATOR_TOKEN=mine'));
+    }
+    assert.equal(readFileSync(d.envFile, 'utf8'), before, 'the file is unchanged');
+  });
+
+  it('refuses a deploy whose saved settings fail validation, before anything stops', async () => {
+    // Passes the settings schema, but the Resend driver's own schema refuses the webhook secret.
+    assert.equal((await save({ RESEND_API_KEY: 're_123', RESEND_WEBHOOK_SECRET: 'not a secret!' })).status, 200);
+    const gateway = d.deployment.current;
+    const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
+    assert.equal(res.status, 400);
+    const body = await res.json() as any;
+    assert.equal(body.code, 'VALIDATION_FAILED');
+    assert.match(body.error, /driver-resend/);
+    assert.ok(!JSON.stringify(body).includes('re_123'));
+    assert.equal(d.deployment.swapping, undefined, 'no swap started');
+    assert.equal(d.deployment.current, gateway, 'the same gateway still serves');
+    assert.equal((await d.call('GET', '/health')).status, 200);
+    assert.equal((await save({ RESEND_API_KEY: '', RESEND_WEBHOOK_SECRET: '' })).status, 200);
+  });
+
+  it('deploys: 202, the port answers throughout (200 or 503 Retry-After), then serves the saved settings', async () => {
+    assert.equal((await save({ MARKUP_PERCENT: 7, EMAIL_DOMAIN: 'deployed.example.com' })).status, 200);
+    const first = d.deployment.current;
+    const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
+    assert.equal(res.status, 202);
+    assert.equal((await res.json() as any).ok, true);
+    const statuses = new Set<number>();
+    let retryAfterSeen = true;
+    while (d.deployment.swapping) {
+      try {
+        const r = await d.call('GET', '/health');
+        statuses.add(r.status);
+        if (r.status === 503 && !r.headers.get('retry-after')) retryAfterSeen = false;
+        await r.arrayBuffer();
+      } catch (err) {
+        assert.fail(`the port refused a connection during the swap: ${(err as Error).message}`);
+      }
+    }
+    assert.ok(retryAfterSeen, 'every 503 carries Retry-After');
+    for (const s of statuses) assert.ok(s === 200 || s === 503, `status ${s}`);
+    assert.notEqual(d.deployment.current, first, 'a new gateway serves');
+    assert.equal(d.deployment.current.port, first.port);
+    assert.equal(d.deployment.current.runtime.settings.EMAIL_DOMAIN, 'deployed.example.com');
+    const status = await (await d.call('GET', '/admin/api/status', { token: d.orchestratorToken })).json() as any;
+    assert.equal(status.settings.MARKUP_PERCENT, 7);
+  });
+
+  it('MCP clients reconnect after a deploy, over SSE and Streamable HTTP; the voice socket answers', async () => {
+    const team = await d.deployment.current.runtime.tokens.teamToken();
+    const before = await connectMcp(d.url, 'streamable', team);
+    const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
+    assert.equal(res.status, 202);
+    await new Promise((r) => setTimeout(r, 20));
+    await d.deployment.swapping;
+    await before.close().catch(() => undefined);
+    for (const kind of ['sse', 'streamable'] as const) {
+      const client = await connectMcp(d.url, kind, team);
+      const tools = await client.client.listTools();
+      assert.ok(tools.tools.length > 0, kind);
+      await client.close();
+    }
+    // The new generation's voice WebSocket route answers (an unsigned upgrade is refused, not dropped).
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${d.url}/webhooks/nobody/voice-ws`, {
+        headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      });
+      req.on('response', (r) => {
+        r.resume();
+        resolve(r.statusCode!);
+      });
+      req.on('upgrade', (_r, socket) => {
+        socket.destroy();
+        resolve(101);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(status, 403);
+  });
+
+  it('a second deploy while one is under way is a conflict', async () => {
+    const one = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
+    assert.equal(one.status, 202);
+    const two = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken }).catch(() => undefined);
+    if (two) assert.ok(two.status === 409 || two.status === 503, `status ${two.status}`);
+    await d.deployment.swapping;
+  });
+});
+
+describe('admin API: a deploy under load', () => {
+  let d: TestDeployment;
+  before(async () => {
+    d = await startTestDeployment();
+  });
+  after(() => d.close());
+
+  it('loses nothing it acknowledged: every 200 send is in the store after the swap', async () => {
+    const team = await d.deployment.current.runtime.tokens.teamToken();
+    const prov = await d.call('POST', '/api/v1/provision', { token: team, json: { agentId: 'load-1', displayName: 'Load', channels: ['sms'] } });
+    assert.equal(prov.status, 201);
+    const { securityToken } = await prov.json() as any;
+    const acknowledged: string[] = [];
+    const statuses = new Map<number, number>();
+    let sending = true;
+    const sender = async (worker: number) => {
+      for (let i = 0; sending; i++) {
+        const res = await d
+          .call('POST', '/api/v1/send-message', { token: securityToken, json: { channel: 'sms', to: '+14155550199', body: `w${worker} #${i}` } })
+          .catch(() => undefined);
+        assert.ok(res, 'no connection was refused');
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        const body = await res.json() as any;
+        if (res.status === 200) acknowledged.push(body.externalId);
+        else assert.equal(res.status, 503, JSON.stringify(body));
+        if (res.status === 503) await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const workers = Array.from({ length: 4 }, (_, i) => sender(i));
+    await new Promise((r) => setTimeout(r, 300));
+    const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
+    assert.equal(res.status, 202);
+    await new Promise((r) => setTimeout(r, 50));
+    await d.deployment.swapping;
+    await new Promise((r) => setTimeout(r, 300));
+    sending = false;
+    await Promise.all(workers);
+    assert.ok(acknowledged.length > 10, `sent ${acknowledged.length}`);
+    const { db } = d.deployment.current.runtime.store;
+    for (const id of acknowledged) {
+      const row = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE external_id = ?', [id]);
+      assert.equal(Number(row?.n), 1, `acknowledged message ${id} is stored`);
+    }
+  });
+});
