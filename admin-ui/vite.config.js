@@ -1,12 +1,12 @@
 import { defineConfig } from 'vite';
 
 // Two pages: the app (setup wizard, dashboard, agent detail) and the API explorer.
-// Built into public/, which the gateway serves under /admin/; nothing is loaded from a CDN.
+// Built into dist/, which the gateway serves under /admin/; nothing is loaded from a CDN.
 export default defineConfig({
   base: '/admin/',
   publicDir: false,
   build: {
-    outDir: 'public',
+    outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
     modulePreload: { polyfill: false },

@@ -44,7 +44,7 @@ export function staleness(dir, root = ROOT) {
   const base = join(root, dir);
   const built = mtime(join(base, 'dist'), Math.min);
   if (built === undefined) return 'missing';
-  const inputs = ['src', 'package.json', 'tsconfig.json'].map((p) => mtime(join(base, p), Math.max) ?? 0);
+  const inputs = ['src', 'package.json', 'tsconfig.json', 'index.html', 'api-docs.html', 'vite.config.js'].map((p) => mtime(join(base, p), Math.max) ?? 0);
   return Math.max(...inputs) > built ? 'stale' : undefined;
 }
 
@@ -59,9 +59,12 @@ function tsupCli(root) {
   }
 }
 
+/** Builds one workspace: tsup without declarations, or the workspace's own build script when it is not tsup (the admin UI's Vite). */
 function run(cli, cwd) {
+  const script = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8')).scripts.build;
+  const [command, args] = script === 'tsup' ? [process.execPath, [cli, '--no-dts', '--silent']] : ['npm', ['run', 'build', '--silent']];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, '--no-dts', '--silent'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));

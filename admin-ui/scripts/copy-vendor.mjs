@@ -5,6 +5,6 @@ import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const from = dirname(require.resolve('swagger-ui-dist/package.json'));
-const to = new URL('../public/vendor/', import.meta.url).pathname;
+const to = new URL('../dist/vendor/', import.meta.url).pathname;
 mkdirSync(to, { recursive: true });
 for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE']) copyFileSync(join(from, file), join(to, file === 'LICENSE' ? 'swagger-ui-LICENSE.txt' : file));
