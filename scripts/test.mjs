@@ -29,6 +29,30 @@ if (files.length === 0) {
   console.error(`No test files match ${filters.join(' ') || 'the workspaces'}.`);
   process.exit(1);
 }
-const args = ['--conditions=switchboard-source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files];
-const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } });
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+// Suites that exercise the HTTP adapter (HTTP, SSE, Streamable HTTP, voice WebSocket, body limits,
+// back-pressure, shutdown) run a second time on the portable node:http adapter, so both adapters pass
+// the same suite; the rest of the suite runs once, on the adapter the gateway picks (uWS where it loads).
+const ADAPTER_SUITES = [
+  'gateway/test/',
+  'test/integration/bad-input',
+  'test/integration/malformed-input',
+  'test/integration/mcp',
+  'test/integration/voice-stream',
+  'test/integration/lifecycle',
+];
+const secondPass = process.env.SWITCHBOARD_HTTP_ADAPTER ? [] : files.filter((f) => ADAPTER_SUITES.some((s) => f.includes(s)));
+
+function run(list, extraEnv) {
+  const args = ['--conditions=switchboard-source', '--import', 'tsx', '--test', '--test-reporter=spec', ...list];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', ...extraEnv } });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+let code = await run(files, {});
+if (secondPass.length > 0) {
+  console.log(`\n# again on the node:http adapter (SWITCHBOARD_HTTP_ADAPTER=node): ${secondPass.length} file(s)\n`);
+  code = Math.max(code, await run(secondPass, { SWITCHBOARD_HTTP_ADAPTER: 'node' }));
+}
+process.exit(code);

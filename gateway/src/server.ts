@@ -1,6 +1,7 @@
 import { Runtime, type Logger, type Settings } from '@switchboard/runtime';
 import { GatewayApp } from './http/app.js';
-import { listen, type Listener } from './http/uws-adapter.js';
+import type { AdapterName, Listener } from './http/adapter.js';
+import { selectAdapter } from './http/select-adapter.js';
 import { GatewayMetrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import type { RouteDeps } from './routes/deps.js';
@@ -29,6 +30,8 @@ export interface Gateway {
   readonly runtime: Runtime;
   readonly app: GatewayApp;
   readonly metrics: GatewayMetrics;
+  /** The HTTP server under the gateway (see HTTP_ADAPTER). */
+  readonly adapter: AdapterName;
   /** Live MCP sessions. */
   readonly mcp: McpSessions;
   /** The in-process provider simulator, in demo mode. */
@@ -42,8 +45,11 @@ export interface StartGatewayOptions {
   logger: Logger;
 }
 
-/** Starts the runtime and the uWebSockets.js gateway in front of it. */
+/** Starts the runtime and the gateway (uWebSockets.js, or node:http where uWS cannot serve) in front of it. */
 export async function startGateway({ settings, logger }: StartGatewayOptions): Promise<Gateway> {
+  // Chosen before anything opens, so a forced adapter that cannot serve stops the start cleanly.
+  const { adapter, reason } = await selectAdapter(settings.HTTP_ADAPTER);
+  logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
   const runtime = await Runtime.start({ settings, logger });
   const metrics = new GatewayMetrics();
   metrics.observe(runtime);
@@ -56,8 +62,8 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
   let listener: Listener | undefined;
   let mcp!: McpSessions;
   const serverNames = new ServerNames([settings.HOST, ...settings.ALLOWED_HOSTS.split(',')]);
-  const attachTransports = (uws: Parameters<typeof attachMcp>[0]) => {
-    mcp = attachMcp(uws, {
+  const attachTransports = (routes: Parameters<typeof attachMcp>[0]) => {
+    mcp = attachMcp(routes, {
       authenticate: (token) => runtime.tokens.authenticate(token),
       lockout: runtime.lockout,
       createServer: (principal, agentId) => createToolServer(app, principal, agentId),
@@ -71,12 +77,12 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
   let publicBaseUrl: string;
   let url: string;
   try {
-    const before = (uws: Parameters<typeof attachMcp>[0]) => {
-      attachTransports(uws);
-      attachVoiceSocket(uws, { runtime, metrics, logger, publicBaseUrl: () => runtime.publicBaseUrl });
+    const before = (routes: Parameters<typeof attachMcp>[0]) => {
+      attachTransports(routes);
+      attachVoiceSocket(routes, { runtime, metrics, logger, publicBaseUrl: () => runtime.publicBaseUrl });
     };
     // The port opens first, since the public base URL may depend on it; until `ready()` every route answers 503 `starting`.
-    listener = await listen(app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true });
+    listener = await adapter.listen(app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true });
     logger.info({ port: listener.port }, 'start-up: listening (503 starting until the routes are mounted)');
     connectLiveDelivery(runtime, mcp);
     connectSampling(runtime, mcp);
@@ -121,6 +127,7 @@ export async function startGateway({ settings, logger }: StartGatewayOptions): P
     runtime,
     app,
     metrics,
+    adapter: adapter.name,
     simulator,
     mcp,
     stop() {
