@@ -36,8 +36,8 @@ export function peerAddress(address: string | undefined): string {
 
 /**
  * One node:http request and its response, with the semantics of the uWS exchange: a streamed write
- * resolves when node hands its bytes to the socket (the write callback), and the client is cut off
- * when more than `maxBufferedBytes` wait in user space.
+ * resolves once node has handed its bytes to the kernel (the socket holds nothing, or the write
+ * callback ran), and the client is cut off when more than `maxBufferedBytes` wait in user space.
  */
 export class NodeExchange implements Exchange {
   readonly method: string;
@@ -159,11 +159,14 @@ export class NodeExchange implements Exchange {
     confirmed.catch(ignore);
     this.#pending.push(entry);
     this.#bufferedBytes += bytes;
-    if (this.#bufferedBytes > this.#maxBufferedBytes) {
-      this.#cutOff('overflow');
-      return confirmed;
-    }
     this.#res.write(chunk, (err) => this.#settle(entry, err ?? undefined));
+    // node:http corks the socket until the next tick; uncorked now, the socket tries the kernel at
+    // once and its writableLength says what is still held in user space, as uWS's write result does.
+    const socket = this.#res.socket;
+    while (socket?.writableCorked) socket.uncork();
+    const held = this.#res.writableLength;
+    if (held === 0) this.#confirmAll();
+    else if (held > this.#maxBufferedBytes) this.#cutOff('overflow');
     return confirmed;
   }
 
@@ -201,6 +204,18 @@ export class NodeExchange implements Exchange {
       this.#bufferedBytes -= item.bytes;
       if (err) item.reject(new StreamClosedError(this.#ended ?? 'destroyed'));
       else item.resolve();
+    }
+  }
+
+  /** The socket holds nothing: every write so far has left user space. */
+  #confirmAll(): void {
+    const pending = this.#pending;
+    this.#pending = [];
+    this.#bufferedBytes = 0;
+    for (const item of pending) {
+      if (item.settled) continue;
+      item.settled = true;
+      item.resolve();
     }
   }
 
