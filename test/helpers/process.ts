@@ -24,7 +24,11 @@ export async function startServerProcess(args: string[], env: Record<string, str
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    // A server that misses the deadline is killed, so a failed start never leaves the test file hanging.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within 45 s:\n${output}`));
+    }, 45_000);
     const check = () => {
       const m = /API:\s+(http:\/\/[^/\s]+)\/api\/v1/.exec(output);
       if (m) {
