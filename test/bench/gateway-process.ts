@@ -32,6 +32,8 @@ export async function startGatewayProcess(options: { adapter?: 'uws' | 'node' } 
       env: { NODE_ENV: 'production', LOG_LEVEL: 'warn', DEMO_MODE: 'true', HTTP_ADAPTER: options.adapter ?? 'auto' },
       // The token line follows the URL line in the same banner; waiting for it gets both.
       ready: TOKEN_LINE,
+      // tsx compiles the sources at start; on a loaded two-core machine that has taken over 30 s.
+      startTimeoutMs: 90_000,
     });
     server = started.server;
     const url = URL_LINE.exec(server.output())?.[1];

@@ -35,7 +35,8 @@ interface SocketRoute {
  * 503 while starting, draining on close, exchanges for the socket routes, WebSockets through `ws`).
  */
 function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
-  const server = createServer({ keepAliveTimeout: 10_000 });
+  // uWS neither requires a Host header nor closes keep-alive connections before 10 s of quiet; nor does this.
+  const server = createServer({ keepAliveTimeout: 10_000, requireHostHeader: false });
   const exchangeRoutes = new Map<string, Map<string, ExchangeRoute>>();
   const socketRoutes: SocketRoute[] = [];
   const sockets = new Set<WebSocket>();
@@ -71,7 +72,15 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
     const byMethod = exchangeRoutes.get(path);
     const socketRoute = byMethod && (byMethod.get((req.method ?? 'GET').toUpperCase()) ?? byMethod.get('*'));
     if (socketRoute) {
-      socketRoute.handler(new NodeExchange(req, res, socketRoute.maxBufferedBytes));
+      const exchange = new NodeExchange(req, res, socketRoute.maxBufferedBytes);
+      try {
+        socketRoute.handler(exchange);
+      } catch (err) {
+        // A throwing route is a bug; it costs one 500, never the process.
+        options.logger.error({ err, path }, 'socket route failed');
+        const { status, body } = errorResult(err);
+        exchange.answer(status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body), true);
+      }
       return;
     }
     serveApp(req, res, path, queryString);
@@ -140,6 +149,23 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
     req.on('data', onData);
     req.on('end', onEnd);
   };
+
+  // A request node:http cannot parse gets the contract's error body, as every other refusal does.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLargeHead = err.code === 'HPE_HEADER_OVERFLOW';
+    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    writeRaw(socket, {
+      status: tooLargeHead ? 431 : timedOut ? 408 : 400,
+      body: {
+        error: tooLargeHead ? 'The request headers are too large.' : timedOut ? 'The request took too long to arrive.' : 'The request is not valid HTTP.',
+        code: ErrorCodes.BAD_REQUEST,
+      },
+    });
+  });
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);

@@ -50,6 +50,8 @@ function send(port: number, method: string, path: string, options: { headers?: R
 function raw(port: number, text: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(text));
+    // Bounded: a server that neither answers nor closes fails the test instead of hanging it.
+    socket.setTimeout(2000, () => socket.destroy(new Error('no answer and no close within 2 s')));
     let answer = '';
     socket.on('data', (d) => {
       answer += d;
@@ -203,6 +205,17 @@ describe('HTTP adapter contract', async () => {
     const answer = await raw(port, 'GET /echo HTTP/1.1\r\nHost: x\r\nX-Test: a\r\nX-Test: b\r\nConnection: close\r\n\r\n');
     assert.match(answer, /^HTTP\/1\.1 200/);
     assert.match(answer, /"test":"a, b"/);
+  });
+
+  it(`[${adapter.name}] survives requests that are not HTTP: a 400 with the contract body, or a closed connection`, async () => {
+    for (const garbage of ['NOT HTTP AT ALL\r\n\r\n', 'GET /echo HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n', `GET /echo HTTP/1.1\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`]) {
+      const answer = await raw(port, garbage).catch(() => '');
+      if (answer) {
+        assert.match(answer, /^HTTP\/1\.1 4\d\d/);
+        if (adapter.name === 'node') assert.match(answer, /"code":"BAD_REQUEST"/);
+      }
+    }
+    assert.equal((await send(port, 'GET', '/echo')).status, 200);
   });
 
   it(`[${adapter.name}] enforces body limits: declared, streamed (chunked), and per route`, async () => {

@@ -35,6 +35,7 @@ export const adapters: Scenario = {
         ctx.log(`${adapter}: not measured: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
       }
     }
+    if (!runs.some((r) => r.adapter === 'node')) throw new Error('the node:http adapter was not measured (see above)');
     const uws = runs.find((r) => r.adapter === 'uws');
     return runs.flatMap((run) => {
       const ratio = (pick: (r: AdapterRun) => Measurement) => (uws && run !== uws ? `; ${(pick(run).rate / pick(uws).rate).toFixed(2)} of uws` : '');
