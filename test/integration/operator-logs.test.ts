@@ -23,8 +23,10 @@ describe('what operators see in the log', () => {
   it('says at shutdown how many sessions and calls it closed', async () => {
     const { lines, logger } = capturingLogger();
     const g = await startTestGateway({ LOG_LEVEL: 'debug' }, undefined, { logger });
-    await connectMcp(g.url, 'sse', g.teamToken);
+    const mcp = await connectMcp(g.url, 'sse', g.teamToken);
     await g.close();
+    // An SSE client left open keeps reconnecting and the test file never exits.
+    await mcp.close();
     const closed = lines.find((l) => String(l.msg).startsWith('shutdown: closed'));
     assert.equal(closed?.sessions, 1);
     assert.equal(closed?.calls, 0);
