@@ -1,6 +1,8 @@
 import { Runtime, type Logger, type Settings } from '@switchboard/runtime';
 import { GatewayApp } from './http/app.js';
-import { listen, type Listener } from './http/uws-adapter.js';
+import type { AdapterName, Listener } from './http/adapter.js';
+import { selectAdapter } from './http/select-adapter.js';
+import type { ListenFunction } from './admin/switching-listener.js';
 import { GatewayMetrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import type { AdminControl, RouteDeps } from './routes/deps.js';
@@ -34,6 +36,8 @@ export interface Gateway {
   readonly runtime: Runtime;
   readonly app: GatewayApp;
   readonly metrics: GatewayMetrics;
+  /** The HTTP server under the gateway (see HTTP_ADAPTER). */
+  readonly adapter: AdapterName;
   /** Live MCP sessions. */
   readonly mcp: McpSessions;
   /** The in-process provider simulator, in demo mode. */
@@ -48,11 +52,17 @@ export interface StartGatewayOptions {
   /** Save and deploy for the admin API (a {@link Deployment} passes its own). */
   admin?: AdminControl;
   /** Binds the port; a {@link Deployment} passes one that keeps the socket across deploys. */
-  listen?: typeof listen;
+  listen?: ListenFunction;
 }
 
-/** Starts the runtime and the uWebSockets.js gateway in front of it. */
-export async function startGateway({ settings, logger, admin, listen: bind = listen }: StartGatewayOptions): Promise<Gateway> {
+/** Binds straight on the adapter: the port lives as long as this gateway. */
+const listenOnAdapter: ListenFunction = (adapter, app, options) => adapter.listen(app, options);
+
+/** Starts the runtime and the gateway (uWebSockets.js, or node:http where uWS cannot serve) in front of it. */
+export async function startGateway({ settings, logger, admin, listen: bind = listenOnAdapter }: StartGatewayOptions): Promise<Gateway> {
+  // Chosen before anything opens, so a forced adapter that cannot serve stops the start cleanly.
+  const { adapter, reason } = await selectAdapter(settings.HTTP_ADAPTER);
+  logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
   const runtime = await Runtime.start({ settings, logger });
   const metrics = new GatewayMetrics();
   metrics.observe(runtime);
@@ -67,8 +77,8 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   let listener: Listener | undefined;
   let mcp!: McpSessions;
   const serverNames = new ServerNames([settings.HOST, ...settings.ALLOWED_HOSTS.split(',')]);
-  const attachTransports = (uws: Parameters<typeof attachMcp>[0]) => {
-    mcp = attachMcp(uws, {
+  const attachTransports = (routes: Parameters<typeof attachMcp>[0]) => {
+    mcp = attachMcp(routes, {
       authenticate: (token) => runtime.tokens.authenticate(token),
       lockout: runtime.lockout,
       createServer: (principal, agentId) => createToolServer(app, principal, agentId),
@@ -82,12 +92,12 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   let publicBaseUrl: string | undefined;
   let url: string;
   try {
-    const before = (uws: Parameters<typeof attachMcp>[0]) => {
-      attachTransports(uws);
-      attachVoiceSocket(uws, { runtime, metrics, logger, publicBaseUrl: () => runtime.publicBaseUrl });
+    const before = (routes: Parameters<typeof attachMcp>[0]) => {
+      attachTransports(routes);
+      attachVoiceSocket(routes, { runtime, metrics, logger, publicBaseUrl: () => runtime.publicBaseUrl });
     };
     // The port opens first, since the public base URL may depend on it; until `ready()` every route answers 503 `starting`.
-    listener = await bind(app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true });
+    listener = await bind(adapter, app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true });
     logger.info({ port: listener.port }, 'start-up: listening (503 starting until the routes are mounted)');
     connectLiveDelivery(runtime, mcp);
     connectSampling(runtime, mcp);
@@ -138,6 +148,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     runtime,
     app,
     metrics,
+    adapter: adapter.name,
     simulator,
     mcp,
     stop() {

@@ -12,16 +12,19 @@ export interface ScenarioScope {
 /** Builds the context for one scenario: a lazily started real server of its own, and the load runner. */
 export function openScenarioScope(name: string, settings: LoadSettings): ScenarioScope {
   const cleanups: (() => Promise<unknown> | void)[] = [];
-  let gateway: Promise<GatewayProcess> | undefined;
+  const gateways = new Map<string, Promise<GatewayProcess>>();
   const log = (message: string) => process.stderr.write(`  [${name}] ${message}\n`);
   const ctx: BenchContext = {
     durationSeconds: settings.durationSeconds,
     warmupSeconds: settings.warmupSeconds,
     connections: settings.connections,
-    gateway() {
+    gateway(options = {}) {
+      const key = options.adapter ?? 'auto';
+      let gateway = gateways.get(key);
       if (!gateway) {
-        log('starting the real server (embedded, demo mode, fresh data dir)');
-        gateway = startGatewayProcess();
+        log(`starting the real server (embedded, demo mode, fresh data dir, HTTP_ADAPTER=${key})`);
+        gateway = startGatewayProcess(options);
+        gateways.set(key, gateway);
         const started = gateway;
         cleanups.push(async () => (await started.catch(() => undefined))?.stop());
       }

@@ -19,7 +19,7 @@ export interface GatewayProcess extends GatewayUnderTest {
  * Starts the CLI from source in embedded demo mode: a fresh temp data dir, an empty env file (so a
  * developer's ./.env cannot switch providers on), LOG_LEVEL=warn so logging does not dominate.
  */
-export async function startGatewayProcess(): Promise<GatewayProcess> {
+export async function startGatewayProcess(options: { adapter?: 'uws' | 'node' } = {}): Promise<GatewayProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
   const envFile = join(dataDir, 'bench.env');
   writeFileSync(envFile, '');
@@ -27,11 +27,13 @@ export async function startGatewayProcess(): Promise<GatewayProcess> {
   let server: ChildServer | undefined;
   try {
     const started = await spawnServer({
-      name: 'switchboard',
+      name: options.adapter ? `switchboard-${options.adapter}` : 'switchboard',
       args: ['gateway/src/cli.ts', 'start', '--port', '0', '--data-dir', dataDir, '--env-file', envFile],
-      env: { NODE_ENV: 'production', LOG_LEVEL: 'warn', DEMO_MODE: 'true' },
+      env: { NODE_ENV: 'production', LOG_LEVEL: 'warn', DEMO_MODE: 'true', HTTP_ADAPTER: options.adapter ?? 'auto' },
       // The token line follows the URL line in the same banner; waiting for it gets both.
       ready: TOKEN_LINE,
+      // tsx compiles the sources at start; on a loaded two-core machine that has taken over 30 s.
+      startTimeoutMs: 90_000,
     });
     server = started.server;
     const url = URL_LINE.exec(server.output())?.[1];

@@ -114,8 +114,8 @@ export interface BenchContext {
   readonly warmupSeconds: number;
   /** Default concurrent connections (`--connections`). */
   readonly connections: number;
-  /** Starts the real server on first call (in its own process) and returns it; the harness stops it. */
-  gateway(): Promise<GatewayUnderTest>;
+  /** Starts the real server on first call (in its own process) and returns it; the harness stops it. One per `adapter` (HTTP_ADAPTER; default auto). */
+  gateway(options?: { adapter?: 'uws' | 'node' }): Promise<GatewayUnderTest>;
   /** Warms up, then runs autocannon against `spec` for the run's duration, with progress on stderr. */
   load(spec: LoadSpec): Promise<Measurement>;
   /** Warms up, then sends `spec.rate` requests per second, evenly spaced, for the run's duration; `connections` is the most in flight at once. */

@@ -59,6 +59,8 @@ export async function startTestGateway(
       SEND_RETRY_BASE_MS: 10,
       SEND_TIMEOUT_MS: 1000,
       ...(await storeSettings(dir)),
+      // scripts/test.mjs runs the adapter-sensitive suites a second time with the node:http adapter.
+      HTTP_ADAPTER: process.env.SWITCHBOARD_HTTP_ADAPTER ?? 'auto',
       ...overrides,
     },
   });

@@ -16,7 +16,7 @@ export interface ServerProcess {
 export async function startServerProcess(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--conditions=switchboard-source', '--import', 'tsx', 'gateway/src/cli.ts', 'start', '--port', '0', ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', HTTP_ADAPTER: process.env.SWITCHBOARD_HTTP_ADAPTER ?? 'auto', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -44,7 +44,8 @@ describe('what operators see in the log', () => {
 
   it('says what start-up did, step by step', () => {
     const steps = lines.filter((l) => String(l.msg).startsWith('start-up:')).map((l) => l.msg);
-    assert.deepEqual(steps.slice(0, 2), ['start-up: store open and migrated', 'start-up: runtime ready']);
+    assert.match(String(steps[0]), /^start-up: HTTP adapter (uws|node): \S/, 'first, which HTTP adapter and why');
+    assert.deepEqual(steps.slice(1, 3), ['start-up: store open and migrated', 'start-up: runtime ready']);
     assert.ok(steps.some((s) => String(s).startsWith('start-up: listening')));
     assert.equal(steps.at(-1), 'start-up: ready');
     const loaded = lines.find((l) => l.msg === 'start-up: drivers loaded');

@@ -1,24 +1,29 @@
-import type uWS from 'uWebSockets.js';
-import type { Logger } from '@switchboard/runtime';
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { GatewayApp, HandledRequest } from '../http/app.js';
+import type { HttpAdapter, ListenOptions, Listener } from '../http/adapter.js';
+import type { Exchange } from '../http/exchange.js';
+import type { ExchangeHandler, ServerWebSocket, SocketRoutes, WebSocketRoute } from '../http/socket-routes.js';
 import type { HttpRequest } from '../http/types.js';
-import { listen, type Listener } from '../http/uws-adapter.js';
 
-/** Same signature as the adapter's `listen`, so `startGateway` can take either. */
-export type ListenFunction = typeof listen;
-
-type Handler = (res: uWS.HttpResponse, req: uWS.HttpRequest) => void;
-type Behavior = uWS.WebSocketBehavior<unknown>;
+/** How `startGateway` binds its port: straight on the adapter, or through a {@link SwitchingListener}. */
+export type ListenFunction = (adapter: HttpAdapter, app: GatewayApp, options: ListenOptions) => Promise<Listener>;
 
 const STARTING = JSON.stringify({ status: 'starting' });
-const HTTP_METHODS = ['get', 'post', 'put', 'del', 'patch', 'options', 'head', 'any'] as const;
-const WS_EVENTS = ['message', 'drain', 'ping', 'pong', 'subscription'] as const;
+const STARTING_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'cache-control': 'no-store' };
+const RESTARTING = 1012;
+
+/** A socket a generation accepted, seen by its route with the route's own data. */
+interface Pinned {
+  readonly generation: Generation;
+  readonly route: WebSocketRoute<unknown>;
+  readonly view: ServerWebSocket<unknown>;
+}
 
 /** One server generation's routes behind the shared socket. */
 class Generation {
-  readonly http = new Map<string, Handler>();
-  readonly ws = new Map<string, Behavior>();
-  readonly sockets = new Set<uWS.WebSocket<unknown>>();
+  readonly exchanges = new Map<string, ExchangeHandler>();
+  readonly webSockets = new Map<string, WebSocketRoute<unknown>>();
+  readonly sockets = new Set<ServerWebSocket<unknown>>();
   inFlight = 0;
   idle: (() => void) | undefined;
   constructor(readonly app: GatewayApp) {}
@@ -28,29 +33,31 @@ class Generation {
  * Keeps one listening socket for the life of the process while server generations come and go
  * behind it (the admin API's deploy). Closing a listening socket and binding it again can fail for
  * a minute (TIME_WAIT of connections the server closed), so the port is never let go; between
- * generations every request answers 503 `starting` with Retry-After.
+ * generations every request answers 503 `starting` with Retry-After. Works on either HTTP adapter:
+ * it registers on the adapter's {@link SocketRoutes} once and forwards to the current generation.
  */
 export class SwitchingListener {
   #real: Listener | undefined;
+  #routes: SocketRoutes | undefined;
   #current: Generation | undefined;
   readonly #registered = new Set<string>();
-  readonly #pinned = new WeakMap<uWS.WebSocket<unknown>, Generation>();
 
-  /** A `listen` for `startGateway`: the first call binds the port, later ones reuse it. */
-  readonly listen: ListenFunction = async (app, options) => {
+  /** A {@link ListenFunction} for `startGateway`: the first call binds the port, later ones reuse it. */
+  readonly listen: ListenFunction = async (adapter, app, options) => {
     const generation = new Generation(app);
-    const front = this.#front(generation);
     if (!this.#real) {
-      this.#real = await listenOnce(this.#dispatcher(), options, (uws) => {
-        this.#uws = uws;
+      this.#real = await adapter.listen(this.#dispatcher(), {
+        ...options,
+        starting: true,
+        before: (routes) => {
+          this.#routes = routes;
+        },
       });
       this.#real.ready();
     }
-    options.before?.(front);
+    options.before?.(this.#front(generation));
     return this.#virtual(generation);
   };
-
-  #uws: uWS.TemplatedApp | undefined;
 
   /** Closes the real socket: the process is stopping. */
   async close(graceMs: number): Promise<void> {
@@ -66,7 +73,7 @@ export class SwitchingListener {
       },
       async handle(request: HttpRequest): Promise<HandledRequest> {
         const generation = self.#current;
-        if (!generation) return { status: 503, headers: { 'retry-after': '1', 'cache-control': 'no-store' }, body: JSON.parse(STARTING), route: 'starting' };
+        if (!generation) return { status: 503, headers: STARTING_HEADERS, body: JSON.parse(STARTING), route: 'starting' };
         generation.inFlight++;
         try {
           return await generation.app.handle(request);
@@ -77,74 +84,75 @@ export class SwitchingListener {
     } as unknown as GatewayApp;
   }
 
-  /** What a generation's socket routes register on: recorded per generation, routed to the current one. */
-  #front(generation: Generation): uWS.TemplatedApp {
-    const self = this;
-    const front = new Proxy({} as uWS.TemplatedApp, {
-      get(_target, property) {
-        if (typeof property === 'string' && (HTTP_METHODS as readonly string[]).includes(property)) {
-          return (pattern: string, handler: Handler) => {
-            generation.http.set(`${property} ${pattern}`, handler);
-            self.#registerHttp(property as (typeof HTTP_METHODS)[number], pattern);
-            return front;
-          };
-        }
-        if (property === 'ws') {
-          return (pattern: string, behavior: Behavior) => {
-            generation.ws.set(pattern, behavior);
-            self.#registerWs(pattern, behavior);
-            return front;
-          };
-        }
-        return (self.#uws as unknown as Record<string | symbol, unknown>)[property];
+  /** What a generation's socket routes register on: recorded per generation, served by the current one. */
+  #front(generation: Generation): SocketRoutes {
+    return {
+      route: (method, path, handler, options) => {
+        const key = `${method} ${path}`;
+        generation.exchanges.set(key, handler);
+        if (this.#registered.has(key)) return;
+        this.#registered.add(key);
+        this.#routes!.route(
+          method,
+          path,
+          (exchange: Exchange) => {
+            const current = this.#current?.exchanges.get(key);
+            if (current) current(exchange);
+            else exchange.answer(503, STARTING_HEADERS, STARTING);
+          },
+          options,
+        );
       },
-    });
-    return front;
-  }
-
-  #registerHttp(method: (typeof HTTP_METHODS)[number], pattern: string): void {
-    const key = `${method} ${pattern}`;
-    if (this.#registered.has(key)) return;
-    this.#registered.add(key);
-    (this.#uws![method] as (p: string, h: Handler) => unknown).call(this.#uws, pattern, (res, req) => {
-      const handler = this.#current?.http.get(key);
-      if (handler) handler(res, req);
-      else answerStarting(res);
-    });
-  }
-
-  #registerWs(pattern: string, behavior: Behavior): void {
-    const key = `ws ${pattern}`;
-    if (this.#registered.has(key)) return;
-    this.#registered.add(key);
-    const of = (ws: uWS.WebSocket<unknown>) => this.#pinned.get(ws)?.ws.get(pattern);
-    const dispatch: Behavior = {
-      ...behavior,
-      upgrade: (res, req, context) => {
-        const upgrade = this.#current?.ws.get(pattern)?.upgrade;
-        if (!this.#current) answerStarting(res);
-        else if (upgrade) upgrade(res, req, context);
-        else res.upgrade({}, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
-      },
-      open: (ws) => {
-        const generation = this.#current;
-        if (!generation) {
-          ws.end(1012, 'Service restarting');
-          return;
-        }
-        this.#pinned.set(ws, generation);
-        generation.sockets.add(ws);
-        generation.ws.get(pattern)?.open?.(ws);
-      },
-      close: (ws, code, message) => {
-        this.#pinned.get(ws)?.sockets.delete(ws);
-        of(ws)?.close?.(ws, code, message);
+      webSocket: (pattern, route) => {
+        generation.webSockets.set(pattern, route as WebSocketRoute<unknown>);
+        const key = `ws ${pattern}`;
+        if (this.#registered.has(key)) return;
+        this.#registered.add(key);
+        this.#routes!.webSocket<Pinned>(pattern, this.#dispatchSocket(pattern, route as WebSocketRoute<unknown>));
       },
     };
-    for (const event of WS_EVENTS) {
-      if (behavior[event]) (dispatch as Record<string, unknown>)[event] = (ws: uWS.WebSocket<unknown>, ...rest: unknown[]) => (of(ws)?.[event] as ((...a: unknown[]) => unknown) | undefined)?.(ws, ...rest);
-    }
-    this.#uws!.ws(pattern, dispatch);
+  }
+
+  /** The WebSocket route the adapter holds: each socket is pinned to the generation that accepted it. */
+  #dispatchSocket(pattern: string, first: WebSocketRoute<unknown>): WebSocketRoute<Pinned> {
+    return {
+      maxPayloadLength: first.maxPayloadLength,
+      idleTimeoutSeconds: first.idleTimeoutSeconds,
+      maxBackpressure: first.maxBackpressure,
+      upgrade: async (request) => {
+        const generation = this.#current;
+        const route = generation?.webSockets.get(pattern);
+        if (!generation || !route) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'The server is restarting; retry shortly.');
+        const data = await route.upgrade(request);
+        // The view is completed on open, when the adapter's socket exists.
+        return { generation, route, view: { data } as ServerWebSocket<unknown> };
+      },
+      open: (socket) => {
+        const { generation, route } = socket.data;
+        if (this.#current !== generation) {
+          socket.end(RESTARTING);
+          return;
+        }
+        const { data } = socket.data.view;
+        const view: ServerWebSocket<unknown> = {
+          data,
+          get open() {
+            return socket.open;
+          },
+          send: (text) => socket.send(text),
+          end: (code) => socket.end(code),
+        };
+        (socket.data as { view: ServerWebSocket<unknown> }).view = view;
+        generation.sockets.add(view);
+        route.open?.(view);
+      },
+      message: (socket, data) => socket.data.route.message(socket.data.view, data),
+      close: (socket) => {
+        const { generation, route, view } = socket.data;
+        if (!generation.sockets.delete(view)) return;
+        route.close?.(view);
+      },
+    };
   }
 
   /** The Listener one generation sees: ready() routes to it; close() drains it and keeps the port. */
@@ -153,9 +161,6 @@ export class SwitchingListener {
     return {
       get port() {
         return self.#real!.port;
-      },
-      get uws() {
-        return self.#uws!;
       },
       get inFlight() {
         return generation.inFlight;
@@ -174,21 +179,8 @@ export class SwitchingListener {
             };
           });
         }
-        for (const ws of generation.sockets) ws.end(1012, 'Service restarting');
-        generation.sockets.clear();
+        for (const socket of generation.sockets) socket.end(RESTARTING);
       },
     };
   }
-}
-
-async function listenOnce(app: GatewayApp, options: Parameters<ListenFunction>[1], grab: (uws: uWS.TemplatedApp) => void): Promise<Listener> {
-  const listener = await listen(app, { host: options.host, port: options.port, logger: options.logger as Logger, starting: true, before: grab });
-  return listener;
-}
-
-function answerStarting(res: uWS.HttpResponse): void {
-  res.cork(() => {
-    res.writeStatus('503 Service Unavailable').writeHeader('content-type', 'application/json; charset=utf-8').writeHeader('retry-after', '1').writeHeader('cache-control', 'no-store');
-    res.end(STARTING, true);
-  });
 }

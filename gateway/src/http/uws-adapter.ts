@@ -1,23 +1,12 @@
-import { STATUS_CODES } from 'node:http';
+import { request as httpRequest, STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import type { Logger } from '@switchboard/runtime';
+import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
 import type { GatewayApp } from './app.js';
 import { errorResult } from './errors.js';
+import type { ServerWebSocket, SocketRoutes, WebSocketRoute } from './socket-routes.js';
 import type { HttpRequest, HttpResult } from './types.js';
-
-/** A listening gateway socket. */
-export interface Listener {
-  readonly port: number;
-  /** The uWS app, for routes that need sockets (SSE, WebSocket) to attach to. */
-  readonly uws: uWS.TemplatedApp;
-  /** Stops accepting, waits up to `graceMs` for requests in flight, then closes every connection. */
-  close(graceMs: number): Promise<void>;
-  /** Requests being handled now. */
-  readonly inFlight: number;
-  /** Ends the start-up window: routes answer from now on instead of 503 `starting`. */
-  ready(): void;
-}
+import { UwsExchange } from './uws-exchange.js';
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
@@ -28,22 +17,16 @@ interface Exchange {
   counted: boolean;
 }
 
+/** The gateway on uWebSockets.js: the fast path, where its native build loads (see `probeUws`). */
+export const uwsAdapter: HttpAdapter = { name: 'uws', listen };
+
 /**
- * The only place uWebSockets.js is touched for plain HTTP: it turns a uWS request into a plain
- * HttpRequest (reading the body within its limit and honouring aborts), hands it to the app, and
- * writes the plain result back. Routes that need a socket (SSE, voice WS) attach via `before`.
+ * With `uws-exchange.ts`, the only place uWebSockets.js is touched: it turns a uWS request into a
+ * plain HttpRequest (reading the body within its limit and honouring aborts), hands it to the app,
+ * and writes the plain result back. Routes that need the exchange or a socket (SSE, voice WS)
+ * attach via `before`.
  */
-export function listen(
-  app: GatewayApp,
-  options: {
-    host: string;
-    port: number;
-    logger: Logger;
-    before?: (uws: uWS.TemplatedApp) => void;
-    /** Open the port before the routes are ready: every request answers 503 `starting` until `ready()`. */
-    starting?: boolean;
-  },
-): Promise<Listener> {
+export function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
   const uws = uWS.App();
   let inFlight = 0;
   let draining = false;
@@ -56,7 +39,7 @@ export function listen(
     if (inFlight === 0) idle?.();
   };
 
-  options.before?.(gated(uws, () => starting));
+  options.before?.(socketRoutes(uws, () => starting));
   uws.any('/*', (res, req) => {
     if (starting) {
       answerStarting(res, req);
@@ -125,7 +108,6 @@ export function listen(
       }
       resolve({
         port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket),
-        uws,
         get inFlight() {
           return inFlight;
         },
@@ -167,42 +149,109 @@ function answerStarting(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
   });
 }
 
-const ROUTE_METHODS = new Set(['get', 'post', 'put', 'del', 'patch', 'options', 'head', 'any']);
+const ROUTE_FUNCTIONS = { GET: 'get', POST: 'post', DELETE: 'del', '*': 'any' } as const;
 
-/**
- * The uWS app as the socket routes (MCP, voice) see it: each handler and WebSocket upgrade they
- * register answers 503 `starting` while `isStarting()` holds, as the catch-all route does.
- */
-function gated(uws: uWS.TemplatedApp, isStarting: () => boolean): uWS.TemplatedApp {
-  const proxy: uWS.TemplatedApp = new Proxy(uws, {
-    get(target, property) {
-      if (typeof property === 'string' && ROUTE_METHODS.has(property)) {
-        return (pattern: string, handler: (res: uWS.HttpResponse, req: uWS.HttpRequest) => void) => {
-          (target[property as 'get'] as (p: string, h: typeof handler) => unknown).call(target, pattern, (res, req) =>
-            isStarting() ? answerStarting(res, req) : handler(res, req),
-          );
-          return proxy;
-        };
+/** The socket routes on uWS: each answers 503 `starting` while `isStarting()` holds, as the catch-all route does. */
+function socketRoutes(uws: uWS.TemplatedApp, isStarting: () => boolean): SocketRoutes {
+  return {
+    route(method, path, handler, { maxBufferedBytes }) {
+      uws[ROUTE_FUNCTIONS[method]](path, (res, req) => {
+        if (isStarting()) answerStarting(res, req);
+        else handler(new UwsExchange(res, req, maxBufferedBytes));
+      });
+    },
+    webSocket(pattern, route) {
+      attachWebSocket(uws, pattern, route, isStarting);
+    },
+  };
+}
+
+interface SocketHolder<Data> {
+  data: Data;
+  socket?: ServerWebSocket<Data>;
+  closed?: boolean;
+}
+
+function attachWebSocket<Data>(uws: uWS.TemplatedApp, pattern: string, route: WebSocketRoute<Data>, isStarting: () => boolean): void {
+  const names = pattern
+    .split('/')
+    .filter((segment) => segment.startsWith(':'))
+    .map((segment) => segment.slice(1));
+  uws.ws<SocketHolder<Data>>(pattern, {
+    maxPayloadLength: route.maxPayloadLength,
+    idleTimeout: route.idleTimeoutSeconds,
+    maxBackpressure: route.maxBackpressure,
+    upgrade: (res, req, context) => {
+      if (isStarting()) {
+        answerStarting(res, req);
+        return;
       }
-      if (property === 'ws') {
-        return (pattern: string, behavior: uWS.WebSocketBehavior<unknown>) => {
-          const upgrade = behavior.upgrade;
-          target.ws(pattern, {
-            ...behavior,
-            upgrade: (res, req, context) => {
-              if (isStarting()) answerStarting(res, req);
-              else if (upgrade) upgrade(res, req, context);
-              else res.upgrade({}, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
-            },
-          });
-          return proxy;
-        };
-      }
-      const value: unknown = Reflect.get(target, property);
-      return typeof value === 'function' ? value.bind(target) : value;
+      let aborted = false;
+      res.onAborted(() => {
+        aborted = true;
+      });
+      const params: Record<string, string> = {};
+      names.forEach((name, index) => {
+        params[name] = req.getParameter(index) ?? '';
+      });
+      const queryString = req.getQuery() ?? '';
+      const headers: Record<string, string> = {};
+      req.forEach((name, value) => {
+        headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+      });
+      const key = req.getHeader('sec-websocket-key');
+      const protocol = req.getHeader('sec-websocket-protocol');
+      const extensions = req.getHeader('sec-websocket-extensions');
+      Promise.resolve()
+        .then(() => route.upgrade({ params, queryString, headers }))
+        .then(
+          (data) => {
+            if (!aborted) res.cork(() => res.upgrade<SocketHolder<Data>>({ data }, key, protocol, extensions, context));
+          },
+          (err: unknown) => {
+            if (aborted) return;
+            const { status, body } = errorResult(err);
+            res.cork(() =>
+              res
+                .writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`)
+                .writeHeader('content-type', 'application/json; charset=utf-8')
+                .end(JSON.stringify(body), true),
+            );
+          },
+        );
+    },
+    open: (ws) => {
+      const holder = ws.getUserData();
+      const socket: ServerWebSocket<Data> = {
+        get data() {
+          return holder.data;
+        },
+        get open() {
+          return holder.closed !== true;
+        },
+        send(text) {
+          if (!holder.closed) ws.send(text, false);
+        },
+        end(code = 1000) {
+          if (holder.closed) return;
+          holder.closed = true;
+          ws.end(code);
+        },
+      };
+      holder.socket = socket;
+      route.open?.(socket);
+    },
+    message: (ws, message) => {
+      const holder = ws.getUserData();
+      // uWS reuses the message's memory after this call returns, so it is copied.
+      route.message(holder.socket!, Buffer.from(message.slice(0)));
+    },
+    close: (ws) => {
+      const holder = ws.getUserData();
+      holder.closed = true;
+      route.close?.(holder.socket!);
     },
   });
-  return proxy;
 }
 
 function readBody(res: uWS.HttpResponse, limit: number, callback: (body: Buffer | undefined) => void): void {
@@ -244,4 +293,109 @@ function send(res: uWS.HttpResponse, exchange: Exchange, result: HttpResult, clo
     res.end(payload, closeConnection);
   });
   exchange.aborted = true;
+}
+
+/**
+ * Proves that uWS serves on this Node: a loopback app answers one POST, using every request and
+ * response call the adapter makes. A build that loads but lacks a call (the package's JavaScript
+ * fallback throws `Not implemented` on the first request) fails here, at start, not on a client.
+ * Rejects with the reason.
+ */
+export function probeUws(timeoutMs = 3000): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let step = 'uWS.App()';
+    let failure: unknown;
+    let listenSocket: uWS.us_listen_socket | undefined;
+    let app: uWS.TemplatedApp | undefined;
+    let settled = false;
+    const finish = (err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      try {
+        if (listenSocket) uWS.us_listen_socket_close(listenSocket);
+        (app as unknown as { close?(): void } | undefined)?.close?.();
+      } catch {
+        // Closing a half-working build is best effort; the verdict is already made.
+      }
+      if (err === undefined) resolve();
+      else reject(err instanceof Error ? err : new Error(String(err)));
+    };
+    const failed = () => new Error(`${step}: ${failure instanceof Error ? failure.message : String(failure)}`);
+    const timer = setTimeout(
+      () => finish(failure !== undefined ? failed() : new Error(`no answer to a probe request within ${timeoutMs} ms (last step: ${step})`)),
+      timeoutMs,
+    );
+    try {
+      app = uWS.App().any('/*', (res, req) => {
+        try {
+          step = 'res.onAborted';
+          res.onAborted(() => undefined);
+          step = 'req.getCaseSensitiveMethod';
+          const method = req.getCaseSensitiveMethod().toUpperCase();
+          step = 'req.getUrl';
+          const path = req.getUrl();
+          step = 'req.getQuery';
+          const query = req.getQuery() ?? '';
+          step = 'req.forEach';
+          let header = '';
+          req.forEach((name, value) => {
+            if (name === 'x-probe') header = value;
+          });
+          step = 'res.getRemoteAddressAsText';
+          Buffer.from(res.getRemoteAddressAsText()).toString();
+          step = 'res.onData';
+          const chunks: Buffer[] = [];
+          res.onData((chunk, isLast) => {
+            chunks.push(Buffer.from(chunk.slice(0)));
+            if (!isLast) return;
+            try {
+              step = 'res.cork/writeStatus/writeHeader/end';
+              res.cork(() => {
+                res.writeStatus('200 OK').writeHeader('content-type', 'text/plain');
+                res.end(`${method} ${path}?${query} ${header} ${Buffer.concat(chunks).toString()}`);
+              });
+            } catch (err) {
+              failure = err;
+            }
+          });
+        } catch (err) {
+          failure = err;
+          try {
+            res.close();
+          } catch {
+            // A build that cannot read a request may not close one either; the timer ends the probe.
+          }
+        }
+      });
+      step = 'app.listen';
+      app.listen('127.0.0.1', 0, (socket) => {
+        if (!socket) {
+          finish(new Error('it could not listen on a loopback port'));
+          return;
+        }
+        listenSocket = socket;
+        step = 'us_socket_local_port';
+        const port = uWS.us_socket_local_port(socket as unknown as uWS.us_socket);
+        step = 'a probe request';
+        const expected = 'POST /probe?q=1 yes ping';
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/probe?q=1', headers: { 'x-probe': 'yes', 'content-length': '4' }, agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            if (failure !== undefined) finish(failed());
+            else if (res.statusCode !== 200 || text !== expected) finish(new Error(`a probe request was answered ${res.statusCode} ${JSON.stringify(text)}, not 200 ${JSON.stringify(expected)}`));
+            else finish();
+          });
+          res.on('error', (err) => finish(err));
+        });
+        req.on('error', (err) => finish(failure !== undefined ? failed() : err));
+        req.end('ping');
+      });
+    } catch (err) {
+      failure = err;
+      finish(failed());
+    }
+  });
 }

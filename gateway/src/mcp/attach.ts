@@ -1,5 +1,5 @@
 import type { Logger } from '@switchboard/runtime';
-import type uWS from 'uWebSockets.js';
+import type { SocketRoutes } from '../http/socket-routes.js';
 import { McpAuth, type Authenticate, type Lockout } from './mcp-auth.js';
 import type { CreateMcpServer, ObserveRequest } from './mcp-http.js';
 import { McpSessions } from './mcp-sessions.js';
@@ -38,11 +38,11 @@ export const MCP_DEFAULTS = {
 } as const;
 
 /**
- * Attaches the MCP transports to a uWS app, before the gateway's catch-all route:
+ * Attaches the MCP transports to the HTTP adapter, before the gateway's catch-all route:
  * `GET /sse` + `POST /messages` (HTTP+SSE) and `POST|GET|DELETE /mcp` (Streamable HTTP).
  * Returns the session registry the rest of the gateway delivers through.
  */
-export function attachMcp(uws: uWS.TemplatedApp, options: McpOptions): McpSessions {
+export function attachMcp(routes: SocketRoutes, options: McpOptions): McpSessions {
   const sessions = new McpSessions(options.logger);
   const context = {
     auth: new McpAuth(options.authenticate, options.lockout),
@@ -56,7 +56,7 @@ export function attachMcp(uws: uWS.TemplatedApp, options: McpOptions): McpSessio
     observe: options.observe,
     names: options.serverNames ?? new ServerNames(),
   };
-  attachSseRoutes(uws, context);
-  attachStreamableRoutes(uws, context);
+  attachSseRoutes(routes, context);
+  attachStreamableRoutes(routes, context);
   return sessions;
 }

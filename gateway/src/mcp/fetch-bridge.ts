@@ -1,13 +1,13 @@
-import type { UwsExchange } from './uws-exchange.js';
+import type { Exchange } from '../http/exchange.js';
 
 /** Headers uWS writes itself, or that describe a hop rather than the message. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'content-length', 'transfer-encoding', 'host', 'upgrade']);
 
 /**
- * The Fetch API Request for a uWS exchange, for handlers written to Web standards (the MCP SDK's).
+ * The Fetch API Request for an exchange, for handlers written to Web standards (the MCP SDK's).
  * `omitHeaders` keeps headers, such as the credential, from code that has no need to see them.
  */
-export function toFetchRequest(exchange: UwsExchange, body: Buffer | undefined, omitHeaders: readonly string[] = []): Request {
+export function toFetchRequest(exchange: Exchange, body: Buffer | undefined, omitHeaders: readonly string[] = []): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(exchange.headers)) {
     if (!HOP_HEADERS.has(name) && !omitHeaders.includes(name)) headers.append(name, value);
@@ -23,16 +23,16 @@ export function toFetchRequest(exchange: UwsExchange, body: Buffer | undefined, 
 }
 
 /**
- * Writes a Fetch API Response to a uWS exchange. An event stream is streamed chunk by chunk as the
+ * Writes a Fetch API Response to an exchange. An event stream is streamed chunk by chunk as the
  * producer enqueues it; the exchange caps what waits in user space and cancels the body when the
  * client goes away. Other bodies are small JSON and are sent whole.
  *
- * The stream is read eagerly rather than paused on uWS back-pressure: the SDK's producers ignore
+ * The stream is read eagerly rather than paused on socket back-pressure: the SDK's producers ignore
  * the ReadableStream's desiredSize, so pausing would only move the backlog into a queue nobody
  * measures, while here it counts against the exchange's limit.
  */
 export async function sendFetchResponse(
-  exchange: UwsExchange,
+  exchange: Exchange,
   response: Response,
   extraHeaders: Readonly<Record<string, string>>,
   onStreamOpen?: () => void,
@@ -48,7 +48,7 @@ export async function sendFetchResponse(
     exchange.answer(response.status, headers, payload);
     return;
   }
-  // uWS sends the head with the first chunk, and the client waits for the head; a comment opens it.
+  // uWS sends the head only with the first chunk, and the client waits for the head; a comment opens it.
   if (!exchange.open(response.status, headers, ': stream open\n\n')) {
     await body.cancel().catch(() => undefined);
     return;

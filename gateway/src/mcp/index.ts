@@ -7,4 +7,4 @@ export type { McpTransportKind } from './mcp-session.js';
 export type { CreateMcpServer, ObserveRequest } from './mcp-http.js';
 export type { Authenticate, Lockout } from './mcp-auth.js';
 export { ServerNames } from './server-names.js';
-export { StreamClosedError } from './uws-exchange.js';
+export { StreamClosedError } from '../http/exchange.js';

@@ -2,12 +2,11 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger, Principal } from '@switchboard/runtime';
-import type uWS from 'uWebSockets.js';
 import { errorResult, fail } from '../http/errors.js';
 import type { McpAuth } from './mcp-auth.js';
 import type { McpSessions } from './mcp-sessions.js';
 import type { ServerNames } from './server-names.js';
-import { UwsExchange } from './uws-exchange.js';
+import type { Exchange } from '../http/exchange.js';
 
 /** Makes the SDK server for one new session; the gateway registers its tools on it. */
 export type CreateMcpServer = (principal: Principal, agentId: string | undefined) => McpServer | Server;
@@ -40,9 +39,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Wraps a uWS request for an MCP route, with request metrics. Call inside the uWS handler. */
-export function startExchange(res: uWS.HttpResponse, req: uWS.HttpRequest, route: string, context: McpRouteContext): UwsExchange {
-  const exchange = new UwsExchange(res, req, context.maxBufferedBytes);
+/** Adds request metrics and the request log line to an MCP route's exchange. Call inside the route handler. */
+export function startExchange(exchange: Exchange, route: string, context: McpRouteContext): Exchange {
   const started = process.hrtime.bigint();
   exchange.onHead = (status) => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -53,30 +51,30 @@ export function startExchange(res: uWS.HttpResponse, req: uWS.HttpRequest, route
 }
 
 /** The contract's error answer (`{error, code}`, Retry-After where due). Closes the connection when the body went unread. */
-export function answerError(exchange: UwsExchange, err: unknown, logger: Logger, closeConnection = false): void {
+export function answerError(exchange: Exchange, err: unknown, logger: Logger, closeConnection = false): void {
   const result = errorResult(err);
   if (result.status >= 500) logger.error({ err, path: exchange.path }, 'mcp request failed');
   exchange.answer(result.status, { ...SECURITY_HEADERS, 'content-type': JSON_TYPE, ...result.headers }, JSON.stringify(result.body), closeConnection);
 }
 
 /** Answers 405 for a method the route does not serve. */
-export function answerMethodNotAllowed(exchange: UwsExchange, allow: string): void {
+export function answerMethodNotAllowed(exchange: Exchange, allow: string): void {
   const result = errorResult(new SwitchboardError(ErrorCodes.METHOD_NOT_ALLOWED, `${exchange.method} is not allowed here; use ${allow}.`));
   exchange.answer(result.status, { ...SECURITY_HEADERS, allow, 'content-type': JSON_TYPE }, JSON.stringify(result.body));
 }
 
 /**
- * Starts reading a JSON request body within `limit` (call inside the uWS handler). A declared
+ * Starts reading a JSON request body within `limit` (call inside the route handler). A declared
  * Content-Length over the limit is refused without reading. Resolves undefined when too large.
  */
-export function startReadingBody(exchange: UwsExchange, limit: number): Promise<Buffer | undefined> {
+export function startReadingBody(exchange: Exchange, limit: number): Promise<Buffer | undefined> {
   const declared = Number(exchange.headers['content-length'] ?? 0);
   if (declared > limit) return Promise.resolve(undefined);
   return exchange.readBody(limit);
 }
 
 /** The parsed JSON body, or a coded error: 415 when not JSON, 413 over the limit, 400 when malformed. */
-export async function jsonBody(exchange: UwsExchange, reading: Promise<Buffer | undefined>, limit: number): Promise<unknown> {
+export async function jsonBody(exchange: Exchange, reading: Promise<Buffer | undefined>, limit: number): Promise<unknown> {
   const type = exchange.headers['content-type'] ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) fail(ErrorCodes.UNSUPPORTED_MEDIA_TYPE, 'Send the body as application/json.');
   const raw = await reading;

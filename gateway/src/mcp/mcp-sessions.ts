@@ -72,7 +72,7 @@ export class McpSessions {
   async closeAll(): Promise<void> {
     this.#closing = true;
     await Promise.all([...this.#byId.values()].map((session) => session.close()));
-    // Stream bridges end their uWS responses in the microtasks after the SDK closes its streams.
+    // Stream bridges end their responses in the microtasks after the SDK closes its streams.
     await new Promise((resolve) => setImmediate(resolve));
   }
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCodes } from '@switchboard/sdk';
-import type uWS from 'uWebSockets.js';
 import { fail } from '../http/errors.js';
 import { McpAuth } from './mcp-auth.js';
 import {
@@ -16,30 +15,32 @@ import {
   type McpRouteContext,
 } from './mcp-http.js';
 import { SseServerTransport } from './sse-transport.js';
-import type { UwsExchange } from './uws-exchange.js';
+import type { Exchange } from '../http/exchange.js';
+import type { SocketRoutes } from '../http/socket-routes.js';
 
 /** Most JSON-RPC messages in one POSTed batch, as the SDK allows. */
 const MAX_BATCH = 100;
 
 /** MCP's HTTP+SSE transport: `GET /sse?token=…&agentId=…` opens a session, `POST /messages?sessionId=…` feeds it. */
-export function attachSseRoutes(uws: uWS.TemplatedApp, context: McpRouteContext): void {
-  uws.get('/sse', (res, req) => {
-    const exchange = startExchange(res, req, '/sse', context);
+export function attachSseRoutes(routes: SocketRoutes, context: McpRouteContext): void {
+  const buffering = { maxBufferedBytes: context.maxBufferedBytes };
+  routes.route('GET', '/sse', (raw) => {
+    const exchange = startExchange(raw, '/sse', context);
     openSession(exchange, context).catch((err) => answerError(exchange, err, context.logger));
-  });
-  uws.any('/sse', (res, req) => answerMethodNotAllowed(startExchange(res, req, '/sse', context), 'GET'));
+  }, buffering);
+  routes.route('*', '/sse', (raw) => answerMethodNotAllowed(startExchange(raw, '/sse', context), 'GET'), buffering);
 
-  uws.post('/messages', (res, req) => {
-    const exchange = startExchange(res, req, '/messages', context);
+  routes.route('POST', '/messages', (raw) => {
+    const exchange = startExchange(raw, '/messages', context);
     const reading = startReadingBody(exchange, context.bodyLimit);
     let bodyRead = false;
     reading.then((body) => (bodyRead = body !== undefined)).catch(() => undefined);
     postMessages(exchange, reading, context).catch((err) => answerError(exchange, err, context.logger, !bodyRead));
-  });
-  uws.any('/messages', (res, req) => answerMethodNotAllowed(startExchange(res, req, '/messages', context), 'POST'));
+  }, buffering);
+  routes.route('*', '/messages', (raw) => answerMethodNotAllowed(startExchange(raw, '/messages', context), 'POST'), buffering);
 }
 
-async function openSession(exchange: UwsExchange, context: McpRouteContext): Promise<void> {
+async function openSession(exchange: Exchange, context: McpRouteContext): Promise<void> {
   context.names.check(exchange.headers);
   if (!context.sessions.accepting) fail(ErrorCodes.UNAVAILABLE, 'The server is shutting down; reconnect shortly.');
   const token = McpAuth.bearer(exchange.headers) ?? exchange.query.get('token') ?? undefined;
@@ -58,7 +59,7 @@ async function openSession(exchange: UwsExchange, context: McpRouteContext): Pro
   context.logger.info({ sessionId: id, agentId, principal: principal.kind }, 'mcp sse session opened');
 }
 
-async function postMessages(exchange: UwsExchange, reading: Promise<Buffer | undefined>, context: McpRouteContext): Promise<void> {
+async function postMessages(exchange: Exchange, reading: Promise<Buffer | undefined>, context: McpRouteContext): Promise<void> {
   context.names.check(exchange.headers);
   const sessionId = exchange.query.get('sessionId');
   if (!sessionId) fail(ErrorCodes.BAD_REQUEST, 'sessionId is required: POST to the URL of the endpoint event, /messages?sessionId=<id>.');

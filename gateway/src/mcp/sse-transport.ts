@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import type { UwsExchange } from './uws-exchange.js';
+import type { Exchange } from '../http/exchange.js';
 
 /** Response headers of every MCP event stream. */
 export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -20,7 +20,7 @@ export interface SseServerTransportOptions {
 }
 
 /**
- * The server side of MCP's HTTP+SSE transport on one uWS response: the `endpoint` event first,
+ * The server side of MCP's HTTP+SSE transport on one HTTP response: the `endpoint` event first,
  * then one `message` event per JSON-RPC message. `send` resolves once the event has left user
  * space and rejects when it could not be written, so an undelivered message is never lost silently.
  * Client messages arrive through `receive`, called by the POST /messages route.
@@ -32,13 +32,13 @@ export class SseServerTransport implements Transport {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   /** Never called again after start: the one stream is the whole connection. */
   onconnected?: () => void;
-  readonly #exchange: UwsExchange;
+  readonly #exchange: Exchange;
   readonly #options: SseServerTransportOptions;
   #started = false;
   #closed = false;
   #keepAlive: NodeJS.Timeout | undefined;
 
-  constructor(exchange: UwsExchange, options: SseServerTransportOptions) {
+  constructor(exchange: Exchange, options: SseServerTransportOptions) {
     this.#exchange = exchange;
     this.#options = options;
     this.sessionId = options.sessionId;

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCodes } from '@switchboard/sdk';
 import type { Principal } from '@switchboard/runtime';
-import type uWS from 'uWebSockets.js';
 import { fail } from '../http/errors.js';
 import { sendFetchResponse, toFetchRequest } from './fetch-bridge.js';
 import { McpAuth } from './mcp-auth.js';
@@ -18,27 +17,29 @@ import {
 } from './mcp-http.js';
 import type { McpSession } from './mcp-session.js';
 import { StreamableSessionTransport } from './streamable-transport.js';
-import type { UwsExchange } from './uws-exchange.js';
+import type { Exchange } from '../http/exchange.js';
+import type { SocketRoutes } from '../http/socket-routes.js';
 
 /**
  * MCP's Streamable HTTP transport at `/mcp` (POST, GET, DELETE; `Mcp-Session-Id`; bearer token).
  * The gateway authenticates and finds the session; the SDK's Web-standard transport does the rest.
  */
-export function attachStreamableRoutes(uws: uWS.TemplatedApp, context: McpRouteContext): void {
-  const handler = (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
-    const exchange = startExchange(res, req, '/mcp', context);
+export function attachStreamableRoutes(routes: SocketRoutes, context: McpRouteContext): void {
+  const buffering = { maxBufferedBytes: context.maxBufferedBytes };
+  const handler = (raw: Exchange) => {
+    const exchange = startExchange(raw, '/mcp', context);
     const reading = exchange.method === 'POST' ? startReadingBody(exchange, context.bodyLimit) : Promise.resolve(Buffer.alloc(0));
     let bodyRead = exchange.method !== 'POST';
     reading.then((body) => (bodyRead = body !== undefined)).catch(() => undefined);
     serve(exchange, reading, context).catch((err) => answerError(exchange, err, context.logger, !bodyRead));
   };
-  uws.post('/mcp', handler);
-  uws.get('/mcp', handler);
-  uws.del('/mcp', handler);
-  uws.any('/mcp', (res, req) => answerMethodNotAllowed(startExchange(res, req, '/mcp', context), 'GET, POST, DELETE'));
+  routes.route('POST', '/mcp', handler, buffering);
+  routes.route('GET', '/mcp', handler, buffering);
+  routes.route('DELETE', '/mcp', handler, buffering);
+  routes.route('*', '/mcp', (raw) => answerMethodNotAllowed(startExchange(raw, '/mcp', context), 'GET, POST, DELETE'), buffering);
 }
 
-async function serve(exchange: UwsExchange, reading: Promise<Buffer | undefined>, context: McpRouteContext): Promise<void> {
+async function serve(exchange: Exchange, reading: Promise<Buffer | undefined>, context: McpRouteContext): Promise<void> {
   context.names.check(exchange.headers);
   const principal = await context.auth.principal(
     McpAuth.bearer(exchange.headers),
@@ -71,7 +72,7 @@ function existingSession(sessionId: string, principal: Principal, context: McpRo
 }
 
 async function startSession(
-  exchange: UwsExchange,
+  exchange: Exchange,
   principal: Principal,
   body: unknown,
   context: McpRouteContext,

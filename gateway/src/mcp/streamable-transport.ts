@@ -4,7 +4,7 @@ import {
 } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isJSONRPCErrorResponse, isJSONRPCResultResponse, type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import type { UwsExchange } from './uws-exchange.js';
+import type { Exchange } from '../http/exchange.js';
 
 export interface StreamableSessionTransportOptions {
   readonly sessionId: string;
@@ -19,7 +19,7 @@ export interface StreamableSessionTransportOptions {
  * One Streamable HTTP session: the SDK's Web-standard transport does the protocol; this adds what a
  * delivery chain needs. The SDK drops a server message silently when the client has no GET stream
  * open; here `send` rejects instead, and resolves only once the message has left user space on
- * the uWS response that carries the stream.
+ * the response that carries the stream.
  */
 export class StreamableSessionTransport implements Transport {
   onclose?: () => void;
@@ -29,7 +29,7 @@ export class StreamableSessionTransport implements Transport {
   onconnected?: () => void;
   readonly #sdk: WebStandardStreamableHTTPServerTransport;
   readonly #idleMs: number;
-  #standalone: UwsExchange | undefined;
+  #standalone: Exchange | undefined;
   #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(options: StreamableSessionTransportOptions) {
@@ -62,8 +62,8 @@ export class StreamableSessionTransport implements Transport {
     return this.#sdk.handleRequest(request, options);
   }
 
-  /** Records the uWS response now carrying the GET stream, until it ends. */
-  attachStandaloneStream(exchange: UwsExchange): void {
+  /** Records the response now carrying the GET stream, until it ends. */
+  attachStandaloneStream(exchange: Exchange): void {
     this.#standalone = exchange;
     exchange.onEnd(() => {
       if (this.#standalone === exchange) this.#standalone = undefined;
@@ -84,7 +84,7 @@ export class StreamableSessionTransport implements Transport {
     const stream = this.#standalone;
     if (!stream?.streaming) throw new Error('The client has no open stream for server messages (no GET /mcp stream).');
     await this.#sdk.send(message, options);
-    // The SDK has queued the event on its ReadableStream; the bridge moves queued chunks to uWS in
+    // The SDK has queued the event on its ReadableStream; the bridge moves queued chunks to the socket in
     // microtasks, so after one macrotask turn they are all written and flushed() covers them.
     await new Promise((resolve) => setImmediate(resolve));
     await stream.flushed();

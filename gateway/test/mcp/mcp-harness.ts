@@ -5,10 +5,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AuthLockout, createLogger, type Principal, type Runtime } from '@switchboard/runtime';
 import { GatewayApp } from '../../src/http/app.js';
-import { listen } from '../../src/http/uws-adapter.js';
 import { attachMcp, type McpOptions } from '../../src/mcp/attach.js';
 import type { McpSessions } from '../../src/mcp/mcp-sessions.js';
 import { GatewayMetrics } from '../../src/metrics.js';
+import { testAdapter } from '../adapter.js';
 
 /** Test tokens and whom they stand for. */
 export const TOKENS = {
@@ -34,7 +34,7 @@ export function pingServer(principal: Principal, agentId: string | undefined): M
   return server;
 }
 
-/** The gateway's real uWS adapter and REST pipeline with the MCP routes attached, on a loopback port. */
+/** The gateway's real HTTP adapter (uWS, or node:http under SWITCHBOARD_HTTP_ADAPTER=node) and REST pipeline with the MCP routes attached, on a loopback port. */
 export interface McpHarness {
   readonly url: string;
   readonly port: number;
@@ -49,12 +49,12 @@ export async function startMcpHarness(options: Partial<McpOptions> & { lockAfter
   // The MCP routes never reach the REST pipeline's runtime; unmatched paths only need metrics and a logger.
   const app = new GatewayApp({ runtime: {} as Runtime, metrics: new GatewayMetrics(), logger, bodyLimits: { api: 1 << 20, webhook: 5 << 20 } });
   let sessions: McpSessions | undefined;
-  const listener = await listen(app, {
+  const listener = await (await testAdapter()).listen(app, {
     host: '127.0.0.1',
     port: 0,
     logger,
-    before: (uws) => {
-      sessions = attachMcp(uws, {
+    before: (routes) => {
+      sessions = attachMcp(routes, {
         authenticate: async (token) => PRINCIPALS.get(token),
         lockout,
         createServer: pingServer,

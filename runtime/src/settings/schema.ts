@@ -77,6 +77,11 @@ export const SettingsSchema = Type.Object(
     }),
     ACTOR_IDLE_SECONDS: Type.Integer({ default: 300, minimum: 1, description: 'Idle time after which an agent actor is passivated.' }),
     SHUTDOWN_GRACE_SECONDS: Type.Integer({ default: 10, minimum: 0, description: 'How long shutdown waits for in-flight requests.' }),
+    HTTP_ADAPTER: Type.Union([Type.Literal('auto'), Type.Literal('uws'), Type.Literal('node')], {
+      default: 'auto',
+      description:
+        'HTTP server under the gateway. auto: uWebSockets.js when its native build loads and answers a probe request on this Node and libc, else node:http with ws; uws or node force one.',
+    }),
     CALLBACK_MAX_ATTEMPTS: Type.Integer({ default: 6, minimum: 1, maximum: 20, description: 'Attempts to deliver one event to a callback URL before it becomes a dead letter.' }),
     CALLBACK_RETRY_BASE_MS: Type.Integer({ default: 1000, minimum: 1, description: 'Delay before the first callback retry; each next one doubles.' }),
     CALLBACK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, description: 'How long one callback attempt may take.' }),

@@ -1,4 +1,5 @@
 import type { Scenario } from '../types.js';
+import { adapters } from './adapters.js';
 import { baseline } from './baseline.js';
 import { health } from './health.js';
 import { ingest } from './ingest.js';
@@ -8,4 +9,4 @@ import { send } from './send.js';
 import { voice } from './voice.js';
 
 /** Every scenario, in the order `npm run bench` runs them. A new scenario is one module plus one line here. */
-export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, send, mcpSessions, voice];
+export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, adapters, send, mcpSessions, voice];

@@ -10,7 +10,7 @@ const CONNECTIONS = 256;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /** Gives the next signed webhook each time it is called. */
-type WebhookSource = () => { headers: Record<string, string>; body: string };
+export type WebhookSource = () => { headers: Record<string, string>; body: string };
 
 /**
  * Signed Twilio SMS webhooks, each with a unique MessageSid, for an agent with no session and no
@@ -66,7 +66,7 @@ export const ingest: Scenario = {
 };
 
 /** A new signed webhook on each call: a new MessageSid, signed with twilio's own function for `signedUrl`. */
-function signedWebhooks(credentials: { accountSid: string; authToken: string }, signedUrl: string, to: string): WebhookSource {
+export function signedWebhooks(credentials: { accountSid: string; authToken: string }, signedUrl: string, to: string): WebhookSource {
   // Unique per run and per request, without a getrandom() call per request in the load generator.
   const sidPrefix = `SM${randomBytes(8).toString('hex')}`;
   let sequence = 0;
@@ -90,7 +90,7 @@ function signedWebhooks(credentials: { accountSid: string; authToken: string }, 
   };
 }
 
-function webhookRequest(path: string, webhooks: WebhookSource, onResponse?: (status: number) => void): autocannon.Request {
+export function webhookRequest(path: string, webhooks: WebhookSource, onResponse?: (status: number) => void): autocannon.Request {
   return { method: 'POST', path, headers: FORM, setupRequest: (req) => ({ ...req, ...webhooks() }), ...(onResponse ? { onResponse } : {}) };
 }
 

@@ -1,22 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type uWS from 'uWebSockets.js';
+import { StreamClosedError, type Exchange, type ExchangeEnd } from './exchange.js';
 import { WriteConfirmations } from './write-confirmations.js';
-
-/** How an exchange finished: answered or ended by us, gone on the client's side, or cut off. */
-export type ExchangeEnd = 'ended' | 'aborted' | 'overflow' | 'destroyed';
-
-/** Thrown (as a rejection) for writes the stream could not take or could not confirm. */
-export class StreamClosedError extends Error {
-  readonly code = 'STREAM_CLOSED';
-  constructor(readonly reason: ExchangeEnd) {
-    super(
-      reason === 'overflow'
-        ? 'The client did not read fast enough; it was disconnected before this was written.'
-        : 'The stream closed before this was written.',
-    );
-    this.name = 'StreamClosedError';
-  }
-}
 
 /**
  * An SSE comment: written while uWS holds bytes, because with an onWritable handler registered uWS
@@ -31,7 +16,7 @@ const PROBE = ':\n\n';
  * once its bytes have left user space, and the client is cut off when more than
  * `maxBufferedBytes` wait there.
  */
-export class UwsExchange {
+export class UwsExchange implements Exchange {
   readonly method: string;
   readonly path: string;
   readonly queryString: string;

@@ -1,0 +1,61 @@
+/** How an exchange finished: answered or ended by us, gone on the client's side, or cut off. */
+export type ExchangeEnd = 'ended' | 'aborted' | 'overflow' | 'destroyed';
+
+/** Thrown (as a rejection) for writes the stream could not take or could not confirm. */
+export class StreamClosedError extends Error {
+  readonly code = 'STREAM_CLOSED';
+  constructor(readonly reason: ExchangeEnd) {
+    super(
+      reason === 'overflow'
+        ? 'The client did not read fast enough; it was disconnected before this was written.'
+        : 'The stream closed before this was written.',
+    );
+    this.name = 'StreamClosedError';
+  }
+}
+
+/**
+ * One HTTP request and its response for routes that stream (SSE, Streamable HTTP), the same on
+ * every adapter. The request is a plain copy; nothing touches the response after the client went
+ * away or after it was ended. It answers in one go (`answer`) or streams (`open`, `write`, `end`);
+ * a streamed write resolves once its bytes have left user space, and the client is cut off when
+ * more than the route's `maxBufferedBytes` wait there.
+ */
+export interface Exchange {
+  readonly method: string;
+  /** Path without the query string. */
+  readonly path: string;
+  /** Raw query string without the leading `?`. */
+  readonly queryString: string;
+  readonly query: URLSearchParams;
+  /** Lower-case names; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly remoteAddress: string;
+  /** True while a streamed response can take writes. */
+  readonly streaming: boolean;
+  /** Why the exchange finished, once it has. */
+  readonly ended: ExchangeEnd | undefined;
+  /** Bytes written but not yet confirmed to have left user space. */
+  readonly bufferedBytes: number;
+  /** Called with the status when the response head is written (for request metrics). */
+  onHead: ((status: number) => void) | undefined;
+  /** Runs once when the exchange finishes, however it finishes; at once if it already has. */
+  onEnd(listener: (how: ExchangeEnd) => void): void;
+  /**
+   * Reads the request body up to `limit` bytes. Resolves undefined when it is larger (the caller
+   * answers 413); rejects when the client goes away first. Start it inside the route handler.
+   */
+  readBody(limit: number): Promise<Buffer | undefined>;
+  /** Sends a complete response. False when the exchange already answered or the client is gone. */
+  answer(status: number, headers: Readonly<Record<string, string>>, body?: string | Uint8Array, closeConnection?: boolean): boolean;
+  /** Starts a streamed response; `first` must not be empty. False when already answered or the client is gone. */
+  open(status: number, headers: Readonly<Record<string, string>>, first: string): boolean;
+  /** Writes a chunk of a streamed response; resolves once it left user space, rejects with StreamClosedError otherwise. */
+  write(chunk: string | Uint8Array): Promise<void>;
+  /** Resolves once every byte written so far has left user space; rejects if the stream closes first. */
+  flushed(): Promise<void>;
+  /** Ends a streamed response cleanly, or answers an unanswered exchange with `status`. */
+  end(status?: number): void;
+  /** Drops the connection at once. */
+  destroy(): void;
+}

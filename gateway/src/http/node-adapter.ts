@@ -1,0 +1,342 @@
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
+import type { GatewayApp } from './app.js';
+import { errorResult } from './errors.js';
+import { joinHeaders, NodeExchange, peerAddress, splitUrl } from './node-exchange.js';
+import { matchPattern, type ExchangeHandler, type ServerWebSocket, type WebSocketRoute } from './socket-routes.js';
+import type { HttpRequest, HttpResult } from './types.js';
+
+/** The gateway on node:http and ws: portable, for a Node or libc where uWS's native build cannot serve. */
+export const nodeAdapter: HttpAdapter = { name: 'node', listen };
+
+const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+const STARTING: HttpResult = {
+  status: 503,
+  headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'cache-control': 'no-store' },
+  body: JSON.stringify({ status: 'starting' }),
+};
+
+interface ExchangeRoute {
+  readonly handler: ExchangeHandler;
+  readonly maxBufferedBytes: number;
+}
+
+interface SocketRoute {
+  readonly pattern: string;
+  readonly route: WebSocketRoute<unknown>;
+  readonly server: WebSocketServer;
+}
+
+/**
+ * The portable adapter: the same contract as the uWS one (plain requests to the app, body limits,
+ * 503 while starting, draining on close, exchanges for the socket routes, WebSockets through `ws`).
+ */
+function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
+  // uWS neither requires a Host header nor closes keep-alive connections before 10 s of quiet; nor does this.
+  const server = createServer({ keepAliveTimeout: 10_000, requireHostHeader: false });
+  const exchangeRoutes = new Map<string, Map<string, ExchangeRoute>>();
+  const socketRoutes: SocketRoute[] = [];
+  const sockets = new Set<WebSocket>();
+  let inFlight = 0;
+  let draining = false;
+  let starting = options.starting === true;
+  let idle: (() => void) | undefined;
+  const release = (exchange: { counted: boolean }) => {
+    if (!exchange.counted) return;
+    exchange.counted = false;
+    inFlight--;
+    if (inFlight === 0) idle?.();
+  };
+
+  options.before?.({
+    route(method, path, handler, { maxBufferedBytes }) {
+      const byMethod = exchangeRoutes.get(path) ?? new Map<string, ExchangeRoute>();
+      byMethod.set(method, { handler, maxBufferedBytes });
+      exchangeRoutes.set(path, byMethod);
+    },
+    webSocket(pattern, route) {
+      const wss = new WebSocketServer({ noServer: true, maxPayload: route.maxPayloadLength, perMessageDeflate: false, clientTracking: false });
+      socketRoutes.push({ pattern, route: route as WebSocketRoute<unknown>, server: wss });
+    },
+  });
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (starting) {
+      writeResult(res, STARTING, !BODYLESS.has((req.method ?? 'GET').toUpperCase()));
+      return;
+    }
+    const { path, queryString } = splitUrl(req.url);
+    const byMethod = exchangeRoutes.get(path);
+    const socketRoute = byMethod && (byMethod.get((req.method ?? 'GET').toUpperCase()) ?? byMethod.get('*'));
+    if (socketRoute) {
+      const exchange = new NodeExchange(req, res, socketRoute.maxBufferedBytes);
+      try {
+        socketRoute.handler(exchange);
+      } catch (err) {
+        // A throwing route is a bug; it costs one 500, never the process.
+        options.logger.error({ err, path }, 'socket route failed');
+        const { status, body } = errorResult(err);
+        exchange.answer(status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body), true);
+      }
+      return;
+    }
+    serveApp(req, res, path, queryString);
+  });
+
+  const serveApp = (req: IncomingMessage, res: ServerResponse, path: string, queryString: string) => {
+    const exchange = { answered: false, counted: false };
+    let reading = true;
+    res.on('close', () => {
+      exchange.answered = true;
+      // A client gone while the body is still arriving ends the exchange; once dispatched, the handler's end releases it.
+      if (reading) release(exchange);
+    });
+    const method = (req.method ?? 'GET').toUpperCase();
+    const headers = joinHeaders(req.rawHeaders);
+    const remoteAddress = peerAddress(req.socket.remoteAddress);
+    const reply = (result: HttpResult, closeConnection: boolean) => {
+      if (exchange.answered) return;
+      exchange.answered = true;
+      writeResult(res, result, closeConnection);
+    };
+    if (draining) {
+      reply(errorResult(new SwitchboardError(ErrorCodes.UNAVAILABLE, 'The server is shutting down; retry shortly.')), true);
+      return;
+    }
+    inFlight++;
+    exchange.counted = true;
+    const done = () => release(exchange);
+    const limit = app.bodyLimit(method, path);
+    const declared = Number(headers['content-length'] ?? 0);
+    if (declared > limit) {
+      reply(tooLarge(limit), true);
+      done();
+      return;
+    }
+    const dispatch = (rawBody: Buffer) => {
+      reading = false;
+      const request: HttpRequest = { method, path, queryString, headers, rawBody, remoteAddress };
+      app
+        .handle(request)
+        .then((result) => reply(result, false))
+        .catch((err) => {
+          options.logger.error({ err }, 'unhandled gateway error');
+          reply(errorResult(err), false);
+        })
+        .finally(done);
+    };
+    if (BODYLESS.has(method) && !declared && headers['transfer-encoding'] === undefined) {
+      dispatch(Buffer.alloc(0));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        reply(tooLarge(limit), true);
+        done();
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => dispatch(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    req.on('data', onData);
+    req.on('end', onEnd);
+  };
+
+  // A request node:http cannot parse gets the contract's error body, as every other refusal does.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLargeHead = err.code === 'HPE_HEADER_OVERFLOW';
+    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    writeRaw(socket, {
+      status: tooLargeHead ? 431 : timedOut ? 408 : 400,
+      body: {
+        error: tooLargeHead ? 'The request headers are too large.' : timedOut ? 'The request took too long to arrive.' : 'The request is not valid HTTP.',
+        code: ErrorCodes.BAD_REQUEST,
+      },
+    });
+  });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => undefined);
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (starting) {
+      writeRaw(socket, STARTING);
+      return;
+    }
+    if (draining) {
+      writeRaw(socket, errorResult(new SwitchboardError(ErrorCodes.UNAVAILABLE, 'The server is shutting down; retry shortly.')));
+      return;
+    }
+    const { path, queryString } = splitUrl(req.url);
+    const headers = joinHeaders(req.rawHeaders);
+    for (const candidate of socketRoutes) {
+      const params = matchPattern(candidate.pattern, path);
+      if (!params) continue;
+      Promise.resolve()
+        .then(() => candidate.route.upgrade({ params, queryString, headers }))
+        .then(
+          (data) => {
+            if (socket.destroyed) return;
+            candidate.server.handleUpgrade(req, socket, head, (ws) => accept(ws, data, candidate.route, sockets));
+          },
+          (err: unknown) => writeRaw(socket, errorResult(err)),
+        );
+      return;
+    }
+    // Not a WebSocket route: the request is answered as uWS would, by the REST pipeline.
+    const request: HttpRequest = { method, path, queryString, headers, rawBody: Buffer.alloc(0), remoteAddress: peerAddress(req.socket.remoteAddress) };
+    app.handle(request).then(
+      (result) => writeRaw(socket, result),
+      (err) => writeRaw(socket, errorResult(err)),
+    );
+  });
+
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Error(`Cannot listen on ${options.host}:${options.port}; is the port in use? Pick another with --port.`)
+          : new Error(`Cannot listen on ${options.host}:${options.port}: ${err.message}`),
+      );
+    };
+    server.once('error', onError);
+    server.listen(options.port, options.host, () => {
+      server.off('error', onError);
+      const address = server.address();
+      resolve({
+        port: typeof address === 'object' && address ? address.port : options.port,
+        get inFlight() {
+          return inFlight;
+        },
+        ready() {
+          starting = false;
+        },
+        async close(graceMs: number) {
+          draining = true;
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          if (inFlight > 0) {
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, graceMs);
+              idle = () => {
+                clearTimeout(timer);
+                resolve();
+              };
+            });
+          }
+          server.closeAllConnections();
+          for (const ws of sockets) ws.terminate();
+          // Every socket was cut; the bound only guards against a socket node no longer tracks.
+          await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+        },
+      });
+    });
+  });
+}
+
+/** Wires an accepted WebSocket to its route, with uWS's idle time-out (pings) and back-pressure limit. */
+function accept(ws: WebSocket, data: unknown, route: WebSocketRoute<unknown>, sockets: Set<WebSocket>): void {
+  sockets.add(ws);
+  let closing = false;
+  const socket: ServerWebSocket<unknown> = {
+    data,
+    get open() {
+      return !closing && ws.readyState === ws.OPEN;
+    },
+    send(text) {
+      if (ws.readyState !== ws.OPEN || ws.bufferedAmount > route.maxBackpressure) return;
+      ws.send(text);
+    },
+    end(code = 1000) {
+      if (closing) return;
+      closing = true;
+      ws.close(code);
+    },
+  };
+  let alive = true;
+  const heartbeat = setInterval(() => {
+    if (!alive) {
+      ws.terminate();
+      return;
+    }
+    alive = false;
+    ws.ping();
+  }, (route.idleTimeoutSeconds * 1000) / 2);
+  heartbeat.unref();
+  ws.on('pong', () => {
+    alive = true;
+  });
+  ws.on('error', () => undefined);
+  ws.on('message', (message: RawData) => {
+    alive = true;
+    route.message(socket, toBuffer(message));
+  });
+  ws.on('close', () => {
+    closing = true;
+    clearInterval(heartbeat);
+    sockets.delete(ws);
+    route.close?.(socket);
+  });
+  route.open?.(socket);
+}
+
+function toBuffer(message: RawData): Buffer {
+  if (Buffer.isBuffer(message)) return message;
+  if (Array.isArray(message)) return Buffer.concat(message);
+  return Buffer.from(message);
+}
+
+function tooLarge(limit: number): HttpResult {
+  return errorResult(new SwitchboardError(ErrorCodes.PAYLOAD_TOO_LARGE, `The body is larger than the ${limit}-byte limit for this route.`));
+}
+
+function payloadOf(result: HttpResult): { headers: Record<string, string>; payload: Buffer } {
+  const headers = { ...result.headers };
+  let payload: Buffer;
+  if (result.body === undefined) payload = Buffer.alloc(0);
+  else if (typeof result.body === 'string') payload = Buffer.from(result.body);
+  else if (Buffer.isBuffer(result.body)) payload = result.body;
+  else {
+    payload = Buffer.from(JSON.stringify(result.body));
+    headers['content-type'] ??= 'application/json; charset=utf-8';
+  }
+  headers['content-length'] = String(payload.byteLength);
+  return { headers, payload };
+}
+
+function writeResult(res: ServerResponse, result: HttpResult, closeConnection: boolean): void {
+  if (res.headersSent || res.destroyed) return;
+  const { headers, payload } = payloadOf(result);
+  if (closeConnection) headers.connection = 'close';
+  try {
+    res.writeHead(result.status, headers);
+  } catch (err) {
+    // A header node refuses (a line break in a value): the contract's 500 rather than a crash.
+    const fallback = payloadOf(errorResult(err));
+    res.writeHead(500, fallback.headers);
+    res.end(fallback.payload);
+    return;
+  }
+  res.end(payload);
+}
+
+/** An HTTP answer written straight to a socket that asked to upgrade; the connection closes after it. */
+function writeRaw(socket: Duplex, result: HttpResult): void {
+  if (socket.destroyed) return;
+  const { headers, payload } = payloadOf(result);
+  const lines = [`HTTP/1.1 ${result.status} ${STATUS_CODES[result.status] ?? ''}`, 'connection: close'];
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/[\r\n]/.test(value)) lines.push(`${name}: ${value}`);
+  }
+  socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), payload]));
+}
