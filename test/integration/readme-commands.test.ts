@@ -180,7 +180,7 @@ describe('README commands work verbatim on a built checkout', () => {
     }
   });
 
-  it('npm start on a built checkout builds nothing and serves about as fast as the CLI itself (under 5 s on an idle machine)', async (t) => {
+  it('npm start on a built checkout builds nothing and serves about as fast as the CLI itself', async (t) => {
     const direct = run(process.execPath, ['gateway/dist/cli.js', 'start'], { PORT: String(await freePort()), DATA_DIR: tempDir('sb-readme-') });
     running.push(direct);
     const directMs = await healthy(direct, Date.now());
@@ -193,9 +193,10 @@ describe('README commands work verbatim on a built checkout', () => {
     const load = loadavg()[0]!;
     t.diagnostic(`/health 200 after: npm start ${ms} ms, node gateway/dist/cli.js ${directMs} ms; load ${load.toFixed(1)} on ${cpus().length} cores`);
     assert.doesNotMatch(r.output(), /Building/, 'npm start rebuilt a current checkout');
-    // npm's own start-up and the freshness check are all npm start adds; a rebuild adds tens of seconds.
-    assert.ok(ms < directMs + 8_000, `npm start took ${ms} ms, the CLI alone ${directMs} ms`);
-    if (load < cpus().length) assert.ok(ms < 5_000, `npm start took ${ms} ms to serve /health`);
+    // npm's own start-up and the freshness check are all npm start adds (about a second); a rebuild adds
+    // tens of seconds. Wall-clock limits of their own flake on a shared machine, so the CLI run in the same
+    // test is the yardstick; the absolute figure is the diagnostic above.
+    assert.ok(ms < directMs + 4_000, `npm start took ${ms} ms, the CLI alone ${directMs} ms`);
   });
 
   it('a settings file named on the command line must exist; the default ./.env may be absent', async () => {
