@@ -1,6 +1,7 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { GatewayApp, HandledRequest } from '../http/app.js';
 import type { HttpAdapter, ListenOptions, Listener } from '../http/adapter.js';
+import { STARTING } from '../http/answers.js';
 import type { Exchange } from '../http/exchange.js';
 import type { ExchangeHandler, ServerWebSocket, SocketRoutes, WebSocketRoute } from '../http/socket-routes.js';
 import type { HttpRequest } from '../http/types.js';
@@ -8,8 +9,6 @@ import type { HttpRequest } from '../http/types.js';
 /** How `startGateway` binds its port: straight on the adapter, or through a {@link SwitchingListener}. */
 export type ListenFunction = (adapter: HttpAdapter, app: GatewayApp, options: ListenOptions) => Promise<Listener>;
 
-const STARTING = JSON.stringify({ status: 'starting' });
-const STARTING_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'cache-control': 'no-store' };
 const RESTARTING = 1012;
 
 /** A socket a generation accepted, seen by its route with the route's own data. */
@@ -73,7 +72,7 @@ export class SwitchingListener {
       },
       async handle(request: HttpRequest): Promise<HandledRequest> {
         const generation = self.#current;
-        if (!generation) return { status: 503, headers: STARTING_HEADERS, body: JSON.parse(STARTING), route: 'starting' };
+        if (!generation) return { status: STARTING.status, headers: STARTING.headers, body: JSON.parse(STARTING.body), route: 'starting' };
         generation.inFlight++;
         try {
           return await generation.app.handle(request);
@@ -98,7 +97,7 @@ export class SwitchingListener {
           (exchange: Exchange) => {
             const current = this.#current?.exchanges.get(key);
             if (current) current(exchange);
-            else exchange.answer(503, STARTING_HEADERS, STARTING);
+            else exchange.answer(STARTING.status, STARTING.headers, STARTING.body);
           },
           options,
         );

@@ -1,9 +1,10 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import { ErrorCodes } from '@switchboard/sdk';
 import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
 import type { GatewayApp } from './app.js';
+import { BODYLESS, shuttingDown, STARTING, tooLarge } from './answers.js';
 import { errorResult } from './errors.js';
 import { joinHeaders, NodeExchange, peerAddress, splitUrl } from './node-exchange.js';
 import { matchPattern, type ExchangeHandler, type ServerWebSocket, type WebSocketRoute } from './socket-routes.js';
@@ -11,13 +12,6 @@ import type { HttpRequest, HttpResult } from './types.js';
 
 /** The gateway on node:http and ws: portable, for a Node or libc where uWS's native build cannot serve. */
 export const nodeAdapter: HttpAdapter = { name: 'node', listen };
-
-const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
-const STARTING: HttpResult = {
-  status: 503,
-  headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'cache-control': 'no-store' },
-  body: JSON.stringify({ status: 'starting' }),
-};
 
 interface ExchangeRoute {
   readonly handler: ExchangeHandler;
@@ -103,7 +97,7 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
       writeResult(res, result, closeConnection);
     };
     if (draining) {
-      reply(errorResult(new SwitchboardError(ErrorCodes.UNAVAILABLE, 'The server is shutting down; retry shortly.')), true);
+      reply(shuttingDown(), true);
       return;
     }
     inFlight++;
@@ -175,7 +169,7 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
       return;
     }
     if (draining) {
-      writeRaw(socket, errorResult(new SwitchboardError(ErrorCodes.UNAVAILABLE, 'The server is shutting down; retry shortly.')));
+      writeRaw(socket, shuttingDown());
       return;
     }
     const { path, queryString } = splitUrl(req.url);
@@ -294,10 +288,6 @@ function toBuffer(message: RawData): Buffer {
   if (Buffer.isBuffer(message)) return message;
   if (Array.isArray(message)) return Buffer.concat(message);
   return Buffer.from(message);
-}
-
-function tooLarge(limit: number): HttpResult {
-  return errorResult(new SwitchboardError(ErrorCodes.PAYLOAD_TOO_LARGE, `The body is larger than the ${limit}-byte limit for this route.`));
 }
 
 function payloadOf(result: HttpResult): { headers: Record<string, string>; payload: Buffer } {

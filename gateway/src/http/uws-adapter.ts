@@ -1,14 +1,12 @@
 import { request as httpRequest, STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
-import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
 import type { GatewayApp } from './app.js';
+import { BODYLESS, shuttingDown, STARTING, tooLarge } from './answers.js';
 import { errorResult } from './errors.js';
 import type { ServerWebSocket, SocketRoutes, WebSocketRoute } from './socket-routes.js';
 import type { HttpRequest, HttpResult } from './types.js';
 import { UwsExchange } from './uws-exchange.js';
-
-const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
 interface Exchange {
   /** The client went away or the answer was sent: the response must not be touched again. */
@@ -61,7 +59,7 @@ export function listen(app: GatewayApp, options: ListenOptions): Promise<Listene
     });
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
     if (draining) {
-      send(res, exchange, errorResult(new SwitchboardError(ErrorCodes.UNAVAILABLE, 'The server is shutting down; retry shortly.')), true);
+      send(res, exchange, shuttingDown(), true);
       return;
     }
     inFlight++;
@@ -133,19 +131,14 @@ export function listen(app: GatewayApp, options: ListenOptions): Promise<Listene
   });
 }
 
-const STARTING_BODY = JSON.stringify({ status: 'starting' });
-
-/** The answer while the port is open but the routes are not ready yet: 503, never a 404 from an empty router. */
+/** {@link STARTING}, written straight on a uWS response. */
 function answerStarting(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
   // A request body is left unread, so the connection cannot be reused after it.
   const closeConnection = !BODYLESS.has(req.getCaseSensitiveMethod().toUpperCase());
   res.cork(() => {
-    res
-      .writeStatus('503 Service Unavailable')
-      .writeHeader('content-type', 'application/json; charset=utf-8')
-      .writeHeader('retry-after', '1')
-      .writeHeader('cache-control', 'no-store');
-    res.end(STARTING_BODY, closeConnection);
+    res.writeStatus('503 Service Unavailable');
+    for (const [name, value] of Object.entries(STARTING.headers)) res.writeHeader(name, value);
+    res.end(STARTING.body, closeConnection);
   });
 }
 
@@ -270,10 +263,6 @@ function readBody(res: uWS.HttpResponse, limit: number, callback: (body: Buffer 
     chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
     if (isLast) callback(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
   });
-}
-
-function tooLarge(limit: number): HttpResult {
-  return errorResult(new SwitchboardError(ErrorCodes.PAYLOAD_TOO_LARGE, `The body is larger than the ${limit}-byte limit for this route.`));
 }
 
 function send(res: uWS.HttpResponse, exchange: Exchange, result: HttpResult, closeConnection: boolean): void {
