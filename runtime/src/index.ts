@@ -53,6 +53,7 @@ export { RuntimeEvents } from './events.js';
 export type { RuntimeEventMap } from './events.js';
 export { loadDriver, checkSdkRange } from './drivers/loader.js';
 export { DriverSet, choiceSetting } from './drivers/registry.js';
+export { verifyWebhook } from './drivers/verify-webhook.js';
 export { driverSpecs, driverSettingsName, parseDriverList, settingsFromEnv, envKeyOf } from './drivers/driver-settings.js';
 export { BUILT_IN_DRIVERS, builtInDriverSpecs } from './drivers/built-in.js';
 export type { DriverSpec, PackageImporter } from './drivers/loader.js';

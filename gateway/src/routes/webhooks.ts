@@ -1,5 +1,5 @@
 import type { Channel } from '@switchboard/sdk';
-import type { WebhookAnswer } from '@switchboard/runtime';
+import { verifyWebhook, type WebhookAnswer } from '@switchboard/runtime';
 import type { RouteContext, RouteDefinition } from '../http/types.js';
 import { ErrorBody, errorResponses } from '../schemas/common.js';
 import { WebhookAcks } from '../schemas/webhooks.js';
@@ -8,10 +8,10 @@ import type { RouteDeps } from './deps.js';
 const MESSAGE_CHANNELS = ['sms', 'whatsapp', 'email', 'line'] as const satisfies readonly Channel[];
 
 /**
- * Provider webhooks for the message channels. The raw body goes to the agent's actor untouched, so
- * the driver checks the signature on the exact bytes; the answer is the provider's acknowledgement, or
- * for a signed event that can never succeed a 4xx asking the provider to stop retrying (a transient
- * provider failure stays a 502, so the provider retries).
+ * Provider webhooks for the message channels. The driver checks the signature on the exact bytes
+ * here, before the bus; the raw body then goes to the agent's actor untouched. The answer is the
+ * provider's acknowledgement, or for a signed event that can never succeed a 4xx asking the provider
+ * to stop retrying (a transient provider failure stays a 502, so the provider retries).
  */
 export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
   return MESSAGE_CHANNELS.map(
@@ -33,7 +33,10 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
       },
       async handler({ request, params }: RouteContext) {
         const url = `${deps.publicBaseUrl}${request.path}${request.queryString ? `?${request.queryString}` : ''}`;
-        const answer = await deps.runtime.agents.call<WebhookAnswer>('inbound', params.agentId!, {
+        const { runtime } = deps;
+        // Checked here, before the bus: an unsigned body never reaches a runtime node.
+        await verifyWebhook(runtime.drivers.require(channel), { channel, method: request.method, url, headers: request.headers, rawBody: request.rawBody }, runtime.events);
+        const answer = await runtime.agents.call<WebhookAnswer>('inbound', params.agentId!, {
           channel,
           method: request.method,
           url,

@@ -20,7 +20,7 @@ import type { Store } from '../store/store.js';
 import type { MessagingContext } from './context.js';
 import { optKeyword } from './opt-out.js';
 
-/** A provider webhook as it crosses the bus: the raw body travels base64-encoded. */
+/** A provider webhook as it crosses the bus, signature checked: the raw body travels base64-encoded. */
 export interface InboundWebhook {
   channel: Channel;
   method: string;
@@ -45,10 +45,10 @@ export interface WebhookAnswer {
 const STOP_RETRYING = { 'webhook-delivery': 'abort-message' } as const;
 
 /**
- * `inbound`: a provider webhook for one agent. The signature is checked on the raw bytes first;
- * a blocked channel then answers 200 and stops; otherwise events are parsed, messages deduplicated
- * by provider id and stored, and only then is the acknowledgement returned. Delivery to the agent
- * starts after the message is on disk.
+ * `inbound`: a provider webhook for one agent, its signature already checked on the raw bytes by the
+ * gateway (`verifyWebhook`) before it crossed the bus. A blocked channel answers 200 and stops;
+ * otherwise events are parsed, messages deduplicated by provider id and stored, their delivery
+ * scheduled, and only then is the acknowledgement returned.
  */
 export function inboundOperation(context: MessagingContext): AgentOperation {
   return async ({ actor, store }, payload) => {
@@ -70,12 +70,6 @@ async function receive(context: MessagingContext, store: Store, agent: AgentReco
     rawBody: Buffer.from(webhook.rawBodyBase64, 'base64'),
   };
   const provider = driver.manifest.provider;
-  try {
-    await capability.verify(request);
-  } catch (err) {
-    context.events.emit('webhookRejected', { provider, reason: 'signature' });
-    throw hasErrorCode(err, ErrorCodes.SIGNATURE_INVALID) ? err : new SwitchboardError(ErrorCodes.SIGNATURE_INVALID, 'The signature could not be checked.', { cause: err });
-  }
   if (agent.blockedChannels.includes(webhook.channel)) return { status: 200, contentType: 'text/plain', body: '' };
   let events;
   try {
@@ -137,7 +131,7 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
     if (keyword === 'out') await store.optOuts.add('sms', held.address, event.from);
     if (keyword === 'in') await store.optOuts.remove('sms', held.address, event.from);
   }
-  context.delivery.deliverInbound(message, agent);
+  await context.delivery.schedule(message, agent);
 }
 
 async function applyStatus(context: MessagingContext, store: Store, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {

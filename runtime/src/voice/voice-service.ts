@@ -1,3 +1,4 @@
+import { verifyWebhook } from '../drivers/verify-webhook.js';
 import { ErrorCodes, SwitchboardError, type Driver, type WebhookRequest } from '@switchboard/sdk';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { DriverSet } from '../drivers/registry.js';
@@ -77,12 +78,7 @@ export class VoiceService {
       headers: webhook.headers,
       rawBody: Buffer.from(webhook.rawBodyBase64, 'base64'),
     };
-    try {
-      await driver.webhooks!.verify(request);
-    } catch (err) {
-      this.events.emit('webhookRejected', { provider: driver.manifest.provider, reason: 'signature' });
-      throw err;
-    }
+    await verifyWebhook(driver, request, this.events);
     return request;
   }
 
@@ -174,7 +170,7 @@ export class VoiceService {
     };
     if (!(await this.store.messages.insertInbound(record))) return;
     this.events.emit('message', { channel: 'voice', direction: 'inbound', status: 'received' });
-    this.delivery.deliverInbound(record, agent);
+    await this.delivery.schedule(record, agent);
   }
 
   async #voicemail(session: CallSession, agent: AgentRecord, message: string): Promise<void> {
