@@ -12,6 +12,9 @@ import { agentEvent, inboundData, type AgentEvent } from './events.js';
 /** Hands an event to the agent's live session; true when the session took it. */
 export type LiveSink = (agentId: string, event: AgentEvent) => Promise<boolean>;
 
+/** Cluster mode: stores the delivery of a message as durable work; resolves once it is stored. */
+export type DeliveryQueue = (message: MessageRecord) => Promise<void>;
+
 export interface CallbackPolicy {
   /** Attempts in all, the first included. */
   attempts: number;
@@ -29,6 +32,7 @@ export interface CallbackPolicy {
 export class DeliveryService {
   #live: LiveSink | undefined;
   #isLive: (agentId: string) => boolean = () => false;
+  #queue: DeliveryQueue | undefined;
   readonly #inFlight = new Set<Promise<void>>();
   readonly #abort = new AbortController();
 
@@ -49,6 +53,33 @@ export class DeliveryService {
   /** Whether an event for this agent would reach anyone: a live session or a callback URL. */
   reachable(agent: AgentRecord): boolean {
     return agent.callbackUrl !== null || this.#isLive(agent.agentId);
+  }
+
+  /** Cluster mode: deliveries become durable work that any runtime node runs through {@link deliverQueued}. */
+  setQueue(queue: DeliveryQueue): void {
+    this.#queue = queue;
+  }
+
+  /**
+   * Hands a stored inbound message to the chain before the provider is acknowledged: embedded, the
+   * delivery starts now (the store is its record); in a cluster, it resolves once the work is queued,
+   * so a node that dies next leaves it to another.
+   */
+  async schedule(message: MessageRecord, agent?: AgentRecord): Promise<void> {
+    if (this.#queue) await this.#queue(message);
+    else this.deliverInbound(message, agent);
+  }
+
+  /**
+   * Runs the chain for a queued message (a cluster work item). Nothing happens when it was delivered
+   * or dead-lettered already (the item ran before, on a node that died before acking); it throws when
+   * the message is left pending because this node is stopping, so the work goes to another node.
+   */
+  async deliverQueued(messageId: string): Promise<void> {
+    const message = await this.store.messages.pendingDelivery(messageId);
+    if (!message) return;
+    await this.#deliver(message);
+    if (this.#abort.signal.aborted) throw new Error(`stopping: message ${messageId} stays pending for another node`);
   }
 
   /**
@@ -73,7 +104,7 @@ export class DeliveryService {
   /** Re-drives every message still pending (for example after a crash). Returns how many. */
   async recover(): Promise<number> {
     const pending = await this.store.messages.pendingDeliveries();
-    for (const message of pending) this.deliverInbound(message);
+    for (const message of pending) await this.schedule(message);
     return pending.length;
   }
 

@@ -53,6 +53,9 @@ const INSERT = `INSERT INTO messages (id, agent_id, channel, direction, from_add
   external_id, status, segments, cost, error, delivery, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
+/** An inbound message neither handed to the agent nor dead-lettered. */
+const UNDELIVERED = "m.delivery = 'pending' AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.message_id = m.id)";
+
 /** Messages in both directions, deduplicated by provider id. */
 export class MessageRepository {
   constructor(private readonly db: SqlExecutor) {}
@@ -115,12 +118,14 @@ export class MessageRepository {
 
   /** Inbound messages neither handed to the agent nor dead-lettered (after a crash, for example). */
   async pendingDeliveries(limit = 1000): Promise<MessageRecord[]> {
-    const rows = await this.db.query<MessageRow>(
-      `SELECT * FROM messages m WHERE m.delivery = 'pending'
-       AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.message_id = m.id) ORDER BY m.created_at LIMIT ?`,
-      [limit],
-    );
+    const rows = await this.db.query<MessageRow>(`SELECT * FROM messages m WHERE ${UNDELIVERED} ORDER BY m.created_at LIMIT ?`, [limit]);
     return rows.map(toRecord);
+  }
+
+  /** The message if it is still to be delivered (neither handed over nor dead-lettered). */
+  async pendingDelivery(id: string): Promise<MessageRecord | undefined> {
+    const [row] = await this.db.query<MessageRow>(`SELECT * FROM messages m WHERE m.id = ? AND ${UNDELIVERED}`, [id]);
+    return row && toRecord(row);
   }
 
   /** Message counts per channel for one agent. */
