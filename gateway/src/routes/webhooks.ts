@@ -8,6 +8,12 @@ import type { RouteDeps } from './deps.js';
 const MESSAGE_CHANNELS = ['sms', 'whatsapp', 'email', 'line'] as const satisfies readonly Channel[];
 
 /**
+ * How long a webhook waits for the agent's actor. Providers give up on their own after 10–15 s and
+ * retry (deduplicated by provider id), so a call lost with a dead runtime node answers 504 in time.
+ */
+const WEBHOOK_TIMEOUT_MS = 10_000;
+
+/**
  * Provider webhooks for the message channels. The driver checks the signature on the exact bytes
  * here, before the bus; the raw body then goes to the agent's actor untouched. The answer is the
  * provider's acknowledgement, or for a signed event that can never succeed a 4xx asking the provider
@@ -42,7 +48,7 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
           url,
           headers: request.headers,
           rawBodyBase64: request.rawBody.toString('base64'),
-        });
+        }, { timeoutMs: WEBHOOK_TIMEOUT_MS });
         return { status: answer.status, headers: { ...answer.headers, 'content-type': answer.contentType }, body: answer.body };
       },
     }),

@@ -27,12 +27,13 @@ export class AgentClient {
     this.#retryMs = options.retryUnavailableMs ?? 0;
   }
 
-  async call<T>(operation: string, agentId: string, payload: object = {}): Promise<T> {
+  /** Runs `operation` on the agent's actor; `timeoutMs` overrides the client's time-out for this call. */
+  async call<T>(operation: string, agentId: string, payload: object = {}, { timeoutMs = this.timeoutMs }: { timeoutMs?: number } = {}): Promise<T> {
     const subject = `${AGENT_SUBJECT}.${partitionOf(agentId, this.#partitions)}.${operation}`;
     const deadline = Date.now() + this.#retryMs;
     for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
       try {
-        return await this.bus.request<T>(subject, { ...payload, agentId }, { timeoutMs: this.timeoutMs });
+        return await this.bus.request<T>(subject, { ...payload, agentId }, { timeoutMs });
       } catch (err) {
         if (!hasErrorCode(err, 'UNAVAILABLE') || Date.now() + delay > deadline) throw err;
         await new Promise((r) => setTimeout(r, delay));
