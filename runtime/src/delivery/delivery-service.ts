@@ -7,7 +7,7 @@ import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
 import { postCallback } from './callback-client.js';
-import { agentEvent, inboundData, type AgentEvent } from './events.js';
+import { agentEvent, deliveryEventId, inboundData, type AgentEvent } from './events.js';
 
 /** Hands an event to the agent's live session; true when the session took it. */
 export type LiveSink = (agentId: string, event: AgentEvent) => Promise<boolean>;
@@ -115,7 +115,7 @@ export class DeliveryService {
   }
 
   async #deliver(message: MessageRecord, agent?: AgentRecord): Promise<void> {
-    const event = agentEvent('message.inbound', message.agentId, inboundData(message));
+    const event = agentEvent('message.inbound', message.agentId, inboundData(message), deliveryEventId(message.id));
     if (await this.#tryLive(message.agentId, event)) {
       await this.store.messages.markDelivered(message.id);
       return;

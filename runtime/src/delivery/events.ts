@@ -35,8 +35,18 @@ export interface MessageStatusData {
   readonly errorCode?: string;
 }
 
-export function agentEvent<T>(type: AgentEvent['type'], agentId: string, data: T): AgentEvent<T> {
-  return { id: newId('evt'), type, agentId, createdAt: new Date().toISOString(), data };
+/** An event with a new id, or with `id` when a redelivery must carry the same one. */
+export function agentEvent<T>(type: AgentEvent['type'], agentId: string, data: T, id: string = newId('evt')): AgentEvent<T> {
+  return { id, type, agentId, createdAt: new Date().toISOString(), data };
+}
+
+/**
+ * The event id of a stored message's delivery, the same on every attempt: delivery is at least once
+ * (a node killed after the agent took an event and before recording it hands it to another node), and
+ * the Standard Webhooks `webhook-id` lets the agent drop the repeat.
+ */
+export function deliveryEventId(messageId: string): string {
+  return `evt_${messageId.replace(/^msg_/, '')}`;
 }
 
 export function inboundData(message: MessageRecord): InboundMessageData {
