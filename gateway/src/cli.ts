@@ -1,12 +1,22 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { createLogger } from '@switchboard/runtime';
-import { Deployment } from './deployment.js';
+import { createLogger, type Settings } from '@switchboard/runtime';
+import { Deployment, readSettings } from './deployment.js';
+import { startRuntimeNode } from './runtime-node.js';
 import { VERSION } from './version.js';
 
-const USAGE = `Usage: switchboard start [options]
+const USAGE = `Usage: switchboard [start | gateway | runtime] [options]
 
-Starts Switchboard in embedded mode: gateway and runtime in one process.
+Commands:
+  start             embedded mode (the default): gateway and runtime in one process, SQLite
+                    under the data dir, demo mode when no provider is configured
+  gateway           a cluster gateway: HTTP API, MCP, webhooks (signatures checked here), voice
+                    WebSocket, admin; no actors. Any number, behind one address (PUBLIC_BASE_URL)
+  runtime           a cluster runtime node: the agents' actors, drivers and deliveries; no HTTP.
+                    Any number; agents move to the others within CLUSTER_LEASE_TTL_MS of a loss
+
+Cluster processes need NATS_URL, DATABASE_URL, SECRET_KEY, PUBLIC_BASE_URL and provider
+settings, the same on every process (see docs/cluster.md).
 
 Options:
   --port <n>        TCP port (PORT, default 3000; 0 picks a free one)
@@ -18,6 +28,9 @@ Options:
                     and exits when the file is missing, so prefer --settings.
   -h, --help        show this help
   -v, --version     print the version`;
+
+const COMMANDS = ['start', 'gateway', 'runtime'] as const;
+type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -38,30 +51,35 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = positionals[0] ?? 'start';
-  if (values.help || command !== 'start') {
+  if (values.help || !COMMANDS.includes(command as Command)) {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
   const named = values.settings ?? values['env-file'];
+  const sources = {
+    envFile: named ?? './.env',
+    requireEnvFile: named !== undefined,
+    env: process.env,
+    overrides: { PORT: values.port, HOST: values.host, DATA_DIR: values['data-dir'] },
+  };
   // Signals are caught before start-up so that a stop request during start still shuts down cleanly.
   const stopRequested = new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
+  if (command === 'runtime') return runNode(readSettings(sources), stopRequested);
   let logger!: ReturnType<typeof createLogger>;
   // The admin UI's deploy restarts in-process from the same env file, so no outside supervisor is needed.
   const deployment = await Deployment.start({
-    envFile: named ?? './.env',
-    requireEnvFile: named !== undefined,
-    env: process.env,
-    overrides: { PORT: values.port, HOST: values.host, DATA_DIR: values['data-dir'] },
+    ...sources,
     logger: (settings) => (logger = createLogger({ level: settings.LOG_LEVEL })),
+    ...(command === 'gateway' ? { cluster: 'gateway' as const } : {}),
   });
   const gateway = deployment.current;
   const { runtime } = gateway;
   const base = gateway.publicBaseUrl;
   const lines = [
-    `Switchboard ${VERSION} is running${runtime.demoMode ? ' in demo mode (no provider credentials set)' : ''}.`,
+    `Switchboard ${VERSION} is running${runtime.cluster ? ` as cluster gateway ${runtime.nodeId}` : runtime.demoMode ? ' in demo mode (no provider credentials set)' : ''}.`,
     `  API:       ${gateway.publicBaseUrl}/api/v1  (docs: ${gateway.publicBaseUrl}/api/v1/openapi.json)`,
     `  Admin UI:  ${base}/admin/setup (setup wizard)  ${base}/admin/dashboard  ${base}/admin/api-docs (API explorer)`,
     `  Admin API: ${base}/admin/api/status  (orchestrator token)`,
@@ -81,6 +99,24 @@ async function main(argv: string[]): Promise<number> {
   logger.info({ signal }, 'shutting down: draining requests');
   try {
     await deployment.stop();
+  } catch (err) {
+    logger.error({ err }, 'shutdown failed');
+    return 1;
+  }
+  logger.info('stopped');
+  logger.flush?.();
+  return 0;
+}
+
+/** `switchboard runtime`: a cluster runtime node until SIGTERM/SIGINT, which hands its partitions over. */
+async function runNode(settings: Settings, stopRequested: Promise<string>): Promise<number> {
+  const logger = createLogger({ level: settings.LOG_LEVEL });
+  const runtime = await startRuntimeNode({ settings, logger });
+  process.stdout.write(`Switchboard ${VERSION} runtime node ${runtime.nodeId} is running (NATS ${settings.NATS_URL}).\n`);
+  const signal = await stopRequested;
+  logger.info({ signal }, 'shutting down: handing partitions over');
+  try {
+    await runtime.stop();
   } catch (err) {
     logger.error({ err }, 'shutdown failed');
     return 1;

@@ -14,6 +14,8 @@ export interface StartDeploymentOptions {
   /** Highest precedence, kept across deploys (command-line flags). */
   overrides?: Partial<Record<string, string | number>>;
   logger: Logger | ((settings: Settings) => Logger);
+  /** `gateway`: a cluster gateway (`switchboard gateway`); absent: embedded. */
+  cluster?: 'gateway';
 }
 
 /**
@@ -41,7 +43,7 @@ export class Deployment extends EventEmitter<{ deployed: [Gateway]; failed: [unk
     let deployment: Deployment | undefined;
     const admin = { envFile: options.envFile, deploy: () => deployment!.deploy() };
     const socket = new SwitchingListener();
-    const gateway = await startGateway({ settings, logger, admin, listen: socket.listen });
+    const gateway = await startGateway({ settings, logger, admin, listen: socket.listen, cluster: options.cluster });
     deployment = new Deployment(socket, gateway, options, logger);
     return deployment;
   }
@@ -97,10 +99,10 @@ export class Deployment extends EventEmitter<{ deployed: [Gateway]; failed: [unk
     await old.stop();
     const admin = { envFile: this.options.envFile, deploy: () => this.deploy() };
     try {
-      this.#current = await startGateway({ settings, logger, admin, listen: this.socket.listen });
+      this.#current = await startGateway({ settings, logger, admin, listen: this.socket.listen, cluster: this.options.cluster });
     } catch (err) {
       logger.error({ err }, 'deploy: the new settings failed at start-up; restarting with the previous ones');
-      this.#current = await startGateway({ settings: { ...old.runtime.settings, PORT: old.port }, logger, admin, listen: this.socket.listen });
+      this.#current = await startGateway({ settings: { ...old.runtime.settings, PORT: old.port }, logger, admin, listen: this.socket.listen, cluster: this.options.cluster });
       throw err;
     }
     logger.info({ ms: Date.now() - started }, 'deploy: serving with the saved settings');
@@ -116,7 +118,7 @@ export class Deployment extends EventEmitter<{ deployed: [Gateway]; failed: [unk
   }
 }
 
-function readSettings(options: StartDeploymentOptions): Settings {
+export function readSettings(options: Omit<StartDeploymentOptions, 'logger'>): Settings {
   return loadSettings({ envFile: options.envFile, requireEnvFile: options.requireEnvFile, env: options.env ?? {}, overrides: options.overrides });
 }
 

@@ -53,17 +53,19 @@ export interface StartGatewayOptions {
   admin?: AdminControl;
   /** Binds the port; a {@link Deployment} passes one that keeps the socket across deploys. */
   listen?: ListenFunction;
+  /** `gateway`: a cluster gateway, reaching the agents' runtime nodes over NATS (see docs/cluster.md). */
+  cluster?: 'gateway';
 }
 
 /** Binds straight on the adapter: the port lives as long as this gateway. */
 const listenOnAdapter: ListenFunction = (adapter, app, options) => adapter.listen(app, options);
 
 /** Starts the runtime and the gateway (uWebSockets.js, or node:http where uWS cannot serve) in front of it. */
-export async function startGateway({ settings, logger, admin, listen: bind = listenOnAdapter }: StartGatewayOptions): Promise<Gateway> {
+export async function startGateway({ settings, logger, admin, listen: bind = listenOnAdapter, cluster }: StartGatewayOptions): Promise<Gateway> {
   // Chosen before anything opens, so a forced adapter that cannot serve stops the start cleanly.
   const { adapter, reason } = await selectAdapter(settings.HTTP_ADAPTER);
   logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
-  const runtime = await Runtime.start({ settings, logger });
+  const runtime = await Runtime.start({ settings, logger, cluster });
   const metrics = new GatewayMetrics();
   metrics.observe(runtime);
   const sessions = new AdminSessions(runtime, () => publicBaseUrl ?? '');

@@ -32,6 +32,9 @@ import { VoiceService } from './voice/voice-service.js';
 import type { PoolName } from './store/repositories/pools.js';
 import { openStore, type Store } from './store/store.js';
 import { PartitionedActors, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
+import { checkClusterSettings, clusterNodeId, connectClusterBus, liveSubject, type ClusterRole } from './cluster/cluster-mode.js';
+import { DurableWork, type Worker } from './cluster/durable-work.js';
+import type { NatsBus } from './bus/nats-bus.js';
 
 export interface RuntimeOptions {
   settings: Settings;
@@ -40,6 +43,12 @@ export interface RuntimeOptions {
   bus?: Bus;
   /** Cluster mode: serve only the agent partitions this node holds leases on (see docs/cluster.md). */
   placement?: Omit<PartitionedActorsOptions, 'bus' | 'system' | 'logger'>;
+  /**
+   * A cluster process, configured from the settings (NATS_URL, DATABASE_URL, CLUSTER_*): a `gateway`
+   * reaches the agents over NATS and holds no actors; a `node` holds the actors of the partitions it
+   * leases and runs deliveries as durable work. Absent: embedded.
+   */
+  cluster?: ClusterRole;
 }
 
 /** The embedded runtime: store, bus, agent actors, tokens and provisioning, started and stopped as one. */
@@ -62,6 +71,12 @@ export class Runtime {
   #lock: DataDirLock | undefined;
   /** The partitions this node serves, in cluster mode. */
   placement: PartitionedActors | undefined;
+  /** What this process is in a cluster; undefined when embedded. */
+  readonly cluster: ClusterRole | undefined;
+  /** This process's name in a cluster. */
+  readonly nodeId: string | undefined;
+  #work: DurableWork | undefined;
+  #deliveryWorker: Worker | undefined;
   /** Printed once by the CLI when the first start generated the orchestrator token. */
   generatedOrchestratorToken: string | undefined;
 
@@ -73,8 +88,11 @@ export class Runtime {
     readonly box: SecretBox,
     readonly tokens: TokenService,
     readonly actors: ActorSystem,
-    placement?: RuntimeOptions['placement'],
+    placement: RuntimeOptions['placement'],
+    cluster: { role: ClusterRole; nodeId: string } | undefined,
   ) {
+    this.cluster = cluster?.role;
+    this.nodeId = cluster?.nodeId;
     this.demoMode = isDemoMode(settings);
     this.emailDomain = settings.EMAIL_DOMAIN || (this.demoMode ? DEMO_EMAIL_DOMAIN : '');
     this.lockout = new AuthLockout({
@@ -90,7 +108,7 @@ export class Runtime {
     this.agents = new AgentClient(
       bus,
       Math.max(15_000, sendBudget + 5_000),
-      placement ? { partitions: placement.partitions, retryUnavailableMs: 3 * (placement.leaseTtlMs ?? 3000) } : {},
+      placement ? { partitions: placement.partitions, retryUnavailableMs: 3 * (placement.leaseTtlMs ?? 3000) } : cluster ? { partitions: settings.CLUSTER_PARTITIONS, retryUnavailableMs: 3 * settings.CLUSTER_LEASE_TTL_MS } : {},
     );
     this.delivery = new DeliveryService(store, box, this.events, logger, {
       attempts: settings.CALLBACK_MAX_ATTEMPTS,
@@ -113,7 +131,7 @@ export class Runtime {
     const { settings, logger } = options;
     // One server per data dir: a second one would keep its own limits and actors over the same store.
     // Cluster nodes share their store by design; placement keeps one actor per agent among them.
-    const lock = options.placement ? undefined : await DataDirLock.acquire(settings.DATA_DIR);
+    const lock = options.placement || options.cluster ? undefined : await DataDirLock.acquire(settings.DATA_DIR);
     try {
       const runtime = await Runtime.#start(options);
       runtime.#lock = lock;
@@ -126,14 +144,28 @@ export class Runtime {
 
   static async #start(options: RuntimeOptions): Promise<Runtime> {
     const { settings, logger } = options;
+    if (options.cluster) checkClusterSettings(settings, options.cluster === 'node' ? 'runtime' : 'gateway');
+    const cluster = options.cluster ? { role: options.cluster, nodeId: clusterNodeId(settings) } : undefined;
     const store = await openStore({ dataDir: settings.DATA_DIR, synchronous: settings.SQLITE_SYNCHRONOUS, databaseUrl: settings.DATABASE_URL });
     logger.info({ store: store.db.dialect, dataDir: settings.DATA_DIR }, 'start-up: store open and migrated');
     const box = new SecretBox(loadSecretKey(settings.DATA_DIR, settings.SECRET_KEY));
     const tokens = new TokenService(store, box);
-    const bus = options.bus ?? new MemoryBus();
+    let bus: Bus;
+    try {
+      bus = options.bus ?? (cluster ? await connectClusterBus(settings, cluster.nodeId) : new MemoryBus());
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    if (cluster) logger.info({ nodeId: cluster.nodeId, nats: settings.NATS_URL }, `start-up: cluster ${cluster.role} ${cluster.nodeId} connected to NATS`);
+    const placement =
+      options.placement ??
+      (cluster?.role === 'node'
+        ? { connection: (bus as NatsBus).connection, nodeId: cluster.nodeId, partitions: settings.CLUSTER_PARTITIONS, leaseTtlMs: settings.CLUSTER_LEASE_TTL_MS }
+        : undefined);
     const operations: Record<string, AgentOperation> = {};
     const actors = new ActorSystem({ bus, store, logger, operations, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
-    const runtime = new Runtime(settings, logger, store, bus, box, tokens, actors, options.placement);
+    const runtime = new Runtime(settings, logger, store, bus, box, tokens, actors, placement, cluster);
     Object.assign(
       operations,
       lifecycleOperations(new Provisioner(store, tokens, box, runtime.emailDomain)),
@@ -159,15 +191,44 @@ export class Runtime {
         sendRetry: { attempts: settings.SEND_MAX_ATTEMPTS, baseDelayMs: settings.SEND_RETRY_BASE_MS, timeoutMs: settings.SEND_TIMEOUT_MS },
       }),
     );
-    const { generatedOrchestratorToken } = await tokens.init(settings.ORCHESTRATOR_TOKEN);
-    runtime.generatedOrchestratorToken = generatedOrchestratorToken;
+    // Runtime nodes serve no API: the gateways create (and print) the orchestrator token.
+    if (cluster?.role !== 'node') {
+      const { generatedOrchestratorToken } = await tokens.init(settings.ORCHESTRATOR_TOKEN);
+      runtime.generatedOrchestratorToken = generatedOrchestratorToken;
+    }
     await runtime.#fillPools();
-    if (options.placement) {
-      runtime.placement = new PartitionedActors({ ...options.placement, bus, system: actors, logger });
+    if (cluster) runtime.#joinCluster(bus as NatsBus);
+    // A cluster gateway holds no actors: every agent operation goes over NATS to the node holding its partition.
+    if (placement) {
+      runtime.placement = new PartitionedActors({ ...placement, bus, system: actors, logger });
       await runtime.placement.start();
-    } else actors.start();
+    } else if (!cluster) actors.start();
     logger.info('start-up: runtime ready');
     return runtime;
+  }
+
+  /**
+   * Cluster wiring. Every process checks NATS in its readiness. A runtime node delivers to live
+   * sessions through whichever gateway holds them (a request on the agent's live subject; no
+   * responders means no live session anywhere), and queues inbound deliveries as durable work that
+   * any node may run ({@link attach} starts the worker).
+   */
+  #joinCluster(bus: NatsBus): void {
+    this.readiness.register('nats', async () => {
+      await bus.flush();
+      return 'ok';
+    });
+    if (this.cluster !== 'node') return;
+    this.delivery.setLiveSink(
+      (agentId, event) => bus.request<boolean>(liveSubject(agentId), event, { timeoutMs: 5000 }).then((taken) => taken === true, () => false),
+      // Which gateway holds a session is known only by asking, so a status notification always asks.
+      () => true,
+    );
+    const work = new DurableWork({ connection: bus.connection, logger: this.logger });
+    this.#work = work;
+    this.delivery.setQueue(async (message) => {
+      await work.enqueue('deliver', message.id, { messageId: message.id });
+    });
   }
 
   /** The global markup in percent: the admin API's value, else MARKUP_PERCENT. */
@@ -236,6 +297,15 @@ export class Runtime {
     });
     // Stream-mode calls need the audio workers; starting them now keeps their start-up off the first call.
     if (this.settings.VOICE_MODE === 'stream' && this.drivers.for('stt')) await this.audio().ready();
+    // A cluster gateway delivers nothing itself; runtime nodes run the queued deliveries.
+    if (this.cluster === 'gateway') return;
+    if (this.#work) {
+      // A dead worker's items come back to the others after one lease TTL, about when its agents do.
+      this.#deliveryWorker = await this.#work.process<{ messageId: string }>('deliver', (item) => this.delivery.deliverQueued(item.payload.messageId), {
+        concurrency: 64,
+        ackWaitMs: this.settings.CLUSTER_LEASE_TTL_MS,
+      });
+    }
     const pending = await this.delivery.recover();
     if (pending > 0) this.logger.info({ pending }, 're-driving deliveries left pending');
   }
@@ -249,7 +319,9 @@ export class Runtime {
   async stop(): Promise<void> {
     await this.placement?.stop();
     await this.actors.stop();
+    // Retries stop first: a queued delivery still pending is handed back for another node.
     await this.delivery.stop();
+    await this.#deliveryWorker?.stop();
     await this.#audio?.close();
     await this.drivers.close();
     await this.bus.close();

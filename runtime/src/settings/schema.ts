@@ -56,6 +56,28 @@ export const SettingsSchema = Type.Object(
       description:
         'postgres://user:password@host:port/database: the shared PostgreSQL store (cluster mode). Empty: SQLite under DATA_DIR (embedded mode).',
     }),
+    NATS_URL: Type.String({
+      default: '',
+      pattern: '^$|^(nats|tls)://\\S+(\\s*,\\s*(nats|tls)://\\S+)*$',
+      description:
+        'nats://host:4222 (comma-separated for several servers): the NATS server with JetStream that joins a cluster. Read by `switchboard gateway` and `switchboard runtime`; `switchboard start` (embedded) ignores it.',
+    }),
+    NODE_ID: Type.String({
+      default: '',
+      pattern: '^$|^[A-Za-z0-9_-]{1,64}$',
+      description: 'Name of this cluster process in logs and partition leases; unique per process. Empty: host name, pid and a random suffix.',
+    }),
+    CLUSTER_PARTITIONS: Type.Integer({
+      default: 32,
+      minimum: 1,
+      maximum: 4096,
+      description: 'Partitions agents are spread over in a cluster; every gateway and runtime node of one cluster must use the same number.',
+    }),
+    CLUSTER_LEASE_TTL_MS: Type.Integer({
+      default: 3000,
+      minimum: 500,
+      description: 'How long a runtime node holds a partition without renewing it: a dead node\'s agents are served again by others about this long after it died.',
+    }),
     LOG_LEVEL: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
       { default: 'info', description: 'pino log level.' },
