@@ -131,12 +131,13 @@ describe('README commands work verbatim on a built checkout', () => {
     assert.ok(existsSync(join(ROOT, '.env.example')));
   });
 
-  it('npx switchboard --help finds the linked bin and lists every flag the README uses', async () => {
+  it('npx switchboard --help finds the linked bin and lists every command and every flag the README uses', async () => {
     assert.ok(existsSync(join(ROOT, 'node_modules/.bin/switchboard')), 'npm linked no switchboard bin');
     const r = run('npx', ['switchboard', '--help']);
     running.push(r);
     assert.equal(await r.exited, 0, r.output());
-    assert.match(r.output(), /Usage: switchboard start/);
+    assert.match(r.output(), /Usage: switchboard \[start \| gateway \| runtime\]/);
+    for (const command of ['start', 'gateway', 'runtime']) assert.match(r.output(), new RegExp(`^  ${command} `, 'm'), `--help does not list ${command}`);
     const flags = readmeCommands()
       .filter((c) => c.startsWith('npx switchboard'))
       .flatMap((c) => c.match(/--[a-z-]+/g) ?? []);
