@@ -1,4 +1,6 @@
 export { startGateway } from './server.js';
+export { startRuntimeNode } from './runtime-node.js';
+export { simulatorDriverSpecs } from './providers.js';
 export { Deployment } from './deployment.js';
 export type { StartDeploymentOptions } from './deployment.js';
 export type { Gateway, StartGatewayOptions } from './server.js';

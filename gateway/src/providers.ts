@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { resolve as resolveFrom } from 'import-meta-resolve';
 import { builtInDriverSpecs, demoPools, type DriverSpec, type Logger, type PackageImporter, type Settings } from '@switchboard/runtime';
+import type { Simulator } from '@switchboard/provider-simulator';
 
 /** The in-process provider simulator of demo mode, as far as the gateway needs it. */
 export interface DemoSimulator {
@@ -49,18 +50,20 @@ export async function resolveProviders(settings: Settings, demoMode: boolean, lo
   const { startSimulator } = (await import('@switchboard/provider-simulator')) as typeof import('@switchboard/provider-simulator');
   // Each demo LINE address is a bot the simulator hosts, so a push shows the address the agent was given.
   const simulator = await startSimulator({ host: '127.0.0.1', port: 0, logger: logger.child({ component: 'simulator' }), lineBotUserIds: demoPools().line });
+  return { simulator, specs: simulatorDriverSpecs(simulator) };
+}
+
+/** The built-in drivers pointed at a provider simulator, with its credentials (demo mode; tests of cluster processes). */
+export function simulatorDriverSpecs(simulator: Pick<Simulator, 'credentials' | 'baseUrls'>): DriverSpec[] {
   const c = simulator.credentials;
-  return {
-    simulator,
-    specs: [
-      { packageName: '@switchboard/driver-twilio', settings: { ...c.twilio, baseUrl: simulator.baseUrls.twilio } },
-      { packageName: '@switchboard/driver-resend', settings: { ...c.resend, baseUrl: simulator.baseUrls.resend } },
-      {
-        packageName: '@switchboard/driver-line',
-        settings: { channelAccessToken: c.line.channelAccessToken, channelSecret: c.line.channelSecret, baseUrl: simulator.baseUrls.line, bots: c.lineBots.slice(1) },
-      },
-      { packageName: '@switchboard/driver-elevenlabs', settings: { apiKey: c.elevenlabs.apiKey, baseUrl: simulator.baseUrls.elevenlabs } },
-      { packageName: '@switchboard/driver-deepgram', settings: { apiKey: c.deepgram.apiKey, baseUrl: simulator.baseUrls.deepgram } },
-    ],
-  };
+  return [
+    { packageName: '@switchboard/driver-twilio', settings: { ...c.twilio, baseUrl: simulator.baseUrls.twilio } },
+    { packageName: '@switchboard/driver-resend', settings: { ...c.resend, baseUrl: simulator.baseUrls.resend } },
+    {
+      packageName: '@switchboard/driver-line',
+      settings: { channelAccessToken: c.line.channelAccessToken, channelSecret: c.line.channelSecret, baseUrl: simulator.baseUrls.line, bots: c.lineBots.slice(1) },
+    },
+    { packageName: '@switchboard/driver-elevenlabs', settings: { apiKey: c.elevenlabs.apiKey, baseUrl: simulator.baseUrls.elevenlabs } },
+    { packageName: '@switchboard/driver-deepgram', settings: { apiKey: c.deepgram.apiKey, baseUrl: simulator.baseUrls.deepgram } },
+  ];
 }

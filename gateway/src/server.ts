@@ -1,4 +1,4 @@
-import { Runtime, type Logger, type Settings } from '@switchboard/runtime';
+import { Runtime, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
 import { GatewayApp } from './http/app.js';
 import type { AdapterName, Listener } from './http/adapter.js';
 import { selectAdapter } from './http/select-adapter.js';
@@ -55,13 +55,15 @@ export interface StartGatewayOptions {
   listen?: ListenFunction;
   /** `gateway`: a cluster gateway, reaching the agents' runtime nodes over NATS (see docs/cluster.md). */
   cluster?: 'gateway';
+  /** The built-in drivers to load instead of those the settings name (an embedding application's choice). */
+  drivers?: DriverSpec[];
 }
 
 /** Binds straight on the adapter: the port lives as long as this gateway. */
 const listenOnAdapter: ListenFunction = (adapter, app, options) => adapter.listen(app, options);
 
 /** Starts the runtime and the gateway (uWebSockets.js, or node:http where uWS cannot serve) in front of it. */
-export async function startGateway({ settings, logger, admin, listen: bind = listenOnAdapter, cluster }: StartGatewayOptions): Promise<Gateway> {
+export async function startGateway({ settings, logger, admin, listen: bind = listenOnAdapter, cluster, drivers }: StartGatewayOptions): Promise<Gateway> {
   // Chosen before anything opens, so a forced adapter that cannot serve stops the start cleanly.
   const { adapter, reason } = await selectAdapter(settings.HTTP_ADAPTER);
   logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
@@ -110,7 +112,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     url = `http://${host}:${listener.port}`;
     publicBaseUrl = (settings.PUBLIC_BASE_URL || url).replace(/\/+$/, '');
     serverNames.add(publicBaseUrl);
-    const providers = await resolveProviders(settings, runtime.demoMode, logger);
+    const providers = drivers ? { specs: drivers, simulator: undefined } : await resolveProviders(settings, runtime.demoMode, logger);
     simulator = providers.simulator;
     if (simulator) simulator.gatewayUrl = publicBaseUrl;
     await runtime.attach({ publicBaseUrl, drivers: providers.specs, importer: importPackage });
