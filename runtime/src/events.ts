@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Channel } from '@switchboard/sdk';
+import type { Bus, Subscription } from './bus/bus.js';
 
 /** What the runtime reports as it works; the gateway turns these into metrics. */
 export interface RuntimeEventMap {
@@ -14,3 +15,35 @@ export interface RuntimeEventMap {
 
 /** The runtime's event stream. */
 export class RuntimeEvents extends EventEmitter<RuntimeEventMap> {}
+
+/** Events a cluster's runtime nodes forward to the gateways, whose metrics count them (frame delays stay where the call is). */
+export const FORWARDED_EVENTS = ['message', 'webhookRejected', 'deadLetter', 'usage', 'limitRejected'] as const satisfies readonly (keyof RuntimeEventMap)[];
+type ForwardedEvent = (typeof FORWARDED_EVENTS)[number];
+
+const EVENT_SUBJECT = 'sb.events';
+
+/** A runtime node publishes its events on `sb.events.<name>`, fire and forget. */
+export function forwardEvents(events: RuntimeEvents, bus: Bus): void {
+  for (const name of FORWARDED_EVENTS) {
+    events.on(name, (payload: RuntimeEventMap[ForwardedEvent][0]) => {
+      try {
+        bus.publish(`${EVENT_SUBJECT}.${name}`, payload);
+      } catch {
+        // The bus is closing: metrics of this moment are lost, nothing else.
+      }
+    });
+  }
+}
+
+/** A gateway re-emits the nodes' events locally; gateways share a queue group, so each event is counted once across them. */
+export function receiveEvents(events: RuntimeEvents, bus: Bus): Subscription {
+  const known = new Set<string>(FORWARDED_EVENTS);
+  return bus.subscribe(
+    `${EVENT_SUBJECT}.*`,
+    (payload, subject) => {
+      const name = subject.slice(EVENT_SUBJECT.length + 1);
+      if (known.has(name)) (events.emit as (name: string, payload: unknown) => boolean)(name, payload);
+    },
+    { queue: 'events' },
+  );
+}

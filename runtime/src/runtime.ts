@@ -16,7 +16,7 @@ import { limitOperations } from './limits/operations.js';
 import { driverSpecs } from './drivers/driver-settings.js';
 import { loadDriver, type DriverSpec, type PackageImporter } from './drivers/loader.js';
 import { DriverSet } from './drivers/registry.js';
-import { RuntimeEvents } from './events.js';
+import { RuntimeEvents, forwardEvents, receiveEvents } from './events.js';
 import { ReadinessChecks } from './health.js';
 import type { Logger } from './logger.js';
 import { messagingOperations } from './messaging/operations.js';
@@ -208,17 +208,22 @@ export class Runtime {
   }
 
   /**
-   * Cluster wiring. Every process checks NATS in its readiness. A runtime node delivers to live
-   * sessions through whichever gateway holds them (a request on the agent's live subject; no
-   * responders means no live session anywhere), and queues inbound deliveries as durable work that
-   * any node may run ({@link attach} starts the worker).
+   * Cluster wiring. Every process checks NATS in its readiness; runtime nodes forward their events to
+   * the gateways, whose metrics count them. A runtime node delivers to live sessions through whichever
+   * gateway holds them (a request on the agent's live subject; no responders means no live session
+   * anywhere), and queues inbound deliveries as durable work that any node may run ({@link attach}
+   * starts the worker).
    */
   #joinCluster(bus: NatsBus): void {
     this.readiness.register('nats', async () => {
       await bus.flush();
       return 'ok';
     });
-    if (this.cluster !== 'node') return;
+    if (this.cluster === 'gateway') {
+      receiveEvents(this.events, bus);
+      return;
+    }
+    forwardEvents(this.events, bus);
     this.delivery.setLiveSink(
       (agentId, event) => bus.request<boolean>(liveSubject(agentId), event, { timeoutMs: 5000 }).then((taken) => taken === true, () => false),
       // Which gateway holds a session is known only by asking, so a status notification always asks.
