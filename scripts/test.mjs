@@ -41,6 +41,23 @@ const ADAPTER_SUITES = [
   'test/integration/lifecycle',
 ];
 const secondPass = process.env.SWITCHBOARD_HTTP_ADAPTER ? [] : files.filter((f) => ADAPTER_SUITES.some((s) => f.includes(s)));
+// The end-to-end suites of messaging, MCP, provisioning, auth, limits and admin run once more against a
+// cluster (test/helpers/gateway.ts with SWITCHBOARD_TEST_CLUSTER=1): each test gateway in cluster mode
+// with two runtime nodes, its own nats-server and PostgreSQL database.
+const CLUSTER_SUITES = [
+  'test/integration/send-message',
+  'test/integration/inbound',
+  'test/integration/mcp.test',
+  'test/integration/mcp-conformance',
+  'test/integration/provisioning',
+  'test/integration/auth',
+  'test/integration/billing',
+  'test/integration/bad-input',
+  'test/integration/malformed-input',
+  'test/integration/lifecycle',
+  'test/integration/admin-ops',
+];
+const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter((f) => CLUSTER_SUITES.some((s) => f.includes(s)));
 
 // A test may take three minutes at most; a file whose tests are done exits even if it leaked a handle,
 // and the whole run is stopped after WATCHDOG_MINUTES, so a hang fails CI instead of stalling it.
@@ -69,5 +86,11 @@ if (secondPass.length > 0) {
 # again on the node:http adapter (SWITCHBOARD_HTTP_ADAPTER=node): ${secondPass.length} file(s)
 `);
   code = Math.max(code, await run(secondPass, { SWITCHBOARD_HTTP_ADAPTER: 'node' }));
+}
+if (clusterPass.length > 0) {
+  console.log(`
+# again against a cluster (SWITCHBOARD_TEST_CLUSTER=1: gateway + 2 runtime nodes, NATS, PostgreSQL): ${clusterPass.length} file(s)
+`);
+  code = Math.max(code, await run(clusterPass, { SWITCHBOARD_TEST_CLUSTER: '1' }));
 }
 process.exit(code);

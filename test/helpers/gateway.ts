@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGateway, type Gateway } from '@switchboard/gateway';
-import type { Simulator } from '@switchboard/provider-simulator';
-import { createLogger, loadSettings, type Logger } from '@switchboard/runtime';
-import { createTestDatabase, type TestDatabase } from '@switchboard/runtime/testing';
+import { randomBytes } from 'node:crypto';
+import { simulatorDriverSpecs, startGateway, startRuntimeNode, type Gateway } from '@switchboard/gateway';
+import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
+import { DEMO_EMAIL_DOMAIN, createLogger, demoPools, loadSettings, type DriverSpec, type Logger, type Runtime, type Settings } from '@switchboard/runtime';
+import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
 
 /** A gateway on a random loopback port with a fresh data dir, and its tokens. */
 export interface TestGateway {
@@ -37,6 +38,64 @@ async function storeSettings(dir: string): Promise<Record<string, string>> {
   return { DATABASE_URL: database.url };
 }
 
+/**
+ * SWITCHBOARD_TEST_CLUSTER=1 runs a test gateway as a cluster (scripts/test.mjs does, for the suites
+ * it names): its own nats-server and PostgreSQL database, the gateway in cluster mode and two runtime
+ * nodes in this process, and the simulator in-process as in demo mode, but configured as real
+ * providers (demo mode is embedded-only), with the demo pools.
+ */
+const CLUSTER = process.env.SWITCHBOARD_TEST_CLUSTER === '1';
+
+interface TestCluster {
+  readonly settings: Record<string, string | number>;
+  readonly simulator: Simulator;
+  readonly drivers: DriverSpec[];
+  startNodes(settings: Settings): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Secret keys of test clusters, by data dir: a restart on the same dir opens what the first run sealed. */
+const secretKeys = new Map<string, string>();
+
+async function startTestCluster(dir: string): Promise<TestCluster> {
+  const nats: TestNatsServer = await startNatsServer();
+  const database = databases.get(dir) ?? (await createTestDatabase());
+  databases.set(dir, database);
+  if (!secretKeys.has(dir)) secretKeys.set(dir, randomBytes(32).toString('hex'));
+  const simulator = await startSimulator({ host: '127.0.0.1', port: 0, lineBotUserIds: demoPools().line });
+  const port = await freePort();
+  const pools = demoPools();
+  const nodes: Runtime[] = [];
+  return {
+    simulator,
+    drivers: simulatorDriverSpecs(simulator),
+    settings: {
+      PORT: port,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      NATS_URL: nats.url,
+      DATABASE_URL: database.url,
+      SECRET_KEY: secretKeys.get(dir)!,
+      DEMO_MODE: 'false',
+      EMAIL_DOMAIN: DEMO_EMAIL_DOMAIN,
+      POOL_PHONE_NUMBERS: pools.phone.join(','),
+      POOL_WHATSAPP_SENDERS: pools.whatsapp.join(','),
+      POOL_LINE_CHANNELS: pools.line.join(','),
+      CLUSTER_PARTITIONS: 8,
+      CLUSTER_LEASE_TTL_MS: 1500,
+    },
+    async startNodes(settings) {
+      simulator.gatewayUrl = String(settings.PUBLIC_BASE_URL);
+      const logger = createLogger({ level: settings.LOG_LEVEL, pretty: false });
+      for (const nodeId of ['rt-1', 'rt-2']) nodes.push(await startRuntimeNode({ settings: { ...settings, NODE_ID: nodeId }, logger, drivers: simulatorDriverSpecs(simulator) }));
+    },
+    async stop() {
+      await Promise.all(nodes.map((n) => n.stop()));
+      await simulator.close();
+      await nats.stop();
+    },
+  };
+}
+
 /** Starts a real gateway for a test; settings may be overridden, and the logger replaced to read what it logs. */
 export async function startTestGateway(
   overrides: Record<string, string | number> = {},
@@ -44,6 +103,7 @@ export async function startTestGateway(
   options: { logger?: Logger } = {},
 ): Promise<TestGateway> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
+  const cluster = CLUSTER ? await startTestCluster(dir) : undefined;
   const orchestratorToken = `sb_orch_test_${Math.random().toString(36).slice(2)}`;
   const settings = loadSettings({
     env: {},
@@ -58,13 +118,18 @@ export async function startTestGateway(
       CALLBACK_MAX_ATTEMPTS: 3,
       SEND_RETRY_BASE_MS: 10,
       SEND_TIMEOUT_MS: 1000,
-      ...(await storeSettings(dir)),
+      ...(cluster ? cluster.settings : await storeSettings(dir)),
       // scripts/test.mjs runs the adapter-sensitive suites a second time with the node:http adapter.
       HTTP_ADAPTER: process.env.SWITCHBOARD_HTTP_ADAPTER ?? 'auto',
       ...overrides,
     },
   });
-  const gateway = await startGateway({ settings, logger: options.logger ?? createLogger({ level: settings.LOG_LEVEL, pretty: false }) });
+  await cluster?.startNodes(settings);
+  const gateway = await startGateway({
+    settings,
+    logger: options.logger ?? createLogger({ level: settings.LOG_LEVEL, pretty: false }),
+    ...(cluster ? { cluster: 'gateway' as const, drivers: cluster.drivers } : {}),
+  });
   const teamToken = await gateway.runtime.tokens.teamToken();
   const call: TestGateway['call'] = (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -82,14 +147,16 @@ export async function startTestGateway(
     dataDir: dir,
     orchestratorToken: String(settings.ORCHESTRATOR_TOKEN),
     teamToken,
-    sim: gateway.simulator as unknown as Simulator,
+    sim: cluster?.simulator ?? (gateway.simulator as unknown as Simulator),
     call,
     async close({ keepData = false } = {}) {
       await gateway.stop();
+      await cluster?.stop();
       if (keepData) return;
       rmSync(dir, { recursive: true, force: true });
       await databases.get(dir)?.drop();
       databases.delete(dir);
+      secretKeys.delete(dir);
     },
   };
 }
