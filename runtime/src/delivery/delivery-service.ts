@@ -60,6 +60,11 @@ export class DeliveryService {
     this.#queue = queue;
   }
 
+  /** Whether deliveries are durable work (cluster), so scheduling one twice is harmless. */
+  get queued(): boolean {
+    return this.#queue !== undefined;
+  }
+
   /**
    * Hands a stored inbound message to the chain before the provider is acknowledged: embedded, the
    * delivery starts now (the store is its record); in a cluster, it resolves once the work is queued,

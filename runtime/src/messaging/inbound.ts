@@ -124,7 +124,15 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
     createdAt: event.receivedAt || now,
     updatedAt: now,
   };
-  if (!(await store.messages.insertInbound(message))) return; // a provider retry: stored already
+  if (!(await store.messages.insertInbound(message))) {
+    // A provider retry: stored already. In a cluster, the first attempt may have stored the message and
+    // failed to queue its delivery (NATS away, so the provider got a 5xx): queue it now (queued work is
+    // deduplicated by message id, and a delivered message is skipped).
+    if (!context.delivery.queued) return;
+    const stored = await store.messages.pendingInbound(agent.agentId, event.channel, event.externalId);
+    if (stored) await context.delivery.schedule(stored);
+    return;
+  }
   context.events.emit('message', { channel: event.channel, direction: 'inbound', status: 'received' });
   if (event.channel === 'sms' && held) {
     const keyword = optKeyword(event.body);

@@ -122,6 +122,15 @@ export class MessageRepository {
     return rows.map(toRecord);
   }
 
+  /** An inbound message stored under this provider id and still to be delivered, if any. */
+  async pendingInbound(agentId: string, channel: Channel, externalId: string): Promise<MessageRecord | undefined> {
+    const [row] = await this.db.query<MessageRow>(
+      `SELECT * FROM messages m WHERE m.agent_id = ? AND m.channel = ? AND m.direction = 'inbound' AND m.external_id = ? AND ${UNDELIVERED}`,
+      [agentId, channel, externalId],
+    );
+    return row && toRecord(row);
+  }
+
   /** The message if it is still to be delivered (neither handed over nor dead-lettered). */
   async pendingDelivery(id: string): Promise<MessageRecord | undefined> {
     const [row] = await this.db.query<MessageRow>(`SELECT * FROM messages m WHERE m.id = ? AND ${UNDELIVERED}`, [id]);
