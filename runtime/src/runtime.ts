@@ -34,6 +34,7 @@ import { openStore, type Store } from './store/store.js';
 import { PartitionedActors, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
 import { checkClusterSettings, clusterNodeId, connectClusterBus, liveSubject, type ClusterRole } from './cluster/cluster-mode.js';
 import { DurableWork, type Worker } from './cluster/durable-work.js';
+import { SharedCallSessions } from './cluster/shared-call-sessions.js';
 import type { NatsBus } from './bus/nats-bus.js';
 
 export interface RuntimeOptions {
@@ -120,7 +121,7 @@ export class Runtime {
       mode: settings.VOICE_MODE,
       maxCallSeconds: settings.VOICE_MAX_CALL_SECONDS,
       publicBaseUrl: () => this.publicBaseUrl,
-    });
+    }, logger);
     this.readiness.register('database', async () => {
       await store.db.ping();
       return 'ok';
@@ -197,7 +198,7 @@ export class Runtime {
       runtime.generatedOrchestratorToken = generatedOrchestratorToken;
     }
     await runtime.#fillPools();
-    if (cluster) runtime.#joinCluster(bus as NatsBus);
+    if (cluster) await runtime.#joinCluster(bus as NatsBus);
     // A cluster gateway holds no actors: every agent operation goes over NATS to the node holding its partition.
     if (placement) {
       runtime.placement = new PartitionedActors({ ...placement, bus, system: actors, logger });
@@ -208,22 +209,30 @@ export class Runtime {
   }
 
   /**
-   * Cluster wiring. Every process checks NATS in its readiness; runtime nodes forward their events to
+   * Cluster wiring. Every process checks NATS in its readiness and shares call sessions through
+   * JetStream KV (a node admits a call, the gateway that takes its media WebSocket runs it; what the
+   * call leaves for the agent goes back to the agent's actor); runtime nodes forward their events to
    * the gateways, whose metrics count them. A runtime node delivers to live sessions through whichever
    * gateway holds them (a request on the agent's live subject; no responders means no live session
    * anywhere), and queues inbound deliveries as durable work that any node may run ({@link attach}
    * starts the worker).
    */
-  #joinCluster(bus: NatsBus): void {
+  async #joinCluster(bus: NatsBus): Promise<void> {
     this.readiness.register('nats', async () => {
       await bus.flush();
       return 'ok';
     });
-    if (this.cluster === 'gateway') {
+    // A session is read when its call connects: ringing (outbound) plus the longest call bounds that.
+    const calls = await SharedCallSessions.open(bus.connection, (this.settings.VOICE_MAX_CALL_SECONDS + 300) * 1000);
+    if (this.cluster !== 'node') {
       receiveEvents(this.events, bus);
+      this.voice.share(calls, async (session, message) => {
+        await this.agents.call('callMessageTaken', session.agentId, { session, message });
+      });
       return;
     }
     forwardEvents(this.events, bus);
+    this.voice.share(calls);
     this.delivery.setLiveSink(
       (agentId, event) => bus.request<boolean>(liveSubject(agentId), event, { timeoutMs: 5000 }).then((taken) => taken === true, () => false),
       // Which gateway holds a session is known only by asking, so a status notification always asks.

@@ -1,65 +1,19 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import twilio from 'twilio';
 import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
+import { startClusterProcess as startProcess, type ClusterProcess } from '../helpers/cluster-process.js';
 import { connectMcp } from '../helpers/mcp-client.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ORCHESTRATOR = `sb_orch_${randomBytes(16).toString('hex')}`;
 const LEASE_TTL_MS = 1500;
 const AGENTS = 8;
 const CUSTOMER = '+14155550142';
-
-/** A cluster process started from source, and what it printed. */
-interface ClusterProcess {
-  readonly name: string;
-  readonly child: ChildProcess;
-  readonly output: () => string;
-  readonly exited: Promise<void>;
-  kill(signal?: NodeJS.Signals): Promise<void>;
-}
-
-function startProcess(name: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ClusterProcess> {
-  const child = spawn(process.execPath, ['--conditions=switchboard-source', '--import', 'tsx', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const started: ClusterProcess = {
-    name,
-    child,
-    output: () => output,
-    exited,
-    async kill(signal = 'SIGKILL') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
-    },
-  };
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${name} did not start within 60 s:\n${output}`));
-    }, 60_000);
-    const check = () => {
-      if (!ready.test(output)) return;
-      clearTimeout(timer);
-      resolve(started);
-    };
-    child.stdout!.on('data', check);
-    void exited.then(() => reject(new Error(`${name} exited during start-up:\n${output}`)));
-  });
-}
 
 /** One request of the load: when it was sent and answered, and whether it was acknowledged. */
 interface Outcome {

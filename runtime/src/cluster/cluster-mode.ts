@@ -50,3 +50,11 @@ export function connectClusterBus(settings: Settings, nodeId: string): Promise<N
 export function liveSubject(agentId: string): string {
   return `sb.live.${agentId.replaceAll('.', '~')}`;
 }
+
+/**
+ * The subject a gateway holding an agent's MCP session with sampling listens on for the voice turns
+ * of calls held by other gateways (no responders: no such session anywhere).
+ */
+export function turnSubject(agentId: string): string {
+  return `sb.turn.${agentId.replaceAll('.', '~')}`;
+}

@@ -27,7 +27,7 @@ export type Sampler = (session: CallSession, timeoutMs: number) => Promise<strin
  */
 export class AgentTurns {
   #sampler: Sampler = () => undefined;
-  #canSample: (agentId: string) => boolean = () => false;
+  #canSample: (agentId: string) => boolean | Promise<boolean> = () => false;
 
   constructor(
     private readonly box: SecretBox,
@@ -35,15 +35,18 @@ export class AgentTurns {
     private readonly timeoutMs: number,
   ) {}
 
-  /** Plugs in MCP sampling; `canSample` tells whether an agent has a session that supports it. */
-  setSampler(sampler: Sampler, canSample: (agentId: string) => boolean): void {
+  /**
+   * Plugs in MCP sampling; `canSample` tells whether an agent has a session that supports it (in a
+   * cluster it may have to ask the other gateways).
+   */
+  setSampler(sampler: Sampler, canSample: (agentId: string) => boolean | Promise<boolean>): void {
     this.#sampler = sampler;
     this.#canSample = canSample;
   }
 
   /** Whether anyone can answer this agent's turns right now. */
-  reachable(agent: AgentRecord): boolean {
-    return this.#canSample(agent.agentId) || (agent.callbackUrl !== null && agent.sealedSigningSecret !== null);
+  async reachable(agent: AgentRecord): Promise<boolean> {
+    return (await this.#canSample(agent.agentId)) || (agent.callbackUrl !== null && agent.sealedSigningSecret !== null);
   }
 
   /** The agent's reply to the caller's last words, or null when no one answered in time. */

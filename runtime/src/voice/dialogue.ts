@@ -32,8 +32,10 @@ export class CallDialogue {
     private readonly turns: AgentTurns,
     private readonly messageTaken: MessageTaken,
     private readonly bridgeAvailable: boolean,
+    /** Whether anyone could answer the agent's turns when the call connected. */
+    reachable: boolean,
   ) {
-    this.#stage = session.purpose.kind === 'secretary' ? 'ask-consent' : turns.reachable(agent) ? 'talk' : 'take-message';
+    this.#stage = session.purpose.kind === 'secretary' ? 'ask-consent' : reachable ? 'talk' : 'take-message';
   }
 
   /** The first words on the line (recorded in the transcript). */

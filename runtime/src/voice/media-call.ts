@@ -30,13 +30,14 @@ export abstract class MediaCall {
 
   /** Binds the connection to its session; false when no live session matches. */
   protected async begin(sessionId: string | undefined, callSid: string | undefined): Promise<boolean> {
-    const session = sessionId ? this.voice.sessions.get(sessionId) : undefined;
+    const session = sessionId ? await this.voice.find(sessionId) : undefined;
     if (!session || session.agentId !== this.agentId) return false;
     const agent: AgentRecord | undefined = await this.store.agents.get(this.agentId);
     if (!agent) return false;
+    this.voice.hold(session);
     if (callSid && !session.callSid) this.voice.sessions.bindCall(session, callSid);
     this.session = session;
-    this.dialogue = this.voice.dialogue(session, agent);
+    this.dialogue = await this.voice.dialogue(session, agent);
     const remaining = this.voice.maxCallMs - (Date.now() - session.startedAt);
     this.#maxTimer = setTimeout(() => this.serially(async () => this.perform(await this.dialogue!.close('max-duration'))), Math.max(1000, remaining));
     this.#maxTimer.unref();
@@ -56,6 +57,7 @@ export abstract class MediaCall {
   closed(): void {
     clearTimeout(this.#maxTimer);
     if (this.session && !this.session.ended) void this.dialogue?.close('hangup');
+    if (this.session) this.voice.released(this.session);
   }
 
   protected serially(work: () => Promise<void>): Promise<void> {

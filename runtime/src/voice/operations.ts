@@ -96,7 +96,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
       answerUrl: `${agentPath}/outbound-voice?session=${encodeURIComponent(session.sessionId)}`,
       statusCallbackUrl: `${agentPath}/call-status`,
     });
-    voice.sessions.bindCall(session, placed.callSid);
+    voice.bind(session, placed.callSid);
     await logNewCall(store, session, placed.callSid, 'outbound', placed.status);
     return placed;
   }
@@ -104,7 +104,12 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
   /** Admits, registers and places a live call; the provider call runs outside the mailbox. */
   async function call(actor: Parameters<AgentOperation>[0]['actor'], store: Store, agent: AgentRecord, session: CallSession, extra: object) {
     const { admission } = await place(actor, store, agent, session);
-    voice.sessions.add(session);
+    try {
+      await voice.register(session);
+    } catch (err) {
+      actor.ledger?.release(admission);
+      throw err;
+    }
     return new Continuation(async () => {
       try {
         const placed = await dial(store, agent, session);
@@ -153,7 +158,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
           const audio = await tts.synthesize({ text, format: 'pcm_16000', ...(voiceId ?? agent.voice ? { voice: (voiceId ?? agent.voice)! } : {}) });
           const message = await context.voiceMessages.save(audio.audio, audio.sampleRate);
           const session: CallSession = { ...placeholder, purpose: { kind: 'voice-message', audioUrl: message.url } };
-          voice.sessions.add(session);
+          await voice.register(session);
           const placed = await dial(store, agent, session);
           await store.usage.insert({
             id: newId('use'),
@@ -233,9 +238,8 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
         const request = await voice.verify(payload as unknown as VoiceWebhook);
         if (agent.blockedChannels.includes('voice')) return EMPTY;
         const event = voice.telephonyDriver().telephony.parseCallWebhook(request);
-        const session = newSession(agent, event.from ?? 'unknown', event.to ?? '', {}, { kind: 'conversation' }, 'inbound');
-        voice.sessions.add(session);
-        voice.sessions.bindCall(session, event.callSid);
+        const session = { ...newSession(agent, event.from ?? 'unknown', event.to ?? '', {}, { kind: 'conversation' }, 'inbound'), callSid: event.callSid };
+        await voice.register(session);
         await logNewCall(store, session, event.callSid, 'inbound', event.status);
         return voice.answer(session);
       });
@@ -248,9 +252,24 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
         await voice.verify(payload as unknown as VoiceWebhook);
         if (agent.blockedChannels.includes('voice')) return EMPTY;
         const sessionId = new URL((payload as unknown as VoiceWebhook).url).searchParams.get('session') ?? '';
-        const session = voice.sessions.get(sessionId);
+        const session = await voice.find(sessionId);
         if (!session || session.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.NOT_FOUND, 'No live call session matches this request.');
         return voice.answer(session);
+      });
+    },
+
+    /**
+     * A call took a message for the agent (a voicemail, or the callee's reply when no one could take
+     * the turns): a cluster gateway holding the call hands it here, to the agent's actor, which stores
+     * and delivers it as an embedded call does in place.
+     */
+    async callMessageTaken({ actor }, payload) {
+      const agent = requireAgent(actor);
+      const { session, message } = payload as { session: CallSession; message: string };
+      if (session.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.BAD_REQUEST, 'The call belongs to another agent.');
+      return new Continuation(async () => {
+        await voice.messageTaken(session, agent, message);
+        return { success: true };
       });
     },
 
@@ -278,8 +297,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
           });
         }
         if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(event.status)) {
-          const session = voice.sessions.byCall(event.callSid);
-          if (session) voice.end(session);
+          await voice.callEnded(event.callSid);
         }
         if (known && context.delivery.reachable(agent)) {
           context.delivery.notify(

@@ -8,8 +8,10 @@ import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
 import type { AgentTurns } from './agent-turns.js';
 import { CallSessions, type CallSession } from './call-session.js';
-import { CallDialogue } from './dialogue.js';
+import { CallDialogue, type MessageTaken } from './dialogue.js';
 import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { SharedCallSessions } from '../cluster/shared-call-sessions.js';
 
 /** A voice webhook as it crosses the bus: the raw body travels base64-encoded. */
 export interface VoiceWebhook {
@@ -29,9 +31,16 @@ export interface VoiceAnswer {
 /**
  * Voice calls on this node: the live sessions, the provider's voice webhooks (signature checked with
  * the telephony driver's own verifier), the call log, and the dialogue each media connection drives.
+ * Embedded, a session lives in this process from admission to hang-up. In a cluster the runtime node
+ * that admits a call writes its session to {@link SharedCallSessions}, and the gateway that takes the
+ * media WebSocket reads it there and holds the live call; what the call leaves for the agent (a
+ * voicemail, a callee's reply) goes back to the agent's actor through `forwardTaken`.
  */
 export class VoiceService {
+  /** The live calls this process holds. */
   readonly sessions = new CallSessions();
+  #shared: SharedCallSessions | undefined;
+  #forwardTaken: MessageTaken | undefined;
 
   constructor(
     private readonly store: Store,
@@ -40,7 +49,65 @@ export class VoiceService {
     private readonly events: RuntimeEvents,
     readonly turns: AgentTurns,
     private readonly options: { mode: 'relay' | 'stream'; maxCallSeconds: number; publicBaseUrl: () => string },
+    private readonly logger?: Logger,
   ) {}
+
+  /**
+   * Cluster mode: sessions are written to and read from the shared bucket, not kept by the node that
+   * admits them; `forwardTaken` (gateways) hands a message a call took to the agent's actor.
+   */
+  share(shared: SharedCallSessions, forwardTaken?: MessageTaken): void {
+    this.#shared = shared;
+    this.#forwardTaken = forwardTaken;
+  }
+
+  /** Makes a new session findable by its media connection (and, embedded, by its call sid). */
+  async register(session: CallSession): Promise<void> {
+    if (this.#shared) await this.#shared.put(session);
+    else this.sessions.add(session);
+  }
+
+  /** Ties a session to the provider's call once the call is placed. */
+  bind(session: CallSession, callSid: string): void {
+    if (this.#shared) session.callSid = callSid;
+    else this.sessions.bindCall(session, callSid);
+  }
+
+  /** The session a media connection or an answered call names: held here, else (cluster) shared. */
+  async find(sessionId: string): Promise<CallSession | undefined> {
+    const held = this.sessions.get(sessionId);
+    if (held || !this.#shared) return held;
+    try {
+      return await this.#shared.get(sessionId);
+    } catch (err) {
+      this.logger?.warn({ err, sessionId }, 'the shared call session could not be read');
+      return undefined;
+    }
+  }
+
+  /** A media connection took this session: this process holds the live call now. */
+  hold(session: CallSession): void {
+    if (!this.sessions.get(session.sessionId)) this.sessions.add(session);
+  }
+
+  /** The media connection closed. In a cluster no status callback reaches this gateway, so the call is let go here. */
+  released(session: CallSession): void {
+    if (this.#shared && !session.ended) this.end(session);
+  }
+
+  /** The provider reported the call's end: its session goes (held here; in a cluster, its shared record). */
+  async callEnded(callSid: string): Promise<void> {
+    const session = this.sessions.byCall(callSid);
+    if (session) this.end(session);
+    else if (this.#shared) {
+      const sessionId = (await this.store.calls.get(callSid))?.sessionId;
+      if (sessionId) this.#forget(sessionId);
+    }
+  }
+
+  #forget(sessionId: string): void {
+    void this.#shared?.delete(sessionId).catch(() => undefined);
+  }
 
   /** The driver that places calls and whose webhooks voice requests are verified with. */
   /** The telephony driver's package name, for logs; undefined when none is configured. */
@@ -119,11 +186,18 @@ export class VoiceService {
   }
 
   /** Starts a live call's dialogue once its media connection is up. */
-  dialogue(session: CallSession, agent: AgentRecord): CallDialogue {
+  async dialogue(session: CallSession, agent: AgentRecord): Promise<CallDialogue> {
     const bridge = this.drivers.for('voice') !== undefined;
-    const taken = (s: CallSession, message: string) =>
-      s.direction === 'outbound' && s.purpose.kind === 'conversation' ? this.#replyTaken(s, agent, message) : this.#voicemail(s, agent, message);
-    return new CallDialogue(session, agent, this.turns, taken, bridge);
+    const taken = this.#forwardTaken ?? ((s: CallSession, message: string) => this.messageTaken(s, agent, message));
+    return new CallDialogue(session, agent, this.turns, taken, bridge, await this.turns.reachable(agent));
+  }
+
+  /**
+   * A call ended with a message for the agent: the callee's reply to a call the agent placed is an
+   * inbound voice message; anything else is a voicemail. Runs where the agent's actor is.
+   */
+  messageTaken(session: CallSession, agent: AgentRecord, message: string): Promise<void> {
+    return session.direction === 'outbound' && session.purpose.kind === 'conversation' ? this.#replyTaken(session, agent, message) : this.#voicemail(session, agent, message);
   }
 
   /** Longest a call may run before it is ended politely. */
@@ -135,6 +209,7 @@ export class VoiceService {
   end(session: CallSession): void {
     session.ended = true;
     this.sessions.remove(session);
+    if (this.#shared) this.#forget(session.sessionId);
   }
 
   /** Default mode of calls that do not ask for one. */
