@@ -41,7 +41,7 @@ const ADAPTER_SUITES = [
   'test/integration/lifecycle',
 ];
 const secondPass = process.env.SWITCHBOARD_HTTP_ADAPTER ? [] : files.filter((f) => ADAPTER_SUITES.some((s) => f.includes(s)));
-// The end-to-end suites of messaging, MCP, provisioning, auth, limits and admin run once more against a
+// The end-to-end suites of messaging, MCP, voice, provisioning, auth, limits and admin run once more against a
 // cluster (test/helpers/gateway.ts with SWITCHBOARD_TEST_CLUSTER=1): each test gateway in cluster mode
 // with two runtime nodes, its own nats-server and PostgreSQL database.
 const CLUSTER_SUITES = [
@@ -56,6 +56,9 @@ const CLUSTER_SUITES = [
   'test/integration/malformed-input',
   'test/integration/lifecycle',
   'test/integration/admin-ops',
+  'test/integration/voice-relay',
+  'test/integration/voice-stream',
+  'test/integration/voice-operations',
 ];
 const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter((f) => CLUSTER_SUITES.some((s) => f.includes(s)));
 
