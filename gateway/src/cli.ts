@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { createLogger, type Settings } from '@switchboard/runtime';
+import { createLogger, type Logger, type Settings } from '@switchboard/runtime';
 import { Deployment, readSettings } from './deployment.js';
 import { startRuntimeNode } from './runtime-node.js';
 import { VERSION } from './version.js';
@@ -94,18 +94,7 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   process.stdout.write(lines.join('\n') + '\n');
-
-  const signal = await stopRequested;
-  logger.info({ signal }, 'shutting down: draining requests');
-  try {
-    await deployment.stop();
-  } catch (err) {
-    logger.error({ err }, 'shutdown failed');
-    return 1;
-  }
-  logger.info('stopped');
-  logger.flush?.();
-  return 0;
+  return stopOn(stopRequested, logger, 'shutting down: draining requests', () => deployment.stop());
 }
 
 /** `switchboard runtime`: a cluster runtime node until SIGTERM/SIGINT, which hands its partitions over. */
@@ -113,10 +102,15 @@ async function runNode(settings: Settings, stopRequested: Promise<string>): Prom
   const logger = createLogger({ level: settings.LOG_LEVEL });
   const runtime = await startRuntimeNode({ settings, logger });
   process.stdout.write(`Switchboard ${VERSION} runtime node ${runtime.nodeId} is running (NATS ${settings.NATS_URL}).\n`);
+  return stopOn(stopRequested, logger, 'shutting down: handing partitions over', () => runtime.stop());
+}
+
+/** Waits for the stop signal, then stops; the exit code says whether the shutdown went cleanly. */
+async function stopOn(stopRequested: Promise<string>, logger: Logger, message: string, stop: () => Promise<void>): Promise<number> {
   const signal = await stopRequested;
-  logger.info({ signal }, 'shutting down: handing partitions over');
+  logger.info({ signal }, message);
   try {
-    await runtime.stop();
+    await stop();
   } catch (err) {
     logger.error({ err }, 'shutdown failed');
     return 1;
