@@ -14,6 +14,7 @@ const ORCHESTRATOR = `sb_orch_${randomBytes(16).toString('hex')}`;
 const LEASE_TTL_MS = 1500;
 const AGENTS = 8;
 const CUSTOMER = '+14155550142';
+const LIMIT = 10;
 
 /** One request of the load: when it was sent and answered, and whether it was acknowledged. */
 interface Outcome {
@@ -38,6 +39,7 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
   const receivers: CallbackReceiver[] = [];
   const agents: { agentId: string; token: string; address: string; secret: string }[] = [];
   let env: Record<string, string>;
+  let limitedAgent: { token: string; address: string };
 
   const startGateway = async (name: string, port: number) =>
     Object.assign(await startProcess(name, ['gateway/src/cli.ts', 'gateway', '--port', String(port)], { ...env, NODE_ID: name }, /API:\s+http/), {
@@ -78,7 +80,7 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       TWILIO_ACCOUNT_SID: twilioAuth.accountSid,
       TWILIO_AUTH_TOKEN: twilioAuth.authToken,
       TWILIO_BASE_URL: info.baseUrls.twilio!,
-      POOL_PHONE_NUMBERS: Array.from({ length: AGENTS }, (_, i) => `+1202555${String(100 + i).padStart(4, '0')}`).join(','),
+      POOL_PHONE_NUMBERS: Array.from({ length: AGENTS + 1 }, (_, i) => `+1202555${String(100 + i).padStart(4, '0')}`).join(','),
       CLUSTER_PARTITIONS: '16',
       CLUSTER_LEASE_TTL_MS: String(LEASE_TTL_MS),
       CALLBACK_RETRY_BASE_MS: '100',
@@ -103,6 +105,17 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       assert.equal(limits.status, 200);
       agents.push({ agentId, token: body.securityToken, address: body.channels.sms.address, secret: body.signingSecret });
     }
+    // One agent keeps a limit: however many gateways and nodes its sends cross, one actor counts them.
+    const res = await fetch(`${gateways[0]!.url}/api/v1/provision`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ agentId: 'cluster-limited', displayName: 'limited', channels: ['sms'] }),
+    });
+    const body = (await res.json()) as { securityToken: string; channels: { sms: { address: string } } };
+    assert.equal(res.status, 201, JSON.stringify(body));
+    const limited = { actionsPerMinute: LIMIT, actionsPerHour: null, actionsPerDay: null, spendPerDay: null, spendPerMonth: null };
+    assert.equal((await fetch(`${gateways[1]!.url}/admin/api/agents/cluster-limited/limits`, { method: 'PUT', headers: auth, body: JSON.stringify({ limits: limited }) })).status, 200);
+    limitedAgent = { token: body.securityToken, address: body.channels.sms.address };
   });
 
   after(async () => {
@@ -209,8 +222,33 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     return worst;
   };
 
-  it('kill -9 of a runtime node under webhooks and sends through both gateways: nothing acknowledged lost, nothing delivered twice, its agents served again within 5 s', async () => {
-    const { ackedInbound, ackedSends, outcomes, disruptedAt } = await runLoad(gateways, 9000, 3000, () => nodes[0]!.kill('SIGKILL'));
+  it('kill -9 of a runtime node under webhooks and sends through both gateways: nothing acknowledged lost, nothing delivered twice, its agents served again within 5 s, never by two nodes', async () => {
+    // 3 × LIMIT sends of the limited agent at once through both gateways, right as a node dies: one
+    // actor admits at most LIMIT wherever it runs (two actors for the agent would each admit LIMIT).
+    let burst: Promise<number[]> = Promise.resolve([]);
+    const { ackedInbound, ackedSends, outcomes, disruptedAt } = await runLoad(gateways, 9000, 3000, async () => {
+      await nodes[0]!.kill('SIGKILL');
+      burst = Promise.all(
+        Array.from({ length: 3 * LIMIT }, (_, i) =>
+          fetch(`${gateways[i % 2]!.url}/api/v1/send-message`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${limitedAgent.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ channel: 'sms', to: CUSTOMER, body: `limited ${i}` }),
+            signal: AbortSignal.timeout(30_000),
+          }).then(
+            (r) => r.arrayBuffer().then(() => r.status),
+            () => 0,
+          ),
+        ),
+      );
+    });
+    const statuses = await burst;
+    const fromLimited = await fetch(`${simulatorUrl()}/_sim/messages?provider=twilio`).then(
+      async (r) => ((await r.json()) as { messages: { from: string }[] }).messages.filter((m) => m.from === limitedAgent.address).length,
+    );
+    assert.ok(statuses.filter((s) => s === 200).length <= LIMIT, `the limited agent had ${statuses.filter((s) => s === 200).length} sends accepted: ${statuses.join(',')}`);
+    assert.ok(fromLimited <= LIMIT, `the limited agent sent ${fromLimited} messages past its limit of ${LIMIT}`);
+    assert.ok(statuses.filter((s) => s === 429).length >= 2 * LIMIT, `the limit refused too few: ${statuses.join(',')}`);
     const repeats = await assertDelivered(ackedInbound);
     await assertAtProvider(ackedSends);
     // Calls refused while a partition moves are retried by the gateway, so they wait, not fail; the
