@@ -49,8 +49,9 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     responses: { 200: op === 'callStatus' ? WebhookAcks.callStatus : WebhookAcks.voice, ...errorResponses(400, 403, 404, 413, 415) },
     async handler({ request, params }: RouteContext) {
       const payload = webhookPayload(deps, request);
-      // The agent-less status route finds its agent through the call, after the signature is checked.
-      const agentId = params.agentId ?? (await runtime.voice.agentOfCallStatus(payload));
+      // Checked here, before the bus; the agent-less status route then finds its agent through the call.
+      const signed = await runtime.voice.verify(payload);
+      const agentId = params.agentId ?? (await runtime.voice.agentOfCall(signed));
       if (!agentId) fail(ErrorCodes.NOT_FOUND, 'No call with this CallSid was placed or received here.');
       const answer = await runtime.agents.call<VoiceAnswer>(op, agentId, payload);
       return { status: answer.status, headers: { 'content-type': answer.contentType }, body: answer.body };

@@ -235,7 +235,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
     async incomingCall({ actor, store }, payload) {
       const agent = requireAgent(actor);
       return new Continuation(async (): Promise<VoiceAnswer> => {
-        const request = await voice.verify(payload as unknown as VoiceWebhook);
+        const request = voice.request(payload as unknown as VoiceWebhook);
         if (agent.blockedChannels.includes('voice')) return EMPTY;
         const event = voice.telephonyDriver().telephony.parseCallWebhook(request);
         const session = { ...newSession(agent, event.from ?? 'unknown', event.to ?? '', {}, { kind: 'conversation' }, 'inbound'), callSid: event.callSid };
@@ -249,7 +249,6 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
     async outboundAnswer({ actor }, payload) {
       const agent = requireAgent(actor);
       return new Continuation(async (): Promise<VoiceAnswer> => {
-        await voice.verify(payload as unknown as VoiceWebhook);
         if (agent.blockedChannels.includes('voice')) return EMPTY;
         const sessionId = new URL((payload as unknown as VoiceWebhook).url).searchParams.get('session') ?? '';
         const session = await voice.find(sessionId);
@@ -277,7 +276,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
     async callStatus({ actor, store }, payload) {
       const agent = requireAgent(actor);
       return new Continuation(async (): Promise<VoiceAnswer> => {
-        const request = await voice.verify(payload as unknown as VoiceWebhook);
+        const request = voice.request(payload as unknown as VoiceWebhook);
         const telephony = voice.telephonyDriver().telephony;
         const event = telephony.parseCallWebhook(request);
         const known = await store.calls.updateStatus(event.callSid, event.status, event.durationSeconds, event.cost);

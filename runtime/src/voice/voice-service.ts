@@ -135,26 +135,20 @@ export class VoiceService {
     return stt;
   }
 
-  /** Checks a voice webhook's (or media upgrade's) provider signature; throws SIGNATURE_INVALID. */
+  /** A voice webhook as the driver reads it; its signature was checked by the gateway before the bus. */
+  request(webhook: VoiceWebhook): WebhookRequest {
+    return { channel: 'voice', method: webhook.method, url: webhook.url, headers: webhook.headers, rawBody: Buffer.from(webhook.rawBodyBase64, 'base64') };
+  }
+
+  /** Checks a voice webhook's (or media upgrade's) provider signature; throws SIGNATURE_INVALID. The gateway runs it before the bus. */
   async verify(webhook: VoiceWebhook): Promise<WebhookRequest> {
-    const driver = this.telephonyDriver();
-    const request: WebhookRequest = {
-      channel: 'voice',
-      method: webhook.method,
-      url: webhook.url,
-      headers: webhook.headers,
-      rawBody: Buffer.from(webhook.rawBodyBase64, 'base64'),
-    };
-    await verifyWebhook(driver, request, this.events);
+    const request = this.request(webhook);
+    await verifyWebhook(this.telephonyDriver(), request, this.events);
     return request;
   }
 
-  /**
-   * The agent a status callback that names no agent belongs to, found by its CallSid in the call log.
-   * The signature is checked first, so an unsigned request learns nothing; undefined for an unknown call.
-   */
-  async agentOfCallStatus(webhook: VoiceWebhook): Promise<string | undefined> {
-    const request = await this.verify(webhook);
+  /** The agent a status callback that names no agent belongs to, found by its CallSid in the call log; undefined for an unknown call. */
+  async agentOfCall(request: WebhookRequest): Promise<string | undefined> {
     const { callSid } = this.telephonyDriver().telephony.parseCallWebhook(request);
     return (await this.store.calls.get(callSid))?.agentId;
   }
