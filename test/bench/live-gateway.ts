@@ -21,6 +21,8 @@ export interface LiveGateway {
   /** The server's and the simulator's process ids, for reading their CPU time. */
   readonly pid: number;
   readonly simulatorPid: number;
+  /** Stops the server and the simulator before the scenario ends (the scenario's clean-up does it otherwise). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -61,7 +63,17 @@ export async function startLiveGateway(
     ready: /Orchestrator token \(shown once; store it now\): (\S+)/,
   });
   ctx.defer(() => gateway.stop());
-  return { url: `http://127.0.0.1:${port}`, orchestratorToken: tokenMatch[1]!, sim, pid: gateway.pid, simulatorPid: simulator.pid };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    orchestratorToken: tokenMatch[1]!,
+    sim,
+    pid: gateway.pid,
+    simulatorPid: simulator.pid,
+    stop: async () => {
+      await gateway.stop();
+      await simulator.stop();
+    },
+  };
 }
 
 /** Starts the provider simulator's CLI in a process of its own; `args` are its options. */
@@ -74,7 +86,8 @@ export async function startSimulatorProcess(args: readonly string[]): Promise<{ 
   return { server, sim: JSON.parse(match[1]!) as SimulatorProcess };
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on loopback right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.listen(0, '127.0.0.1', () => {
