@@ -72,22 +72,31 @@ async function measureCluster(ctx: BenchContext): Promise<{ rows: Measurement[];
   const probe = (unit: string): CpuProbe => ({ parts: cluster.cpuParts, unit, whose: 'cluster' });
   const settled = async () => void (await untilQuiet(cluster.cpuParts));
   const ids = agents.map((a) => a.agentId);
+  const count = async (sql: string, params?: unknown[]) => Number((await cluster.query<{ n: string }>(sql, params))[0]!.n);
+  const transactions = async () => {
+    // A PostgreSQL 15 backend publishes its counters when idle, at most once a second.
+    await new Promise((r) => setTimeout(r, 1_500));
+    return count('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
+  };
+  const ingestStart = await transactions();
   const { full, paced } = await measureIngest(ctx, {
     url: cluster.url,
     labelPrefix: 'cluster: ',
     webhooks: agentsWebhooks(credentials, cluster.url, agents),
     cpu: probe('webhook'),
     settled,
-    stored: async () => {
-      const [row] = await cluster.query<{ n: string }>("SELECT count(*) AS n FROM messages WHERE direction = 'inbound' AND agent_id = ANY($1)", [ids]);
-      return Number(row!.n);
-    },
+    stored: () => count("SELECT count(*) AS n FROM messages WHERE direction = 'inbound' AND agent_id = ANY($1)", [ids]),
   });
-  const [pending] = await cluster.query<{ n: string }>(
-    "SELECT count(*) AS n FROM messages m WHERE m.delivery = 'pending' AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.message_id = m.id)",
-  );
-  ctx.log(`cluster: ${pending!.n} inbound messages still waiting for delivery after ingest`);
+  const pending = await count("SELECT count(*) AS n FROM messages m WHERE m.delivery = 'pending' AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.message_id = m.id)");
+  const inbound = await count("SELECT count(*) AS n FROM messages WHERE direction = 'inbound'");
+  const sendStart = await transactions();
+  const perWebhook = `PostgreSQL transactions per stored webhook ${((sendStart - ingestStart) / inbound).toFixed(1)} (both runs and warm-ups); ${pending} still waiting for delivery afterwards`;
+  ctx.log(`cluster: ${perWebhook}`);
   const send = await measureSend(ctx, { url: cluster.url, labelPrefix: 'cluster: ', tokens: agents.map((a) => a.token), cpu: probe('send'), settled });
+  const outbound = await count("SELECT count(*) AS n FROM messages WHERE direction = 'outbound'");
+  const sendTransactions = (await transactions()) - sendStart;
+  const perSend = `PostgreSQL transactions per stored send ${(sendTransactions / outbound).toFixed(1)} (incl. warm-up and status callbacks)`;
+  ctx.log(`cluster: ${perSend}`);
   // A steady load well under what the cluster takes, so that the gap is the failover and not a queue.
   const rate = Math.max(40, Math.round(Math.min(full.rate, send.rate) / 4));
   const failover = await measureFailover(ctx, {
@@ -98,7 +107,10 @@ async function measureCluster(ctx: BenchContext): Promise<{ rows: Measurement[];
     victim: cluster.nodes[0]!,
     minSeconds: FAILOVER_MIN_SECONDS,
   });
-  return { rows: [{ ...full, notes: `${full.notes}; idle cluster before the load: ${idle} of a core` }, paced, send], failover };
+  return {
+    rows: [{ ...full, notes: `${full.notes}; ${perWebhook}; idle cluster before the load: ${idle} of a core` }, paced, { ...send, notes: `${send.notes}; ${perSend}` }],
+    failover,
+  };
 }
 
 /** What the cluster costs with no load (lease renewals, consumers waiting for work), as shares of a core. */
