@@ -21,7 +21,16 @@ const CUT_OFF_MS = 1_000;
  */
 export async function measureFailover(
   ctx: BenchContext,
-  target: { url: string; agents: readonly FailoverAgent[]; rate: number; victim: ChildServer; minSeconds: number; label: string },
+  target: {
+    url: string;
+    agents: readonly FailoverAgent[];
+    /** Which agents the victim serves (by the cluster's placement), to tell its agents' gap from the others'. */
+    onVictim: (agent: number) => boolean;
+    rate: number;
+    victim: ChildServer;
+    minSeconds: number;
+    label: string;
+  },
 ): Promise<Measurement> {
   const { agents } = target;
   const agentOf = new WeakMap<PacedRequest, number>();
@@ -74,14 +83,17 @@ export async function measureFailover(
   const worst = Math.max(...gaps.map((g) => g.ms));
   const worstAgent = gaps.findIndex((g) => g.ms === worst);
   const cutOff = gaps.filter((g) => g.ms > CUT_OFF_MS).length;
+  const victims = gaps.filter((_, i) => target.onVictim(i)).map((g) => g.ms);
+  const others = gaps.filter((_, i) => !target.onVictim(i)).map((g) => g.ms);
+  const range = (ms: number[]) => (ms.length ? `${fmt(Math.min(...ms))}–${fmt(Math.max(...ms))} ms` : 'none');
   const spacing = (agents.length * 1000) / target.rate;
   const failed = Object.values(measured.non2xx).reduce((a, b) => a + b, 0);
   const summary =
     `longest time an agent had no acknowledged request: ${fmt(worst)} ms (agent ${worstAgent}, from ${fmt(gaps[worstAgent]!.from - killedAt)} ms after the kill); ` +
     `${cutOff} of ${agents.length} agents went over ${CUT_OFF_MS} ms without one; ` +
+    `longest gaps of the ${victims.length} agents ${target.victim.name} served ${range(victims)}, of the other ${others.length} ${range(others)}; ` +
     `kill -9 of ${target.victim.name} ${fmt((killedAt - windowStart) / 1000)} s into a ${durationSeconds} s window at ${target.rate}/s (webhooks and sends in turn; each agent's requests ${fmt(spacing)} ms apart); ` +
-    `${failed} refused, ${measured.socketErrors} without an answer in 10 s; ` +
-    `each agent's longest gap (ms): ${gaps.map((g) => Math.round(g.ms)).sort((a, b) => b - a).join(' ')}`;
+    `${failed} refused, ${measured.socketErrors} without an answer in 10 s`;
   ctx.log(`failover: ${summary}`);
   return { ...measured, notes: summary };
 }

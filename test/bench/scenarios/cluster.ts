@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { partitionOf, preferredOwner } from '@switchboard/runtime';
 import { startCluster } from '../cluster-processes.js';
 import { cpuPerUnit, startGroupWindow, untilQuiet } from '../cpu.js';
 import { startLiveGateway } from '../live-gateway.js';
@@ -99,12 +100,16 @@ async function measureCluster(ctx: BenchContext): Promise<{ rows: Measurement[];
   ctx.log(`cluster: ${perSend}`);
   // A steady load well under what the cluster takes, so that the gap is the failover and not a queue.
   const rate = Math.max(40, Math.round(Math.min(full.rate, send.rate) / 4));
+  const victim = cluster.nodes[0]!;
+  const nodeIds = cluster.nodes.map((n) => n.name);
   const failover = await measureFailover(ctx, {
     label: `cluster: failover, kill -9 of a runtime node`,
     url: cluster.url,
     agents: agents.map((a) => ({ token: a.token, webhooks: agentsWebhooks(credentials, cluster.url, [a]) })),
     rate,
-    victim: cluster.nodes[0]!,
+    victim,
+    // Where the settled cluster places each agent: its partition's preferred node among the live ones.
+    onVictim: (i) => preferredOwner(partitionOf(agents[i]!.agentId), nodeIds) === victim.name,
     minSeconds: FAILOVER_MIN_SECONDS,
   });
   return {
