@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer, type ChildServer } from './children.js';
+import { onExit } from './exit-cleanup.js';
 import type { BenchContext } from './types.js';
 
 /** The provider simulator in its own process, as its `--json` start line describes it. */
@@ -36,7 +37,8 @@ export async function startLiveGateway(
 ): Promise<LiveGateway> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), `switchboard-${options.name}-bench-`));
-  ctx.defer(() => rmSync(dir, { recursive: true, force: true }));
+  // Also on any exit of the bench: an interrupted run must not leave the data dir behind.
+  ctx.defer(onExit(() => rmSync(dir, { recursive: true, force: true })));
   const { server: simulator, sim } = await startSimulatorProcess(['--gateway-url', `http://127.0.0.1:${port}`, ...(options.simulatorArgs ?? [])]);
   ctx.defer(() => simulator.stop());
   const c = sim.credentials;
