@@ -1,5 +1,5 @@
 import { cpuSeconds } from './proc.js';
-import type { CpuPerUnit, CpuProbe } from './types.js';
+import type { CpuPart, CpuPerUnit, CpuProbe } from './types.js';
 
 /**
  * CPU time of a process so far, in seconds. Another process's is read from /proc/<pid>/stat:
@@ -40,7 +40,49 @@ export function startCpuWindow(pid: number | 'self', unit: string, whose: string
 
 /** A probe's window, when the load run has one. */
 export function probeWindow(probe: CpuProbe | undefined): CpuWindow | undefined {
-  return probe ? startCpuWindow(probe.pid, probe.unit, probe.whose ?? 'server') : undefined;
+  if (!probe) return undefined;
+  if ('parts' in probe) return startGroupWindow(probe.parts, probe.unit, probe.whose ?? 'server');
+  return startCpuWindow(probe.pid, probe.unit, probe.whose ?? 'server');
+}
+
+/**
+ * Starts measuring the CPU of several processes at once: the sum, and each part over the same
+ * window. A part's processes are looked up again when the window closes: one that appeared in the
+ * window counts from its start (a new database connection), one that disappeared counts for nothing
+ * (its last ticks are lost: a process killed in the window).
+ */
+export function startGroupWindow(parts: readonly CpuPart[], unit: string, whose: string): CpuWindow {
+  const at0 = parts.map((part) => readEach(part.pids()));
+  const t0 = performance.now();
+  return {
+    end(units, endUnit = unit) {
+      const windowSeconds = (performance.now() - t0) / 1000;
+      const measured = parts.map((part, i): CpuPerUnit => {
+        let cpuSeconds = 0;
+        for (const [pid, now] of readEach(part.pids())) cpuSeconds += now - (at0[i]!.get(pid) ?? 0);
+        return { whose: part.whose, cpuSeconds, windowSeconds, units, unit: endUnit };
+      });
+      const cpuSeconds = measured.reduce((sum, part) => sum + part.cpuSeconds, 0);
+      return { whose, cpuSeconds, windowSeconds, units, unit: endUnit, parts: measured };
+    },
+  };
+}
+
+function readEach(pids: readonly number[]): Map<number, number> {
+  const cpu = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      cpu.set(pid, cpuSeconds(pid));
+    } catch {
+      // Exited: nothing to read.
+    }
+  }
+  return cpu;
+}
+
+/** "gateway 210 µs, rt-1 120 µs, …": each part's CPU per unit, for the notes. */
+export function formatCpuParts(cpu: CpuPerUnit): string {
+  return (cpu.parts ?? []).map((part) => `${part.whose} ${formatCpuPerUnit(part).replace(`/${part.unit}`, '')}`).join(', ');
 }
 
 /** CPU per unit in the row's scale (µs unless ms), or null without work. */
@@ -60,4 +102,23 @@ export function formatCpuPerUnit(cpu: CpuPerUnit | undefined): string {
 /** "server 95 % of a core": how busy the process was over the window. */
 export function formatCpuLoad(cpu: CpuPerUnit): string {
   return `${cpu.whose} CPU ${((cpu.cpuSeconds / cpu.windowSeconds) * 100).toFixed(0)} % of a core`;
+}
+
+/**
+ * Resolves once the processes have gone quiet: under `idleShare` of a core between them over a
+ * 250 ms interval, or after `maxMs`. Work a server finishes after its responses (queued delivery,
+ * status callbacks) then falls inside the CPU window that this closes, and a window opened after it
+ * does not inherit a backlog from the warm-up. Returns how long it waited.
+ */
+export async function untilQuiet(parts: readonly CpuPart[], { idleShare = 0.1, maxMs = 15_000 } = {}): Promise<number> {
+  const t0 = performance.now();
+  const total = () => [...parts.flatMap((p) => [...readEach(p.pids()).values()])].reduce((a, b) => a + b, 0);
+  let before = total();
+  while (performance.now() - t0 < maxMs) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = total();
+    if (now - before < 0.25 * idleShare) break;
+    before = now;
+  }
+  return performance.now() - t0;
 }

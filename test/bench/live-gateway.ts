@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer, type ChildServer } from './children.js';
+import { onExit } from './exit-cleanup.js';
 import type { BenchContext } from './types.js';
 
 /** The provider simulator in its own process, as its `--json` start line describes it. */
@@ -21,6 +22,8 @@ export interface LiveGateway {
   /** The server's and the simulator's process ids, for reading their CPU time. */
   readonly pid: number;
   readonly simulatorPid: number;
+  /** Stops the server and the simulator before the scenario ends (the scenario's clean-up does it otherwise). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -34,7 +37,8 @@ export async function startLiveGateway(
 ): Promise<LiveGateway> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), `switchboard-${options.name}-bench-`));
-  ctx.defer(() => rmSync(dir, { recursive: true, force: true }));
+  // Also on any exit of the bench: an interrupted run must not leave the data dir behind.
+  ctx.defer(onExit(() => rmSync(dir, { recursive: true, force: true })));
   const { server: simulator, sim } = await startSimulatorProcess(['--gateway-url', `http://127.0.0.1:${port}`, ...(options.simulatorArgs ?? [])]);
   ctx.defer(() => simulator.stop());
   const c = sim.credentials;
@@ -61,7 +65,17 @@ export async function startLiveGateway(
     ready: /Orchestrator token \(shown once; store it now\): (\S+)/,
   });
   ctx.defer(() => gateway.stop());
-  return { url: `http://127.0.0.1:${port}`, orchestratorToken: tokenMatch[1]!, sim, pid: gateway.pid, simulatorPid: simulator.pid };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    orchestratorToken: tokenMatch[1]!,
+    sim,
+    pid: gateway.pid,
+    simulatorPid: simulator.pid,
+    stop: async () => {
+      await gateway.stop();
+      await simulator.stop();
+    },
+  };
 }
 
 /** Starts the provider simulator's CLI in a process of its own; `args` are its options. */
@@ -74,7 +88,8 @@ export async function startSimulatorProcess(args: readonly string[]): Promise<{ 
   return { server, sim: JSON.parse(match[1]!) as SimulatorProcess };
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on loopback right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.listen(0, '127.0.0.1', () => {

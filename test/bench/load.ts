@@ -12,14 +12,16 @@ export interface LoadSettings {
 /** Warms the target up (JIT, pools, caches), then measures it; progress goes to stderr once a second. */
 export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<Measurement> {
   if (settings.warmupSeconds > 0) await drive(spec, settings, settings.warmupSeconds, 'warm-up');
+  await spec.beforeWindow?.();
   const cpu = probeWindow(spec.cpu);
   const result = await drive(spec, settings, settings.durationSeconds, 'measure');
+  await spec.afterWindow?.();
   const measurement = toMeasurement(spec, result);
   return cpu ? { ...measurement, cpu: cpu.end(result['2xx']) } : measurement;
 }
 
 function drive(spec: LoadSpec, settings: LoadSettings, seconds: number, phase: string): Promise<autocannon.Result> {
-  const { label, notes: _notes, cpu: _cpu, connections = settings.connections, ...request } = spec;
+  const { label, notes: _notes, cpu: _cpu, beforeWindow: _before, afterWindow: _after, connections = settings.connections, ...request } = spec;
   return new Promise((resolve, reject) => {
     let second = 0;
     let responses = 0;

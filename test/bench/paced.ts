@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { probeWindow } from './cpu.js';
 import type { LoadSettings } from './load.js';
-import type { Measurement, PacedSpec } from './types.js';
+import type { Measurement, PacedRequest, PacedSpec } from './types.js';
 
 /** How long a paced request may take before it counts as a socket error. */
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -15,8 +15,10 @@ const REQUEST_TIMEOUT_MS = 10_000;
  */
 export async function runPaced(spec: PacedSpec, settings: LoadSettings): Promise<Measurement> {
   if (settings.warmupSeconds > 0) await pace(spec, settings.warmupSeconds, 'warm-up');
+  await spec.beforeWindow?.();
   const cpu = probeWindow(spec.cpu);
-  const measurement = await pace(spec, settings.durationSeconds, 'measure');
+  const measurement = await pace(spec, spec.durationSeconds ?? settings.durationSeconds, 'measure');
+  await spec.afterWindow?.();
   return cpu ? { ...measurement, cpu: cpu.end(Math.round(measurement.rate * measurement.durationSeconds)) } : measurement;
 }
 
@@ -40,13 +42,14 @@ async function pace(spec: PacedSpec, seconds: number, phase: string): Promise<Me
     const started = performance.now();
     inFlight += 1;
     maxInFlight = Math.max(maxInFlight, inFlight);
-    const status = await httpRequest(agent, spec.url, spec.next()).catch(() => undefined);
+    const request = spec.next();
+    const status = await httpRequest(agent, spec.url, request).catch(() => undefined);
     inFlight -= 1;
     answeredThisSecond += 1;
     if (status === undefined) socketErrors += 1;
     else if (status < 200 || status >= 300) non2xx[status] = (non2xx[status] ?? 0) + 1;
     else latencies.push(performance.now() - started);
-    if (status !== undefined) spec.onResponse?.(status);
+    if (status !== undefined) spec.onResponse?.(status, request, performance.now());
   };
 
   const total = Math.round(spec.rate * seconds);
@@ -89,7 +92,7 @@ export function quantileMs(sorted: readonly number[], q: number): number {
 function httpRequest(
   agent: http.Agent,
   origin: string,
-  { method, path, headers, body }: { method: string; path: string; headers: Record<string, string>; body?: string },
+  { method, path, headers, body }: PacedRequest,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const sized = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };

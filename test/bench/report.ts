@@ -1,4 +1,4 @@
-import { cpuPerUnit, formatCpuLoad, formatCpuPerUnit } from './cpu.js';
+import { cpuPerUnit, formatCpuLoad, formatCpuParts, formatCpuPerUnit } from './cpu.js';
 import { NODE_HTTP_LABEL, UWS_LABEL } from './scenarios/baseline.js';
 import type { Measurement, Target } from './types.js';
 
@@ -73,6 +73,7 @@ function notesOf(row: ReportRow): string {
   if (codes.length) parts.push(`non-2xx ${codes.join(' ')}`);
   if (row.socketErrors) parts.push(`${row.socketErrors} socket errors/timeouts`);
   if (row.cpu) parts.push(formatCpuLoad(row.cpu));
+  if (row.cpu?.parts) parts.push(`CPU per ${row.cpu.unit} by process: ${formatCpuParts(row.cpu)}`);
   if (row.target) parts.push(row.targetMet ? `target met (${row.target})` : `target MISSED: ${row.missed!.join(', ')} (${row.target})`);
   if (row.notes) parts.push(row.notes);
   return parts.join('; ');

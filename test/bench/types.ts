@@ -25,16 +25,31 @@ export interface LoadSpec
   readonly notes?: string;
   /** Whose CPU the measured window charges to each successful response (the server under test). */
   readonly cpu?: CpuProbe;
+  /** Awaited after the warm-up, before the measured window opens (e.g. until queued work has drained). */
+  beforeWindow?(): Promise<void> | void;
+  /** Awaited after the measured load, before the CPU window closes: work the server finishes after its responses. */
+  afterWindow?(): Promise<void> | void;
 }
 
-/** A process whose CPU a load run reads over its measured window, and what one unit of its work is called. */
-export interface CpuProbe {
-  /** The process (the server under test, in a child process of its own): its counters cover all its threads. */
-  readonly pid: number;
+/**
+ * The process (or processes) whose CPU a load run reads over its measured window, and what one unit
+ * of its work is called: one server by `pid`, or a cluster by `parts`, one per process or group.
+ */
+export type CpuProbe = { readonly pid: number; readonly unit: string; readonly whose?: string } | CpuGroupProbe;
+
+/** Several processes: the row's CPU is their sum, and each part is kept for the breakdown. */
+export interface CpuGroupProbe {
+  readonly parts: readonly CpuPart[];
   /** One unit of work, singular: "request", "webhook", "send". */
   readonly unit: string;
-  /** Whose CPU it is, for the notes; default "server". */
+  /** Whose CPU the sum is, for the notes; default "server". */
   readonly whose?: string;
+}
+
+/** One named part of a group: its processes, looked up when the window opens and when it closes. */
+export interface CpuPart {
+  readonly whose: string;
+  pids(): readonly number[];
 }
 
 /** CPU time one process spent over a measured window, and the work it did in that window. */
@@ -50,6 +65,16 @@ export interface CpuPerUnit {
   readonly unit: string;
   /** How the table shows CPU per unit; default µs. */
   readonly scale?: 'µs' | 'ms';
+  /** A group's parts, each with its own CPU over the same window and units; they sum to this. */
+  readonly parts?: readonly CpuPerUnit[];
+}
+
+/** One request of a paced run, as `next()` builds it. */
+export interface PacedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
 }
 
 /** An open-loop run at a fixed rate (see paced.ts): the request to send next, built per request. */
@@ -59,11 +84,18 @@ export interface PacedSpec {
   readonly url: string;
   /** Requests per second, evenly spaced. */
   readonly rate: number;
-  next(): { method: string; path: string; headers: Record<string, string>; body?: string };
-  onResponse?(status: number): void;
+  /** Measured seconds; the run's `--duration` when unset. */
+  readonly durationSeconds?: number;
+  next(): PacedRequest;
+  /** Each answer, with the request `next()` built for it (the same object) and when it ended (performance.now()). */
+  onResponse?(status: number, request: PacedRequest, endedAt: number): void;
   readonly notes?: string;
   /** Whose CPU the measured window charges to each successful response (the server under test). */
   readonly cpu?: CpuProbe;
+  /** Awaited after the warm-up, before the measured window opens. */
+  beforeWindow?(): Promise<void> | void;
+  /** Awaited after the measured requests are answered, before the CPU window closes. */
+  afterWindow?(): Promise<void> | void;
 }
 
 /** What one load run measured. */

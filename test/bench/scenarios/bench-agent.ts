@@ -39,7 +39,7 @@ export async function provisionBenchAgent(
 }
 
 /** What the store holds for an agent's channel, read through the API. */
-export async function storedMessageCount(gateway: GatewayUnderTest, token: string, channel: string): Promise<number> {
+export async function storedMessageCount(gateway: Pick<GatewayUnderTest, 'url'>, token: string, channel: string): Promise<number> {
   const res = await fetch(`${gateway.url}/api/v1/channel-status`, { headers: { authorization: `Bearer ${token}` } });
   const body = (await res.json()) as { channels: Record<string, { messageCount: number }> };
   return body.channels[channel]?.messageCount ?? 0;

@@ -1,6 +1,7 @@
 import type { Scenario } from '../types.js';
 import { adapters } from './adapters.js';
 import { baseline } from './baseline.js';
+import { cluster } from './cluster.js';
 import { health } from './health.js';
 import { ingest } from './ingest.js';
 import { mcpSessions } from './mcp-sessions.js';
@@ -9,4 +10,4 @@ import { send } from './send.js';
 import { voice } from './voice.js';
 
 /** Every scenario, in the order `npm run bench` runs them. A new scenario is one module plus one line here. */
-export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, adapters, send, mcpSessions, voice];
+export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, adapters, send, mcpSessions, voice, cluster];

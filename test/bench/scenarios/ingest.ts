@@ -2,15 +2,15 @@ import { randomBytes } from 'node:crypto';
 import type autocannon from 'autocannon';
 import twilio from 'twilio';
 import { startBareServer } from '../bare/start.js';
-import type { BenchContext, Measurement, Scenario } from '../types.js';
+import type { BenchContext, CpuProbe, Measurement, Scenario } from '../types.js';
 import { provisionBenchAgent, simulatorCredentials, storedMessageCount, twilioSignedUrl } from './bench-agent.js';
 
 const CUSTOMER = '+14155550123';
 const CONNECTIONS = 256;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-/** Gives the next signed webhook each time it is called. */
-export type WebhookSource = () => { headers: Record<string, string>; body: string };
+/** Gives the next signed webhook each time it is called; `path` when it differs from the request's. */
+export type WebhookSource = () => { path?: string; headers: Record<string, string>; body: string };
 
 /**
  * Signed Twilio SMS webhooks, each with a unique MessageSid, for an agent with no session and no
@@ -31,39 +31,80 @@ export const ingest: Scenario = {
     const agentId = `ingest-${randomBytes(3).toString('hex')}`;
     const agent = await provisionBenchAgent(gateway, agentId, ['sms']);
     const path = `/webhooks/${agentId}/sms`;
-    let acknowledged = 0;
-    const webhooks = signedWebhooks(credentials, twilioSignedUrl(`${gateway.url}${path}`), agent.channels.sms!.address);
-    const onResponse = (status: number) => {
-      if (status === 200) acknowledged += 1;
-    };
-    // Providers deliver webhooks concurrently; group commit turns that concurrency into throughput.
-    const cpu = { pid: gateway.pid, unit: 'webhook' };
-    const full = await ctx.load({ label: 'ingest (max rate)', url: gateway.url, requests: [webhookRequest(path, webhooks, onResponse)], connections: CONNECTIONS, cpu });
-    const half = Math.max(100, Math.round(full.rate / 2));
-    const paced = await ctx.paced({
-      label: `ingest at ${half.toLocaleString('en-US')}/s`,
+    const { full, paced } = await measureIngest(ctx, {
       url: gateway.url,
-      rate: half,
-      next: () => ({ method: 'POST', path, ...webhooks() }),
-      onResponse,
-      cpu,
+      path,
+      webhooks: signedWebhooks(credentials, twilioSignedUrl(`${gateway.url}${path}`), agent.channels.sms!.address),
+      cpu: { pid: gateway.pid, unit: 'webhook' },
+      stored: () => storedMessageCount(gateway, agent.securityToken, 'sms'),
     });
-    const stored = await storedMessageCount(gateway, agent.securityToken, 'sms');
-    // Stored may exceed acknowledged: requests still in flight when the load stops are stored, but their 200 is never counted.
-    const check = `${acknowledged.toLocaleString('en-US')} acknowledged, ${stored.toLocaleString('en-US')} stored${stored >= acknowledged ? ', none missing' : ' — MISSING'}`;
-    ctx.log(`ingest: ${check}`);
-    if (stored < acknowledged) throw new Error(`acknowledged messages are missing from the store: ${check}`);
-    return [
-      floor,
-      { ...full, floor: floor.label, notes: check },
-      {
-        ...paced,
-        ownTarget: { description: 'p99 < 10 ms at half the max rate', maxP99Ms: 10 },
-        notes: 'sent evenly spaced (open loop); connections = most in flight at once',
-      },
-    ];
+    return [floor, { ...full, floor: floor.label }, paced];
   },
 };
+
+/** Where `measureIngest` sends its webhooks, whose CPU it reads, and how it counts what was stored. */
+export interface IngestTarget {
+  /** Origin of the server under test. */
+  readonly url: string;
+  /** The request path, unless the webhooks name their own. */
+  readonly path?: string;
+  readonly webhooks: WebhookSource;
+  readonly cpu: CpuProbe;
+  /** Prefix of the rows' labels ("cluster: "). */
+  readonly labelPrefix?: string;
+  /** Messages in the store for the agents the webhooks are for. */
+  stored(): Promise<number>;
+  /** Resolves once the work queued by acknowledged webhooks is done, so that the CPU window holds it. */
+  settled?(): Promise<void>;
+}
+
+/**
+ * The ingest load against one target: the most it takes (256 connections), then half that rate,
+ * evenly spaced, for latency; then the acknowledged count is checked against the store (throws when
+ * something acknowledged is missing). Shared by `ingest` and `cluster`.
+ */
+export async function measureIngest(ctx: BenchContext, target: IngestTarget): Promise<{ full: Measurement; paced: Measurement; acknowledged: number }> {
+  const prefix = target.labelPrefix ?? '';
+  let acknowledged = 0;
+  const onResponse = (status: number) => {
+    if (status === 200) acknowledged += 1;
+  };
+  const settle = target.settled ? { beforeWindow: target.settled, afterWindow: target.settled } : {};
+  const path = target.path ?? '/';
+  // Providers deliver webhooks concurrently; group commit turns that concurrency into throughput.
+  const full = await ctx.load({
+    label: `${prefix}ingest (max rate)`,
+    url: target.url,
+    requests: [webhookRequest(path, target.webhooks, onResponse)],
+    connections: CONNECTIONS,
+    cpu: target.cpu,
+    ...settle,
+  });
+  const half = Math.max(100, Math.round(full.rate / 2));
+  const paced = await ctx.paced({
+    label: `${prefix}ingest at ${half.toLocaleString('en-US')}/s`,
+    url: target.url,
+    rate: half,
+    next: () => ({ method: 'POST', path, ...target.webhooks() }),
+    onResponse,
+    cpu: target.cpu,
+    ...settle,
+  });
+  const stored = await target.stored();
+  // Stored may exceed acknowledged: requests still in flight when the load stops are stored, but their 200 is never counted.
+  const check = `${acknowledged.toLocaleString('en-US')} acknowledged, ${stored.toLocaleString('en-US')} stored${stored >= acknowledged ? ', none missing' : ' — MISSING'}`;
+  ctx.log(`${prefix}ingest: ${check}`);
+  if (stored < acknowledged) throw new Error(`acknowledged messages are missing from the store: ${check}`);
+  return {
+    full: { ...full, notes: check },
+    paced: {
+      ...paced,
+      ownTarget: { description: 'p99 < 10 ms at half the max rate', maxP99Ms: 10 },
+      notes: 'sent evenly spaced (open loop); connections = most in flight at once',
+    },
+    acknowledged,
+  };
+}
 
 /** A new signed webhook on each call: a new MessageSid, signed with twilio's own function for `signedUrl`. */
 export function signedWebhooks(credentials: { accountSid: string; authToken: string }, signedUrl: string, to: string): WebhookSource {
@@ -88,6 +129,21 @@ export function signedWebhooks(credentials: { accountSid: string; authToken: str
     const signature = twilio.getExpectedTwilioSignature(credentials.authToken, signedUrl, params);
     return { headers: { ...FORM, 'x-twilio-signature': signature }, body: new URLSearchParams(params).toString() };
   };
+}
+
+/** Signed webhooks for several agents in turn, each with its own path (`/webhooks/<agentId>/sms`). */
+export function agentsWebhooks(
+  credentials: { accountSid: string; authToken: string },
+  origin: string,
+  agents: readonly { agentId: string; address: string }[],
+): WebhookSource {
+  const sources = agents.map((agent) => {
+    const path = `/webhooks/${agent.agentId}/sms`;
+    const next = signedWebhooks(credentials, twilioSignedUrl(`${origin}${path}`), agent.address);
+    return () => ({ path, ...next() });
+  });
+  let turn = 0;
+  return () => sources[turn++ % sources.length]!();
 }
 
 export function webhookRequest(path: string, webhooks: WebhookSource, onResponse?: (status: number) => void): autocannon.Request {

@@ -4,7 +4,7 @@ import twilio from 'twilio';
 import { startCpuWindow } from '../cpu.js';
 import { startLiveGateway, startSimulatorProcess } from '../live-gateway.js';
 import { quantileMs } from '../paced.js';
-import type { BenchContext, Measurement, Scenario } from '../types.js';
+import type { BenchContext, CpuProbe, Measurement, Scenario } from '../types.js';
 import { provisionBenchAgent } from './bench-agent.js';
 
 /**
@@ -22,26 +22,45 @@ export const send: Scenario = {
     const gateway = await startLiveGateway(ctx, { name: 'send' });
     const agentId = `send-${randomBytes(3).toString('hex')}`;
     const agent = await provisionBenchAgent(gateway, agentId, ['sms']);
-    let n = 0;
-    const measurement = await ctx.load({
-      label: 'send-message (sms)',
-      url: gateway.url,
-      cpu: { pid: gateway.pid, unit: 'send' },
-      requests: [
-        {
-          method: 'POST',
-          path: '/api/v1/send-message',
-          headers: { authorization: `Bearer ${agent.securityToken}`, 'content-type': 'application/json' },
-          setupRequest(req) {
-            n += 1;
-            return { ...req, body: JSON.stringify({ channel: 'sms', to: '+14155550123', body: `Bench message ${n}` }) };
-          },
-        },
-      ],
-    });
-    return [floor, { ...measurement, floor: floor.label, notes: `${n.toLocaleString('en-US')} sends issued (incl. warm-up)` }];
+    const measurement = await measureSend(ctx, { url: gateway.url, tokens: [agent.securityToken], cpu: { pid: gateway.pid, unit: 'send' } });
+    return [floor, { ...measurement, floor: floor.label }];
   },
 };
+
+/**
+ * POST /api/v1/send-message (sms) load against one target, the agents' client tokens taken in
+ * turn, one request per connection at a time. Shared by `send` and `cluster`.
+ */
+export async function measureSend(
+  ctx: BenchContext,
+  target: { url: string; tokens: readonly string[]; cpu: CpuProbe; labelPrefix?: string; settled?: () => Promise<void> },
+): Promise<Measurement> {
+  let n = 0;
+  const measurement = await ctx.load({
+    label: `${target.labelPrefix ?? ''}send-message (sms)`,
+    url: target.url,
+    cpu: target.cpu,
+    // Status callbacks the simulator posts after each send are charged to the window too.
+    ...(target.settled ? { beforeWindow: target.settled, afterWindow: target.settled } : {}),
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/send-message',
+        headers: { 'content-type': 'application/json' },
+        setupRequest(req) {
+          n += 1;
+          const token = target.tokens[n % target.tokens.length]!;
+          return {
+            ...req,
+            headers: { ...req.headers, authorization: `Bearer ${token}` },
+            body: JSON.stringify({ channel: 'sms', to: '+14155550123', body: `Bench message ${n}` }),
+          };
+        },
+      },
+    ],
+  });
+  return { ...measurement, notes: `${n.toLocaleString('en-US')} sends issued (incl. warm-up)` };
+}
 
 /**
  * The floor of a send: twilio's SDK alone, in this process, creating messages on a simulator of its
