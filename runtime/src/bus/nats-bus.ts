@@ -20,9 +20,14 @@ export class NatsBus implements Bus {
 
   private constructor(readonly connection: NatsConnection) {}
 
-  /** Connects to `servers` (default `nats://127.0.0.1:4222`), retrying the first connect for a while, reconnecting for ever. */
+  /**
+   * Connects to `servers` (default `nats://127.0.0.1:4222`), retrying the first connect for a while,
+   * reconnecting for ever. Without async traces: the client would otherwise build an Error with a stack
+   * for every request (measured: 11 % of a runtime node's busy time under ingest), and a failed
+   * request's cause is already named by its subject.
+   */
   static async connect(options: ConnectionOptions = {}): Promise<NatsBus> {
-    const connection = await connect({ maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: false, ...options });
+    const connection = await connect({ maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: false, noAsyncTraces: true, ...options });
     return new NatsBus(connection);
   }
 
