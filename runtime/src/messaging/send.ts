@@ -103,12 +103,17 @@ export function sendOperation(context: MessagingContext): AgentOperation {
     };
     const metering: Metering = { ledger, admission, usageId: usage.id, tariffCost: cost };
     // Only the in-memory checks and the admission hold the mailbox; the rest runs outside it.
+    // SMS opt-outs are checked by the INSERT itself: one commit before the provider call, no read.
+    const writes =
+      channel === 'sms'
+        ? [store.messages.insertUnlessOptedOutStatement(message), store.usage.insertForMessageStatement(usage, message.id)]
+        : [store.messages.insertStatement(message), store.usage.insertStatement(usage)];
     return new Continuation(async () => {
       try {
-        if (channel === 'sms' && (await store.optOuts.has('sms', held.address, request.to))) {
+        const [stored] = await store.db.executeAll(writes);
+        if (stored!.changes === 0) {
           throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${request.to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
         }
-        await store.db.executeAll([store.messages.insertStatement(message), store.usage.insertStatement(usage)]);
       } catch (err) {
         ledger.release(admission);
         throw err;

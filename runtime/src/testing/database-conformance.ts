@@ -176,6 +176,24 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
+    it('an outbound SMS and its usage are stored in one group unless the recipient opted out', async () => {
+      await withNodes(1, async ([store]) => {
+        const s = store!;
+        const now = new Date().toISOString();
+        const base = { ...inbound('opt-1', 'SM0', now), externalId: null, direction: 'outbound' as const, status: 'queued' as const, delivery: 'done' as const };
+        const usage = { agentId: 'opt-1', channel: 'sms' as const, action: 'message', quantity: 1, providerCost: null, tariffCost: 0.0083, externalId: null, createdAt: now };
+        const send = (id: string) =>
+          s.db.executeAll([s.messages.insertUnlessOptedOutStatement({ ...base, id }), s.usage.insertForMessageStatement({ ...usage, id: `use-${id}` }, id)]);
+        assert.deepEqual(await send('msg-a'), [{ changes: 1 }, { changes: 1 }]);
+        await s.optOuts.add('sms', base.from, base.to);
+        assert.deepEqual(await send('msg-b'), [{ changes: 0 }, { changes: 0 }]);
+        assert.equal(await s.messages.get('msg-b'), undefined);
+        assert.deepEqual((await s.usage.listForAgent('opt-1')).map((u) => u.id), ['use-msg-a']);
+        await s.optOuts.remove('sms', base.from, base.to);
+        assert.deepEqual(await send('msg-c'), [{ changes: 1 }, { changes: 1 }]);
+      });
+    });
+
     it("a delivery receipt is one UPDATE of the message that also prices the message's usage record", async () => {
       await withNodes(1, async ([store]) => {
         const s = store!;
