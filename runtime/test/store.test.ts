@@ -143,6 +143,29 @@ describe('group commit', () => {
     });
   });
 
+  it('atomic groups of the same INSERTs share multi-row statements: conditional rows report per group, a bad group fails alone', async () => {
+    await withTable(async (db) => {
+      await db.execute('CREATE TABLE blocked (n INTEGER PRIMARY KEY)');
+      await db.execute('CREATE TABLE u (id TEXT PRIMARY KEY, t_id TEXT NOT NULL)');
+      await db.execute('INSERT INTO blocked (n) VALUES (?)', [3]);
+      await db.execute(insert, ['taken', 0]);
+      // A row of t unless its n is blocked, and a row of u only when that row of t went in: a send's two writes.
+      const unlessBlocked = 'INSERT INTO t (id, n) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM blocked WHERE n = ?)';
+      const ifStored = 'INSERT INTO u (id, t_id) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM t WHERE id = ?)';
+      const group = (id: string, n: number) =>
+        db.executeAll([
+          { sql: unlessBlocked, params: [id, n, n] },
+          { sql: ifStored, params: [`u-${id}`, id, id] },
+        ]);
+      const settled = await Promise.allSettled([...Array.from({ length: 40 }, (_, i) => group(`k${i}`, i)), group('taken', 99)]);
+      const changes = settled.map((r) => (r.status === 'fulfilled' ? r.value.map((x) => x.changes) : 'rejected'));
+      assert.deepEqual(changes, [...Array.from({ length: 40 }, (_, i) => (i === 3 ? [0, 0] : [1, 1])), 'rejected']);
+      assert.equal(await count(db), 40, 'taken, and 39 new rows');
+      assert.equal((await db.get<{ c: number }>('SELECT count(*) AS c FROM u'))!.c, 39);
+      assert.equal((await db.get<{ c: number }>("SELECT count(*) AS c FROM u WHERE t_id = 'taken'"))!.c, 0, 'the failed group left nothing');
+    });
+  });
+
   it("a transaction's statements run in the order issued, awaited or not", async () => {
     await withTable(async (db) => {
       await db.transaction(async (tx) => {

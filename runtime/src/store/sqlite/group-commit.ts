@@ -3,6 +3,12 @@ import { insertShape, runInserts, type InsertShape } from './insert-coalescer.js
 import type { StatementCache } from './statement-cache.js';
 import { runEach, runGroup, type Outcome, type PendingWrite } from './writes.js';
 
+/** A group's INSERT texts, when every statement of it is a coalescible INSERT: the key groups alike share; else null. */
+function insertSteps(group: PendingWrite): string | null {
+  for (const statement of group.statements) if (!insertShape(statement.sql)) return null;
+  return group.statements.map((s) => s.sql).join('\0');
+}
+
 /**
  * Group commit: writes that arrive while the writer is busy are committed together in one
  * transaction (one fsync), each still resolving only after that commit. A failing statement fails
@@ -72,12 +78,20 @@ export class GroupCommit {
     const inserts = new Map<InsertShape, PendingWrite[]>();
     const singles: PendingWrite[] = [];
     const groups: PendingWrite[] = [];
+    const insertGroups = new Map<string, PendingWrite[]>();
     for (const write of batch) {
       const shape = write.statements.length === 1 ? insertShape(write.statements[0]!.sql) : null;
-      if (write.statements.length !== 1) groups.push(write);
+      const steps = write.statements.length === 1 ? null : insertSteps(write);
+      if (steps) insertGroups.set(steps, [...(insertGroups.get(steps) ?? []), write]);
+      else if (write.statements.length !== 1) groups.push(write);
       else if (!shape) singles.push(write);
       else if (inserts.has(shape)) inserts.get(shape)!.push(write);
       else inserts.set(shape, [write]);
+    }
+    const coalescedGroups: PendingWrite[][] = [];
+    for (const same of insertGroups.values()) {
+      if (same.length === 1) groups.push(same[0]!);
+      else coalescedGroups.push(same);
     }
     const coalesced: [InsertShape, PendingWrite[]][] = [];
     for (const [shape, writes] of inserts) {
@@ -90,6 +104,9 @@ export class GroupCommit {
         if (!(await runInserts(this.statements, shape, writes, outcomes))) replay = true;
       }),
       runEach(this.statements, singles, outcomes),
+      ...coalescedGroups.map(async (same) => {
+        if (!(await this.#runInsertGroups(same, outcomes))) replay = true;
+      }),
       ...groups.map(async (group) => {
         const results: ExecuteResult[] = [];
         for (const statement of group.statements) {
@@ -105,6 +122,28 @@ export class GroupCommit {
       }),
     ]);
     return replay ? undefined : outcomes;
+  }
+
+  /**
+   * Atomic groups made of the same INSERTs in the same order (a send's message and usage rows), run
+   * step by step: each step's rows as multi-row statements, the steps in the groups' order. False
+   * when a row failed or could not be told apart: the caller replays the batch one write at a time,
+   * where each group is kept or undone whole.
+   */
+  async #runInsertGroups(same: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<boolean> {
+    const results = same.map((): ExecuteResult[] => []);
+    for (let step = 0; step < same[0]!.statements.length; step++) {
+      const rows = new Map<PendingWrite, Outcome>();
+      const writes = same.map((group): PendingWrite => ({ statements: [group.statements[step]!], resolve: () => undefined, reject: () => undefined }));
+      if (!(await runInserts(this.statements, insertShape(writes[0]!.statements[0]!.sql)!, writes, rows))) return false;
+      for (const [i, write] of writes.entries()) {
+        const outcome = rows.get(write);
+        if (!outcome?.ok) return false;
+        results[i]!.push(outcome.results[0]!);
+      }
+    }
+    for (const [i, group] of same.entries()) outcomes.set(group, { ok: true, results: results[i]! });
+    return true;
   }
 
   /** The careful path: one write after another, each group in a savepoint of its own. */
