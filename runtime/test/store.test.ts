@@ -166,6 +166,36 @@ describe('group commit', () => {
     });
   });
 
+  it('same-shaped UPDATEs by key share one statement and report per write; the same key twice runs in order', async () => {
+    await withTable(async (db) => {
+      await db.execute('CREATE TABLE u (id TEXT PRIMARY KEY, t_id TEXT NOT NULL)');
+      await Promise.all(Array.from({ length: 20 }, (_, i) => db.execute(insert, [`k${i}`, i])));
+      const bump = "UPDATE t SET n = n + ? WHERE id = ? AND 'x' = 'x'";
+      const results = await Promise.all([
+        ...Array.from({ length: 20 }, (_, i) => db.execute(bump, [100, `k${i}`])),
+        db.execute(bump, [1, 'nobody']),
+        db.execute(bump, [1000, 'k0']),
+      ]);
+      assert.deepEqual(results.map((r) => r.changes), [...Array(20).fill(1), 0, 1]);
+      assert.deepEqual((await db.query<{ n: number }>('SELECT n FROM t ORDER BY n')).map((r) => r.n), [
+        ...Array.from({ length: 19 }, (_, i) => i + 101),
+        1100,
+      ].sort((a, b) => a - b));
+      // Groups of the same UPDATEs (a send's result and its usage) share statements too, and stay atomic.
+      await Promise.all(Array.from({ length: 10 }, (_, i) => db.execute('INSERT INTO u (id, t_id) VALUES (?, ?)', [`u${i}`, `k${i}`])));
+      const settle = (i: number, tId: string) =>
+        db.executeAll([
+          { sql: 'UPDATE t SET n = ? WHERE id = ?', params: [-i, `k${i}`] },
+          { sql: 'UPDATE u SET t_id = ? WHERE id = ?', params: [tId, `u${i}`] },
+        ]);
+      const settled = await Promise.allSettled([...Array.from({ length: 9 }, (_, i) => settle(i, `k${i}!`)), settle(9, null as unknown as string)]);
+      assert.deepEqual(settled.map((r) => r.status), [...Array(9).fill('fulfilled'), 'rejected']);
+      assert.equal((await db.get<{ n: number }>("SELECT n FROM t WHERE id = 'k9'"))!.n, 109, 'the failed group left nothing');
+      assert.equal((await db.get<{ n: number }>("SELECT n FROM t WHERE id = 'k8'"))!.n, -8);
+      assert.equal((await db.get<{ t_id: string }>("SELECT t_id FROM u WHERE id = 'u8'"))!.t_id, 'k8!');
+    });
+  });
+
   it("a transaction's statements run in the order issued, awaited or not", async () => {
     await withTable(async (db) => {
       await db.transaction(async (tx) => {
