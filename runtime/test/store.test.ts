@@ -181,6 +181,12 @@ describe('group commit', () => {
         ...Array.from({ length: 19 }, (_, i) => i + 101),
         1100,
       ].sort((a, b) => a - b));
+      // A SET that changes a key is left alone: RETURNING names a row by its new key, which another write may hold.
+      const rename = 'UPDATE t SET id = ? WHERE id = ?';
+      const [moved, chained] = await Promise.all([db.execute(rename, ['q', 'k16']), db.execute(rename, ['r', 'q'])]);
+      assert.equal(moved.changes, 1);
+      assert.equal(chained.changes, (await db.get("SELECT id FROM t WHERE id = 'r'")) ? 1 : 0);
+      await db.execute("UPDATE t SET id = 'k16' WHERE id IN ('q', 'r')");
       // Groups of the same UPDATEs (a send's result and its usage) share statements too, and stay atomic.
       await Promise.all(Array.from({ length: 10 }, (_, i) => db.execute('INSERT INTO u (id, t_id) VALUES (?, ?)', [`u${i}`, `k${i}`])));
       const settle = (i: number, tId: string) =>

@@ -131,7 +131,7 @@ export class GroupCommit {
       }),
       runEach(this.statements, singles, outcomes),
       ...coalescedGroups.map(async (same) => {
-        if (!(await this.#runInsertGroups(same, outcomes))) replay = true;
+        if (!(await this.#runAlikeGroups(same, outcomes))) replay = true;
       }),
       ...groups.map(async (group) => {
         const results: ExecuteResult[] = [];
@@ -153,11 +153,10 @@ export class GroupCommit {
   /**
    * Atomic groups made of the same statements in the same order (a send's message and usage rows,
    * or its result and settled usage), run step by step: each step's rows as multi-row statements
-   * (INSERT or UPDATE), the steps in the groups' order. False
-   * when a row failed or could not be told apart: the caller replays the batch one write at a time,
-   * where each group is kept or undone whole.
+   * (INSERT or UPDATE), the steps in the groups' order. False when a row failed or could not be told
+   * apart: the caller replays the batch one write at a time, where each group is kept or undone whole.
    */
-  async #runInsertGroups(same: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<boolean> {
+  async #runAlikeGroups(same: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<boolean> {
     const results = same.map((): ExecuteResult[] => []);
     for (let step = 0; step < same[0]!.statements.length; step++) {
       const rows = new Map<PendingWrite, Outcome>();

@@ -44,7 +44,7 @@ function parse(sql: string): UpdateShape | null {
   // Placeholders are numbered in order; a quoted literal may hold no `?` (it would be miscounted).
   const unquoted = sql.split("'").filter((_, i) => i % 2 === 0);
   if (sql.split("'").some((part, i) => i % 2 === 1 && part.includes('?'))) return null;
-  if (unquoted.some((part) => NOT_SIMPLE.test(part.replace(/^\s*UPDATE\s/i, ' ')))) return null;
+  if (unquoted.some((part) => NOT_SIMPLE.test(part))) return null;
   const setParams = set.split('?').length - 1;
   const keys: { column: string; param: number }[] = [];
   let param = setParams;
@@ -53,7 +53,8 @@ function parse(sql: string): UpdateShape | null {
     if (!k) return null;
     if (k[2] === '?') keys.push({ column: k[1]!, param: param++ });
   }
-  if (keys.length === 0) return null;
+  // RETURNING gives a row's keys after the update: a SET that changes one could credit another write.
+  if (keys.length === 0 || keys.some((k) => new RegExp(`(^|,)\\s*${k.column}\\s*=`, 'i').test(set))) return null;
   let n = 0;
   const numbered = (text: string) =>
     text
