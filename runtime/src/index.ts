@@ -48,7 +48,7 @@ export { MIGRATIONS } from './store/migrations/index.js';
 export type { AgentRecord, AgentChannel } from './store/repositories/agents.js';
 export type { PoolName, PoolEntry } from './store/repositories/pools.js';
 export type { TokenKind, TokenRecord } from './store/repositories/tokens.js';
-export type { IdempotentResponse } from './store/repositories/idempotency.js';
+export type { IdempotencySlot, IdempotentResponse } from './store/repositories/idempotency.js';
 export { newId } from './ids.js';
 export { RuntimeEvents } from './events.js';
 export type { RuntimeEventMap } from './events.js';

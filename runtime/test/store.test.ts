@@ -143,6 +143,65 @@ describe('group commit', () => {
     });
   });
 
+  it('atomic groups of the same INSERTs share multi-row statements: conditional rows report per group, a bad group fails alone', async () => {
+    await withTable(async (db) => {
+      await db.execute('CREATE TABLE blocked (n INTEGER PRIMARY KEY)');
+      await db.execute('CREATE TABLE u (id TEXT PRIMARY KEY, t_id TEXT NOT NULL)');
+      await db.execute('INSERT INTO blocked (n) VALUES (?)', [3]);
+      await db.execute(insert, ['taken', 0]);
+      // A row of t unless its n is blocked, and a row of u only when that row of t went in: a send's two writes.
+      const unlessBlocked = 'INSERT INTO t (id, n) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM blocked WHERE n = ?)';
+      const ifStored = 'INSERT INTO u (id, t_id) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM t WHERE id = ?)';
+      const group = (id: string, n: number) =>
+        db.executeAll([
+          { sql: unlessBlocked, params: [id, n, n] },
+          { sql: ifStored, params: [`u-${id}`, id, id] },
+        ]);
+      const settled = await Promise.allSettled([...Array.from({ length: 40 }, (_, i) => group(`k${i}`, i)), group('taken', 99)]);
+      const changes = settled.map((r) => (r.status === 'fulfilled' ? r.value.map((x) => x.changes) : 'rejected'));
+      assert.deepEqual(changes, [...Array.from({ length: 40 }, (_, i) => (i === 3 ? [0, 0] : [1, 1])), 'rejected']);
+      assert.equal(await count(db), 40, 'taken, and 39 new rows');
+      assert.equal((await db.get<{ c: number }>('SELECT count(*) AS c FROM u'))!.c, 39);
+      assert.equal((await db.get<{ c: number }>("SELECT count(*) AS c FROM u WHERE t_id = 'taken'"))!.c, 0, 'the failed group left nothing');
+    });
+  });
+
+  it('same-shaped UPDATEs by key share one statement and report per write; the same key twice runs in order', async () => {
+    await withTable(async (db) => {
+      await db.execute('CREATE TABLE u (id TEXT PRIMARY KEY, t_id TEXT NOT NULL)');
+      await Promise.all(Array.from({ length: 20 }, (_, i) => db.execute(insert, [`k${i}`, i])));
+      const bump = "UPDATE t SET n = n + ? WHERE id = ? AND 'x' = 'x'";
+      const results = await Promise.all([
+        ...Array.from({ length: 20 }, (_, i) => db.execute(bump, [100, `k${i}`])),
+        db.execute(bump, [1, 'nobody']),
+        db.execute(bump, [1000, 'k0']),
+      ]);
+      assert.deepEqual(results.map((r) => r.changes), [...Array(20).fill(1), 0, 1]);
+      assert.deepEqual((await db.query<{ n: number }>('SELECT n FROM t ORDER BY n')).map((r) => r.n), [
+        ...Array.from({ length: 19 }, (_, i) => i + 101),
+        1100,
+      ].sort((a, b) => a - b));
+      // A SET that changes a key is left alone: RETURNING names a row by its new key, which another write may hold.
+      const rename = 'UPDATE t SET id = ? WHERE id = ?';
+      const [moved, chained] = await Promise.all([db.execute(rename, ['q', 'k16']), db.execute(rename, ['r', 'q'])]);
+      assert.equal(moved.changes, 1);
+      assert.equal(chained.changes, (await db.get("SELECT id FROM t WHERE id = 'r'")) ? 1 : 0);
+      await db.execute("UPDATE t SET id = 'k16' WHERE id IN ('q', 'r')");
+      // Groups of the same UPDATEs (a send's result and its usage) share statements too, and stay atomic.
+      await Promise.all(Array.from({ length: 10 }, (_, i) => db.execute('INSERT INTO u (id, t_id) VALUES (?, ?)', [`u${i}`, `k${i}`])));
+      const settle = (i: number, tId: string) =>
+        db.executeAll([
+          { sql: 'UPDATE t SET n = ? WHERE id = ?', params: [-i, `k${i}`] },
+          { sql: 'UPDATE u SET t_id = ? WHERE id = ?', params: [tId, `u${i}`] },
+        ]);
+      const settled = await Promise.allSettled([...Array.from({ length: 9 }, (_, i) => settle(i, `k${i}!`)), settle(9, null as unknown as string)]);
+      assert.deepEqual(settled.map((r) => r.status), [...Array(9).fill('fulfilled'), 'rejected']);
+      assert.equal((await db.get<{ n: number }>("SELECT n FROM t WHERE id = 'k9'"))!.n, 109, 'the failed group left nothing');
+      assert.equal((await db.get<{ n: number }>("SELECT n FROM t WHERE id = 'k8'"))!.n, -8);
+      assert.equal((await db.get<{ t_id: string }>("SELECT t_id FROM u WHERE id = 'u8'"))!.t_id, 'k8!');
+    });
+  });
+
   it("a transaction's statements run in the order issued, awaited or not", async () => {
     await withTable(async (db) => {
       await db.transaction(async (tx) => {

@@ -15,6 +15,11 @@ describe('admin API: agent detail, message log, dead letters, block and unblock'
     // No live session and no callback URL: the inbound message becomes a dead letter.
     const inbound = await t.sim.inbound.sms({ agentId: 'ops-1', from: CUSTOMER, to: agent.channels.sms!.address, body: 'hello in' });
     assert.equal(inbound.status, 200);
+    // The dead letter is written after the webhook's 200: delivery starts once the message is stored.
+    for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+      const pending = (await (await t.call('GET', '/admin/api/dead-letters?status=pending', { token: t.orchestratorToken })).json()) as { deadLetters: unknown[] };
+      if (pending.deadLetters.length > 0) break;
+    }
   });
   after(() => t.close());
   const get = (path: string, token = t.orchestratorToken) => t.call('GET', path, { token });

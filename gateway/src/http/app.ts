@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import FindMyWay from 'find-my-way';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import type { Logger, Principal, Runtime } from '@switchboard/runtime';
+import type { IdempotencySlot, Logger, Principal, Runtime } from '@switchboard/runtime';
 import type { GatewayMetrics } from '../metrics.js';
 import { errorResult, fail } from './errors.js';
 import type { HttpRequest, HttpResult, RouteContext, RouteDefinition } from './types.js';
@@ -143,7 +143,7 @@ export class GatewayApp {
     const context: RouteContext = { request, params, body, query, principal: principal as Principal };
     const key = request.headers['idempotency-key'];
     if (!definition.idempotent || !key || !principal) return definition.handler(context);
-    return this.#idempotent(definition, principal, key, request, () => definition.handler(context));
+    return this.#idempotent(definition, principal, key, request, (idempotency) => definition.handler({ ...context, idempotency }));
   }
 
   #unrouted(request: HttpRequest): never {
@@ -187,7 +187,7 @@ export class GatewayApp {
     principal: Principal,
     key: string,
     request: HttpRequest,
-    run: () => Promise<HttpResult> | HttpResult,
+    run: (slot: IdempotencySlot) => Promise<HttpResult> | HttpResult,
   ): Promise<HttpResult> {
     if (key.length > 255) fail(ErrorCodes.VALIDATION_FAILED, 'Idempotency-Key must be at most 255 characters.');
     const { idempotency } = this.options.runtime.store;
@@ -203,11 +203,11 @@ export class GatewayApp {
       }
       return { status: stored.status, body: stored.body, headers: { 'idempotent-replayed': 'true' } };
     }
-    const promise = Promise.resolve(run());
+    const promise = Promise.resolve(run({ scope, key, requestHash }));
     this.#inFlightKeys.set(slot, promise);
     try {
       const result = await promise;
-      if (result.status >= 200 && result.status < 300) {
+      if (result.status >= 200 && result.status < 300 && !definition.recordsIdempotency) {
         await idempotency.record(scope, key, { requestHash, status: result.status, body: result.body });
       }
       return result;

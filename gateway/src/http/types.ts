@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { Principal } from '@switchboard/runtime';
+import type { IdempotencySlot, Principal } from '@switchboard/runtime';
 
 /** A request as handlers see it: plain data, no sockets. Header names are lower case. */
 export interface HttpRequest {
@@ -31,6 +31,8 @@ export interface RouteContext<Body = unknown, Query = Record<string, string>> {
   readonly query: Query;
   /** Present on every route whose auth is not `public`. */
   readonly principal: Principal;
+  /** On an idempotent route called with an Idempotency-Key: where its answer is stored (see `recordsIdempotency`). */
+  readonly idempotency?: IdempotencySlot;
 }
 
 /** A documented response of a route. */
@@ -62,6 +64,12 @@ export interface RouteDefinition {
   readonly bodyLimit?: 'api' | 'webhook';
   /** Whether an Idempotency-Key header makes repeats return the first result. */
   readonly idempotent?: boolean;
+  /**
+   * The handler stores its 2xx answer in `context.idempotency` itself, in the commit that ends its
+   * work, and the gateway does not write it again: one commit fewer, and a stored result is never
+   * left without its replay.
+   */
+  readonly recordsIdempotency?: boolean;
   readonly responses: Readonly<Record<number, RouteResponse>>;
   /** Hidden from the OpenAPI document (HTML pages, static assets). */
   readonly hidden?: boolean;

@@ -28,11 +28,12 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       summary: "Send an SMS, WhatsApp, email or LINE message from the agent's provisioned address.",
       body: SendMessageBody,
       idempotent: true,
+      recordsIdempotency: true,
       responses: { 200: { description: 'The provider took the message.', schema: SendMessageResponse }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502) },
-      async handler({ body, principal }: RouteContext<SendMessageBody>) {
+      async handler({ body, principal, idempotency }: RouteContext<SendMessageBody>) {
         const agentId = resolveAgentId(principal, body.agentId);
         const { agentId: _named, ...request } = body;
-        return json(200, await runtime.agents.call<SendResponse>('send', agentId, request));
+        return json(200, await runtime.agents.call<SendResponse>('send', agentId, idempotency ? { ...request, idempotency } : request));
       },
     },
     {

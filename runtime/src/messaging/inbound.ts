@@ -143,11 +143,9 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
 }
 
 async function applyStatus(context: MessagingContext, store: Store, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
-  const [applied] = await store.db.executeAll([
-    store.messages.applyStatusStatement(agent.agentId, event.externalId, event.status, event.cost, event.errorCode ?? null),
-    ...(event.cost === null ? [] : [store.usage.setProviderCostStatement(agent.agentId, event.externalId, event.cost)]),
-  ]);
-  const known = applied!.changes > 0;
+  // One statement: a price on the receipt reaches the usage record through the store (migration 5).
+  const { sql, params } = store.messages.applyStatusStatement(agent.agentId, event.externalId, event.status, event.cost, event.errorCode ?? null);
+  const known = (await store.db.execute(sql, params)).changes > 0;
   if (!known) return;
   context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status });
   if (!context.delivery.reachable(agent)) return;

@@ -5,6 +5,7 @@ import type { AgentOperation } from '../actors/actor-system.js';
 import type { Admission, UsageLedger } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
+import type { IdempotencySlot } from '../store/repositories/idempotency.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { UsageRecord } from '../store/repositories/usage.js';
 import type { Store } from '../store/store.js';
@@ -20,6 +21,8 @@ export interface SendRequest {
   subject?: string;
   html?: string;
   mediaUrls?: string[];
+  /** The gateway's Idempotency-Key slot: the answer is recorded in the commit that stores the provider's result. */
+  idempotency?: IdempotencySlot;
 }
 
 /** The contract's send-message answer. */
@@ -103,17 +106,22 @@ export function sendOperation(context: MessagingContext): AgentOperation {
     };
     const metering: Metering = { ledger, admission, usageId: usage.id, tariffCost: cost };
     // Only the in-memory checks and the admission hold the mailbox; the rest runs outside it.
+    // SMS opt-outs are checked by the INSERT itself: one commit before the provider call, no read.
+    const writes =
+      channel === 'sms'
+        ? [store.messages.insertUnlessOptedOutStatement(message), store.usage.insertForMessageStatement(usage, message.id)]
+        : [store.messages.insertStatement(message), store.usage.insertStatement(usage)];
     return new Continuation(async () => {
       try {
-        if (channel === 'sms' && (await store.optOuts.has('sms', held.address, request.to))) {
+        const [stored] = await store.db.executeAll(writes);
+        if (stored!.changes === 0) {
           throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${request.to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
         }
-        await store.db.executeAll([store.messages.insertStatement(message), store.usage.insertStatement(usage)]);
       } catch (err) {
         ledger.release(admission);
         throw err;
       }
-      return deliverToProvider(context, store, message, outbound, metering);
+      return deliverToProvider(context, store, message, outbound, metering, request.idempotency);
     });
   };
 }
@@ -132,6 +140,7 @@ async function deliverToProvider(
   message: MessageRecord,
   outbound: OutboundMessage,
   metering: Metering,
+  idempotency: IdempotencySlot | undefined,
 ): Promise<SendResponse> {
   const driver = context.drivers.require(message.channel);
   const where = { provider: driver.manifest.name, agentId: message.agentId, messageId: message.id, channel: message.channel };
@@ -184,14 +193,8 @@ async function deliverToProvider(
     context.events.emit('deadLetter', { agentId: message.agentId, reason: 'send_failed' });
     throw new SwitchboardError(ErrorCodes.PROVIDER_ERROR, `The provider did not take the message after ${attempts} attempt(s): ${reason}`, { cause: err });
   }
-  await store.db.executeAll([
-    store.messages.markSentStatement(message.id, result),
-    store.usage.settleStatement(metering.usageId, result.externalId, result.segments, result.cost),
-  ]);
   const cost = result.cost ?? metering.tariffCost;
-  context.events.emit('usage', { channel: message.channel, action: 'message', cost });
-  context.events.emit('message', { channel: message.channel, direction: 'outbound', status: result.status });
-  return {
+  const response: SendResponse = {
     success: true,
     messageId: message.id,
     externalId: result.externalId,
@@ -201,6 +204,15 @@ async function deliverToProvider(
     to: message.to,
     cost: round4(cost),
   };
+  // The one commit after the provider call: its answer, the usage it settles and the idempotent replay.
+  await store.db.executeAll([
+    store.messages.markSentStatement(message.id, result),
+    store.usage.settleStatement(metering.usageId, result.externalId, result.segments, result.cost),
+    ...(idempotency ? [store.idempotency.recordStatement(idempotency.scope, idempotency.key, { requestHash: idempotency.requestHash, status: 200, body: response })] : []),
+  ]);
+  context.events.emit('usage', { channel: message.channel, action: 'message', cost });
+  context.events.emit('message', { channel: message.channel, direction: 'outbound', status: result.status });
+  return response;
 }
 
 /** A provider call that takes too long counts as a retryable failure; the message id is its idempotency key. */

@@ -176,6 +176,45 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
+    it('an outbound SMS and its usage are stored in one group unless the recipient opted out', async () => {
+      await withNodes(1, async ([store]) => {
+        const s = store!;
+        const now = new Date().toISOString();
+        const base = { ...inbound('opt-1', 'SM0', now), externalId: null, direction: 'outbound' as const, status: 'queued' as const, delivery: 'done' as const };
+        const usage = { agentId: 'opt-1', channel: 'sms' as const, action: 'message', quantity: 1, providerCost: null, tariffCost: 0.0083, externalId: null, createdAt: now };
+        const send = (id: string) =>
+          s.db.executeAll([s.messages.insertUnlessOptedOutStatement({ ...base, id }), s.usage.insertForMessageStatement({ ...usage, id: `use-${id}` }, id)]);
+        assert.deepEqual(await send('msg-a'), [{ changes: 1 }, { changes: 1 }]);
+        await s.optOuts.add('sms', base.from, base.to);
+        assert.deepEqual(await send('msg-b'), [{ changes: 0 }, { changes: 0 }]);
+        assert.equal(await s.messages.get('msg-b'), undefined);
+        assert.deepEqual((await s.usage.listForAgent('opt-1')).map((u) => u.id), ['use-msg-a']);
+        await s.optOuts.remove('sms', base.from, base.to);
+        assert.deepEqual(await send('msg-c'), [{ changes: 1 }, { changes: 1 }]);
+      });
+    });
+
+    it("a delivery receipt is one UPDATE of the message that also prices the message's usage record", async () => {
+      await withNodes(1, async ([store]) => {
+        const s = store!;
+        const now = new Date().toISOString();
+        const sent = { ...inbound('rcpt-1', 'SM7', now), id: 'msg-rcpt', direction: 'outbound' as const, status: 'sent' as const, delivery: 'done' as const };
+        await s.messages.insert(sent);
+        const usage = { agentId: 'rcpt-1', channel: 'sms' as const, action: 'message', quantity: 1, providerCost: null, tariffCost: 0.0083, createdAt: now };
+        await s.usage.insert({ ...usage, id: 'use-rcpt', externalId: 'SM7' });
+        await s.usage.insert({ ...usage, id: 'use-other', externalId: 'SM8' });
+        const receipt = (cost: number | null) => s.messages.applyStatusStatement('rcpt-1', 'SM7', 'delivered', cost, null);
+        assert.deepEqual(await s.db.executeAll([receipt(null)]), [{ changes: 1 }], 'the message row alone is counted');
+        assert.equal((await s.usage.listForAgent('rcpt-1')).find((u) => u.id === 'use-rcpt')!.providerCost, null, 'no price, no change');
+        assert.deepEqual(await s.db.executeAll([receipt(0.0079)]), [{ changes: 1 }]);
+        const costs = Object.fromEntries((await s.usage.listForAgent('rcpt-1')).map((u) => [u.id, u.providerCost]));
+        assert.deepEqual(costs, { 'use-rcpt': 0.0079, 'use-other': null });
+        assert.equal((await s.messages.get('msg-rcpt'))!.cost, 0.0079);
+        const unknown = s.messages.applyStatusStatement('rcpt-1', 'SM-nobody', 'delivered', 0.0079, null);
+        assert.deepEqual(await s.db.executeAll([unknown]), [{ changes: 0 }]);
+      });
+    });
+
     it('pool claims under concurrent provisioning on two nodes: no number twice, no false POOL_EXHAUSTED', async () => {
       await withNodes(2, async (stores) => {
         const numbers = Array.from({ length: 24 }, (_, i) => `+1202555${String(1000 + i).padStart(4, '0')}`);

@@ -3,6 +3,7 @@ import { initial } from './001-initial.js';
 import { messaging } from './002-messaging.js';
 import { limits } from './003-limits.js';
 import { deadLetterMessage } from './004-dead-letter-message.js';
+import { messageCostTrigger } from './005-message-cost-trigger.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger];

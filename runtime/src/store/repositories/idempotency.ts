@@ -1,4 +1,11 @@
-import type { SqlExecutor } from '../database.js';
+import type { SqlExecutor, SqlStatement } from '../database.js';
+
+/** Where an idempotent request's answer is stored: the caller's scope, its key and the hash of the request. */
+export interface IdempotencySlot {
+  readonly scope: string;
+  readonly key: string;
+  readonly requestHash: string;
+}
 
 /** A stored answer to a mutating request, replayed when the same key comes again. */
 export interface IdempotentResponse {
@@ -21,11 +28,17 @@ export class IdempotencyRepository {
 
   /** Records the first answer for a key; a concurrent second record loses and returns false. */
   async record(scope: string, key: string, response: IdempotentResponse, tx: SqlExecutor = this.db): Promise<boolean> {
-    const { changes } = await tx.execute(
-      `INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, status, response, created_at)
-       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (scope, idempotency_key) DO NOTHING`,
-      [scope, key, response.requestHash, response.status, JSON.stringify(response.body), new Date().toISOString()],
-    );
+    const { sql, params } = this.recordStatement(scope, key, response);
+    const { changes } = await tx.execute(sql, params);
     return changes === 1;
+  }
+
+  /** The INSERT of `record`, to commit with the write that ends the request (0 changes when another record won). */
+  recordStatement(scope: string, key: string, response: IdempotentResponse): SqlStatement {
+    return {
+      sql: `INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, status, response, created_at)
+       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (scope, idempotency_key) DO NOTHING`,
+      params: [scope, key, response.requestHash, response.status, JSON.stringify(response.body), new Date().toISOString()],
+    };
   }
 }

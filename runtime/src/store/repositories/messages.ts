@@ -49,9 +49,12 @@ interface MessageRow {
   updated_at: string;
 }
 
-const INSERT = `INSERT INTO messages (id, agent_id, channel, direction, from_address, to_address, subject, body, html, media_urls,
-  external_id, status, segments, cost, error, delivery, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const COLUMNS = `id, agent_id, channel, direction, from_address, to_address, subject, body, html, media_urls,
+  external_id, status, segments, cost, error, delivery, created_at, updated_at`;
+const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
+const INSERT = `INSERT INTO messages (${COLUMNS}) VALUES (${ROW})`;
+const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
+  WHERE NOT EXISTS (SELECT 1 FROM opt_outs WHERE channel = ? AND agent_address = ? AND remote_address = ?)`;
 
 /** An inbound message neither handed to the agent nor dead-lettered. */
 const UNDELIVERED = "m.delivery = 'pending' AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.message_id = m.id)";
@@ -67,6 +70,14 @@ export class MessageRepository {
   /** The INSERT for a message, to run in an atomic group. */
   insertStatement(message: MessageRecord): SqlStatement {
     return { sql: INSERT, params: params(message) };
+  }
+
+  /**
+   * The INSERT of an outbound message that stores nothing (0 changes) when its recipient opted out
+   * of its sender's address on its channel: the opt-out check and the write are one statement.
+   */
+  insertUnlessOptedOutStatement(message: MessageRecord): SqlStatement {
+    return { sql: INSERT_UNLESS_OPTED_OUT, params: [...params(message), message.channel, message.from, message.to] };
   }
 
   /**

@@ -18,6 +18,13 @@ export interface UsageRecord {
   readonly createdAt: string;
 }
 
+const COLUMNS = 'id, agent_id, channel, action, quantity, provider_cost, tariff_cost, external_id, created_at';
+const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?';
+
+function params(r: UsageRecord) {
+  return [r.id, r.agentId, r.channel, r.action, r.quantity, r.providerCost, r.tariffCost, r.externalId, r.createdAt];
+}
+
 /** Usage records, the basis of limits and billing. */
 export class UsageRepository {
   constructor(private readonly db: SqlExecutor) {}
@@ -29,20 +36,14 @@ export class UsageRepository {
 
   /** The INSERT for a usage record, to run in an atomic group. */
   insertStatement(record: UsageRecord): SqlStatement {
+    return { sql: `INSERT INTO usage_records (${COLUMNS}) VALUES (${ROW})`, params: params(record) };
+  }
+
+  /** The INSERT for the usage record of a message, storing nothing unless that message is stored (in the same atomic group). */
+  insertForMessageStatement(record: UsageRecord, messageId: string): SqlStatement {
     return {
-      sql: `INSERT INTO usage_records (id, agent_id, channel, action, quantity, provider_cost, tariff_cost, external_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      params: [
-        record.id,
-        record.agentId,
-        record.channel,
-        record.action,
-        record.quantity,
-        record.providerCost,
-        record.tariffCost,
-        record.externalId,
-        record.createdAt,
-      ],
+      sql: `INSERT INTO usage_records (${COLUMNS}) SELECT ${ROW} WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?)`,
+      params: [...params(record), messageId],
     };
   }
 

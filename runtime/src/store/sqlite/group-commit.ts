@@ -1,7 +1,34 @@
 import type { ExecuteResult, SqlStatement } from '../database.js';
 import { insertShape, runInserts, type InsertShape } from './insert-coalescer.js';
 import type { StatementCache } from './statement-cache.js';
+import { runUpdates, updateShape, type UpdateShape } from './update-coalescer.js';
 import { runEach, runGroup, type Outcome, type PendingWrite } from './writes.js';
+
+/** A statement several writes can share: an INSERT of rows, or an UPDATE of rows picked by key. */
+type Shape = { readonly insert: InsertShape } | { readonly update: UpdateShape };
+const kinds = new Map<string, Shape | null>();
+
+function shapeOf(sql: string): Shape | null {
+  let kind = kinds.get(sql);
+  if (kind === undefined) {
+    const insert = insertShape(sql);
+    const update = insert ? null : updateShape(sql);
+    kind = insert ? { insert } : update ? { update } : null;
+    kinds.set(sql, kind);
+  }
+  return kind;
+}
+
+/** Runs writes of one shape as multi-row statements (see `runInserts`, `runUpdates`). */
+function runAlike(statements: StatementCache, shape: Shape, writes: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<boolean> {
+  return 'insert' in shape ? runInserts(statements, shape.insert, writes, outcomes) : runUpdates(statements, shape.update, writes, outcomes);
+}
+
+/** A group's statement texts, when every statement of it can be coalesced: the key groups alike share; else null. */
+function coalescibleSteps(group: PendingWrite): string | null {
+  for (const statement of group.statements) if (!shapeOf(statement.sql)) return null;
+  return group.statements.map((s) => s.sql).join('\0');
+}
 
 /**
  * Group commit: writes that arrive while the writer is busy are committed together in one
@@ -62,34 +89,50 @@ export class GroupCommit {
   }
 
   /**
-   * The fast path. Same-shaped single INSERTs become multi-row statements (see `runInserts`); other
-   * single statements and the groups (each group's statements in order) run side by side. Resolves
-   * undefined when a group's statement failed, or a conflict-tolerant insert could not tell which of
-   * its rows went in: the caller must undo the transaction and replay it one write at a time.
+   * The fast path. Same-shaped single INSERTs, and UPDATEs of rows picked by key, become multi-row
+   * statements (see `runInserts`, `runUpdates`), and so do atomic groups made of the same such
+   * statements; other single statements and groups (each group's statements in order) run side by
+   * side. Resolves undefined when a group's statement failed, or a multi-row statement could not
+   * tell which of its rows it wrote: the caller must undo the transaction and replay it one write at
+   * a time.
    */
   async #applyTogether(batch: readonly PendingWrite[]): Promise<Map<PendingWrite, Outcome> | undefined> {
     const outcomes = new Map<PendingWrite, Outcome>();
-    const inserts = new Map<InsertShape, PendingWrite[]>();
+    const alike = new Map<Shape, PendingWrite[]>();
     const singles: PendingWrite[] = [];
     const groups: PendingWrite[] = [];
+    const alikeGroups = new Map<string, PendingWrite[]>();
     for (const write of batch) {
-      const shape = write.statements.length === 1 ? insertShape(write.statements[0]!.sql) : null;
-      if (write.statements.length !== 1) groups.push(write);
-      else if (!shape) singles.push(write);
-      else if (inserts.has(shape)) inserts.get(shape)!.push(write);
-      else inserts.set(shape, [write]);
+      if (write.statements.length !== 1) {
+        const steps = coalescibleSteps(write);
+        if (steps) alikeGroups.set(steps, [...(alikeGroups.get(steps) ?? []), write]);
+        else groups.push(write);
+        continue;
+      }
+      const shape = shapeOf(write.statements[0]!.sql);
+      if (!shape) singles.push(write);
+      else if (alike.has(shape)) alike.get(shape)!.push(write);
+      else alike.set(shape, [write]);
     }
-    const coalesced: [InsertShape, PendingWrite[]][] = [];
-    for (const [shape, writes] of inserts) {
+    const coalescedGroups: PendingWrite[][] = [];
+    for (const same of alikeGroups.values()) {
+      if (same.length === 1) groups.push(same[0]!);
+      else coalescedGroups.push(same);
+    }
+    const coalesced: [Shape, PendingWrite[]][] = [];
+    for (const [shape, writes] of alike) {
       if (writes.length === 1) singles.push(writes[0]!);
       else coalesced.push([shape, writes]);
     }
     let replay = false;
     await Promise.all([
       ...coalesced.map(async ([shape, writes]) => {
-        if (!(await runInserts(this.statements, shape, writes, outcomes))) replay = true;
+        if (!(await runAlike(this.statements, shape, writes, outcomes))) replay = true;
       }),
       runEach(this.statements, singles, outcomes),
+      ...coalescedGroups.map(async (same) => {
+        if (!(await this.#runAlikeGroups(same, outcomes))) replay = true;
+      }),
       ...groups.map(async (group) => {
         const results: ExecuteResult[] = [];
         for (const statement of group.statements) {
@@ -105,6 +148,28 @@ export class GroupCommit {
       }),
     ]);
     return replay ? undefined : outcomes;
+  }
+
+  /**
+   * Atomic groups made of the same statements in the same order (a send's message and usage rows,
+   * or its result and settled usage), run step by step: each step's rows as multi-row statements
+   * (INSERT or UPDATE), the steps in the groups' order. False when a row failed or could not be told
+   * apart: the caller replays the batch one write at a time, where each group is kept or undone whole.
+   */
+  async #runAlikeGroups(same: readonly PendingWrite[], outcomes: Map<PendingWrite, Outcome>): Promise<boolean> {
+    const results = same.map((): ExecuteResult[] => []);
+    for (let step = 0; step < same[0]!.statements.length; step++) {
+      const rows = new Map<PendingWrite, Outcome>();
+      const writes = same.map((group): PendingWrite => ({ statements: [group.statements[step]!], resolve: () => undefined, reject: () => undefined }));
+      if (!(await runAlike(this.statements, shapeOf(writes[0]!.statements[0]!.sql)!, writes, rows))) return false;
+      for (const [i, write] of writes.entries()) {
+        const outcome = rows.get(write);
+        if (!outcome?.ok) return false;
+        results[i]!.push(outcome.results[0]!);
+      }
+    }
+    for (const [i, group] of same.entries()) outcomes.set(group, { ok: true, results: results[i]! });
+    return true;
   }
 
   /** The careful path: one write after another, each group in a savepoint of its own. */

@@ -5,16 +5,25 @@ import { runEach, type Outcome, type PendingWrite } from './writes.js';
 /** SQLite's default limit on host parameters per statement is 32,766; stay below it. */
 const MAX_PARAMS = 32_000;
 
-/** A single-row INSERT whose rows can be sent to SQLite as one multi-row statement. */
+/**
+ * A single-row INSERT whose rows can be sent to SQLite as one multi-row statement: `INSERT … VALUES
+ * (?, …)`, or a conditional `INSERT INTO t (…) SELECT ?, … WHERE <condition>`, whose rows become the
+ * arms of one `UNION ALL`.
+ */
 export interface InsertShape {
-  /** `INSERT … VALUES ` */
+  /** `INSERT … VALUES `, or `INSERT INTO t (…) ` */
   readonly head: string;
-  /** `(?, ?, …)` */
+  /** `(?, ?, …)`, or `SELECT ?, … WHERE …` */
   readonly row: string;
+  /** What joins two rows: `,` or ` UNION ALL `. */
+  readonly joiner: string;
   /** What follows the row: nothing, or a conflict clause that skips rows. */
   readonly tail: string;
+  /** Parameters per row. */
   readonly columns: number;
-  /** Rows may be skipped (`OR IGNORE`, `ON CONFLICT … DO NOTHING`), so `changes` is per row. */
+  /** Most rows in one statement (SQLite allows 500 arms in a compound SELECT). */
+  readonly maxRows: number;
+  /** Rows may be skipped (`OR IGNORE`, `ON CONFLICT … DO NOTHING`, a condition), so `changes` is per row. */
   readonly tolerant: boolean;
   /** The first column: a tolerant insert returns it to tell which rows went in. */
   readonly firstColumn: string;
@@ -22,6 +31,9 @@ export interface InsertShape {
 
 const INSERT_SHAPE =
   /^(\s*INSERT\s+(OR\s+IGNORE\s+)?INTO\s+\w+\s*\(\s*(\w+)[\w\s,]*\)\s*VALUES\s*)(\((?:\s*\?\s*,)*\s*\?\s*\))(\s*(ON\s+CONFLICT\s*(?:\([\w\s,]+\))?\s*DO\s+NOTHING)?\s*)$/i;
+/** `INSERT INTO t (…) SELECT ?, … WHERE …`: placeholders only in the select list, one statement, no compound or clause after the condition. */
+const CONDITIONAL_SHAPE = /^(\s*INSERT\s+INTO\s+\w+\s*\(\s*(\w+)[\w\s,]*\)\s*)(SELECT\s+(?:\?\s*,\s*)*\?\s+WHERE\s+[^;]+)$/i;
+const NOT_ONE_CONDITION = /\b(UNION|INTERSECT|EXCEPT|ORDER|LIMIT|GROUP|RETURNING|ON\s+CONFLICT)\b|['"`]/i;
 const shapes = new Map<string, InsertShape | null>();
 
 /** The coalescible shape of `sql`, once per distinct statement text; null when it has none. */
@@ -29,7 +41,12 @@ export function insertShape(sql: string): InsertShape | null {
   let shape = shapes.get(sql);
   if (shape !== undefined) return shape;
   const m = INSERT_SHAPE.exec(sql);
-  shape = m ? { head: m[1]!, firstColumn: m[3]!, row: m[4]!, tail: m[5]!, columns: m[4]!.split('?').length - 1, tolerant: Boolean(m[2] || m[6]) } : null;
+  const c = m ? null : CONDITIONAL_SHAPE.exec(sql);
+  if (m) {
+    shape = { head: m[1]!, firstColumn: m[3]!, row: m[4]!, joiner: ',', tail: m[5]!, columns: m[4]!.split('?').length - 1, maxRows: Infinity, tolerant: Boolean(m[2] || m[6]) };
+  } else if (c && !NOT_ONE_CONDITION.test(c[3]!.slice(c[3]!.search(/\bWHERE\b/i)))) {
+    shape = { head: c[1]!, firstColumn: c[2]!, row: c[3]!, joiner: ' UNION ALL ', tail: '', columns: c[3]!.split('?').length - 1, maxRows: 256, tolerant: true };
+  } else shape = null;
   shapes.set(sql, shape);
   return shape;
 }
@@ -56,7 +73,7 @@ export async function runInserts(
     for (const w of writes) await runEach(statements, [w], outcomes);
     return true;
   }
-  const largest = 2 ** Math.floor(Math.log2(Math.max(1, Math.floor(MAX_PARAMS / shape.columns))));
+  const largest = 2 ** Math.floor(Math.log2(Math.max(1, Math.min(shape.maxRows, Math.floor(MAX_PARAMS / shape.columns)))));
   const chunks: PendingWrite[][] = [];
   for (let start = 0; start < writes.length; ) {
     const size = Math.min(largest, 2 ** Math.floor(Math.log2(writes.length - start)));
@@ -73,7 +90,7 @@ async function runChunk(statements: StatementCache, shape: InsertShape, chunk: r
     await runEach(statements, chunk, outcomes);
     return true;
   }
-  const sql = `${shape.head}${Array(chunk.length).fill(shape.row).join(',')}${shape.tail}`;
+  const sql = `${shape.head}${Array(chunk.length).fill(shape.row).join(shape.joiner)}${shape.tail}`;
   const params = chunk.flatMap((w) => w.statements[0]!.params ?? []);
   let inserted: (w: PendingWrite) => boolean = () => true;
   try {
