@@ -70,7 +70,7 @@ export class NodeExchange implements Exchange {
     res.on('close', () => {
       this.#finish(res.writableFinished ? 'ended' : 'aborted');
       // Whatever node did not confirm by now never left.
-      this.#rejectPending(new StreamClosedError(this.#ended ?? 'destroyed'));
+      this.#settlePending(new StreamClosedError(this.#ended ?? 'destroyed'));
     });
   }
 
@@ -165,7 +165,7 @@ export class NodeExchange implements Exchange {
     const socket = this.#res.socket;
     while (socket?.writableCorked) socket.uncork();
     const held = this.#res.writableLength;
-    if (held === 0) this.#confirmAll();
+    if (held === 0) this.#settlePending();
     else if (held > this.#maxBufferedBytes) this.#cutOff('overflow');
     return confirmed;
   }
@@ -207,26 +207,16 @@ export class NodeExchange implements Exchange {
     }
   }
 
-  /** The socket holds nothing: every write so far has left user space. */
-  #confirmAll(): void {
+  /** Settles every write still waiting: confirmed (the socket holds nothing: all has left user space), or failed with `err`. */
+  #settlePending(err?: Error): void {
     const pending = this.#pending;
     this.#pending = [];
     this.#bufferedBytes = 0;
     for (const item of pending) {
       if (item.settled) continue;
       item.settled = true;
-      item.resolve();
-    }
-  }
-
-  #rejectPending(err: Error): void {
-    const pending = this.#pending;
-    this.#pending = [];
-    this.#bufferedBytes = 0;
-    for (const item of pending) {
-      if (item.settled) continue;
-      item.settled = true;
-      item.reject(err);
+      if (err) item.reject(err);
+      else item.resolve();
     }
   }
 
@@ -241,7 +231,7 @@ export class NodeExchange implements Exchange {
     this.#ended = how;
     this.#state = 'done';
     // A clean end leaves its writes to be confirmed by node; any other end loses them.
-    if (how !== 'ended') this.#rejectPending(new StreamClosedError(how));
+    if (how !== 'ended') this.#settlePending(new StreamClosedError(how));
     for (const listener of this.#endListeners.splice(0)) listener(how);
   }
 }
