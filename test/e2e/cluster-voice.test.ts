@@ -4,9 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { samplingAgent } from '../helpers/mcp-client.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { openStore, type Store } from '@switchboard/runtime';
 import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
@@ -170,13 +169,7 @@ describe('cluster voice: the TwiML webhook on one gateway, the media WebSocket o
 
   it('an inbound relay call to an agent whose MCP session (with sampling) is on gw-1, WebSocket on gw-2: each turn is sampled across gateways', async () => {
     const agent = agents['voice-mcp']!;
-    const client = new Client({ name: 'voice-agent', version: '1.0.0' }, { capabilities: { sampling: {} } });
-    const asked: string[] = [];
-    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
-      const last = request.params.messages.at(-1)!.content as { type: string; text: string };
-      asked.push(last.text);
-      return { role: 'assistant', model: 'test-model', content: { type: 'text', text: `Sampled answer to: ${last.text}` } };
-    });
+    const { client, asked } = samplingAgent();
     await client.connect(new StreamableHTTPClientTransport(new URL(`${gateways[0]!.url}/mcp?agentId=${agent.agentId}`), { requestInit: { headers: { authorization: `Bearer ${agent.token}` } } }));
     try {
       balancer.routes = { http: gateways[0]!.url, upgrade: gateways[1]!.url };

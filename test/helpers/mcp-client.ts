@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 
 /** An official MCP client connected to the gateway, with the log notifications it received. */
 export interface ConnectedClient {
@@ -50,4 +50,19 @@ export async function connectMcp(baseUrl: string, kind: 'sse' | 'streamable', to
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * An MCP client that offers sampling, not yet connected: it answers each turn with
+ * `Sampled answer to: <what the caller said last>` and records what it was asked.
+ */
+export function samplingAgent(): { client: Client; asked: string[] } {
+  const client = new Client({ name: 'voice-agent', version: '1.0.0' }, { capabilities: { sampling: {} } });
+  const asked: string[] = [];
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    const last = request.params.messages.at(-1)!.content as { type: string; text: string };
+    asked.push(last.text);
+    return { role: 'assistant', model: 'test-model', content: { type: 'text', text: `Sampled answer to: ${last.text}` } };
+  });
+  return { client, asked };
 }

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { samplingAgent } from '../helpers/mcp-client.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import twilio from 'twilio';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -166,13 +165,7 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
   });
 
   it('an agent connected over MCP with sampling answers each turn through sampling/createMessage', async () => {
-    const client = new Client({ name: 'voice-agent', version: '1.0.0' }, { capabilities: { sampling: {} } });
-    const asked: string[] = [];
-    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
-      const last = request.params.messages.at(-1)!.content as { type: string; text: string };
-      asked.push(last.text);
-      return { role: 'assistant', model: 'test-model', content: { type: 'text', text: `Sampled answer to: ${last.text}` } };
-    });
+    const { client, asked } = samplingAgent();
     await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp?agentId=voice-relay`), { requestInit: { headers: { authorization: `Bearer ${agent.securityToken}` } } }));
     try {
       const call = await t.sim.phone.call({ agentId: 'voice-relay', from: CALLER, to: agent.channels.voice!.address, mode: 'relay', script: { steps: ['Do you deliver on Sundays?'], replyTimeoutMs: 4000, quietMs: 300 } });
