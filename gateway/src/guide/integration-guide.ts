@@ -89,7 +89,9 @@ Inbound messages reach your agent in this order:
    signed per the Standard Webhooks scheme (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`),
    so any Standard Webhooks library verifies it:
    \`new Webhook(signingSecret).verify(rawBody, headers)\`. Answer 2xx; anything else, or a time-out,
-   is retried with exponential backoff. Delivery receipts for what you sent arrive as \`message.status\`.
+   is retried with exponential backoff. Delivery is at least once: a message can arrive again (a
+   retry after a lost answer, or another node taking over), always with the same event \`id\` and
+   \`webhook-id\`, so drop one you already took. Delivery receipts for what you sent arrive as \`message.status\`.
 3. else, or when every retry failed, the message waits as a dead letter:
    \`curl -s ${baseUrl}/api/v1/waiting-messages -H "Authorization: Bearer $CLIENT_TOKEN"\` returns them
    (oldest first, \`limit\` up to 500, optional \`channel\`) and acknowledges them in the same step:
