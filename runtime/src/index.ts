@@ -17,12 +17,29 @@ export { DurableWork, type DurableWorkOptions, type ProcessOptions, type WorkHan
 export { subjectMatches } from './bus/bus.js';
 export type { Bus, BusHandler, Subscription, SubscribeOptions, RequestOptions } from './bus/bus.js';
 export { ActorSystem, AGENT_SUBJECT } from './actors/actor-system.js';
-export type { AgentOperation, AgentOperationContext, ActorSystemOptions } from './actors/actor-system.js';
+export type { AgentOperation, AgentOperations, AgentOperationContext, ActorSystemOptions, OperationHandler } from './actors/actor-system.js';
 export { AgentActor } from './actors/agent-actor.js';
-export { AgentClient, type AgentClientOptions } from './agents/agent-client.js';
+export { AgentClient, type AgentClientOptions, type CallOptions } from './agents/agent-client.js';
+export { AGENT_OPERATIONS, checkRequest, checkResponse, isOperationName } from './agents/catalogue.js';
+export type {
+  OperationName,
+  OperationRequest,
+  OperationInput,
+  OperationResponse,
+  AgentView,
+  ChannelStatus,
+  InboundWebhook,
+  VoiceWebhook,
+  WebhookAnswer,
+  SendRequest,
+  SendResponse,
+  ProvisionRequest,
+  ProvisionResult,
+  DeprovisionResult,
+  MakeCallRequest,
+} from './agents/catalogue.js';
 export { requireAgent } from './agents/operations.js';
 export { agentView } from './agents/view.js';
-export type { AgentView } from './agents/view.js';
 export { mayActFor } from './auth/principal.js';
 export type { Principal } from './auth/principal.js';
 export { TokenService } from './auth/token-service.js';
@@ -32,7 +49,6 @@ export { ReadinessChecks } from './health.js';
 export type { Probe } from './health.js';
 export { POOL_OF } from './provisioning/channels.js';
 export { Provisioner, newSigningSecret } from './provisioning/provisioner.js';
-export type { ProvisionRequest, ProvisionResult, DeprovisionResult } from './provisioning/provisioner.js';
 export { DataDirLock } from './data-dir-lock.js';
 export { SecretBox, loadSecretKey, hashToken, newToken } from './secrets.js';
 export { openStore, Store } from './store/store.js';
@@ -64,9 +80,6 @@ export { agentEvent } from './delivery/events.js';
 export type { AgentEvent, InboundMessageData, MessageStatusData } from './delivery/events.js';
 export { postCallback } from './delivery/callback-client.js';
 export { Continuation } from './actors/continuation.js';
-export type { SendRequest, SendResponse } from './messaging/send.js';
-export type { InboundWebhook, WebhookAnswer } from './messaging/inbound.js';
-export type { ChannelStatus } from './messaging/operations.js';
 export { optKeyword } from './messaging/opt-out.js';
 export type { MessageRecord, Direction, DeliveryState } from './store/repositories/messages.js';
 export type { DeadLetter, DeadLetterReason } from './store/repositories/dead-letters.js';
@@ -83,7 +96,6 @@ export { LIMIT_NAMES, defaultLimits, effectiveLimits } from './limits/limits.js'
 export type { Limits } from './limits/limits.js';
 export type { AgentLimitOverrides } from './store/repositories/limits.js';
 export { VoiceService } from './voice/voice-service.js';
-export type { VoiceWebhook, VoiceAnswer } from './voice/voice-service.js';
 export { AgentTurns, parseReply } from './voice/agent-turns.js';
 export type { TurnReply, Sampler } from './voice/agent-turns.js';
 export { CallDialogue } from './voice/dialogue.js';
@@ -92,7 +104,6 @@ export { CallSessions, newSessionId } from './voice/call-session.js';
 export type { CallSession, CallPurpose, CallLine } from './voice/call-session.js';
 export { VoiceMessageStore } from './voice/voice-messages.js';
 export type { StoredVoiceMessage } from './voice/voice-messages.js';
-export type { MakeCallRequest } from './voice/operations.js';
 export { RelayCall } from './voice/relay-call.js';
 export { MediaCall } from './voice/media-call.js';
 export { AudioWorkerPool } from './audio/audio-worker-pool.js';

@@ -1,5 +1,6 @@
 import type { DriverContext } from '@switchboard/sdk';
-import { ActorSystem, type AgentOperation } from './actors/actor-system.js';
+import { ActorSystem, type AgentOperations, type OperationHandler } from './actors/actor-system.js';
+import { checkRequest, isOperationName } from './agents/catalogue.js';
 import { AgentClient } from './agents/agent-client.js';
 import { lifecycleOperations } from './agents/operations.js';
 import { AuthLockout } from './auth/lockout.js';
@@ -164,14 +165,16 @@ export class Runtime {
       (cluster?.role === 'node'
         ? { connection: (bus as NatsBus).connection, nodeId: cluster.nodeId, partitions: settings.CLUSTER_PARTITIONS, leaseTtlMs: settings.CLUSTER_LEASE_TTL_MS }
         : undefined);
-    const operations: Record<string, AgentOperation> = {};
-    const actors = new ActorSystem({ bus, store, logger, operations, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
+    // Whatever crosses the bus is checked against the catalogue before an actor sees it.
+    const check = (name: string, payload: unknown) => {
+      if (isOperationName(name)) checkRequest(name, payload);
+    };
+    const actors = new ActorSystem({ bus, store, logger, check, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
     const runtime = new Runtime(settings, logger, store, bus, box, tokens, actors, placement, cluster);
-    Object.assign(
-      operations,
-      lifecycleOperations(new Provisioner(store, tokens, box, runtime.emailDomain)),
-      limitOperations(runtime.limiter),
-      voiceOperations({
+    const operations: AgentOperations = {
+      ...lifecycleOperations(new Provisioner(store, tokens, box, runtime.emailDomain)),
+      ...limitOperations(runtime.limiter),
+      ...voiceOperations({
         voice: runtime.voice,
         limiter: runtime.limiter,
         tariffs: runtime.tariffs,
@@ -180,7 +183,7 @@ export class Runtime {
         logger,
         publicBaseUrl: () => runtime.publicBaseUrl,
       }),
-      messagingOperations({
+      ...messagingOperations({
         drivers: runtime.drivers,
         delivery: runtime.delivery,
         events: runtime.events,
@@ -191,7 +194,9 @@ export class Runtime {
         publicBaseUrl: () => runtime.publicBaseUrl,
         sendRetry: { attempts: settings.SEND_MAX_ATTEMPTS, baseDelayMs: settings.SEND_RETRY_BASE_MS, timeoutMs: settings.SEND_TIMEOUT_MS },
       }),
-    );
+    };
+    // `check` lets through only each operation's own request, which is what each handler is typed to take.
+    actors.serve(operations as unknown as Record<string, OperationHandler>);
     // Runtime nodes serve no API: the gateways create (and print) the orchestrator token.
     if (cluster?.role !== 'node') {
       const { generatedOrchestratorToken } = await tokens.init(settings.ORCHESTRATOR_TOKEN);
@@ -322,11 +327,6 @@ export class Runtime {
     }
     const pending = await this.delivery.recover();
     if (pending > 0) this.logger.info({ pending }, 're-driving deliveries left pending');
-  }
-
-  /** Adds operations to every agent actor (later capabilities plug in here). */
-  addOperations(operations: Record<string, AgentOperation>): void {
-    this.actors.addOperations(operations);
   }
 
   /** Drains the actors and deliveries, then closes drivers, the bus and the store. */

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { hasErrorCode } from '@switchboard/sdk';
-import { ActorSystem, type AgentOperation } from '../src/actors/actor-system.js';
+import { ActorSystem, type OperationHandler } from '../src/actors/actor-system.js';
 import { AgentClient } from '../src/agents/agent-client.js';
 import { NatsBus } from '../src/bus/nats-bus.js';
 import { PartitionedActors } from '../src/cluster/partitioned-actors.js';
@@ -48,7 +48,7 @@ interface Node {
  * `act` is a billable action: admitted by the real Limiter against the actor's ledger (loaded from
  * usage rows on activation) and recorded as a usage row, as sends do.
  */
-function operations(store: Store, node: () => Node): Record<string, AgentOperation> {
+function operations(store: Store, node: () => Node): Record<string, OperationHandler> {
   const limiter = new Limiter(store, limits, new RuntimeEvents());
   return {
     async act({ actor }) {
@@ -114,7 +114,7 @@ async function waitFor(what: string, check: () => boolean, withinMs: number): Pr
 
 /** 50 concurrent billable actions for one agent; what was admitted, and by which nodes. */
 async function burst(client: AgentClient, agentId: string, count = 50) {
-  const results = await Promise.allSettled(Array.from({ length: count }, () => client.call<{ node: string }>('act', agentId)));
+  const results = await Promise.allSettled(Array.from({ length: count }, () => client.request('act', agentId) as Promise<{ node: string }>));
   const admitted = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ node: string }>).value.node);
   const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as { code?: string });
   return { admitted: admitted.length, nodes: new Set(admitted), codes: new Set(refused.map((e) => e.code)) };

@@ -117,7 +117,7 @@ describe('runtime nodes in their own processes', () => {
     const loops = agents.map(async (agent) => {
       for (let n = 0; running; n++) {
         try {
-          const { node } = await client.call<{ node: string }>('work', agent, { n });
+          const { node } = (await client.request('work', agent, { n })) as { node: string };
           results.push({ agent, at: Date.now(), node });
         } catch (err) {
           results.push({ agent, at: Date.now(), code: (err as { code?: string }).code ?? String(err) });

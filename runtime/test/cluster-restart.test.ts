@@ -84,7 +84,7 @@ describe('a nats-server restart', () => {
     await waitFor(
       'every agent served again',
       async () => {
-        await Promise.all(agents.filter((id) => !served.has(id)).map((id) => client.call<string>('ping', id).then(() => served.add(id), () => undefined)));
+        await Promise.all(agents.filter((id) => !served.has(id)).map((id) => client.request('ping', id).then(() => served.add(id), () => undefined)));
         return served.size === agents.length;
       },
       15_000,

@@ -70,8 +70,8 @@ describe('full runtimes as cluster nodes', () => {
     const agentIds = ['limited-1', 'limited-2', 'limited-3', 'limited-4'];
     assert.ok(new Set(agentIds.map((id) => (a.placement!.leases.holds(partitionOf(id, PARTITIONS)) ? 'a' : 'b'))).size === 2, 'the agents are spread over both nodes');
     for (const agentId of agentIds) {
-      await a.agents.call('provision', agentId, { agentId, displayName: agentId, channels: ['sms'] });
-      await b.agents.call('setLimits', agentId, { overrides: { actionsPerDay: 10 } });
+      await a.agents.call('provision', agentId, { displayName: agentId, channels: ['sms'] });
+      await b.agents.call('setLimits', agentId, { overrides: { actionsPerDay: 10 }, markupPercent: null });
       const before = sim.messages().length;
       // Half the sends enter through each node's client, as through two gateways.
       const results = await Promise.allSettled(

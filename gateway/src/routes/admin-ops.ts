@@ -54,7 +54,7 @@ export function adminOpsRoutes(deps: RouteDeps): RouteDefinition[] {
         const record = await runtime.store.agents.get(agentId);
         if (!record) fail(ErrorCodes.NOT_FOUND, `No agent ${agentId}.`);
         const view = agentView(record);
-        const limits = (await runtime.agents.call<{ limits: Record<string, number | null> }>('getLimits', agentId)).limits;
+        const limits = (await runtime.agents.call('getLimits', agentId)).limits;
         return json(200, {
           agent: { ...view, callbackUrl: view.callbackUrl ?? null },
           limits: Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== null)),

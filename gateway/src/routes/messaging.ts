@@ -1,4 +1,3 @@
-import type { SendResponse } from '@switchboard/runtime';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
 import { errorResponses } from '../schemas/common.js';
 import {
@@ -33,7 +32,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       async handler({ body, principal, idempotency }: RouteContext<SendMessageBody>) {
         const agentId = resolveAgentId(principal, body.agentId);
         const { agentId: _named, ...request } = body;
-        return json(200, await runtime.agents.call<SendResponse>('send', agentId, idempotency ? { ...request, idempotency } : request));
+        return json(200, await runtime.agents.call('send', agentId, idempotency ? { ...request, idempotency } : request));
       },
     },
     {

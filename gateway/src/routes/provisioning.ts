@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { ProvisionResult, DeprovisionResult } from '@switchboard/runtime';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
 import { errorResponses } from '../schemas/common.js';
 import { DeprovisionBody, DeprovisionResponse, ProvisionBody, ProvisionResponse } from '../schemas/provisioning.js';
@@ -23,7 +22,7 @@ export function provisioningRoutes(deps: RouteDeps): RouteDefinition[] {
       async handler({ body }: RouteContext<ProvisionBody>) {
         const agentId = body.agentId ?? `agent-${randomBytes(6).toString('hex')}`;
         if (body.callbackUrl !== undefined) checkCallbackUrl(body.callbackUrl, deps.runtime.settings.NODE_ENV);
-        const result = await deps.runtime.agents.call<ProvisionResult>('provision', agentId, { ...body, agentId });
+        const result = await deps.runtime.agents.call('provision', agentId, body);
         return json(201, result);
       },
     },
@@ -39,7 +38,7 @@ export function provisioningRoutes(deps: RouteDeps): RouteDefinition[] {
       responses: { 200: { description: 'Deprovisioned.', schema: DeprovisionResponse }, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
       async handler({ body, principal }: RouteContext<DeprovisionBody>) {
         const agentId = resolveAgentId(principal, body.agentId);
-        return json(200, await deps.runtime.agents.call<DeprovisionResult>('deprovision', agentId));
+        return json(200, await deps.runtime.agents.call('deprovision', agentId));
       },
     },
   ];

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { ErrorCodes } from '@switchboard/sdk';
-import type { VoiceAnswer } from '@switchboard/runtime';
+import type { OperationInput } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
 import { json, type HttpRequest, type RouteContext, type RouteDefinition } from '../http/types.js';
 import { errorResponses } from '../schemas/common.js';
@@ -21,7 +21,14 @@ import type { RouteDeps } from './deps.js';
 /** Voice operations (REST), the provider's voice webhooks, and the voice-message audio files. */
 export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
   const { runtime } = deps;
-  const operation = (path: string, operationId: string, summary: string, body: RouteDefinition['body'], response: RouteDefinition['body'], op: string): RouteDefinition => ({
+  const operation = <K extends 'sendVoiceMessage' | 'makeCall' | 'callOnBehalf' | 'transferCall'>(
+    path: string,
+    operationId: string,
+    summary: string,
+    body: RouteDefinition['body'],
+    response: RouteDefinition['body'],
+    op: K,
+  ): RouteDefinition => ({
     method: 'POST',
     path,
     operationId,
@@ -34,7 +41,8 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     async handler({ body: input, principal }: RouteContext<{ agentId?: string }>) {
       const agentId = resolveAgentId(principal, input.agentId);
       const { agentId: _named, ...request } = input;
-      return json(200, await runtime.agents.call(op, agentId, request));
+      // The route's body schema is the operation's input, less the agent (checked again at the bus edge).
+      return json(200, await runtime.agents.call<K>(op, agentId, ...([request as OperationInput<K>] as const)));
     },
   });
   const webhook = (path: string, operationId: string, summary: string, op: 'incomingCall' | 'outboundAnswer' | 'callStatus'): RouteDefinition => ({
@@ -53,7 +61,7 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
       const signed = await runtime.voice.verify(payload);
       const agentId = params.agentId ?? (await runtime.voice.agentOfCall(signed));
       if (!agentId) fail(ErrorCodes.NOT_FOUND, 'No call with this CallSid was placed or received here.');
-      const answer = await runtime.agents.call<VoiceAnswer>(op, agentId, payload);
+      const answer = await runtime.agents.call(op, agentId, payload);
       return { status: answer.status, headers: { 'content-type': answer.contentType }, body: answer.body };
     },
   });

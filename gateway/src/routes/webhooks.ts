@@ -1,5 +1,5 @@
 import type { Channel } from '@switchboard/sdk';
-import { verifyWebhook, type WebhookAnswer } from '@switchboard/runtime';
+import { verifyWebhook } from '@switchboard/runtime';
 import type { RouteContext, RouteDefinition } from '../http/types.js';
 import { ErrorBody, errorResponses } from '../schemas/common.js';
 import { WebhookAcks } from '../schemas/webhooks.js';
@@ -42,7 +42,7 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
         const { runtime } = deps;
         // Checked here, before the bus: an unsigned body never reaches a runtime node.
         await verifyWebhook(runtime.drivers.require(channel), { channel, method: request.method, url, headers: request.headers, rawBody: request.rawBody }, runtime.events);
-        const answer = await runtime.agents.call<WebhookAnswer>('inbound', params.agentId!, {
+        const answer = await runtime.agents.call('inbound', params.agentId!, {
           channel,
           method: request.method,
           url,

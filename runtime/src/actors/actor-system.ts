@@ -2,6 +2,7 @@ import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Bus, Subscription } from '../bus/bus.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
+import type { OperationName, OperationRequest, OperationResponse } from '../agents/catalogue.js';
 import { AgentActor } from './agent-actor.js';
 import { Continuation } from './continuation.js';
 
@@ -23,13 +24,25 @@ export interface AgentOperationContext {
 }
 
 /** An operation on one agent, run inside its mailbox; it may return a Continuation to finish outside it. */
-export type AgentOperation = (context: AgentOperationContext, payload: Record<string, unknown>) => Promise<unknown>;
+export type OperationHandler = (context: AgentOperationContext, payload: { agentId: string } & Record<string, unknown>) => Promise<unknown>;
+
+/** Operation `K` of the agent catalogue (agents/catalogue.ts), typed by its request and answer. */
+export type AgentOperation<K extends OperationName = OperationName> = (
+  context: AgentOperationContext,
+  request: OperationRequest<K>,
+) => Promise<OperationResponse<K> | Continuation<OperationResponse<K>>>;
+
+/** An implementation of every operation of the catalogue. */
+export type AgentOperations = { [K in OperationName]: AgentOperation<K> };
 
 export interface ActorSystemOptions {
   bus: Bus;
   store: Store;
   logger: Logger;
-  operations: Record<string, AgentOperation>;
+  /** What the actors answer; set by {@link ActorSystem.serve} when not given here. */
+  operations?: Readonly<Record<string, OperationHandler>>;
+  /** Checks an operation's payload before it runs, and throws to refuse it (the runtime's catalogue check). */
+  check?: (operation: string, payload: unknown) => void;
   /** Idle time after which an actor is dropped from memory. */
   idleMs: number;
 }
@@ -42,8 +55,11 @@ export class ActorSystem {
   readonly #actors = new Map<string, AgentActor>();
   #subscription: Subscription | undefined;
   #sweeper: NodeJS.Timeout | undefined;
+  #operations: Readonly<Record<string, OperationHandler>> | undefined;
 
-  constructor(private readonly options: ActorSystemOptions) {}
+  constructor(private readonly options: ActorSystemOptions) {
+    this.#operations = options.operations;
+  }
 
   /** Starts the idle sweeper and, unless `listen` is false (a cluster node subscribes per partition), takes every agent's operations. */
   start({ listen = true }: { listen?: boolean } = {}): void {
@@ -56,9 +72,9 @@ export class ActorSystem {
     this.#sweeper.unref();
   }
 
-  /** Makes more operations available to every actor. */
-  addOperations(operations: Record<string, AgentOperation>): void {
-    Object.assign(this.options.operations, operations);
+  /** Sets what every actor answers (the runtime builds them once its services exist). */
+  serve(operations: Readonly<Record<string, OperationHandler>>): void {
+    this.#operations = operations;
   }
 
   /** Number of actors in memory. */
@@ -97,15 +113,21 @@ export class ActorSystem {
   }
 
   /**
-   * Runs operation `name` in the mailbox of the payload's agent. `guard`, when given, runs inside the
+   * Runs operation `name` in the mailbox of the payload's agent, once the `check` option passed it
+   * (a refused payload is not acted on). `guard`, when given, runs inside the
    * mailbox turn right before the operation and may throw to refuse it (a cluster node's fencing check).
    */
   dispatch(name: string, data: unknown, guard?: (agentId: string) => void): Promise<unknown> {
-    const operation = Object.hasOwn(this.options.operations, name) ? this.options.operations[name] : undefined;
-    const payload = data as Record<string, unknown> | null;
+    const operation = this.#operations && Object.hasOwn(this.#operations, name) ? this.#operations[name] : undefined;
+    const payload = data as { agentId?: unknown } | null;
     const agentId = payload?.agentId;
     if (!operation || typeof agentId !== 'string') {
       return Promise.reject(new SwitchboardError(ErrorCodes.BAD_REQUEST, `Unknown agent operation ${name}.`));
+    }
+    try {
+      this.options.check?.(name, data);
+    } catch (err) {
+      return Promise.reject(err);
     }
     let actor = this.#actors.get(agentId);
     if (!actor) {
@@ -116,7 +138,7 @@ export class ActorSystem {
     const turn = target.enqueue(async () => {
       guard?.(agentId);
       if (target.state === undefined) target.state = (await this.options.store.agents.get(agentId)) ?? null;
-      return operation({ actor: target, store: this.options.store, fence: () => guard?.(agentId) }, payload as Record<string, unknown>);
+      return operation({ actor: target, store: this.options.store, fence: () => guard?.(agentId) }, payload as { agentId: string });
     });
     return turn.then((result) => (result instanceof Continuation ? result.run() : result));
   }

@@ -1,7 +1,7 @@
-import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
-import type { AgentOperation } from '../actors/actor-system.js';
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import type { AgentOperations } from '../actors/actor-system.js';
 import type { AgentActor } from '../actors/agent-actor.js';
-import type { Provisioner, ProvisionRequest } from '../provisioning/provisioner.js';
+import type { Provisioner } from '../provisioning/provisioner.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import { agentView } from './view.js';
 
@@ -12,11 +12,11 @@ export function requireAgent(actor: AgentActor): AgentRecord {
 }
 
 /** Lifecycle operations every agent actor answers. */
-export function lifecycleOperations(provisioner: Provisioner): Record<string, AgentOperation> {
+export function lifecycleOperations(provisioner: Provisioner): Pick<AgentOperations, 'provision' | 'deprovision' | 'get' | 'setBlockedChannels'> {
   return {
     async provision({ actor }, payload) {
       if (actor.state) throw new SwitchboardError(ErrorCodes.CONFLICT, `Agent ${actor.agentId} already exists; deprovision it first or pick another agentId.`);
-      const { result, record } = await provisioner.provision(payload as unknown as ProvisionRequest);
+      const { result, record } = await provisioner.provision(payload);
       actor.state = record;
       return result;
     },
@@ -31,7 +31,7 @@ export function lifecycleOperations(provisioner: Provisioner): Record<string, Ag
     },
     async setBlockedChannels({ actor, store }, payload) {
       const agent = requireAgent(actor);
-      const blockedChannels = [...new Set(payload.blockedChannels as Channel[])];
+      const blockedChannels = [...new Set(payload.blockedChannels)];
       await store.agents.setBlockedChannels(agent.agentId, blockedChannels);
       actor.state = { ...agent, blockedChannels, updatedAt: new Date().toISOString() };
       return { ok: true, agentId: agent.agentId, blockedChannels };

@@ -1,17 +1,8 @@
 import type { Channel } from '@switchboard/sdk';
+import type { AgentView } from './catalogue.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 
 /** An agent as the admin API shows it: no secrets. */
-export interface AgentView {
-  agentId: string;
-  displayName: string;
-  status: string;
-  channels: Partial<Record<Channel, string>>;
-  blockedChannels: Channel[];
-  callbackUrl: string | null;
-  createdAt: string;
-}
-
 export function agentView(record: AgentRecord): AgentView {
   return {
     agentId: record.agentId,

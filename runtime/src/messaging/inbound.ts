@@ -11,6 +11,7 @@ import {
 } from '@switchboard/sdk';
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
+import type { InboundWebhook, WebhookAnswer } from '../agents/catalogue.js';
 import { requireAgent } from '../agents/operations.js';
 import { agentEvent } from '../delivery/events.js';
 import { newId } from '../ids.js';
@@ -19,24 +20,6 @@ import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
 import type { MessagingContext } from './context.js';
 import { optKeyword } from './opt-out.js';
-
-/** A provider webhook as it crosses the bus, signature checked: the raw body travels base64-encoded. */
-export interface InboundWebhook {
-  channel: Channel;
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  rawBodyBase64: string;
-}
-
-/** The answer to give the provider. */
-export interface WebhookAnswer {
-  status: number;
-  contentType: string;
-  body: string;
-  /** Extra response headers (the refusal of a permanently bad event asks the sender to stop retrying). */
-  headers?: Record<string, string>;
-}
 
 /**
  * Svix (Resend's sender) retries every non-2xx for about a day unless the answer carries this header;
@@ -50,10 +33,9 @@ const STOP_RETRYING = { 'webhook-delivery': 'abort-message' } as const;
  * otherwise events are parsed, messages deduplicated by provider id and stored, their delivery
  * scheduled, and only then is the acknowledgement returned.
  */
-export function inboundOperation(context: MessagingContext): AgentOperation {
-  return async ({ actor, store }, payload) => {
+export function inboundOperation(context: MessagingContext): AgentOperation<'inbound'> {
+  return async ({ actor, store }, webhook) => {
     const agent = requireAgent(actor);
-    const webhook = payload as unknown as InboundWebhook;
     return new Continuation(() => receive(context, store, agent, webhook));
   };
 }

@@ -1,41 +1,34 @@
 import { CHANNELS, type Channel } from '@switchboard/sdk';
-import type { AgentOperation } from '../actors/actor-system.js';
+import type { AgentOperations } from '../actors/actor-system.js';
+import type { ChannelStatus } from '../agents/catalogue.js';
 import { requireAgent } from '../agents/operations.js';
 import { newSigningSecret } from '../provisioning/provisioner.js';
 import type { MessagingContext } from './context.js';
 import { inboundOperation } from './inbound.js';
 import { sendOperation } from './send.js';
 
-/** The contract's channel-status answer for one channel. */
-export interface ChannelStatus {
-  address: string | null;
-  status: 'active' | 'blocked' | 'not_provisioned';
-  provider: string | null;
-  messageCount: number;
-}
-
 /** Messaging operations every agent actor answers. */
-export function messagingOperations(context: MessagingContext): Record<string, AgentOperation> {
+export function messagingOperations(
+  context: MessagingContext,
+): Pick<AgentOperations, 'send' | 'inbound' | 'setCallbackUrl' | 'takeWaiting' | 'channelStatus'> {
   return {
     send: sendOperation(context),
     inbound: inboundOperation(context),
 
     async setCallbackUrl({ actor, store }, payload) {
       const agent = requireAgent(actor);
-      const callbackUrl = payload.callbackUrl as string | null;
+      const { callbackUrl } = payload;
       // Keep the secret across URL changes so the agent's receiver keeps verifying; clearing drops both.
       const secret = callbackUrl === null ? null : agent.sealedSigningSecret ? context.box.open(agent.sealedSigningSecret) : newSigningSecret();
       const sealed = secret === null ? null : context.box.seal(secret);
       await store.agents.setCallback(agent.agentId, callbackUrl, sealed);
       actor.state = { ...agent, callbackUrl, sealedSigningSecret: sealed, updatedAt: new Date().toISOString() };
-      return { success: true, agentId: agent.agentId, callbackUrl, signingSecret: secret };
+      return { success: true as const, agentId: agent.agentId, callbackUrl, signingSecret: secret };
     },
 
     async takeWaiting({ actor, store }, payload) {
       const agent = requireAgent(actor);
-      const channel = payload.channel as Channel | undefined;
-      const limit = payload.limit as number;
-      const messages = await store.db.transaction((tx) => store.deadLetters.take(tx, agent.agentId, channel, limit));
+      const messages = await store.db.transaction((tx) => store.deadLetters.take(tx, agent.agentId, payload.channel, payload.limit));
       return { messages, count: messages.length };
     },
 
@@ -51,7 +44,7 @@ export function messagingOperations(context: MessagingContext): Record<string, A
           const status = agent.blockedChannels.includes(channel) ? 'blocked' : 'active';
           return [channel, { address: held.address, status, provider, messageCount: counts[channel] ?? 0 }];
         }),
-      );
+      ) as Record<Channel, ChannelStatus>;
       return { agentId: agent.agentId, channels };
     },
   };

@@ -2,6 +2,7 @@ import pRetry from 'p-retry';
 import { ErrorCodes, SwitchboardError, countSegments, isRetryable, type Channel, type OutboundMessage, type SendResult } from '@switchboard/sdk';
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
+import type { SendRequest, SendResponse } from '../agents/catalogue.js';
 import type { Admission, UsageLedger } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
@@ -13,30 +14,6 @@ import { round4 } from '../billing/tariffs.js';
 import { checkRecipient } from './addresses.js';
 import type { MessagingContext } from './context.js';
 
-/** What an agent asks to send. */
-export interface SendRequest {
-  channel: Channel;
-  to: string;
-  body: string;
-  subject?: string;
-  html?: string;
-  mediaUrls?: string[];
-  /** The gateway's Idempotency-Key slot: the answer is recorded in the commit that stores the provider's result. */
-  idempotency?: IdempotencySlot;
-}
-
-/** The contract's send-message answer. */
-export interface SendResponse {
-  success: true;
-  messageId: string;
-  externalId: string;
-  status: string;
-  channel: Channel;
-  from: string;
-  to: string;
-  cost: number;
-}
-
 /**
  * `send`: checks run in the agent's mailbox (channel held, not blocked, recipient valid and not
  * opted out, limits admit the cost) and the message and its usage record are stored; the provider
@@ -44,10 +21,9 @@ export interface SendResponse {
  * A final failure gives the usage back, is stored, becomes a `send_failed` dead letter and answers
  * PROVIDER_ERROR.
  */
-export function sendOperation(context: MessagingContext): AgentOperation {
-  return async ({ actor, store }, payload) => {
+export function sendOperation(context: MessagingContext): AgentOperation<'send'> {
+  return async ({ actor, store }, request) => {
     const agent = requireAgent(actor);
-    const request = payload as unknown as SendRequest;
     const { channel } = request;
     if (channel === 'voice') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Voice is not a message channel; use /api/v1/make-call or /api/v1/send-voice-message.');
     const held = agent.channels.find((c) => c.channel === channel);

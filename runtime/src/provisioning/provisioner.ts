@@ -1,3 +1,4 @@
+import type { DeprovisionResult, ProvisionRequest, ProvisionResult } from '../agents/catalogue.js';
 import { randomBytes } from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
@@ -8,36 +9,6 @@ import type { AgentChannel, AgentRecord } from '../store/repositories/agents.js'
 import type { PoolName } from '../store/repositories/pools.js';
 import type { Store } from '../store/store.js';
 import { POOL_OF } from './channels.js';
-
-/** What an agent asks for when it is provisioned. */
-export interface ProvisionRequest {
-  agentId: string;
-  displayName: string;
-  channels: Channel[];
-  country?: string;
-  emailDomain?: string;
-  greeting?: string;
-  systemPrompt?: string;
-  voice?: string;
-  language?: string;
-  callbackUrl?: string;
-}
-
-export interface ProvisionResult {
-  success: true;
-  agentId: string;
-  securityToken: string;
-  channels: Partial<Record<Channel, { address: string; status: 'active' }>>;
-  /** Present when a callback URL was given: the secret callbacks are signed with. */
-  signingSecret?: string;
-}
-
-export interface DeprovisionResult {
-  success: true;
-  agentId: string;
-  status: 'deprovisioned';
-  released: Partial<Record<Channel, string>>;
-}
 
 /** A new callback signing secret in the Standard Webhooks form. */
 export function newSigningSecret(): string {

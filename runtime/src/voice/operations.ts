@@ -1,5 +1,6 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import type { AgentOperation } from '../actors/actor-system.js';
+import type { AgentOperationContext, AgentOperations } from '../actors/actor-system.js';
+import type { MakeCallRequest, VoiceWebhook, WebhookAnswer } from '../agents/catalogue.js';
 import { Continuation } from '../actors/continuation.js';
 import { requireAgent } from '../agents/operations.js';
 import type { Tariffs } from '../billing/tariffs.js';
@@ -11,7 +12,7 @@ import type { Limiter } from '../limits/limiter.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { Store } from '../store/store.js';
 import { newSessionId, type CallPurpose, type CallSession } from './call-session.js';
-import type { VoiceAnswer, VoiceService, VoiceWebhook } from './voice-service.js';
+import type { VoiceService } from './voice-service.js';
 import type { VoiceMessageStore } from './voice-messages.js';
 import type { Logger } from '../logger.js';
 
@@ -26,21 +27,12 @@ export interface VoiceContext {
   publicBaseUrl(): string;
 }
 
-export interface MakeCallRequest {
-  to: string;
-  greeting?: string;
-  systemPrompt?: string;
-  voice?: string;
-  language?: string;
-  mode?: 'relay' | 'stream';
-}
-
 /** The agent's phone number ('' when it holds no voice channel; placing a call then refuses it). */
 function voiceAddress(agent: AgentRecord): string {
   return agent.channels.find((c) => c.channel === 'voice')?.address ?? '';
 }
 
-const EMPTY: VoiceAnswer = { status: 200, contentType: 'text/plain', body: '' };
+const EMPTY: WebhookAnswer = { status: 200, contentType: 'text/plain', body: '' };
 
 /** A new call's log row; duration and cost come later, from the provider's status callbacks. */
 function logNewCall(store: Store, session: CallSession, callSid: string, direction: 'inbound' | 'outbound', status: string): Promise<void> {
@@ -62,11 +54,13 @@ function logNewCall(store: Store, session: CallSession, callSid: string, directi
 }
 
 /** Voice operations every agent actor answers. */
-export function voiceOperations(context: VoiceContext): Record<string, AgentOperation> {
+export function voiceOperations(
+  context: VoiceContext,
+): Pick<AgentOperations, 'sendVoiceMessage' | 'makeCall' | 'callOnBehalf' | 'transferCall' | 'incomingCall' | 'outboundAnswer' | 'callMessageTaken' | 'callStatus'> {
   const { voice } = context;
 
   /** Places an outbound call for a session: limits first (actions, spend, calls per day to the number). */
-  async function place(actor: Parameters<AgentOperation>[0]['actor'], store: Store, agent: AgentRecord, session: CallSession) {
+  async function place(actor: AgentOperationContext['actor'], store: Store, agent: AgentRecord, session: CallSession) {
     const held = agent.channels.find((c) => c.channel === 'voice');
     if (!held) throw new SwitchboardError(ErrorCodes.CHANNEL_NOT_PROVISIONED, `Agent ${agent.agentId} has no voice channel; provision it first.`);
     if (agent.blockedChannels.includes('voice')) throw new SwitchboardError(ErrorCodes.CHANNEL_BLOCKED, `The voice channel of agent ${agent.agentId} is blocked by the operator.`);
@@ -102,7 +96,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
   }
 
   /** Admits, registers and places a live call; the provider call runs outside the mailbox. */
-  async function call(actor: Parameters<AgentOperation>[0]['actor'], store: Store, agent: AgentRecord, session: CallSession, extra: object) {
+  async function call<E extends object>(actor: AgentOperationContext['actor'], store: Store, agent: AgentRecord, session: CallSession, extra: E) {
     const { admission } = await place(actor, store, agent, session);
     try {
       await voice.register(session);
@@ -113,7 +107,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
     return new Continuation(async () => {
       try {
         const placed = await dial(store, agent, session);
-        return { success: true, callSid: placed.callSid, sessionId: session.sessionId, status: placed.status, from: session.from, to: session.to, ...extra };
+        return { success: true as const, callSid: placed.callSid, sessionId: session.sessionId, status: placed.status, from: session.from, to: session.to, ...extra };
       } catch (err) {
         const provider = voice.telephonyDriverName();
         context.logger.error({ provider, agentId: agent.agentId, sessionId: session.sessionId, to: session.to, err }, 'provider did not place the call');
@@ -148,7 +142,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
     /** Synthesises the text, keeps it as a WAV under an unguessable URL, and places a call that plays it. */
     async sendVoiceMessage({ actor, store }, payload) {
       const agent = requireAgent(actor);
-      const { to, text, voice: voiceId } = payload as { to: string; text: string; voice?: string };
+      const { to, text, voice: voiceId } = payload;
       const from = voiceAddress(agent);
       const tts = voice.tts();
       const placeholder = newSession(agent, from, to, {}, { kind: 'voice-message', audioUrl: '' }, 'outbound');
@@ -171,7 +165,7 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
             externalId: placed.callSid,
             createdAt: new Date().toISOString(),
           });
-          return { success: true, callSid: placed.callSid, status: placed.status, from, to, audioUrl: message.url, durationSeconds: message.durationSeconds };
+          return { success: true as const, callSid: placed.callSid, status: placed.status, from, to, audioUrl: message.url, durationSeconds: message.durationSeconds };
         } catch (err) {
           actor.ledger?.release(admission);
           throw err;
@@ -179,17 +173,15 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
       });
     },
 
-    async makeCall({ actor, store }, payload) {
+    async makeCall({ actor, store }, request) {
       const agent = requireAgent(actor);
-      const request = payload as unknown as MakeCallRequest;
       const from = voiceAddress(agent);
       const session = newSession(agent, from, request.to, request, { kind: 'conversation' }, 'outbound');
       return call(actor, store, agent, session, {});
     },
 
-    async callOnBehalf({ actor, store }, payload) {
+    async callOnBehalf({ actor, store }, request) {
       const agent = requireAgent(actor);
-      const request = payload as { target: string; targetName?: string; requesterPhone: string; requesterName?: string; message?: string };
       const from = voiceAddress(agent);
       const purpose: CallPurpose = {
         kind: 'secretary',
@@ -199,12 +191,12 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
         ...(request.message ? { message: request.message } : {}),
       };
       const session = newSession(agent, from, request.target, { mode: 'relay' }, purpose, 'outbound');
-      return call(actor, store, agent, session, { bridge: 'available' });
+      return call(actor, store, agent, session, { bridge: 'available' as const });
     },
 
     async transferCall({ actor, store }, payload) {
       const agent = requireAgent(actor);
-      const { callSid, to, announcementText } = payload as { callSid: string; to: string; announcementText?: string };
+      const { callSid, to, announcementText } = payload;
       const call = await store.calls.get(callSid);
       if (!call || call.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `No call ${callSid} for agent ${agent.agentId}.`);
       if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status)) {
@@ -227,15 +219,15 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
           externalId: callSid,
           createdAt: new Date().toISOString(),
         });
-        return { success: true, callSid, transferredTo: to, status: 'transferred' };
+        return { success: true as const, callSid, transferredTo: to, status: 'transferred' as const };
       });
     },
 
     /** A call to the agent's number: verified, then attached to the media WebSocket (or refused quietly when blocked). */
     async incomingCall({ actor, store }, payload) {
       const agent = requireAgent(actor);
-      return new Continuation(async (): Promise<VoiceAnswer> => {
-        const request = voice.request(payload as unknown as VoiceWebhook);
+      return new Continuation(async (): Promise<WebhookAnswer> => {
+        const request = voice.request(payload);
         if (agent.blockedChannels.includes('voice')) return EMPTY;
         const event = voice.telephonyDriver().telephony.parseCallWebhook(request);
         const session = { ...newSession(agent, event.from ?? 'unknown', event.to ?? '', {}, { kind: 'conversation' }, 'inbound'), callSid: event.callSid };
@@ -248,9 +240,9 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
     /** The provider fetches what an answered outbound call should do. */
     async outboundAnswer({ actor }, payload) {
       const agent = requireAgent(actor);
-      return new Continuation(async (): Promise<VoiceAnswer> => {
+      return new Continuation(async (): Promise<WebhookAnswer> => {
         if (agent.blockedChannels.includes('voice')) return EMPTY;
-        const sessionId = new URL((payload as unknown as VoiceWebhook).url).searchParams.get('session') ?? '';
+        const sessionId = new URL(payload.url).searchParams.get('session') ?? '';
         const session = await voice.find(sessionId);
         if (!session || session.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.NOT_FOUND, 'No live call session matches this request.');
         return voice.answer(session);
@@ -264,19 +256,19 @@ export function voiceOperations(context: VoiceContext): Record<string, AgentOper
      */
     async callMessageTaken({ actor }, payload) {
       const agent = requireAgent(actor);
-      const { session, message } = payload as { session: CallSession; message: string };
+      const { session, message } = payload;
       if (session.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.BAD_REQUEST, 'The call belongs to another agent.');
       return new Continuation(async () => {
         await voice.messageTaken(session, agent, message);
-        return { success: true };
+        return { success: true as const };
       });
     },
 
     /** A call status callback: the call log, call-minute usage, and a `call.status` event for the agent. */
     async callStatus({ actor, store }, payload) {
       const agent = requireAgent(actor);
-      return new Continuation(async (): Promise<VoiceAnswer> => {
-        const request = voice.request(payload as unknown as VoiceWebhook);
+      return new Continuation(async (): Promise<WebhookAnswer> => {
+        const request = voice.request(payload);
         const telephony = voice.telephonyDriver().telephony;
         const event = telephony.parseCallWebhook(request);
         const known = await store.calls.updateStatus(event.callSid, event.status, event.durationSeconds, event.cost);

@@ -1,3 +1,4 @@
+import type { VoiceWebhook, WebhookAnswer } from '../agents/catalogue.js';
 import { verifyWebhook } from '../drivers/verify-webhook.js';
 import { ErrorCodes, SwitchboardError, type Driver, type WebhookRequest } from '@switchboard/sdk';
 import type { DeliveryService } from '../delivery/delivery-service.js';
@@ -12,21 +13,6 @@ import { CallDialogue, type MessageTaken } from './dialogue.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { SharedCallSessions } from '../cluster/shared-call-sessions.js';
-
-/** A voice webhook as it crosses the bus: the raw body travels base64-encoded. */
-export interface VoiceWebhook {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  rawBodyBase64: string;
-}
-
-/** The document to answer a voice webhook with. */
-export interface VoiceAnswer {
-  status: number;
-  contentType: string;
-  body: string;
-}
 
 /**
  * Voice calls on this node: the live sessions, the provider's voice webhooks (signature checked with
@@ -159,7 +145,7 @@ export class VoiceService {
   }
 
   /** The answer that attaches a call to its media WebSocket, or plays a voice message. */
-  answer(session: CallSession): VoiceAnswer {
+  answer(session: CallSession): WebhookAnswer {
     const telephony = this.telephonyDriver().telephony;
     if (session.purpose.kind === 'voice-message') {
       return { status: 200, ...telephony.render([{ kind: 'play', url: session.purpose.audioUrl }, { kind: 'hangup' }]) };

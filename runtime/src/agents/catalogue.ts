@@ -1,0 +1,273 @@
+import { Type, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { CHANNELS, ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import { LIMIT_NAMES } from '../limits/limits.js';
+import type { CallPurpose } from '../voice/call-session.js';
+
+/**
+ * Every agent operation that crosses the bus: its name, the request it takes and the answer it gives.
+ * The runtime checks each request against it before the operation runs, and the caller checks each
+ * answer, so a process on the other side of NATS (another build, a rogue publisher) cannot hand an
+ * actor a shape it does not expect. Requests carry the agent's id besides their own fields; fields a
+ * schema does not name are allowed and ignored. The gateway validates HTTP bodies against the
+ * contract's own schemas first; these are the internal shapes behind them.
+ */
+const Channel = Type.Union(CHANNELS.map((c) => Type.Literal(c)));
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/** An object keyed by channel: each channel's entry optional, or required when `every` is set. */
+function perChannel<T extends TSchema>(value: T): TObject<{ [C in (typeof CHANNELS)[number]]: TOptional<T> }>;
+function perChannel<T extends TSchema>(value: T, every: 'every'): TObject<{ [C in (typeof CHANNELS)[number]]: T }>;
+function perChannel<T extends TSchema>(value: T, every?: 'every'): TSchema {
+  return Type.Object(Object.fromEntries(CHANNELS.map((c) => [c, every ? value : Type.Optional(value)])));
+}
+const Agent = { agentId: Type.String({ minLength: 1 }) };
+
+/** A provider webhook, signature already checked by the gateway: the raw body travels base64-encoded. */
+const Webhook = {
+  method: Type.String(),
+  url: Type.String(),
+  headers: Type.Record(Type.String(), Type.String()),
+  rawBodyBase64: Type.String(),
+};
+
+/** What the gateway answers a provider's webhook with. */
+const WebhookAnswerSchema = Type.Object({
+  status: Type.Integer(),
+  contentType: Type.String(),
+  body: Type.String(),
+  /** Extra response headers (the refusal of a permanently bad event asks the sender to stop retrying). */
+  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+});
+
+const InboundWebhookSchema = Type.Object({ ...Webhook, channel: Channel });
+const VoiceWebhookSchema = Type.Object(Webhook);
+
+const IdempotencySlotSchema = Type.Object({ scope: Type.String(), key: Type.String(), requestHash: Type.String() });
+
+const SendRequestSchema = Type.Object({
+  channel: Channel,
+  to: Type.String(),
+  body: Type.String(),
+  subject: Type.Optional(Type.String()),
+  html: Type.Optional(Type.String()),
+  mediaUrls: Type.Optional(Type.Array(Type.String())),
+  /** The gateway's Idempotency-Key slot: the answer is recorded in the commit that stores the provider's result. */
+  idempotency: Type.Optional(IdempotencySlotSchema),
+});
+
+const SendResponseSchema = Type.Object({
+  success: Type.Literal(true),
+  messageId: Type.String(),
+  externalId: Type.String(),
+  status: Type.String(),
+  channel: Channel,
+  from: Type.String(),
+  to: Type.String(),
+  cost: Type.Number(),
+});
+
+const ProvisionRequestSchema = Type.Object({
+  ...Agent,
+  displayName: Type.String(),
+  channels: Type.Array(Channel),
+  country: Type.Optional(Type.String()),
+  emailDomain: Type.Optional(Type.String()),
+  greeting: Type.Optional(Type.String()),
+  systemPrompt: Type.Optional(Type.String()),
+  voice: Type.Optional(Type.String()),
+  language: Type.Optional(Type.String()),
+  callbackUrl: Type.Optional(Type.String()),
+});
+
+const ProvisionResultSchema = Type.Object({
+  success: Type.Literal(true),
+  agentId: Type.String(),
+  securityToken: Type.String(),
+  channels: perChannel(Type.Object({ address: Type.String(), status: Type.Literal('active') })),
+  /** Present when a callback URL was given: the secret callbacks are signed with. */
+  signingSecret: Type.Optional(Type.String()),
+});
+
+const DeprovisionResultSchema = Type.Object({
+  success: Type.Literal(true),
+  agentId: Type.String(),
+  status: Type.Literal('deprovisioned'),
+  released: perChannel(Type.String()),
+});
+
+const AgentViewSchema = Type.Object({
+  agentId: Type.String(),
+  displayName: Type.String(),
+  status: Type.String(),
+  channels: perChannel(Type.String()),
+  blockedChannels: Type.Array(Channel),
+  callbackUrl: Nullable(Type.String()),
+  createdAt: Type.String(),
+});
+
+const LimitValue = Nullable(Type.Number());
+const LimitsSchema = Type.Object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, LimitValue])) as { [K in (typeof LIMIT_NAMES)[number]]: typeof LimitValue });
+
+const LimitsViewSchema = Type.Object({
+  agentId: Type.String(),
+  limits: LimitsSchema,
+  overrides: Type.Partial(LimitsSchema),
+  markupPercent: Nullable(Type.Number()),
+});
+
+const ChannelStatusSchema = Type.Object({
+  address: Nullable(Type.String()),
+  status: Type.Union([Type.Literal('active'), Type.Literal('blocked'), Type.Literal('not_provisioned')]),
+  provider: Nullable(Type.String()),
+  messageCount: Type.Integer(),
+});
+
+const CallPlacedSchema = Type.Object({
+  success: Type.Literal(true),
+  callSid: Type.String(),
+  sessionId: Type.String(),
+  status: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+});
+
+const MakeCallRequestSchema = Type.Object({
+  to: Type.String(),
+  greeting: Type.Optional(Type.String()),
+  systemPrompt: Type.Optional(Type.String()),
+  voice: Type.Optional(Type.String()),
+  language: Type.Optional(Type.String()),
+  mode: Type.Optional(Type.Union([Type.Literal('relay'), Type.Literal('stream')])),
+});
+
+/** A call session, as a gateway hands an actor what the call left for the agent. */
+const CallSessionSchema = Type.Object({
+  sessionId: Type.String(),
+  agentId: Type.String(),
+  callSid: Nullable(Type.String()),
+  direction: Type.Union([Type.Literal('inbound'), Type.Literal('outbound')]),
+  mode: Type.Union([Type.Literal('relay'), Type.Literal('stream')]),
+  from: Type.String(),
+  to: Type.String(),
+  greeting: Nullable(Type.String()),
+  systemPrompt: Nullable(Type.String()),
+  voice: Nullable(Type.String()),
+  language: Type.String(),
+  purpose: Type.Unsafe<CallPurpose>(Type.Object({ kind: Type.Union([Type.Literal('conversation'), Type.Literal('secretary'), Type.Literal('voice-message')]) })),
+  transcript: Type.Array(Type.Object({ role: Type.Union([Type.Literal('caller'), Type.Literal('agent')]), text: Type.String(), at: Type.String() })),
+  startedAt: Type.Number(),
+  ended: Type.Boolean(),
+});
+
+const operation = <Q extends TSchema, A extends TSchema>(request: Q, response: A) => ({ request, response });
+const Ok = Type.Object({ success: Type.Literal(true) });
+const AgentOnly = Type.Object(Agent);
+
+export const AGENT_OPERATIONS = {
+  provision: operation(ProvisionRequestSchema, ProvisionResultSchema),
+  deprovision: operation(AgentOnly, DeprovisionResultSchema),
+  get: operation(AgentOnly, AgentViewSchema),
+  setBlockedChannels: operation(
+    Type.Object({ ...Agent, blockedChannels: Type.Array(Channel) }),
+    Type.Object({ ok: Type.Literal(true), agentId: Type.String(), blockedChannels: Type.Array(Channel) }),
+  ),
+  getLimits: operation(AgentOnly, LimitsViewSchema),
+  setLimits: operation(Type.Object({ ...Agent, overrides: Type.Partial(LimitsSchema), markupPercent: Nullable(Type.Number()) }), LimitsViewSchema),
+  send: operation(Type.Composite([AgentOnly, SendRequestSchema]), SendResponseSchema),
+  inbound: operation(Type.Composite([AgentOnly, InboundWebhookSchema]), WebhookAnswerSchema),
+  setCallbackUrl: operation(
+    Type.Object({ ...Agent, callbackUrl: Nullable(Type.String()) }),
+    Type.Object({ success: Type.Literal(true), agentId: Type.String(), callbackUrl: Nullable(Type.String()), signingSecret: Nullable(Type.String()) }),
+  ),
+  takeWaiting: operation(
+    Type.Object({ ...Agent, channel: Type.Optional(Channel), limit: Type.Integer({ minimum: 1 }) }),
+    Type.Object({ messages: Type.Array(Type.Object({ id: Type.String(), channel: Channel, body: Type.String() })), count: Type.Integer() }),
+  ),
+  channelStatus: operation(AgentOnly, Type.Object({ agentId: Type.String(), channels: perChannel(ChannelStatusSchema, 'every') })),
+  sendVoiceMessage: operation(
+    Type.Object({ ...Agent, to: Type.String(), text: Type.String(), voice: Type.Optional(Type.String()) }),
+    Type.Object({
+      success: Type.Literal(true),
+      callSid: Type.String(),
+      status: Type.String(),
+      from: Type.String(),
+      to: Type.String(),
+      audioUrl: Type.String(),
+      durationSeconds: Type.Number(),
+    }),
+  ),
+  makeCall: operation(Type.Composite([AgentOnly, MakeCallRequestSchema]), CallPlacedSchema),
+  callOnBehalf: operation(
+    Type.Object({
+      ...Agent,
+      target: Type.String(),
+      targetName: Type.Optional(Type.String()),
+      requesterPhone: Type.String(),
+      requesterName: Type.Optional(Type.String()),
+      message: Type.Optional(Type.String()),
+    }),
+    Type.Composite([CallPlacedSchema, Type.Object({ bridge: Type.Literal('available') })]),
+  ),
+  transferCall: operation(
+    Type.Object({ ...Agent, callSid: Type.String(), to: Type.String(), announcementText: Type.Optional(Type.String()) }),
+    Type.Object({ success: Type.Literal(true), callSid: Type.String(), transferredTo: Type.String(), status: Type.Literal('transferred') }),
+  ),
+  incomingCall: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),
+  outboundAnswer: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),
+  callStatus: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),
+  callMessageTaken: operation(Type.Object({ ...Agent, session: CallSessionSchema, message: Type.String() }), Ok),
+};
+
+/** The name of an agent operation. */
+export type OperationName = keyof typeof AGENT_OPERATIONS;
+/** What operation `K` takes, with the agent's id. */
+export type OperationRequest<K extends OperationName> = Static<(typeof AGENT_OPERATIONS)[K]['request']>;
+/** What operation `K` takes, without the agent's id (the client adds it). */
+export type OperationInput<K extends OperationName> = Omit<OperationRequest<K>, 'agentId'>;
+/** What operation `K` answers. */
+export type OperationResponse<K extends OperationName> = Static<(typeof AGENT_OPERATIONS)[K]['response']>;
+
+export type InboundWebhook = Static<typeof InboundWebhookSchema>;
+export type VoiceWebhook = Static<typeof VoiceWebhookSchema>;
+export type WebhookAnswer = Static<typeof WebhookAnswerSchema>;
+export type SendRequest = Static<typeof SendRequestSchema>;
+export type SendResponse = Static<typeof SendResponseSchema>;
+export type ProvisionRequest = Static<typeof ProvisionRequestSchema>;
+export type ProvisionResult = Static<typeof ProvisionResultSchema>;
+export type DeprovisionResult = Static<typeof DeprovisionResultSchema>;
+export type MakeCallRequest = Static<typeof MakeCallRequestSchema>;
+export type ChannelStatus = Static<typeof ChannelStatusSchema>;
+export type AgentView = Static<typeof AgentViewSchema>;
+
+// Requests and answers are checked as they are, never coerced or stripped: the shapes are internal.
+const ajv = new Ajv({ strict: false, allErrors: false });
+const compiled = new Map<string, { request: ValidateFunction; response: ValidateFunction }>();
+
+function checksOf(name: OperationName) {
+  let checks = compiled.get(name);
+  if (!checks) {
+    const { request, response } = AGENT_OPERATIONS[name];
+    checks = { request: ajv.compile(request), response: ajv.compile(response) };
+    compiled.set(name, checks);
+  }
+  return checks;
+}
+
+/** True when `name` is an operation of the catalogue. */
+export function isOperationName(name: string): name is OperationName {
+  return Object.hasOwn(AGENT_OPERATIONS, name);
+}
+
+/** The request as operation `name` takes it, or BAD_REQUEST naming what is wrong (it was not acted on). */
+export function checkRequest<K extends OperationName>(name: K, payload: unknown): OperationRequest<K> {
+  const validate = checksOf(name).request;
+  if (validate(payload)) return payload as OperationRequest<K>;
+  throw new SwitchboardError(ErrorCodes.BAD_REQUEST, `Agent operation ${name} refused its request: ${ajv.errorsText(validate.errors, { dataVar: 'request' })}.`);
+}
+
+/** The answer as operation `name` gives it, or INTERNAL: the node that answered does not speak this catalogue. */
+export function checkResponse<K extends OperationName>(name: K, answer: unknown): OperationResponse<K> {
+  const validate = checksOf(name).response;
+  if (validate(answer)) return answer as OperationResponse<K>;
+  throw new SwitchboardError(ErrorCodes.INTERNAL, `Agent operation ${name} answered an unexpected shape: ${ajv.errorsText(validate.errors, { dataVar: 'answer' })}.`);
+}
