@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Runtime } from '@switchboard/runtime';
+import type { MetricsPort } from '@switchboard/runtime';
 
 /** The gateway's Prometheus metrics, in a registry of its own so several gateways can share a process. */
 export class GatewayMetrics {
@@ -81,16 +81,16 @@ export class GatewayMetrics {
   }
 
   /** Follows the runtime's events, and reads the dead-letter backlog from the store when scraped. */
-  observe(runtime: Runtime): void {
-    runtime.events.on('message', ({ channel, direction, status }) => this.messages.inc({ channel, direction, status }));
-    runtime.events.on('usage', ({ channel, action, cost }) => {
+  observe({ events, pendingDeadLetters }: MetricsPort): void {
+    events.on('message', ({ channel, direction, status }) => this.messages.inc({ channel, direction, status }));
+    events.on('usage', ({ channel, action, cost }) => {
       this.actions.inc({ channel, action });
       this.spend.inc({ channel }, cost);
     });
-    runtime.events.on('frameDelay', (seconds) => this.voiceFrameDelay.observe(seconds));
-    runtime.events.on('limitRejected', ({ limit }) => this.limitRejections.inc({ limit }));
-    runtime.events.on('webhookRejected', ({ provider, reason }) => this.webhookRejected.inc({ provider, reason }));
-    this.#pendingDeadLetters = () => runtime.store.deadLetters.countPending();
+    events.on('frameDelay', (seconds) => this.voiceFrameDelay.observe(seconds));
+    events.on('limitRejected', ({ limit }) => this.limitRejections.inc({ limit }));
+    events.on('webhookRejected', ({ provider, reason }) => this.webhookRejected.inc({ provider, reason }));
+    this.#pendingDeadLetters = pendingDeadLetters;
   }
 
   observeRequest(route: string, method: string, status: number, seconds: number): void {

@@ -18,10 +18,9 @@ import { messagingRoutes } from './routes/messaging.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { importPackage, resolveProviders, type DemoSimulator } from './providers.js';
 import { attachMcp, ServerNames, type McpSessions } from './mcp/index.js';
-import { connectLiveDelivery } from './mcp/live-delivery.js';
+import { connectAgentReach } from './mcp/live-delivery.js';
 import { mcpRouteDocs } from './mcp/route-docs.js';
 import { createToolServer } from './mcp/tools.js';
-import { connectSampling } from './mcp/sampling.js';
 import { voiceRoutes } from './routes/voice.js';
 import { voiceSocketRoute } from './routes/voice-socket.js';
 import { attachVoiceSocket } from './voice/voice-socket.js';
@@ -68,12 +67,14 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const { adapter, reason } = await selectAdapter(settings.HTTP_ADAPTER);
   logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
   const runtime = await Runtime.start({ settings, logger, cluster });
+  // The gateway reaches the runtime only through its ports.
+  const ports = runtime.ports();
   const metrics = new GatewayMetrics();
-  metrics.observe(runtime);
-  const sessions = new AdminSessions(runtime, () => publicBaseUrl ?? '');
+  metrics.observe(ports.metrics);
+  const sessions = new AdminSessions(ports, () => publicBaseUrl ?? '');
   const app = new GatewayApp({
     sessions,
-    runtime,
+    ports,
     metrics,
     logger,
     bodyLimits: { api: settings.BODY_LIMIT_BYTES, webhook: settings.WEBHOOK_BODY_LIMIT_BYTES },
@@ -83,8 +84,8 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const serverNames = new ServerNames([settings.HOST, ...settings.ALLOWED_HOSTS.split(',')]);
   const attachTransports = (routes: Parameters<typeof attachMcp>[0]) => {
     mcp = attachMcp(routes, {
-      authenticate: (token) => runtime.tokens.authenticate(token),
-      lockout: runtime.lockout,
+      authenticate: (token) => ports.tokens.authenticate(token),
+      lockout: ports.lockout,
       createServer: (principal, agentId) => createToolServer(app, principal, agentId),
       logger,
       bodyLimit: settings.BODY_LIMIT_BYTES,
@@ -98,13 +99,12 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   try {
     const before = (routes: Parameters<typeof attachMcp>[0]) => {
       attachTransports(routes);
-      attachVoiceSocket(routes, { runtime, metrics, logger, publicBaseUrl: () => runtime.publicBaseUrl });
+      attachVoiceSocket(routes, { voice: ports.voice, metrics, logger, publicBaseUrl: () => runtime.publicBaseUrl });
     };
     // The port opens first, since the public base URL may depend on it; until `ready()` every route answers 503 `starting`.
     listener = await bind(adapter, app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true });
     logger.info({ port: listener.port }, 'start-up: listening (503 starting until the routes are mounted)');
-    connectLiveDelivery(runtime, mcp);
-    connectSampling(runtime, mcp);
+    connectAgentReach(ports.reach, mcp);
     const countSessions = () => metrics.sseSessions.set(mcp.count);
     mcp.on('open', countSessions);
     mcp.on('close', countSessions);
@@ -125,7 +125,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const active = listener;
   const simulatorUrls = (simulator as { baseUrls?: RouteDeps['providerBaseUrls'] } | undefined)?.baseUrls;
   const providerBaseUrls = simulatorUrls ?? { twilio: settings.TWILIO_BASE_URL, resend: settings.RESEND_BASE_URL, elevenlabs: settings.ELEVENLABS_BASE_URL };
-  const deps: RouteDeps = { runtime, metrics, version: VERSION, startedAt: Date.now(), publicBaseUrl, admin, providerBaseUrls };
+  const deps: RouteDeps = { ports, metrics, version: VERSION, startedAt: Date.now(), publicBaseUrl, admin, providerBaseUrls };
   app.add(
     ...healthRoutes(deps),
     ...docsRoutes(deps, () => [...app.routes, ...mcpRouteDocs]),
@@ -157,7 +157,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     mcp,
     stop() {
       stopping ??= (async () => {
-        const open = { sessions: mcp.count, calls: runtime.voice.sessions.size, requests: active.inFlight };
+        const open = { sessions: mcp.count, calls: ports.voice.liveCalls, requests: active.inFlight };
         logger.info(open, 'shutdown: closing MCP sessions, draining requests and calls');
         // Sessions first: closing the listener ends by cutting every socket.
         await mcp.closeAll();

@@ -37,6 +37,13 @@ import { checkClusterSettings, clusterNodeId, connectClusterBus, liveSubject, ty
 import { DurableWork, type Worker } from './cluster/durable-work.js';
 import { SharedCallSessions } from './cluster/shared-call-sessions.js';
 import type { NatsBus } from './bus/nats-bus.js';
+import { OperatorReads } from './admin/operator-reads.js';
+import { AgentReach } from './agents/agent-reach.js';
+import { agentView } from './agents/view.js';
+import { verifyWebhook } from './drivers/verify-webhook.js';
+import type { GatewayPorts } from './ports.js';
+import { RelayCall } from './voice/relay-call.js';
+import { StreamCall } from './voice/stream-call.js';
 
 export interface RuntimeOptions {
   settings: Settings;
@@ -79,6 +86,7 @@ export class Runtime {
   readonly nodeId: string | undefined;
   #work: DurableWork | undefined;
   #deliveryWorker: Worker | undefined;
+  #ports: GatewayPorts | undefined;
   /** Printed once by the CLI when the first start generated the orchestrator token. */
   generatedOrchestratorToken: string | undefined;
 
@@ -248,6 +256,56 @@ export class Runtime {
     this.delivery.setQueue(async (message) => {
       await work.enqueue('deliver', message.id, { messageId: message.id });
     });
+  }
+
+  /** What a gateway reaches this runtime through (see ports.ts); built once. */
+  ports(): GatewayPorts {
+    this.#ports ??= this.#buildPorts();
+    return this.#ports;
+  }
+
+  #buildPorts(): GatewayPorts {
+    const { store, voice, drivers, events } = this;
+    const reads = new OperatorReads(store);
+    return {
+      settings: this.settings,
+      demoMode: this.demoMode,
+      logger: this.logger,
+      agents: this.agents,
+      tokens: this.tokens,
+      lockout: this.lockout,
+      idempotency: store.idempotency,
+      sealer: this.box,
+      admin: {
+        reads,
+        agents: async () => (await store.agents.list()).map(agentView),
+        agent: async (agentId) => {
+          const record = await store.agents.get(agentId);
+          return record && agentView(record);
+        },
+        pools: store.pools,
+        reports: this.reports,
+        markupPercent: () => this.markupPercent(),
+        setMarkupPercent: (percent) => store.settings.set('markup_percent', String(percent)),
+        drivers: () => drivers.all,
+      },
+      reach: new AgentReach(store, this.delivery, voice.turns, this.cluster === 'gateway' ? this.bus : undefined),
+      metrics: { events, pendingDeadLetters: () => store.deadLetters.countPending() },
+      webhooks: {
+        contentTypes: (channel) => drivers.for(channel)?.webhooks?.contentTypes,
+        verify: (channel, request) => verifyWebhook(drivers.require(channel), request, events),
+      },
+      voice: {
+        verify: (webhook) => voice.verify(webhook),
+        agentOfCall: (request) => voice.agentOfCall(request),
+        voiceMessagePath: (name) => this.voiceMessages.pathOf(name),
+        openCall: (mode, agentId, hangUp) => (mode === 'stream' ? new StreamCall(voice, store, agentId, hangUp, this.audio()) : new RelayCall(voice, store, agentId, hangUp)),
+        get liveCalls() {
+          return voice.sessions.size;
+        },
+      },
+      readiness: this.readiness,
+    };
   }
 
   /** The global markup in percent: the admin API's value, else MARKUP_PERCENT. */

@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { ErrorCodes } from '@switchboard/sdk';
-import type { Principal, Runtime } from '@switchboard/runtime';
+import type { GatewayPorts, Principal } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
 import type { HttpRequest } from '../http/types.js';
 
@@ -48,13 +48,13 @@ function isLoopback(request: HttpRequest, publicBaseUrl: string): boolean {
  */
 export class AdminSessions {
   constructor(
-    private readonly runtime: Runtime,
+    private readonly ports: Pick<GatewayPorts, 'tokens' | 'lockout' | 'sealer'>,
     private readonly publicBaseUrl: () => string,
   ) {}
 
   /** Checks the token and answers the Set-Cookie header of a new session, and its CSRF token. */
   async signIn(token: string, request: HttpRequest): Promise<{ cookie: string; csrf: string; expiresAt: string }> {
-    const { lockout, tokens } = this.runtime;
+    const { lockout, tokens } = this.ports;
     const wait = lockout.retryAfter(request.remoteAddress);
     if (wait > 0) fail(ErrorCodes.RATE_LIMITED, `Too many failed sign-ins from this address; try again in ${wait} s.`);
     const principal = await tokens.authenticate(token);
@@ -65,7 +65,7 @@ export class AdminSessions {
     if (principal.kind !== 'orchestrator') fail(ErrorCodes.FORBIDDEN, 'The admin UI needs the orchestrator token, not a team or agent token.');
     lockout.succeed(request.remoteAddress);
     const data: SessionData = { exp: Math.floor(Date.now() / 1000) + SESSION_SECONDS, csrf: randomBytes(24).toString('base64url'), nonce: randomBytes(16).toString('base64url') };
-    const sealed = encodeURIComponent(this.runtime.box.seal(JSON.stringify(data)));
+    const sealed = encodeURIComponent(this.ports.sealer.seal(JSON.stringify(data)));
     const attrs = `Path=/; SameSite=Strict; Max-Age=${SESSION_SECONDS}${isLoopback(request, this.publicBaseUrl()) ? '' : '; Secure'}`;
     return {
       cookie: `${SESSION_COOKIE}=${sealed}; HttpOnly; ${attrs}`,
@@ -117,7 +117,7 @@ export class AdminSessions {
     if (!raw) return undefined;
     let data: SessionData;
     try {
-      data = JSON.parse(this.runtime.box.open(decodeURIComponent(raw))) as SessionData;
+      data = JSON.parse(this.ports.sealer.open(decodeURIComponent(raw))) as SessionData;
     } catch {
       return undefined;
     }

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import FindMyWay from 'find-my-way';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import type { IdempotencySlot, Logger, Principal, Runtime } from '@switchboard/runtime';
+import type { GatewayPorts, IdempotencySlot, Logger, Principal } from '@switchboard/runtime';
 import type { GatewayMetrics } from '../metrics.js';
 import { errorResult, fail } from './errors.js';
 import type { HttpRequest, HttpResult, RouteContext, RouteDefinition } from './types.js';
@@ -15,7 +15,8 @@ interface CompiledRoute {
 }
 
 export interface GatewayAppOptions {
-  runtime: Runtime;
+  /** Who a bearer token is, failed-authentication lockout, and stored idempotent answers. */
+  ports: { tokens: Pick<GatewayPorts['tokens'], 'authenticate'>; lockout: GatewayPorts['lockout']; idempotency: GatewayPorts['idempotency'] };
   metrics: GatewayMetrics;
   logger: Logger;
   bodyLimits: { api: number; webhook: number };
@@ -153,7 +154,7 @@ export class GatewayApp {
   }
 
   async #authenticate(definition: RouteDefinition, request: HttpRequest): Promise<Principal> {
-    const { lockout, tokens } = this.options.runtime;
+    const { lockout, tokens } = this.options.ports;
     const address = request.remoteAddress;
     const wait = lockout.retryAfter(address);
     if (wait > 0) {
@@ -190,7 +191,7 @@ export class GatewayApp {
     run: (slot: IdempotencySlot) => Promise<HttpResult> | HttpResult,
   ): Promise<HttpResult> {
     if (key.length > 255) fail(ErrorCodes.VALIDATION_FAILED, 'Idempotency-Key must be at most 255 characters.');
-    const { idempotency } = this.options.runtime.store;
+    const { idempotency } = this.options.ports;
     const scope = `${principal.kind}:${principal.kind === 'client' ? principal.agentId : ''}:${definition.method} ${definition.path}`;
     const requestHash = createHash('sha256').update(request.path).update('\0').update(request.rawBody).digest('hex');
     const slot = `${scope}\0${key}`;

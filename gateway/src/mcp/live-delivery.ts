@@ -1,6 +1,7 @@
-import { liveSubject, type AgentEvent, type LiveSink, type Runtime, type Subscription } from '@switchboard/runtime';
+import type { AgentEvent, GatewayPorts } from '@switchboard/runtime';
 import type { McpSession } from './mcp-session.js';
 import type { McpSessions } from './mcp-sessions.js';
+import { sampleTurn } from './sampling.js';
 
 const LOGGERS: Partial<Record<AgentEvent['type'], string>> = {
   'message.inbound': 'switchboard.inbound',
@@ -8,47 +9,48 @@ const LOGGERS: Partial<Record<AgentEvent['type'], string>> = {
 };
 
 /**
- * Connects the runtime's delivery chain to live MCP sessions: an event for an agent with a live
- * session goes out as `notifications/message`; a session that cannot take it (closed, or too far
- * behind) reports false, and the chain moves on to the callback URL or a dead letter. Embedded, the
- * runtime calls the sink directly; a cluster gateway listens on the live subject of each agent it
- * holds a session for, where runtime nodes ask (one gateway of the queue group answers).
+ * Makes this gateway's MCP sessions the way the runtime reaches their agents live (see the runtime's
+ * AgentReach, which also carries it across a cluster): an event for an agent with a live session goes
+ * out as `notifications/message`, and a session that cannot take it (closed, or too far behind)
+ * reports false, so the chain moves on to the callback URL or a dead letter; a live call's turns go to
+ * a session that supports sampling. On connect, a session is told how many messages wait for it.
  */
-export function connectLiveDelivery(runtime: Runtime, sessions: McpSessions): void {
-  const sink: LiveSink = async (agentId, event) => {
+export function connectAgentReach(reach: GatewayPorts['reach'], sessions: McpSessions): void {
+  const withSampling = (agentId: string): McpSession | undefined => {
     const session = sessions.sessionFor(agentId);
-    const logger = LOGGERS[event.type];
-    if (!session || !logger) return false;
-    try {
-      await session.notify({ method: 'notifications/message', params: { level: 'info', logger, data: event.data } });
-      return true;
-    } catch {
-      return false;
-    }
+    return session?.supportsSampling ? session : undefined;
   };
-  if (runtime.cluster === 'gateway') listenForLiveDelivery(runtime, sessions, sink);
-  else runtime.delivery.setLiveSink(sink, (agentId) => sessions.sessionFor(agentId) !== undefined);
-  sessions.on('open', (session) => void announceWaiting(runtime, session));
-}
-
-/** A cluster gateway answers on an agent's live subject while it holds at least one session of the agent. */
-function listenForLiveDelivery(runtime: Runtime, sessions: McpSessions, sink: LiveSink): void {
-  const listening = new Map<string, Subscription>();
-  sessions.on('open', ({ agentId }) => {
-    if (!agentId || listening.has(agentId)) return;
-    listening.set(agentId, runtime.bus.subscribe(liveSubject(agentId), (event) => sink(agentId, event as AgentEvent), { queue: 'live' }));
+  const changed = reach.serve({
+    async deliver(agentId, event) {
+      const session = sessions.sessionFor(agentId);
+      const logger = LOGGERS[event.type];
+      if (!session || !logger) return false;
+      try {
+        await session.notify({ method: 'notifications/message', params: { level: 'info', logger, data: event.data } });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    holds: (agentId) => sessions.sessionFor(agentId) !== undefined,
+    sample(call, timeoutMs) {
+      const session = withSampling(call.agentId);
+      return session && sampleTurn(session, call, timeoutMs);
+    },
+    samples: (agentId) => withSampling(agentId) !== undefined,
   });
-  sessions.on('close', ({ agentId }) => {
-    if (!agentId || sessions.sessionFor(agentId)) return;
-    listening.get(agentId)?.unsubscribe();
-    listening.delete(agentId);
-  });
+  const follow = ({ agentId }: McpSession) => {
+    if (agentId) changed(agentId);
+  };
+  sessions.on('open', follow);
+  sessions.on('close', follow);
+  sessions.on('open', (session) => void announceWaiting(reach, session));
 }
 
 /** On connect, tells the agent how many messages wait for it; fetching them stays an explicit call. */
-async function announceWaiting(runtime: Runtime, session: McpSession): Promise<void> {
+async function announceWaiting(reach: GatewayPorts['reach'], session: McpSession): Promise<void> {
   if (!session.agentId) return;
-  const waiting = await runtime.store.deadLetters.countPending(session.agentId).catch(() => 0);
+  const waiting = await reach.waiting(session.agentId).catch(() => 0);
   const data = {
     agentId: session.agentId,
     waitingMessages: waiting,

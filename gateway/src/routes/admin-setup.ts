@@ -25,13 +25,13 @@ const CHECK_TTL_MS = 15_000;
 
 /** Admin API for the setup wizard and dashboard: status, dashboard, credential tests, save and deploy. */
 export function adminSetupRoutes(deps: RouteDeps): RouteDefinition[] {
-  const { runtime } = deps;
+  const { ports } = deps;
   const common = { tag: 'Admin', auth: 'orchestrator' as const };
-  const logger = runtime.logger.child({ component: 'admin' });
+  const logger = ports.logger.child({ component: 'admin' });
   let cached: { at: number; checks: Promise<Record<Kind, { provider: string | null; check: HealthResult | null }>> } | undefined;
 
   const driverFor = (kind: Kind) => {
-    const all = runtime.drivers.all;
+    const all = ports.admin.drivers();
     switch (kind) {
       case 'telephony':
         return all.find((d) => d.manifest.channels.includes('voice') || d.manifest.channels.includes('sms'));
@@ -86,7 +86,7 @@ export function adminSetupRoutes(deps: RouteDeps): RouteDefinition[] {
         const providers = Object.fromEntries(Object.entries(live).map(([kind, v]) => [kind, { configured: v.provider !== null, ...v }]));
         const settings: Record<string, string | number | boolean> = {};
         for (const key of SETTING_KEYS) {
-          const value = (runtime.settings as Record<string, unknown>)[key];
+          const value = (ports.settings as Record<string, unknown>)[key];
           settings[key] = SECRET_SETTINGS.has(key) ? value !== '' && value !== undefined : (value as string | number);
         }
         const base = deps.publicBaseUrl;
@@ -94,7 +94,7 @@ export function adminSetupRoutes(deps: RouteDeps): RouteDefinition[] {
           200,
           {
             version: deps.version,
-            demoMode: runtime.demoMode,
+            demoMode: ports.demoMode,
             publicBaseUrl: base,
             envFile: deps.admin?.envFile ?? null,
             providers,
@@ -122,7 +122,7 @@ export function adminSetupRoutes(deps: RouteDeps): RouteDefinition[] {
       async handler() {
         const live = await checks();
         const failing = Object.fromEntries(Object.entries(live).map(([kind, v]) => [kind, v.check]));
-        return json(200, await dashboard(runtime, failing), { 'cache-control': 'no-store' });
+        return json(200, await dashboard(ports, failing), { 'cache-control': 'no-store' });
       },
     },
     {

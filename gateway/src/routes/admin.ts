@@ -1,6 +1,5 @@
 import { ErrorCodes } from '@switchboard/sdk';
 import type { AgentView, PoolName } from '@switchboard/runtime';
-import { agentView } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
 import {
@@ -22,7 +21,7 @@ const EMAIL = /^[^\s@]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$/;
 
 /** Admin API: agents, blocked channels, the team token and pools. Orchestrator token only. */
 export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
-  const { runtime } = deps;
+  const { ports } = deps;
   const common = { tag: 'Admin', auth: 'orchestrator' as const };
   return [
     {
@@ -33,7 +32,7 @@ export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
       summary: 'Every agent with its channels and blocked channels.',
       responses: { 200: { description: 'Agents.', schema: AgentList }, ...errorResponses(401, 403, 429) },
       async handler() {
-        const agents = (await runtime.store.agents.list()).map(agentView);
+        const agents = await ports.admin.agents();
         return json(200, {
           agents: agents.map(({ callbackUrl: _hidden, ...agent }: AgentView) => agent),
         });
@@ -49,7 +48,7 @@ export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
       idempotent: true,
       responses: { 200: { description: 'Updated.', schema: BlockedChannelsResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
       async handler({ params, body }: RouteContext<BlockedChannelsBody>) {
-        return json(200, await runtime.agents.call('setBlockedChannels', params.agentId!, { blockedChannels: body.blockedChannels }));
+        return json(200, await ports.agents.call('setBlockedChannels', params.agentId!, { blockedChannels: body.blockedChannels }));
       },
     },
     {
@@ -60,7 +59,7 @@ export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
       summary: 'The team token.',
       responses: { 200: { description: 'The team token.', schema: TokenResponse }, ...errorResponses(401, 403, 429) },
       async handler() {
-        return json(200, { token: await runtime.tokens.teamToken() }, { 'cache-control': 'no-store' });
+        return json(200, { token: await ports.tokens.teamToken() }, { 'cache-control': 'no-store' });
       },
     },
     {
@@ -71,7 +70,7 @@ export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
       summary: 'Replace the team token; the old one stops working at once.',
       responses: { 200: { description: 'The new team token.', schema: TokenResponse }, ...errorResponses(401, 403, 429) },
       async handler() {
-        return json(200, { token: await runtime.tokens.regenerateTeamToken() }, { 'cache-control': 'no-store' });
+        return json(200, { token: await ports.tokens.regenerateTeamToken() }, { 'cache-control': 'no-store' });
       },
     },
     {
@@ -82,7 +81,7 @@ export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
       summary: 'Pool sizes and entries, with the agent holding each.',
       responses: { 200: { description: 'Pools.', schema: PoolList }, ...errorResponses(401, 403, 429) },
       async handler() {
-        return json(200, { pools: await runtime.store.pools.counts(), entries: await runtime.store.pools.list() });
+        return json(200, { pools: await ports.admin.pools.counts(), entries: await ports.admin.pools.list() });
       },
     },
     {
@@ -100,7 +99,7 @@ export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
         const valid = pool === 'line' ? LINE_ID : pool === 'email' ? EMAIL : E164;
         const bad = body.addresses.find((a) => !valid.test(a));
         if (bad !== undefined) fail(ErrorCodes.VALIDATION_FAILED, `${bad} is not a valid ${pool} pool address.`);
-        return json(200, { ok: true, pool, added: await runtime.store.pools.add(pool, body.addresses) });
+        return json(200, { ok: true, pool, added: await ports.admin.pools.add(pool, body.addresses) });
       },
     },
   ];

@@ -36,13 +36,13 @@ function report(
 
 /** Usage and billing reports, and the admin routes for limits and markup. */
 export function billingRoutes(deps: RouteDeps): RouteDefinition[] {
-  const { runtime } = deps;
+  const { ports } = deps;
   return [
     report('/api/v1/usage', 'getUsage', "An agent's usage with its limits and what remains; without agentId (team token) all agents summed and listed.", UsageResponse, (agentId, period) =>
-      runtime.reports.usage(agentId, period),
+      ports.admin.reports.usage(agentId, period),
     ),
     report('/api/v1/billing', 'getBilling', 'Provider cost, markup and billed cost by channel; without agentId (team token) all agents.', BillingResponse, (agentId, period) =>
-      runtime.reports.billing(agentId, period),
+      ports.admin.reports.billing(agentId, period),
     ),
     {
       method: 'GET',
@@ -53,7 +53,7 @@ export function billingRoutes(deps: RouteDeps): RouteDefinition[] {
       auth: 'orchestrator',
       responses: { 200: { description: 'Limits.', schema: LimitsResponse }, ...errorResponses(401, 403, 404, 429) },
       async handler({ params }: RouteContext) {
-        return json(200, await runtime.agents.call('getLimits', params.agentId!));
+        return json(200, await ports.agents.call('getLimits', params.agentId!));
       },
     },
     {
@@ -67,7 +67,7 @@ export function billingRoutes(deps: RouteDeps): RouteDefinition[] {
       idempotent: true,
       responses: { 200: { description: 'Limits now in force.', schema: LimitsResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
       async handler({ params, body }: RouteContext<LimitsBody>) {
-        return json(200, await runtime.agents.call('setLimits', params.agentId!, { overrides: body.limits, markupPercent: body.markupPercent ?? null }));
+        return json(200, await ports.agents.call('setLimits', params.agentId!, { overrides: body.limits, markupPercent: body.markupPercent ?? null }));
       },
     },
     {
@@ -79,7 +79,7 @@ export function billingRoutes(deps: RouteDeps): RouteDefinition[] {
       auth: 'orchestrator',
       responses: { 200: { description: 'Markup.', schema: MarkupResponse }, ...errorResponses(401, 403, 429) },
       async handler() {
-        return json(200, { markupPercent: await runtime.markupPercent() });
+        return json(200, { markupPercent: await ports.admin.markupPercent() });
       },
     },
     {
@@ -93,7 +93,7 @@ export function billingRoutes(deps: RouteDeps): RouteDefinition[] {
       idempotent: true,
       responses: { 200: { description: 'Markup.', schema: MarkupResponse }, ...errorResponses(400, 401, 403, 415, 429) },
       async handler({ body }: RouteContext<MarkupBody>) {
-        await runtime.store.settings.set('markup_percent', String(body.markupPercent));
+        await ports.admin.setMarkupPercent(body.markupPercent);
         return json(200, { markupPercent: body.markupPercent });
       },
     },

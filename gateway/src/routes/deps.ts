@@ -1,9 +1,10 @@
-import type { Runtime } from '@switchboard/runtime';
+import type { GatewayPorts } from '@switchboard/runtime';
 import type { GatewayMetrics } from '../metrics.js';
 
 /** What route modules are built from. */
 export interface RouteDeps {
-  readonly runtime: Runtime;
+  /** The runtime, as far as a gateway reaches it. */
+  readonly ports: GatewayPorts;
   readonly metrics: GatewayMetrics;
   readonly version: string;
   readonly startedAt: number;

@@ -22,8 +22,8 @@ export function healthRoutes(deps: RouteDeps): RouteDefinition[] {
       status: 'ok',
       uptime: (Date.now() - deps.startedAt) / 1000,
       version: deps.version,
-      environment: deps.runtime.settings.NODE_ENV,
-      demoMode: deps.runtime.demoMode,
+      environment: deps.ports.settings.NODE_ENV,
+      demoMode: deps.ports.demoMode,
     });
   return [
     {
@@ -58,7 +58,7 @@ export function healthRoutes(deps: RouteDeps): RouteDefinition[] {
         503: { description: 'A check failed.', schema: Readiness },
       },
       async handler() {
-        const { ready, checks } = await deps.runtime.readiness.run();
+        const { ready, checks } = await deps.ports.readiness.run();
         return json(ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks });
       },
     },

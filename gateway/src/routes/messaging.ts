@@ -16,7 +16,7 @@ import type { RouteDeps } from './deps.js';
 
 /** Sending, callback URL, waiting messages and channel status. */
 export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
-  const { runtime } = deps;
+  const { ports } = deps;
   const common = { tag: 'Messaging', auth: 'token' as const };
   return [
     {
@@ -32,7 +32,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       async handler({ body, principal, idempotency }: RouteContext<SendMessageBody>) {
         const agentId = resolveAgentId(principal, body.agentId);
         const { agentId: _named, ...request } = body;
-        return json(200, await runtime.agents.call('send', agentId, idempotency ? { ...request, idempotency } : request));
+        return json(200, await ports.agents.call('send', agentId, idempotency ? { ...request, idempotency } : request));
       },
     },
     {
@@ -46,8 +46,8 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       responses: { 200: { description: 'Set; callbacks are signed with signingSecret.', schema: CallbackUrlResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
       async handler({ body, principal }: RouteContext<CallbackUrlBody>) {
         const agentId = resolveAgentId(principal, body.agentId);
-        if (body.callbackUrl !== null) checkCallbackUrl(body.callbackUrl, runtime.settings.NODE_ENV);
-        return json(200, await runtime.agents.call('setCallbackUrl', agentId, { callbackUrl: body.callbackUrl }));
+        if (body.callbackUrl !== null) checkCallbackUrl(body.callbackUrl, ports.settings.NODE_ENV);
+        return json(200, await ports.agents.call('setCallbackUrl', agentId, { callbackUrl: body.callbackUrl }));
       },
     },
     {
@@ -60,7 +60,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       responses: { 200: { description: 'Messages, now acknowledged.', schema: WaitingMessagesResponse }, ...errorResponses(400, 401, 403, 404, 429) },
       async handler({ query, principal }: RouteContext<unknown, WaitingMessagesQuery>) {
         const agentId = resolveAgentId(principal, query.agentId);
-        return json(200, await runtime.agents.call('takeWaiting', agentId, { channel: query.channel, limit: query.limit }), { 'cache-control': 'no-store' });
+        return json(200, await ports.agents.call('takeWaiting', agentId, { channel: query.channel, limit: query.limit }), { 'cache-control': 'no-store' });
       },
     },
     {
@@ -72,7 +72,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       query: AgentQuery,
       responses: { 200: { description: 'Channel status.', schema: ChannelStatusResponse }, ...errorResponses(400, 401, 403, 404, 429) },
       async handler({ query, principal }: RouteContext<unknown, AgentQuery>) {
-        return json(200, await runtime.agents.call('channelStatus', resolveAgentId(principal, query.agentId)));
+        return json(200, await ports.agents.call('channelStatus', resolveAgentId(principal, query.agentId)));
       },
     },
   ];

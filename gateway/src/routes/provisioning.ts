@@ -21,8 +21,8 @@ export function provisioningRoutes(deps: RouteDeps): RouteDefinition[] {
       responses: { 201: { description: 'Provisioned.', schema: ProvisionResponse }, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
       async handler({ body }: RouteContext<ProvisionBody>) {
         const agentId = body.agentId ?? `agent-${randomBytes(6).toString('hex')}`;
-        if (body.callbackUrl !== undefined) checkCallbackUrl(body.callbackUrl, deps.runtime.settings.NODE_ENV);
-        const result = await deps.runtime.agents.call('provision', agentId, body);
+        if (body.callbackUrl !== undefined) checkCallbackUrl(body.callbackUrl, deps.ports.settings.NODE_ENV);
+        const result = await deps.ports.agents.call('provision', agentId, body);
         return json(201, result);
       },
     },
@@ -38,7 +38,7 @@ export function provisioningRoutes(deps: RouteDeps): RouteDefinition[] {
       responses: { 200: { description: 'Deprovisioned.', schema: DeprovisionResponse }, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
       async handler({ body, principal }: RouteContext<DeprovisionBody>) {
         const agentId = resolveAgentId(principal, body.agentId);
-        return json(200, await deps.runtime.agents.call('deprovision', agentId));
+        return json(200, await deps.ports.agents.call('deprovision', agentId));
       },
     },
   ];

@@ -20,7 +20,7 @@ import type { RouteDeps } from './deps.js';
 
 /** Voice operations (REST), the provider's voice webhooks, and the voice-message audio files. */
 export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
-  const { runtime } = deps;
+  const { ports } = deps;
   const operation = <K extends 'sendVoiceMessage' | 'makeCall' | 'callOnBehalf' | 'transferCall'>(
     path: string,
     operationId: string,
@@ -42,7 +42,7 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
       const agentId = resolveAgentId(principal, input.agentId);
       const { agentId: _named, ...request } = input;
       // The route's body schema is the operation's input, less the agent (checked again at the bus edge).
-      return json(200, await runtime.agents.call<K>(op, agentId, ...([request as OperationInput<K>] as const)));
+      return json(200, await ports.agents.call<K>(op, agentId, ...([request as OperationInput<K>] as const)));
     },
   });
   const webhook = (path: string, operationId: string, summary: string, op: 'incomingCall' | 'outboundAnswer' | 'callStatus'): RouteDefinition => ({
@@ -58,10 +58,10 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     async handler({ request, params }: RouteContext) {
       const payload = webhookPayload(deps, request);
       // Checked here, before the bus; the agent-less status route then finds its agent through the call.
-      const signed = await runtime.voice.verify(payload);
-      const agentId = params.agentId ?? (await runtime.voice.agentOfCall(signed));
+      const signed = await ports.voice.verify(payload);
+      const agentId = params.agentId ?? (await ports.voice.agentOfCall(signed));
       if (!agentId) fail(ErrorCodes.NOT_FOUND, 'No call with this CallSid was placed or received here.');
-      const answer = await runtime.agents.call(op, agentId, payload);
+      const answer = await ports.agents.call(op, agentId, payload);
       return { status: answer.status, headers: { 'content-type': answer.contentType }, body: answer.body };
     },
   });
@@ -97,7 +97,7 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
       auth: 'public',
       responses: { 200: { description: 'WAV audio.', contentType: 'audio/wav' }, ...errorResponses(404) },
       async handler({ params }: RouteContext) {
-        const path = runtime.voiceMessages.pathOf(params.name ?? '');
+        const path = ports.voice.voiceMessagePath(params.name ?? '');
         const audio = path ? await readFile(path).catch(() => undefined) : undefined;
         if (!audio) fail(ErrorCodes.NOT_FOUND, 'No such voice message.');
         return { status: 200, headers: { 'content-type': 'audio/wav', 'cache-control': 'private, max-age=3600' }, body: audio };

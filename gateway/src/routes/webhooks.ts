@@ -1,5 +1,4 @@
 import type { Channel } from '@switchboard/sdk';
-import { verifyWebhook } from '@switchboard/runtime';
 import type { RouteContext, RouteDefinition } from '../http/types.js';
 import { ErrorBody, errorResponses } from '../schemas/common.js';
 import { WebhookAcks } from '../schemas/webhooks.js';
@@ -30,7 +29,7 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
       auth: 'public',
       bodyLimit: 'webhook',
       // The chosen driver says how its provider posts; Twilio-style form bodies on sms and whatsapp, JSON elsewhere, when it does not.
-      rawBody: [...(deps.runtime.drivers.for(channel)?.webhooks?.contentTypes ?? (channel === 'sms' || channel === 'whatsapp' ? ['application/x-www-form-urlencoded'] : ['application/json']))],
+      rawBody: [...(deps.ports.webhooks.contentTypes(channel) ?? (channel === 'sms' || channel === 'whatsapp' ? ['application/x-www-form-urlencoded'] : ['application/json']))],
       responses: {
         200: WebhookAcks[channel],
         ...errorResponses(403, 404, 413, 415, 502),
@@ -39,10 +38,10 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
       },
       async handler({ request, params }: RouteContext) {
         const url = `${deps.publicBaseUrl}${request.path}${request.queryString ? `?${request.queryString}` : ''}`;
-        const { runtime } = deps;
+        const { ports } = deps;
         // Checked here, before the bus: an unsigned body never reaches a runtime node.
-        await verifyWebhook(runtime.drivers.require(channel), { channel, method: request.method, url, headers: request.headers, rawBody: request.rawBody }, runtime.events);
-        const answer = await runtime.agents.call('inbound', params.agentId!, {
+        await ports.webhooks.verify(channel, { channel, method: request.method, url, headers: request.headers, rawBody: request.rawBody });
+        const answer = await ports.agents.call('inbound', params.agentId!, {
           channel,
           method: request.method,
           url,

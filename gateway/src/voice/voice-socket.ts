@@ -1,11 +1,11 @@
-import { RelayCall, StreamCall, type Logger, type Runtime } from '@switchboard/runtime';
+import type { GatewayPorts, LiveCall, Logger } from '@switchboard/runtime';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { SocketRoutes } from '../http/socket-routes.js';
 import type { GatewayMetrics } from '../metrics.js';
 
 interface SocketData {
   agentId: string;
-  call?: { handle(message: Record<string, unknown>): Promise<void>; closed(): void };
+  call?: LiveCall;
 }
 
 /**
@@ -13,8 +13,8 @@ interface SocketData {
  * its Twilio signature holds (checked by the telephony driver over the public WebSocket URL); the
  * frames then drive the call's dialogue in the mode the call was connected with.
  */
-export function attachVoiceSocket(routes: SocketRoutes, deps: { runtime: Runtime; metrics: GatewayMetrics; logger: Logger; publicBaseUrl: () => string }): void {
-  const { runtime, metrics, logger } = deps;
+export function attachVoiceSocket(routes: SocketRoutes, deps: { voice: GatewayPorts['voice']; metrics: GatewayMetrics; logger: Logger; publicBaseUrl: () => string }): void {
+  const { voice, metrics, logger } = deps;
   routes.webSocket<SocketData>('/webhooks/:agentId/voice-ws', {
     maxPayloadLength: 256 * 1024,
     idleTimeoutSeconds: 120,
@@ -27,7 +27,7 @@ export function attachVoiceSocket(routes: SocketRoutes, deps: { runtime: Runtime
         throw new SwitchboardError(ErrorCodes.BAD_REQUEST, 'The agent id in the path is not valid percent-encoding.');
       }
       const url = `${deps.publicBaseUrl().replace(/^http/, 'ws')}/webhooks/${encodeURIComponent(agentId)}/voice-ws${queryString ? `?${queryString}` : ''}`;
-      await runtime.voice.verify({ method: 'GET', url, headers, rawBodyBase64: '' });
+      await voice.verify({ method: 'GET', url, headers, rawBodyBase64: '' });
       return { agentId };
     },
     open: () => {
@@ -45,10 +45,7 @@ export function attachVoiceSocket(routes: SocketRoutes, deps: { runtime: Runtime
       if (!data.call) {
         const send = (out: object) => socket.send(JSON.stringify(out));
         const hangUp = () => socket.end(1000);
-        data.call =
-          typeof parsed.event === 'string'
-            ? new StreamCall(runtime.voice, runtime.store, data.agentId, hangUp, runtime.audio()).attach(send)
-            : new RelayCall(runtime.voice, runtime.store, data.agentId, hangUp).attach(send);
+        data.call = voice.openCall(typeof parsed.event === 'string' ? 'stream' : 'relay', data.agentId, hangUp).attach(send);
       }
       data.call.handle(parsed).catch((err: unknown) => logger.warn({ err, agentId: data.agentId }, 'voice frame failed'));
     },

@@ -4,10 +4,10 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import { createLogger, type Runtime } from '@switchboard/runtime';
+import { createLogger } from '@switchboard/runtime';
 import WebSocket from 'ws';
 import type { Listener } from '../../src/http/adapter.js';
-import { GatewayApp } from '../../src/http/app.js';
+import { GatewayApp, type GatewayAppOptions } from '../../src/http/app.js';
 import type { SocketRoutes } from '../../src/http/socket-routes.js';
 import type { RouteDefinition } from '../../src/http/types.js';
 import { GatewayMetrics } from '../../src/metrics.js';
@@ -177,7 +177,7 @@ describe('HTTP adapter contract', async () => {
   let port: number;
 
   const start = async (starting = false) => {
-    const app = new GatewayApp({ runtime: {} as Runtime, metrics: new GatewayMetrics(), logger, bodyLimits: { api: API_LIMIT, webhook: WEBHOOK_LIMIT } });
+    const app = new GatewayApp({ ports: {} as GatewayAppOptions['ports'], metrics: new GatewayMetrics(), logger, bodyLimits: { api: API_LIMIT, webhook: WEBHOOK_LIMIT } });
     app.add(...routes(gate));
     return adapter.listen(app, { host: '127.0.0.1', port: 0, logger, starting, before: (r) => attach(r, recorded) });
   };

@@ -3,8 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { AuthLockout, createLogger, type Principal, type Runtime } from '@switchboard/runtime';
-import { GatewayApp } from '../../src/http/app.js';
+import { AuthLockout, createLogger, type Principal } from '@switchboard/runtime';
+import { GatewayApp, type GatewayAppOptions } from '../../src/http/app.js';
 import { attachMcp, type McpOptions } from '../../src/mcp/attach.js';
 import type { McpSessions } from '../../src/mcp/mcp-sessions.js';
 import { GatewayMetrics } from '../../src/metrics.js';
@@ -46,8 +46,8 @@ export interface McpHarness {
 export async function startMcpHarness(options: Partial<McpOptions> & { lockAfter?: number } = {}): Promise<McpHarness> {
   const logger = createLogger({ level: 'silent', pretty: false });
   const lockout = new AuthLockout({ attempts: options.lockAfter ?? 1000, windowMs: 60_000, lockMs: 60_000 });
-  // The MCP routes never reach the REST pipeline's runtime; unmatched paths only need metrics and a logger.
-  const app = new GatewayApp({ runtime: {} as Runtime, metrics: new GatewayMetrics(), logger, bodyLimits: { api: 1 << 20, webhook: 5 << 20 } });
+  // The MCP routes never reach the REST pipeline's ports; unmatched paths only need metrics and a logger.
+  const app = new GatewayApp({ ports: {} as GatewayAppOptions['ports'], metrics: new GatewayMetrics(), logger, bodyLimits: { api: 1 << 20, webhook: 5 << 20 } });
   let sessions: McpSessions | undefined;
   const listener = await (await testAdapter()).listen(app, {
     host: '127.0.0.1',

@@ -1,0 +1,93 @@
+import type { Channel, Driver, WebhookRequest } from '@switchboard/sdk';
+import type { AgentClient } from './agents/agent-client.js';
+import type { AgentReach } from './agents/agent-reach.js';
+import type { AgentView, VoiceWebhook } from './agents/catalogue.js';
+import type { OperatorReads } from './admin/operator-reads.js';
+import type { AuthLockout } from './auth/lockout.js';
+import type { TokenService } from './auth/token-service.js';
+import type { UsageReports } from './billing/reports.js';
+import type { RuntimeEvents } from './events.js';
+import type { ReadinessChecks } from './health.js';
+import type { Logger } from './logger.js';
+import type { SecretBox } from './secrets.js';
+import type { Settings } from './settings/schema.js';
+import type { IdempotencyRepository } from './store/repositories/idempotency.js';
+import type { PoolRepository } from './store/repositories/pools.js';
+
+/**
+ * Everything a gateway reaches the runtime through, as small ports: agent operations (the catalogue,
+ * over the bus), tokens, idempotent answers, the operator's reads and writes, live reach of agents,
+ * metrics' events, webhook and voice verification, the voice calls a gateway holds, and readiness.
+ * Built by `Runtime.ports()`; a gateway's routes, MCP surface and sockets see nothing else.
+ */
+export interface GatewayPorts {
+  readonly settings: Settings;
+  readonly demoMode: boolean;
+  readonly logger: Logger;
+  /** Agent state: the catalogue's operations, each run by the agent's actor wherever it lives. */
+  readonly agents: Pick<AgentClient, 'call'>;
+  readonly tokens: Pick<TokenService, 'authenticate' | 'teamToken' | 'regenerateTeamToken'>;
+  /** Failed authentications per address. */
+  readonly lockout: Pick<AuthLockout, 'retryAfter' | 'fail' | 'succeed'>;
+  /** Stored answers of requests sent with an Idempotency-Key. */
+  readonly idempotency: Pick<IdempotencyRepository, 'find' | 'record'>;
+  /** Seals and opens what the gateway hands out and takes back (the admin session cookie). */
+  readonly sealer: Pick<SecretBox, 'seal' | 'open'>;
+  readonly admin: AdminPort;
+  /** Live delivery and voice turns through the agent sessions a gateway holds. */
+  readonly reach: Pick<AgentReach, 'serve' | 'waiting'>;
+  readonly metrics: MetricsPort;
+  readonly webhooks: WebhookPort;
+  readonly voice: VoicePort;
+  readonly readiness: Pick<ReadinessChecks, 'run'>;
+}
+
+/** What the operator's API reads and changes besides agent operations. */
+export interface AdminPort {
+  readonly reads: Pick<OperatorReads, 'messages' | 'deadLetters' | 'recentActivity' | 'usageTotals' | 'dashboard'>;
+  agents(): Promise<AgentView[]>;
+  agent(agentId: string): Promise<AgentView | undefined>;
+  readonly pools: Pick<PoolRepository, 'counts' | 'list' | 'add'>;
+  readonly reports: Pick<UsageReports, 'usage' | 'billing'>;
+  /** The global markup in percent. */
+  markupPercent(): Promise<number>;
+  setMarkupPercent(percent: number): Promise<void>;
+  /** The provider drivers loaded in this process. */
+  drivers(): readonly Driver[];
+}
+
+/** What the gateway's metrics follow. */
+export interface MetricsPort {
+  readonly events: Pick<RuntimeEvents, 'on'>;
+  /** Dead letters not yet acknowledged. */
+  pendingDeadLetters(): Promise<number>;
+}
+
+/** Checks a provider webhook's signature with the channel's driver, before anything crosses the bus. */
+export interface WebhookPort {
+  /** The content types the channel's driver takes webhooks in, when its driver says. */
+  contentTypes(channel: Channel): readonly string[] | undefined;
+  /** Throws SIGNATURE_INVALID (counted) unless the request is signed by the provider. */
+  verify(channel: Channel, request: WebhookRequest): Promise<void>;
+}
+
+/** The voice side a gateway holds: webhook verification and the live calls on its media sockets. */
+export interface VoicePort {
+  /** The provider's request, signature checked by the telephony driver; SIGNATURE_INVALID otherwise. */
+  verify(webhook: VoiceWebhook): Promise<WebhookRequest>;
+  /** The agent a provider's call request belongs to, found by its call id. */
+  agentOfCall(request: WebhookRequest): Promise<string | undefined>;
+  /** The file of a stored voice message, by its unguessable name. */
+  voiceMessagePath(name: string): string | undefined;
+  /** A live call driven by its media connection's frames, in the mode its first frame tells. */
+  openCall(mode: 'relay' | 'stream', agentId: string, hangUp: () => void): LiveCall;
+  /** Calls live in this process. */
+  readonly liveCalls: number;
+}
+
+/** A call on a media connection. */
+export interface LiveCall {
+  attach(send: (message: object) => void): this;
+  handle(message: Record<string, unknown>): Promise<void>;
+  closed(): void;
+}
