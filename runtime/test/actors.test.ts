@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ActorSystem, AgentClient, MemoryBus, createLogger, openStore, type Store } from '../src/index.js';
+import { ActorSystem, AgentClient, MemoryBus, createLogger, openStore, type Store } from '../src/internal.js';
 
 describe('agent actors', () => {
   let store: Store;

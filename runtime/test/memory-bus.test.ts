@@ -1,4 +1,4 @@
-import { MemoryBus } from '../src/index.js';
+import { MemoryBus } from '../src/internal.js';
 import { describeBusConformance } from '../src/testing/index.js';
 
 describeBusConformance('memory', async () => new MemoryBus());

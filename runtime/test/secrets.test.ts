@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { AuthLockout, SecretBox, loadSecretKey } from '../src/index.js';
+import { AuthLockout, SecretBox, loadSecretKey } from '../src/internal.js';
 
 describe('secrets and lockout', () => {
   it('seals and opens, and a tampered seal fails', () => {

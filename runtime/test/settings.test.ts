@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { hasErrorCode } from '@switchboard/sdk';
-import { loadSettings, SECRET_SETTINGS } from '../src/index.js';
+import { loadSettings, SECRET_SETTINGS } from '../src/internal.js';
 
 describe('settings', () => {
   it('applies defaults and freezes the result', () => {

@@ -1,4 +1,4 @@
-import { openPostgres } from '../src/index.js';
+import { openPostgres } from '../src/internal.js';
 import { createTestDatabase, describeDatabaseConformance } from '../src/testing/index.js';
 
 // Needs PostgreSQL on 127.0.0.1:5432 (trust auth); fails, never skips, when it is not there.

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite } from '../src/index.js';
+import { openSqlite } from '../src/internal.js';
 import { describeDatabaseConformance } from '../src/testing/index.js';
 
 describeDatabaseConformance('sqlite', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { MIGRATIONS, migrate, openSqlite, openStore, schemaVersion, type Migration } from '../src/index.js';
+import { MIGRATIONS, migrate, openSqlite, openStore, schemaVersion, type Migration } from '../src/internal.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'sb-store-'));
 

@@ -5,7 +5,7 @@ import { randomFillSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newId, openStore, type MessageRecord } from '@switchboard/runtime';
+import { newId, openStore, type MessageRecord } from '@switchboard/runtime/internal';
 
 const rows = Number(process.argv[2] ?? 100_000);
 const batch = Number(process.argv[3] ?? 125);

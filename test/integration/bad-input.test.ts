@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { AGENT_SUBJECT } from '@switchboard/runtime';
+import { AGENT_SUBJECT } from '@switchboard/runtime/internal';
 import { connectMcp } from '../helpers/mcp-client.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 

@@ -163,7 +163,7 @@ describe('usage, limits and billing', () => {
   });
 
   it('limits reset when their window passes (ledger unit)', async () => {
-    const { UsageLedger } = await import('@switchboard/runtime');
+    const { UsageLedger } = await import('@switchboard/runtime/internal');
     const limits = { actionsPerMinute: 2, actionsPerHour: null, actionsPerDay: null, spendPerDay: null, spendPerMonth: null, callsPerDayToSameNumber: null };
     const empty = { minute: { actions: 0, spend: 0 }, hour: { actions: 0, spend: 0 }, day: { actions: 0, spend: 0 }, month: { actions: 0, spend: 0 } };
     const start = Date.UTC(2026, 0, 1, 12, 0, 30);

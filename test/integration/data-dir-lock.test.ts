@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DataDirLock } from '@switchboard/runtime';
+import { DataDirLock } from '@switchboard/runtime/internal';
 import { startServerProcess, type ServerProcess } from '../helpers/process.js';
 
 describe('one server per data dir', () => {

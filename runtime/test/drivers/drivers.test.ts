@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defineDriver, ErrorCodes, SDK_VERSION, type Channel, type Driver, type DriverContext, type DriverManifest, type SpeechCapability } from '@switchboard/sdk';
-import { DriverSet, driverSettingsName, driverSpecs, loadDriver, parseDriverList, settingsFromEnv } from '../../src/index.js';
+import { DriverSet, driverSettingsName, driverSpecs, loadDriver, parseDriverList, settingsFromEnv } from '../../src/internal.js';
 import { isDemoMode } from '../../src/modes.js';
 import { loadSettings } from '../../src/settings/load.js';
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MIGRATIONS } from '@switchboard/runtime';
+import { MIGRATIONS } from '@switchboard/runtime/internal';
 import sqlite3 from 'sqlite3';
 import twilio from 'twilio';
 import uWS from 'uWebSockets.js';

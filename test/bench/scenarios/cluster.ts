@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { partitionOf, preferredOwner } from '@switchboard/runtime';
+import { partitionOf, preferredOwner } from '@switchboard/runtime/internal';
 import { startCluster } from '../cluster-processes.js';
 import { cpuPerUnit, startGroupWindow, untilQuiet } from '../cpu.js';
 import { startLiveGateway } from '../live-gateway.js';
