@@ -1,6 +1,6 @@
 import pRetry, { AbortError } from 'p-retry';
 import type { RuntimeEvents } from '../events.js';
-import { newId } from '../ids.js';
+import { messageDeadLetter } from '../store/repositories/dead-letters.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
@@ -179,26 +179,7 @@ export class DeliveryService {
   }
 
   async #deadLetter(message: MessageRecord, reason: 'agent_offline' | 'callback_failed', attempts: number, error?: string): Promise<void> {
-    await this.store.deadLetters.insert(
-      {
-        id: newId('dl'),
-        agentId: message.agentId,
-        channel: message.channel,
-        direction: 'inbound',
-        reason,
-        from: message.from,
-        to: message.to,
-        ...(message.subject === null ? {} : { subject: message.subject }),
-        body: message.body,
-        mediaUrls: message.mediaUrls,
-        externalId: message.externalId,
-        ...(error === undefined ? {} : { error }),
-        attempts,
-        createdAt: new Date().toISOString(),
-      },
-      undefined,
-      message.id,
-    );
+    await this.store.deadLetters.insert(messageDeadLetter(message, reason, attempts, error), undefined, message.id);
     this.events.emit('deadLetter', { agentId: message.agentId, reason });
   }
 

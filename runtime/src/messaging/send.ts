@@ -6,6 +6,7 @@ import type { SendRequest, SendResponse } from '../agents/catalogue.js';
 import type { Admission, UsageLedger } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
+import { messageDeadLetter } from '../store/repositories/dead-letters.js';
 import type { IdempotencySlot } from '../store/repositories/idempotency.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { UsageRecord } from '../store/repositories/usage.js';
@@ -145,25 +146,7 @@ async function deliverToProvider(
     await store.db.transaction(async (tx) => {
       await store.usage.delete(metering.usageId, tx);
       await store.messages.markFailed(message.id, reason, tx);
-      await store.deadLetters.insert(
-        {
-          id: newId('dl'),
-          agentId: message.agentId,
-          channel: message.channel,
-          direction: 'outbound',
-          reason: 'send_failed',
-          from: message.from,
-          to: message.to,
-          ...(message.subject === null ? {} : { subject: message.subject }),
-          body: message.body,
-          mediaUrls: message.mediaUrls,
-          externalId: null,
-          error: reason,
-          attempts,
-          createdAt: new Date().toISOString(),
-        },
-        tx,
-      );
+      await store.deadLetters.insert(messageDeadLetter(message, 'send_failed', attempts, reason), tx);
     });
     context.events.emit('message', { channel: message.channel, direction: 'outbound', status: 'failed' });
     context.events.emit('deadLetter', { agentId: message.agentId, reason: 'send_failed' });

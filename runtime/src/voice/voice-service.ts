@@ -11,6 +11,7 @@ import type { AgentTurns } from './agent-turns.js';
 import { CallSessions, type CallSession } from './call-session.js';
 import { CallDialogue, type MessageTaken } from './dialogue.js';
 import { newId } from '../ids.js';
+import { newDeadLetter } from '../store/repositories/dead-letters.js';
 import type { Logger } from '../logger.js';
 import type { SharedCallSessions } from '../cluster/shared-call-sessions.js';
 
@@ -230,21 +231,21 @@ export class VoiceService {
 
   async #voicemail(session: CallSession, agent: AgentRecord, message: string): Promise<void> {
     const transcript = session.transcript.map((l) => `${l.role === 'caller' ? 'Caller' : 'Agent'}: ${l.text}`).join('\n');
-    await this.store.deadLetters.insert({
-      id: newId('dl'),
-      agentId: agent.agentId,
-      channel: 'voice',
-      direction: 'inbound',
-      reason: 'voicemail',
-      from: session.direction === 'inbound' ? session.from : session.to,
-      to: session.direction === 'inbound' ? session.to : session.from,
-      subject: session.purpose.kind === 'secretary' ? 'Message taken on a secretary call' : 'Voicemail',
-      body: transcript,
-      mediaUrls: [],
-      externalId: session.callSid,
-      attempts: 0,
-      createdAt: new Date().toISOString(),
-    });
+    await this.store.deadLetters.insert(
+      newDeadLetter({
+        agentId: agent.agentId,
+        channel: 'voice',
+        direction: 'inbound',
+        reason: 'voicemail',
+        from: session.direction === 'inbound' ? session.from : session.to,
+        to: session.direction === 'inbound' ? session.to : session.from,
+        subject: session.purpose.kind === 'secretary' ? 'Message taken on a secretary call' : 'Voicemail',
+        body: transcript,
+        mediaUrls: [],
+        externalId: session.callSid,
+        attempts: 0,
+      }),
+    );
     this.events.emit('deadLetter', { agentId: agent.agentId, reason: 'voicemail' });
     if (agent.callbackUrl) {
       this.delivery.notify(agent.agentId, {

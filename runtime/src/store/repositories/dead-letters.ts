@@ -1,6 +1,7 @@
 import type { Channel } from '@switchboard/sdk';
 import type { SqlExecutor } from '../database.js';
-import type { Direction } from './messages.js';
+import { newId } from '../../ids.js';
+import type { Direction, MessageRecord } from './messages.js';
 
 /** Why a message became a dead letter. */
 export type DeadLetterReason = 'agent_offline' | 'callback_failed' | 'send_failed' | 'voicemail';
@@ -21,6 +22,29 @@ export interface DeadLetter {
   readonly error?: string;
   readonly attempts: number;
   readonly createdAt: string;
+}
+
+/** A new dead letter: a fresh id and the time now, around what the caller says of it. The one place letters are made. */
+export function newDeadLetter(letter: Omit<DeadLetter, 'id' | 'createdAt'>): DeadLetter {
+  return { id: newId('dl'), createdAt: new Date().toISOString(), ...letter };
+}
+
+/** The dead letter of a stored message: its parties and content, why it is dead and after how many attempts. */
+export function messageDeadLetter(message: MessageRecord, reason: DeadLetterReason, attempts: number, error?: string): DeadLetter {
+  return newDeadLetter({
+    agentId: message.agentId,
+    channel: message.channel,
+    direction: message.direction,
+    reason,
+    from: message.from,
+    to: message.to,
+    ...(message.subject === null ? {} : { subject: message.subject }),
+    body: message.body,
+    mediaUrls: message.mediaUrls,
+    externalId: message.externalId,
+    ...(error === undefined ? {} : { error }),
+    attempts,
+  });
 }
 
 interface DeadLetterRow {
