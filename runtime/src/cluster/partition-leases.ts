@@ -1,6 +1,7 @@
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import pTimeout from 'p-timeout';
 import type { Logger } from '../logger.js';
 import { DEFAULT_PARTITIONS, preferredOwner } from './partitions.js';
 
@@ -135,11 +136,20 @@ export class PartitionLeases {
     await this.#nodes?.delete(this.nodeId).catch(() => undefined);
   }
 
+  /**
+   * One round must not stall the next: every KV call in it gives up after two renewal periods (a
+   * renewal answered later than that could not have kept the lease valid anyway), and what a lost
+   * lease lets drain (its actors' work) runs beside the rounds, never inside one.
+   */
+  #bounded<T>(call: Promise<T>, what: string): Promise<T> {
+    return pTimeout(call, { milliseconds: 2 * this.#renewMs, message: `lease ${what} took longer than ${2 * this.#renewMs} ms` });
+  }
+
   async #round(): Promise<void> {
     const nodes = this.#nodes!;
     const leases = this.#leases!;
     try {
-      await nodes.put(this.nodeId, JSON.stringify({ at: new Date().toISOString() }));
+      await this.#bounded(nodes.put(this.nodeId, JSON.stringify({ at: new Date().toISOString() })), 'heartbeat');
       this.#live.set(this.nodeId, Date.now());
     } catch (err) {
       this.options.logger?.debug({ err, node: this.nodeId }, 'heartbeat failed');
@@ -148,17 +158,17 @@ export class PartitionLeases {
       [...this.#held].filter(([, h]) => !h.releasing).map(async ([partition, held]) => {
         const sentAt = Date.now();
         try {
-          held.token = await leases.update(key(partition), this.#value(), held.token);
+          held.token = await this.#bounded(leases.update(key(partition), this.#value(), held.token), 'renewal');
           held.validUntil = sentAt + this.#ttlMs - this.#renewMs;
         } catch (err) {
-          if (isWrongSequence(err)) await this.#drop(partition, 'lost');
+          if (isWrongSequence(err)) this.#drop(partition, 'lost');
           else this.options.logger?.debug({ err, partition }, 'lease renewal failed');
         }
       }),
     );
     const now = Date.now();
     for (const [partition, held] of this.#held) {
-      if (!held.releasing && now >= held.validUntil) await this.#drop(partition, 'lapsed');
+      if (!held.releasing && now >= held.validUntil) this.#drop(partition, 'lapsed');
     }
     if (this.#stopped) return;
     const live = this.liveNodes();
@@ -187,7 +197,7 @@ export class PartitionLeases {
     const sentAt = Date.now();
     let token: number;
     try {
-      token = await this.#leases!.create(key(partition), this.#value());
+      token = await this.#bounded(this.#leases!.create(key(partition), this.#value()), 'acquisition');
     } catch (err) {
       if (!isWrongSequence(err)) this.options.logger?.debug({ err, partition }, 'lease acquisition failed');
       return;
@@ -222,11 +232,13 @@ export class PartitionLeases {
     }
   }
 
-  /** The lease is gone (taken or expired): stop acting at once, nothing to hand over. */
-  async #drop(partition: number, reason: LeaseEnd): Promise<void> {
+  /** The lease is gone (taken or expired): stop acting at once, nothing to hand over; its work drains beside the rounds. */
+  #drop(partition: number, reason: LeaseEnd): void {
     if (!this.#held.delete(partition)) return;
     this.options.logger?.warn({ node: this.nodeId, partition, reason }, 'partition lease lost; no longer acting on it');
-    await this.options.onReleased(partition, reason);
+    void Promise.resolve()
+      .then(() => this.options.onReleased(partition, reason))
+      .catch((err: unknown) => this.options.logger?.error({ err, node: this.nodeId, partition }, 'releasing a lost partition failed'));
   }
 
   #value(): string {
