@@ -100,9 +100,10 @@ async function main(argv: string[]): Promise<number> {
 /** `switchboard runtime`: a cluster runtime node until SIGTERM/SIGINT, which hands its partitions over. */
 async function runNode(settings: Settings, stopRequested: Promise<string>): Promise<number> {
   const logger = createLogger({ level: settings.LOG_LEVEL });
-  const runtime = await startRuntimeNode({ settings, logger });
-  process.stdout.write(`Switchboard ${VERSION} runtime node ${runtime.nodeId} is running (NATS ${settings.NATS_URL}).\n`);
-  return stopOn(stopRequested, logger, 'shutting down: handing partitions over', () => runtime.stop());
+  const node = await startRuntimeNode({ settings, logger });
+  const probes = node.healthUrl ? `; probes at ${node.healthUrl}/health and /health/ready` : '';
+  process.stdout.write(`Switchboard ${VERSION} runtime node ${node.nodeId} is running (NATS ${settings.NATS_URL}${probes}).\n`);
+  return stopOn(stopRequested, logger, 'shutting down: handing partitions over', () => node.stop());
 }
 
 /** Waits for the stop signal, then stops; the exit code says whether the shutdown went cleanly. */

@@ -1,5 +1,5 @@
 export { startGateway } from './server.js';
-export { startRuntimeNode } from './runtime-node.js';
+export { startRuntimeNode, type RuntimeNode } from './runtime-node.js';
 export { simulatorDriverSpecs } from './providers.js';
 export { Deployment } from './deployment.js';
 export type { StartDeploymentOptions } from './deployment.js';

@@ -1,20 +1,73 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Runtime, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
 import { importPackage, resolveProviders } from './providers.js';
+import { VERSION } from './version.js';
+
+/** A running cluster runtime node. */
+export interface RuntimeNode {
+  readonly runtime: Runtime;
+  readonly nodeId: string;
+  /** Where its probes answer, when HEALTH_PORT is set. */
+  readonly healthUrl: string | undefined;
+  /** Hands its partitions over, drains, and closes the probes. */
+  stop(): Promise<void>;
+}
 
 /**
  * Starts a cluster runtime node (`switchboard runtime`): the actors of the partitions it leases, the
- * drivers (those the settings name, or `drivers`), and the queued deliveries; no HTTP. Status callbacks and media URLs name PUBLIC_BASE_URL,
- * where the gateways are reached.
+ * drivers (those the settings name, or `drivers`), and the queued deliveries; no API. Status callbacks
+ * and media URLs name PUBLIC_BASE_URL, where the gateways are reached. With HEALTH_PORT set it answers
+ * liveness and readiness probes there, as a gateway does on its own port.
  */
-export async function startRuntimeNode({ settings, logger, drivers }: { settings: Settings; logger: Logger; drivers?: DriverSpec[] }): Promise<Runtime> {
+export async function startRuntimeNode({ settings, logger, drivers }: { settings: Settings; logger: Logger; drivers?: DriverSpec[] }): Promise<RuntimeNode> {
   const runtime = await Runtime.start({ settings, logger, cluster: 'node' });
+  let probes: Server | undefined;
   try {
     const specs = drivers ?? (await resolveProviders(settings, false, logger)).specs;
     await runtime.attach({ publicBaseUrl: settings.PUBLIC_BASE_URL.replace(/\/+$/, ''), drivers: specs, importer: importPackage });
+    if (settings.HEALTH_PORT > 0) probes = await serveProbes(runtime, settings.HOST, settings.HEALTH_PORT);
   } catch (err) {
     await runtime.stop();
     throw err;
   }
-  logger.info({ nodeId: runtime.nodeId }, 'start-up: runtime node ready');
-  return runtime;
+  const address = probes?.address() as AddressInfo | undefined;
+  const healthUrl = address && `http://${settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST}:${address.port}`;
+  logger.info({ nodeId: runtime.nodeId, healthUrl }, 'start-up: runtime node ready');
+  return {
+    runtime,
+    nodeId: runtime.nodeId!,
+    healthUrl,
+    async stop() {
+      await runtime.stop();
+      if (probes) await new Promise<void>((resolve) => probes!.close(() => resolve()));
+    },
+  };
+}
+
+/** `GET /health` (the process is up, and which partitions it serves) and `GET /health/ready` (the database, NATS and the providers answer). */
+async function serveProbes(runtime: Runtime, host: string, port: number): Promise<Server> {
+  const started = Date.now();
+  const server = createServer((request, response) => {
+    const answer = (status: number, body: object) => {
+      response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      response.end(JSON.stringify(body));
+    };
+    const path = (request.url ?? '/').split('?')[0];
+    if (path !== '/health' && path !== '/health/ready') return answer(404, { error: `No probe ${path}; runtime nodes answer GET /health and GET /health/ready.`, code: 'NOT_FOUND' });
+    if (request.method !== 'GET') return answer(405, { error: `${request.method} is not allowed here; use GET.`, code: 'METHOD_NOT_ALLOWED' });
+    if (path === '/health') {
+      const partitions = runtime.placement?.leases.owned() ?? [];
+      return answer(200, { status: 'ok', role: 'runtime', nodeId: runtime.nodeId, uptime: (Date.now() - started) / 1000, version: VERSION, partitions });
+    }
+    runtime.readiness.run().then(
+      ({ ready, checks }) => answer(ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks }),
+      (err: unknown) => answer(503, { status: 'not_ready', error: String(err) }),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
 }

@@ -43,7 +43,12 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     Object.assign(await startProcess(name, ['gateway/src/cli.ts', 'gateway', '--port', String(port)], { ...env, NODE_ID: name }, /API:\s+http/), {
       url: `http://127.0.0.1:${port}`,
     });
-  const startNode = (name: string) => startProcess(name, ['gateway/src/cli.ts', 'runtime'], { ...env, NODE_ID: name }, /runtime node \S+ is running/);
+  const probeUrls: string[] = [];
+  const startNode = async (name: string) => {
+    const port = await freePort();
+    probeUrls.push(`http://127.0.0.1:${port}`);
+    return startProcess(name, ['gateway/src/cli.ts', 'runtime'], { ...env, NODE_ID: name, HEALTH_PORT: String(port) }, /runtime node \S+ is running/);
+  };
 
   /** A Twilio SMS webhook for agent `i` with a new MessageSid, signed for the public URL as Twilio would. */
   const signedSms = (i: number, sid: string) => {
@@ -83,7 +88,7 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       CLUSTER_LEASE_TTL_MS: String(LEASE_TTL_MS),
       CALLBACK_RETRY_BASE_MS: '100',
     };
-    nodes.push(...(await Promise.all(['rt-1', 'rt-2', 'rt-3'].map(startNode))));
+    for (const name of ['rt-1', 'rt-2', 'rt-3']) nodes.push(await startNode(name));
     gateways.push(await startGateway('gw-1', ports[0]!), await startGateway('gw-2', ports[1]!));
     const auth = { authorization: `Bearer ${ORCHESTRATOR}`, 'content-type': 'application/json' };
     for (let i = 0; i < AGENTS; i++) {
@@ -229,6 +234,30 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     );
     return Math.max(...waits);
   };
+
+  it('runtime nodes answer liveness and readiness probes on HEALTH_PORT, and between them serve every partition once', async () => {
+    for (const url of probeUrls) {
+      const ready = await fetch(`${url}/health/ready`);
+      const readiness = (await ready.json()) as { status: string; checks: Record<string, string> };
+      assert.equal(ready.status, 200, JSON.stringify(readiness));
+      assert.equal(readiness.checks.database, 'ok');
+      assert.equal(readiness.checks.nats, 'ok');
+    }
+    // Partitions move while the third node joins; within a few lease periods each is on one node.
+    const all = Array.from({ length: 16 }, (_, i) => i);
+    let served: number[] = [];
+    for (const deadline = Date.now() + 10 * LEASE_TTL_MS; Date.now() < deadline; await sleep(100)) {
+      const lives = await Promise.all(probeUrls.map(async (url) => (await (await fetch(`${url}/health`)).json()) as { role: string; partitions: number[] }));
+      assert.ok(lives.every((l) => l.role === 'runtime'));
+      served = lives.flatMap((l) => l.partitions).sort((a, b) => a - b);
+      if (served.join() === all.join()) break;
+    }
+    assert.deepEqual(served, all, 'each of the 16 partitions is served by exactly one node');
+    const unknown = await fetch(`${probeUrls[0]}/api/v1/send-message`, { method: 'POST' });
+    assert.equal(unknown.status, 404);
+    assert.equal(((await unknown.json()) as { code: string }).code, 'NOT_FOUND');
+    assert.equal((await fetch(`${probeUrls[0]}/health`, { method: 'POST' })).status, 405);
+  });
 
   it('kill -9 of a runtime node under webhooks and sends through both gateways: nothing acknowledged lost, nothing delivered twice, its agents served again within 5 s, never by two nodes', async () => {
     // 3 × LIMIT sends of the limited agent at once through both gateways, right as a node dies: one

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { simulatorDriverSpecs, startGateway, startRuntimeNode, type Gateway } from '@switchboard/gateway';
+import { simulatorDriverSpecs, startGateway, startRuntimeNode, type Gateway, type RuntimeNode } from '@switchboard/gateway';
 import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
-import { DEMO_EMAIL_DOMAIN, createLogger, demoPools, loadSettings, type DriverSpec, type Logger, type Runtime, type Settings } from '@switchboard/runtime';
+import { DEMO_EMAIL_DOMAIN, createLogger, demoPools, loadSettings, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
 import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
 
 /** A gateway on a random loopback port with a fresh data dir, and its tokens. */
@@ -65,7 +65,7 @@ async function startTestCluster(dir: string): Promise<TestCluster> {
   const simulator = await startSimulator({ host: '127.0.0.1', port: 0, lineBotUserIds: demoPools().line });
   const port = await freePort();
   const pools = demoPools();
-  const nodes: Runtime[] = [];
+  const nodes: RuntimeNode[] = [];
   return {
     simulator,
     drivers: simulatorDriverSpecs(simulator),

@@ -78,6 +78,12 @@ export const SettingsSchema = Type.Object(
       minimum: 500,
       description: 'How long a runtime node holds a partition without renewing it: a dead node\'s agents are served again by others about this long after it died.',
     }),
+    HEALTH_PORT: Type.Integer({
+      default: 0,
+      minimum: 0,
+      maximum: 65535,
+      description: 'Runtime nodes (`switchboard runtime`) only: TCP port, on HOST, of their liveness and readiness probes (GET /health, GET /health/ready); 0: none. Gateways answer both on PORT.',
+    }),
     LOG_LEVEL: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
       { default: 'info', description: 'pino log level.' },
