@@ -1,4 +1,3 @@
-import type { Channel } from '@switchboard/sdk';
 import type { AgentView } from './catalogue.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 

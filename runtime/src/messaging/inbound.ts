@@ -4,7 +4,6 @@ import {
   hasErrorCode,
   isRetryable,
   toErrorPayload,
-  type Channel,
   type DeliveryStatusEvent,
   type InboundMessageEvent,
   type WebhookRequest,

@@ -2,7 +2,7 @@ import pRetry from 'p-retry';
 import { ErrorCodes, SwitchboardError, countSegments, isRetryable, type Channel, type OutboundMessage, type SendResult } from '@switchboard/sdk';
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
-import type { SendRequest, SendResponse } from '../agents/catalogue.js';
+import type { SendResponse } from '../agents/catalogue.js';
 import type { Admission, UsageLedger } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';

@@ -1,6 +1,6 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { AgentOperationContext, AgentOperations } from '../actors/actor-system.js';
-import type { MakeCallRequest, VoiceWebhook, WebhookAnswer } from '../agents/catalogue.js';
+import type { MakeCallRequest, WebhookAnswer } from '../agents/catalogue.js';
 import { Continuation } from '../actors/continuation.js';
 import { requireAgent } from '../agents/operations.js';
 import type { Tariffs } from '../billing/tariffs.js';
