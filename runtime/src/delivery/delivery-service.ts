@@ -5,6 +5,8 @@ import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
+import type { SqlStatement } from '../store/database.js';
+import type { DeadLetter } from '../store/repositories/dead-letters.js';
 import type { Store } from '../store/store.js';
 import { postCallback } from './callback-client.js';
 import { agentEvent, deliveryEventId, inboundData, type AgentEvent } from './events.js';
@@ -73,6 +75,22 @@ export class DeliveryService {
   async schedule(message: MessageRecord, agent?: AgentRecord): Promise<void> {
     if (this.#queue) await this.#queue(message);
     else this.deliverInbound(message, agent);
+  }
+
+  /**
+   * Embedded, for an agent that no one would hear now (no live session, no callback URL): the dead
+   * letter its delivery would write at once, as a statement to commit in the same atomic group as the
+   * message (it goes in only if the message does). One commit per webhook instead of two, and the
+   * message is never pending. Undefined when the chain must run; call {@link lettered} after the commit.
+   */
+  offlineLetter(message: MessageRecord, agent: AgentRecord): SqlStatement | undefined {
+    if (this.#queue || this.reachable(agent)) return undefined;
+    return this.store.deadLetters.insertForStoredMessageStatement(letterFor(message, 'agent_offline', 0), message.id);
+  }
+
+  /** Reports the letter of {@link offlineLetter}, once committed with its message. */
+  lettered(message: MessageRecord): void {
+    this.events.emit('deadLetter', { agentId: message.agentId, reason: 'agent_offline' });
   }
 
   /**
@@ -179,26 +197,7 @@ export class DeliveryService {
   }
 
   async #deadLetter(message: MessageRecord, reason: 'agent_offline' | 'callback_failed', attempts: number, error?: string): Promise<void> {
-    await this.store.deadLetters.insert(
-      {
-        id: newId('dl'),
-        agentId: message.agentId,
-        channel: message.channel,
-        direction: 'inbound',
-        reason,
-        from: message.from,
-        to: message.to,
-        ...(message.subject === null ? {} : { subject: message.subject }),
-        body: message.body,
-        mediaUrls: message.mediaUrls,
-        externalId: message.externalId,
-        ...(error === undefined ? {} : { error }),
-        attempts,
-        createdAt: new Date().toISOString(),
-      },
-      undefined,
-      message.id,
-    );
+    await this.store.deadLetters.insert(letterFor(message, reason, attempts, error), undefined, message.id);
     this.events.emit('deadLetter', { agentId: message.agentId, reason });
   }
 
@@ -206,4 +205,24 @@ export class DeliveryService {
     const tracked = work.catch((err) => this.logger.error({ err }, 'delivery failed; the message stays pending')).finally(() => this.#inFlight.delete(tracked));
     this.#inFlight.add(tracked);
   }
+}
+
+/** The dead letter of an inbound message the chain could not deliver. */
+function letterFor(message: MessageRecord, reason: 'agent_offline' | 'callback_failed', attempts: number, error?: string): DeadLetter {
+  return {
+    id: newId('dl'),
+    agentId: message.agentId,
+    channel: message.channel,
+    direction: 'inbound',
+    reason,
+    from: message.from,
+    to: message.to,
+    ...(message.subject === null ? {} : { subject: message.subject }),
+    body: message.body,
+    mediaUrls: message.mediaUrls,
+    externalId: message.externalId,
+    ...(error === undefined ? {} : { error }),
+    attempts,
+    createdAt: new Date().toISOString(),
+  };
 }
