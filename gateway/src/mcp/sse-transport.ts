@@ -59,8 +59,15 @@ export class SseServerTransport implements Transport {
       throw new Error('The client went away before its event stream opened.');
     }
     const { keepAliveMs } = this.#options;
+    // The first keep-alive comes at a random point of the interval: streams opened together (a client
+    // reconnecting many sessions at once) would otherwise all be written in one timer turn every
+    // interval, a stall of milliseconds for everything else (measured: docs/DECISIONS.md, "MCP").
     if (keepAliveMs > 0) {
-      this.#keepAlive = setInterval(() => void this.#exchange.write(': keep-alive\n\n').catch(() => undefined), keepAliveMs);
+      this.#keepAlive = setTimeout(() => {
+        this.#keepAliveTick();
+        this.#keepAlive = setInterval(() => this.#keepAliveTick(), keepAliveMs);
+        this.#keepAlive.unref();
+      }, Math.floor(Math.random() * keepAliveMs));
       this.#keepAlive.unref();
     }
     this.onconnected?.();
@@ -81,10 +88,14 @@ export class SseServerTransport implements Transport {
     this.#streamEnded();
   }
 
+  #keepAliveTick(): void {
+    void this.#exchange.write(': keep-alive\n\n').catch(() => undefined);
+  }
+
   #streamEnded(): void {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#keepAlive);
+    clearTimeout(this.#keepAlive);
     this.onclose?.();
   }
 }
