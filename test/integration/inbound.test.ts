@@ -185,6 +185,31 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
     assert.deepEqual([waiting.messages[0]!.reason, waiting.messages[0]!.body, waiting.messages[0]!.channel], ['agent_offline', 'are you there?', 'line']);
   });
 
+  it('for an agent no one hears, each message gets one letter, replays included (embedded: in the message commit, before the 200)', async () => {
+    const quiet = await provisionAgent(t, 'quiet', ['sms']);
+    const sids = Array.from({ length: 6 }, (_, i) => `SM${String(i).repeat(32)}`);
+    // Sent together, with each message twice, so that they share group commits with their replays.
+    const answers = await Promise.all(
+      [...sids, ...sids].map((messageSid, i) => t.sim.inbound.sms({ agentId: 'quiet', from: CUSTOMER, to: quiet.channels.sms!.address, body: `quiet ${i % sids.length}`, messageSid })),
+    );
+    assert.deepEqual(answers.map((a) => a.status), answers.map(() => 200));
+    const count = async (sql: string) => (await t.gateway.runtime.store.db.get<{ n: number }>(sql, ['quiet']))!.n;
+    assert.equal(await count("SELECT COUNT(*) AS n FROM messages WHERE agent_id = ? AND direction = 'inbound'"), sids.length);
+    // Embedded, the letter commits with its message; a cluster queues the delivery, which writes it after the 200.
+    if (process.env.SWITCHBOARD_TEST_CLUSTER === '1') {
+      const deadline = Date.now() + 5000;
+      while ((await t.gateway.runtime.store.deadLetters.countPending('quiet')) < sids.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(await t.gateway.runtime.store.deadLetters.countPending('quiet'), sids.length, 'every letter stored, embedded before its 200');
+    assert.equal(
+      await count('SELECT COUNT(*) AS n FROM dead_letters d JOIN messages m ON m.id = d.message_id WHERE d.agent_id = ?'),
+      sids.length,
+      'each letter ends its own message',
+    );
+    const pending = await t.gateway.runtime.store.messages.pendingDeliveries();
+    assert.ok(!pending.some((m) => m.agentId === 'quiet'), 'nothing left to re-drive');
+  });
+
   it('STOP opts the number out: the agent cannot text it until START', async () => {
     const to = '+14155550777';
     const send = () => t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to, body: 'promo' } });

@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { Exchange } from '../http/exchange.js';
+import { everyInterval } from './keep-alive-wheel.js';
 
 /** Response headers of every MCP event stream. */
 export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -36,7 +37,7 @@ export class SseServerTransport implements Transport {
   readonly #options: SseServerTransportOptions;
   #started = false;
   #closed = false;
-  #keepAlive: NodeJS.Timeout | undefined;
+  #stopKeepAlive: (() => void) | undefined;
 
   constructor(exchange: Exchange, options: SseServerTransportOptions) {
     this.#exchange = exchange;
@@ -59,10 +60,8 @@ export class SseServerTransport implements Transport {
       throw new Error('The client went away before its event stream opened.');
     }
     const { keepAliveMs } = this.#options;
-    if (keepAliveMs > 0) {
-      this.#keepAlive = setInterval(() => void this.#exchange.write(': keep-alive\n\n').catch(() => undefined), keepAliveMs);
-      this.#keepAlive.unref();
-    }
+    // In a random slot of a timer shared by every stream (see keep-alive-wheel.ts).
+    if (keepAliveMs > 0) this.#stopKeepAlive = everyInterval(keepAliveMs, () => this.#keepAliveTick());
     this.onconnected?.();
   }
 
@@ -81,10 +80,14 @@ export class SseServerTransport implements Transport {
     this.#streamEnded();
   }
 
+  #keepAliveTick(): void {
+    void this.#exchange.write(': keep-alive\n\n').catch(() => undefined);
+  }
+
   #streamEnded(): void {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#keepAlive);
+    this.#stopKeepAlive?.();
     this.onclose?.();
   }
 }

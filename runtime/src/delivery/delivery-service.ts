@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
+import type { SqlStatement } from '../store/database.js';
 import type { Store } from '../store/store.js';
 import { postCallback } from './callback-client.js';
 import { agentEvent, deliveryEventId, inboundData, type AgentEvent } from './events.js';
@@ -73,6 +74,22 @@ export class DeliveryService {
   async schedule(message: MessageRecord, agent?: AgentRecord): Promise<void> {
     if (this.#queue) await this.#queue(message);
     else this.deliverInbound(message, agent);
+  }
+
+  /**
+   * Embedded, for an agent that no one would hear now (no live session, no callback URL): the dead
+   * letter its delivery would write at once, as a statement to commit in the same atomic group as the
+   * message (it goes in only if the message does). One commit per webhook instead of two, and the
+   * message is never pending. Undefined when the chain must run; call {@link lettered} after the commit.
+   */
+  offlineLetter(message: MessageRecord, agent: AgentRecord): SqlStatement | undefined {
+    if (this.#queue || this.reachable(agent)) return undefined;
+    return this.store.deadLetters.insertForStoredMessageStatement(messageDeadLetter(message, 'agent_offline', 0), message.id);
+  }
+
+  /** Reports the letter of {@link offlineLetter}, once committed with its message. */
+  lettered(message: MessageRecord): void {
+    this.events.emit('deadLetter', { agentId: message.agentId, reason: 'agent_offline' });
   }
 
   /**

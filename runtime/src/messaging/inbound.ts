@@ -105,7 +105,12 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
     createdAt: event.receivedAt || now,
     updatedAt: now,
   };
-  if (!(await store.messages.insertInbound(message))) {
+  // An agent no one would hear gets its dead letter in the message's own commit.
+  const letter = context.delivery.offlineLetter(message, agent);
+  const stored = letter
+    ? (await store.db.executeAll([store.messages.insertInboundStatement(message), letter]))[0]!.changes === 1
+    : await store.messages.insertInbound(message);
+  if (!stored) {
     // A provider retry: stored already. In a cluster, the first attempt may have stored the message and
     // failed to queue its delivery (NATS away, so the provider got a 5xx): queue it now (queued work is
     // deduplicated by message id, and a delivered message is skipped).
@@ -120,7 +125,8 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
     if (keyword === 'out') await store.optOuts.add('sms', held.address, event.from);
     if (keyword === 'in') await store.optOuts.remove('sms', held.address, event.from);
   }
-  await context.delivery.schedule(message, agent);
+  if (letter) context.delivery.lettered(message);
+  else await context.delivery.schedule(message, agent);
 }
 
 async function applyStatus(context: MessagingContext, store: Store, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {

@@ -194,6 +194,26 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
+    it("an inbound message and its dead letter in one group: the letter goes in only with the message, replays and concurrent copies included", async () => {
+      await withNodes(1, async ([store]) => {
+        const s = store!;
+        const now = new Date().toISOString();
+        const arrive = (externalId: string, copy: number) => {
+          const message = { ...inbound('dl-1', externalId, now), id: `msg-${externalId}-${copy}` };
+          const letterOf = { ...letter('dl-1', `dl-${externalId}-${copy}`, now, 'sms'), externalId };
+          return s.db.executeAll([s.messages.insertInboundStatement(message), s.deadLetters.insertForStoredMessageStatement(letterOf, message.id)]);
+        };
+        assert.deepEqual(await arrive('SM1', 0), [{ changes: 1 }, { changes: 1 }]);
+        assert.deepEqual(await arrive('SM1', 1), [{ changes: 0 }, { changes: 0 }], 'a provider retry stores neither');
+        // Issued together, so that on SQLite they share a group commit (coalesced multi-row statements).
+        const together = await Promise.all(['SM2', 'SM3', 'SM2', 'SM4', 'SM3'].map((sid, i) => arrive(sid, i)));
+        assert.equal(together.filter((r) => r[0]!.changes === 1).length, 3);
+        for (const [stored, lettered] of together) assert.equal(lettered!.changes, stored!.changes, 'a letter exactly when its message went in');
+        assert.equal(await s.deadLetters.countPending('dl-1'), 4);
+        assert.equal((await s.messages.pendingDeliveries()).length, 0, 'a message with its letter is not re-driven');
+      });
+    });
+
     it("a delivery receipt is one UPDATE of the message that also prices the message's usage record", async () => {
       await withNodes(1, async ([store]) => {
         const s = store!;

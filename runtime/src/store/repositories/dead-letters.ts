@@ -1,5 +1,5 @@
 import type { Channel } from '@switchboard/sdk';
-import type { SqlExecutor } from '../database.js';
+import type { SqlExecutor, SqlStatement, SqlValue } from '../database.js';
 import { newId } from '../../ids.js';
 import type { Direction, MessageRecord } from './messages.js';
 
@@ -64,6 +64,32 @@ interface DeadLetterRow {
   created_at: string;
 }
 
+const COLUMNS = `id, agent_id, channel, direction, reason, from_address, to_address, subject, body, media_urls,
+  external_id, error, attempts, created_at, message_id`;
+const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
+const INSERT = `INSERT INTO dead_letters (${COLUMNS}) VALUES (${ROW})`;
+const INSERT_IF_MESSAGE_STORED = `INSERT INTO dead_letters (${COLUMNS}) SELECT ${ROW} WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?)`;
+
+/** A letter's column values, `message_id` aside. */
+function values(letter: DeadLetter): SqlValue[] {
+  return [
+    letter.id,
+    letter.agentId,
+    letter.channel,
+    letter.direction,
+    letter.reason,
+    letter.from,
+    letter.to,
+    letter.subject ?? null,
+    letter.body,
+    JSON.stringify(letter.mediaUrls),
+    letter.externalId,
+    letter.error ?? null,
+    letter.attempts,
+    letter.createdAt,
+  ];
+}
+
 /** Dead letters, handed out exactly once. */
 export class DeadLetterRepository {
   constructor(private readonly db: SqlExecutor) {}
@@ -73,27 +99,15 @@ export class DeadLetterRepository {
    * with a letter is never re-driven (see MessageRepository.pendingDeliveries).
    */
   async insert(letter: DeadLetter, tx: SqlExecutor = this.db, messageId: string | null = null): Promise<void> {
-    await tx.execute(
-      `INSERT INTO dead_letters (id, agent_id, channel, direction, reason, from_address, to_address, subject, body, media_urls,
-         external_id, error, attempts, created_at, message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        letter.id,
-        letter.agentId,
-        letter.channel,
-        letter.direction,
-        letter.reason,
-        letter.from,
-        letter.to,
-        letter.subject ?? null,
-        letter.body,
-        JSON.stringify(letter.mediaUrls),
-        letter.externalId,
-        letter.error ?? null,
-        letter.attempts,
-        letter.createdAt,
-        messageId,
-      ],
-    );
+    await tx.execute(INSERT, [...values(letter), messageId]);
+  }
+
+  /**
+   * The INSERT of a letter that ends the delivery of a message stored in the same atomic group: it
+   * goes in only when that message did (not for a provider's retry, whose message was skipped).
+   */
+  insertForStoredMessageStatement(letter: DeadLetter, messageId: string): SqlStatement {
+    return { sql: INSERT_IF_MESSAGE_STORED, params: [...values(letter), messageId, messageId] };
   }
 
   /**

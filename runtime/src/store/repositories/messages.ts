@@ -53,6 +53,7 @@ const COLUMNS = `id, agent_id, channel, direction, from_address, to_address, sub
   external_id, status, segments, cost, error, delivery, created_at, updated_at`;
 const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
 const INSERT = `INSERT INTO messages (${COLUMNS}) VALUES (${ROW})`;
+const INSERT_INBOUND = `${INSERT} ON CONFLICT (agent_id, channel, direction, external_id) DO NOTHING`;
 const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
   WHERE NOT EXISTS (SELECT 1 FROM opt_outs WHERE channel = ? AND agent_address = ? AND remote_address = ?)`;
 
@@ -85,8 +86,14 @@ export class MessageRepository {
    * (a provider retry). Returns false for a duplicate.
    */
   async insertInbound(message: MessageRecord, tx: SqlExecutor = this.db): Promise<boolean> {
-    const { changes } = await tx.execute(`${INSERT} ON CONFLICT (agent_id, channel, direction, external_id) DO NOTHING`, params(message));
+    const { sql, params } = this.insertInboundStatement(message);
+    const { changes } = await tx.execute(sql, params);
     return changes === 1;
+  }
+
+  /** The INSERT of `insertInbound`, for an atomic group: 1 change when stored, 0 for a duplicate. */
+  insertInboundStatement(message: MessageRecord): SqlStatement {
+    return { sql: INSERT_INBOUND, params: params(message) };
   }
 
   async get(id: string): Promise<MessageRecord | undefined> {
