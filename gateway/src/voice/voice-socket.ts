@@ -43,12 +43,11 @@ export function attachVoiceSocket(routes: SocketRoutes, deps: { runtime: Runtime
       }
       // The first frame tells the protocol: ConversationRelay sends `type: setup`, Media Streams `event: connected`.
       if (!data.call) {
-        const send = (out: object) => socket.send(JSON.stringify(out));
         const hangUp = () => socket.end(1000);
         data.call =
           typeof parsed.event === 'string'
-            ? new StreamCall(runtime.voice, runtime.store, data.agentId, hangUp, runtime.audio()).attach(send)
-            : new RelayCall(runtime.voice, runtime.store, data.agentId, hangUp).attach(send);
+            ? new StreamCall(runtime.voice, runtime.store, data.agentId, hangUp, runtime.audio()).attach((text) => socket.send(text))
+            : new RelayCall(runtime.voice, runtime.store, data.agentId, hangUp).attach((out) => socket.send(JSON.stringify(out)));
       }
       data.call.handle(parsed).catch((err: unknown) => logger.warn({ err, agentId: data.agentId }, 'voice frame failed'));
     },
