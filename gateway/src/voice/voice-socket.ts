@@ -5,7 +5,8 @@ import type { GatewayMetrics } from '../metrics.js';
 
 interface SocketData {
   agentId: string;
-  call?: { handle(message: Record<string, unknown>): Promise<void>; closed(): void };
+  /** Stream calls handle media frames synchronously and return no promise for them. */
+  call?: { handle(message: Record<string, unknown>): Promise<void> | undefined; closed(): void };
 }
 
 /**
@@ -15,6 +16,7 @@ interface SocketData {
  */
 export function attachVoiceSocket(routes: SocketRoutes, deps: { runtime: Runtime; metrics: GatewayMetrics; logger: Logger; publicBaseUrl: () => string }): void {
   const { runtime, metrics, logger } = deps;
+  const failed = (err: unknown, agentId: string) => logger.warn({ err, agentId }, 'voice frame failed');
   routes.webSocket<SocketData>('/webhooks/:agentId/voice-ws', {
     maxPayloadLength: 256 * 1024,
     idleTimeoutSeconds: 120,
@@ -49,7 +51,11 @@ export function attachVoiceSocket(routes: SocketRoutes, deps: { runtime: Runtime
             ? new StreamCall(runtime.voice, runtime.store, data.agentId, hangUp, runtime.audio()).attach((text) => socket.send(text))
             : new RelayCall(runtime.voice, runtime.store, data.agentId, hangUp).attach((out) => socket.send(JSON.stringify(out)));
       }
-      data.call.handle(parsed).catch((err: unknown) => logger.warn({ err, agentId: data.agentId }, 'voice frame failed'));
+      try {
+        data.call.handle(parsed)?.catch((err: unknown) => failed(err, data.agentId));
+      } catch (err) {
+        failed(err, data.agentId);
+      }
     },
     close: (socket) => {
       metrics.voiceCallsActive.dec();

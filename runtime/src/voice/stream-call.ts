@@ -41,30 +41,26 @@ export class StreamCall extends MediaCall {
     return this;
   }
 
-  async handle(message: Record<string, unknown>): Promise<void> {
+  /**
+   * Handles one Media Streams message. Media frames, 50 a second per call, are handled on the spot
+   * and return nothing (no promise per frame); messages that wait on something return a promise.
+   */
+  handle(message: Record<string, unknown>): Promise<void> | undefined {
     switch (message.event) {
+      case 'media':
+        this.#media((message.media as { payload?: string } | undefined)?.payload);
+        return undefined;
       case 'start':
-        await this.#start(message.start as { streamSid?: string; callSid?: string; customParameters?: Record<string, string> });
-        return;
-      case 'media': {
-        const payload = (message.media as { payload?: string } | undefined)?.payload;
-        if (!payload || !this.#audio?.isOpen) return;
-        // Decoded once: speech-to-text keeps these bytes, VAD reads them on the spot.
-        const mulaw = Buffer.from(payload, 'base64');
-        this.#recognition?.write(mulaw);
-        this.#audio.push(mulaw);
-        return;
-      }
+        return this.#start(message.start as { streamSid?: string; callSid?: string; customParameters?: Record<string, string> });
       case 'dtmf': {
         const digit = (message.dtmf as { digit?: string } | undefined)?.digit;
-        if (digit) await this.heard(digit);
-        return;
+        return digit ? this.heard(digit) : undefined;
       }
       case 'stop':
         this.closed();
-        return;
+        return undefined;
       default:
-        return; // connected, mark: nothing to do
+        return undefined; // connected, mark: nothing to do
     }
   }
 
@@ -85,6 +81,14 @@ export class StreamCall extends MediaCall {
     await this.#pacer?.drained();
     if (this.session) this.voice.end(this.session);
     this.hangUp();
+  }
+
+  #media(payload: string | undefined): void {
+    if (!payload || !this.#audio?.isOpen) return;
+    // Decoded once: speech-to-text keeps these bytes, VAD reads them on the spot.
+    const mulaw = Buffer.from(payload, 'base64');
+    this.#recognition?.write(mulaw);
+    this.#audio.push(mulaw);
   }
 
   async #start(start: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> } | undefined): Promise<void> {
