@@ -79,15 +79,15 @@ export interface VoicePort {
   agentOfCall(request: WebhookRequest): Promise<string | undefined>;
   /** The file of a stored voice message, by its unguessable name. */
   voiceMessagePath(name: string): string | undefined;
-  /** A live call driven by its media connection's frames, in the mode its first frame tells. */
-  openCall(mode: 'relay' | 'stream', agentId: string, hangUp: () => void): LiveCall;
+  /** A live call driven by its media connection's frames, in the mode its first frame tells; `send` writes a text frame back. */
+  openCall(mode: 'relay' | 'stream', agentId: string, hangUp: () => void, send: (text: string) => void): LiveCall;
   /** Calls live in this process. */
   readonly liveCalls: number;
 }
 
 /** A call on a media connection. */
 export interface LiveCall {
-  attach(send: (message: object) => void): this;
-  handle(message: Record<string, unknown>): Promise<void>;
+  /** Handles one frame; a stream call's media frames are handled on the spot and return no promise. */
+  handle(message: Record<string, unknown>): Promise<void> | undefined;
   closed(): void;
 }

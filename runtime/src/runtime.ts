@@ -299,7 +299,10 @@ export class Runtime {
         verify: (webhook) => voice.verify(webhook),
         agentOfCall: (request) => voice.agentOfCall(request),
         voiceMessagePath: (name) => this.voiceMessages.pathOf(name),
-        openCall: (mode, agentId, hangUp) => (mode === 'stream' ? new StreamCall(voice, store, agentId, hangUp, this.audio()) : new RelayCall(voice, store, agentId, hangUp)),
+        openCall: (mode, agentId, hangUp, send) =>
+          mode === 'stream'
+            ? new StreamCall(voice, store, agentId, hangUp, this.audio()).attach(send)
+            : new RelayCall(voice, store, agentId, hangUp).attach((out) => send(JSON.stringify(out))),
         get liveCalls() {
           return voice.sessions.size;
         },

@@ -30,10 +30,11 @@ export const DEFAULT_ENDPOINTING_MS = 300;
 export const DEFAULT_FINALIZE_TIMEOUT_MS = 1500;
 
 /**
- * Deepgram takes 20–250 ms chunks; 100 ms is one WebSocket message per five call frames, and a
- * finalize sends what is held at once, so the end of a turn is not delayed by it.
+ * Deepgram takes 20–250 ms chunks; 200 ms is one WebSocket message per ten call frames (a socket
+ * write each, the dearest part of forwarding a frame), and a finalize sends what is held at once,
+ * so the end of a turn is not delayed by it.
  */
-export const DEFAULT_CHUNK_MS = 100;
+export const DEFAULT_CHUNK_MS = 200;
 
 /** JSON Schema of {@link DeepgramSettings}. */
 export const settingsSchema: JsonSchema = {

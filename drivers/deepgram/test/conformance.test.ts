@@ -92,15 +92,15 @@ describe('deepgram driver against the simulator', () => {
     assert.equal(session.closeCode, 1000);
   });
 
-  it('sends call audio in 100 ms chunks, and what is held before a Finalize', async () => {
+  it('sends call audio in 200 ms chunks, and what is held before a Finalize', async () => {
     const stream = await d.stt!.open({ encoding: 'mulaw', sampleRate: 8000 });
     const audio = Buffer.concat([silence(100), spoken(GREETING), silence(500)]);
-    // 20 ms frames (160 bytes), held until 100 ms (800 bytes) are there; the rest goes before the Finalize.
+    // 20 ms frames (160 bytes), held until 200 ms (1,600 bytes) are there; the rest goes before the Finalize.
     feed(stream, audio);
     assert.equal(await stream.finalize(), GREETING);
     const session = s.deepgram.sessions().at(-1)!;
     assert.equal(session.audioBytes, audio.length);
-    assert.equal(session.audioMessages, Math.ceil(audio.length / 800));
+    assert.equal(session.audioMessages, Math.ceil(audio.length / 1600));
     await stream.close();
   });
 

@@ -15,6 +15,7 @@ interface SocketData {
  */
 export function attachVoiceSocket(routes: SocketRoutes, deps: { voice: GatewayPorts['voice']; metrics: GatewayMetrics; logger: Logger; publicBaseUrl: () => string }): void {
   const { voice, metrics, logger } = deps;
+  const failed = (err: unknown, agentId: string) => logger.warn({ err, agentId }, 'voice frame failed');
   routes.webSocket<SocketData>('/webhooks/:agentId/voice-ws', {
     maxPayloadLength: 256 * 1024,
     idleTimeoutSeconds: 120,
@@ -43,11 +44,14 @@ export function attachVoiceSocket(routes: SocketRoutes, deps: { voice: GatewayPo
       }
       // The first frame tells the protocol: ConversationRelay sends `type: setup`, Media Streams `event: connected`.
       if (!data.call) {
-        const send = (out: object) => socket.send(JSON.stringify(out));
         const hangUp = () => socket.end(1000);
-        data.call = voice.openCall(typeof parsed.event === 'string' ? 'stream' : 'relay', data.agentId, hangUp).attach(send);
+        data.call = voice.openCall(typeof parsed.event === 'string' ? 'stream' : 'relay', data.agentId, hangUp, (text) => socket.send(text));
       }
-      data.call.handle(parsed).catch((err: unknown) => logger.warn({ err, agentId: data.agentId }, 'voice frame failed'));
+      try {
+        data.call.handle(parsed)?.catch((err: unknown) => failed(err, data.agentId));
+      } catch (err) {
+        failed(err, data.agentId);
+      }
     },
     close: (socket) => {
       metrics.voiceCallsActive.dec();

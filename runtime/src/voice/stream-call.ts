@@ -16,8 +16,10 @@ import type { VoiceService } from './voice-service.js';
  * (barge-in) stops the rest of the reply and sends `clear`.
  */
 export class StreamCall extends MediaCall {
-  #send: (message: object) => void = () => undefined;
+  #send: (text: string) => void = () => undefined;
   #streamSid = '';
+  /** The text of an outbound media message up to its payload: the same for every frame of the call. */
+  #mediaPrefix = '';
   #audio: InboundCallAudio | undefined;
   #recognition: RecognitionStream | undefined;
   #pacer: FramePacer | undefined;
@@ -33,36 +35,32 @@ export class StreamCall extends MediaCall {
     super(voice, store, agentId, hangUp);
   }
 
-  /** Where outgoing frames go (the WebSocket). */
-  attach(send: (message: object) => void): this {
+  /** Where outgoing messages go (the WebSocket), as JSON text. */
+  attach(send: (text: string) => void): this {
     this.#send = send;
     return this;
   }
 
-  async handle(message: Record<string, unknown>): Promise<void> {
+  /**
+   * Handles one Media Streams message. Media frames, 50 a second per call, are handled on the spot
+   * and return nothing (no promise per frame); messages that wait on something return a promise.
+   */
+  handle(message: Record<string, unknown>): Promise<void> | undefined {
     switch (message.event) {
+      case 'media':
+        this.#media((message.media as { payload?: string } | undefined)?.payload);
+        return undefined;
       case 'start':
-        await this.#start(message.start as { streamSid?: string; callSid?: string; customParameters?: Record<string, string> });
-        return;
-      case 'media': {
-        const payload = (message.media as { payload?: string } | undefined)?.payload;
-        if (!payload || !this.#audio?.isOpen) return;
-        // Decoded once: speech-to-text keeps these bytes, VAD reads them on the spot.
-        const mulaw = Buffer.from(payload, 'base64');
-        this.#recognition?.write(mulaw);
-        this.#audio.push(mulaw);
-        return;
-      }
+        return this.#start(message.start as { streamSid?: string; callSid?: string; customParameters?: Record<string, string> });
       case 'dtmf': {
         const digit = (message.dtmf as { digit?: string } | undefined)?.digit;
-        if (digit) await this.heard(digit);
-        return;
+        return digit ? this.heard(digit) : undefined;
       }
       case 'stop':
         this.closed();
-        return;
+        return undefined;
       default:
-        return; // connected, mark: nothing to do
+        return undefined; // connected, mark: nothing to do
     }
   }
 
@@ -85,12 +83,22 @@ export class StreamCall extends MediaCall {
     this.hangUp();
   }
 
+  #media(payload: string | undefined): void {
+    if (!payload || !this.#audio?.isOpen) return;
+    // Decoded once: speech-to-text keeps these bytes, VAD reads them on the spot.
+    const mulaw = Buffer.from(payload, 'base64');
+    this.#recognition?.write(mulaw);
+    this.#audio.push(mulaw);
+  }
+
   async #start(start: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> } | undefined): Promise<void> {
     this.#streamSid = start?.streamSid ?? '';
+    // Every reply frame is a media message that differs only in its payload (base64, nothing to escape).
+    this.#mediaPrefix = `{"event":"media","streamSid":${JSON.stringify(this.#streamSid)},"media":{"payload":"`;
     this.#pacer = new FramePacer({
       // A view on the frame's memory, not a copy: it is only read to make the base64.
-      send: (frame) => this.#send({ event: 'media', streamSid: this.#streamSid, media: { payload: Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength).toString('base64') } }),
-      mark: (name) => this.#send({ event: 'mark', streamSid: this.#streamSid, mark: { name } }),
+      send: (frame) => this.#send(`${this.#mediaPrefix}${Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength).toString('base64')}"}}`),
+      mark: (name) => this.#send(JSON.stringify({ event: 'mark', streamSid: this.#streamSid, mark: { name } })),
     });
     this.#recognition = await this.voice.stt().open({ encoding: 'mulaw', sampleRate: 8000, ...(this.session?.language ? { language: this.session.language } : {}) });
     this.#audio = this.pool.openCall({
@@ -109,7 +117,7 @@ export class StreamCall extends MediaCall {
   /** The caller spoke over the reply: drop the rest and tell the provider to clear what it buffered. */
   #bargeIn(): void {
     this.#pacer?.stop();
-    this.#send({ event: 'clear', streamSid: this.#streamSid });
+    this.#send(JSON.stringify({ event: 'clear', streamSid: this.#streamSid }));
   }
 
   async #utteranceEnded(): Promise<void> {
