@@ -101,6 +101,72 @@ describe('DurableWork over JetStream', () => {
     }
   });
 
+  it('waits the delay retryDelayMs gives each attempt; the attempt is the server\'s delivery count', async () => {
+    const queue = work(await open('backoff'));
+    const delays = [100, 400, 200]; // after attempts 1, 2 and 3
+    const runs: { attempt: number; at: number }[] = [];
+    const worker = await queue.process(
+      'backoff',
+      async (item) => {
+        runs.push({ attempt: item.attempt, at: Date.now() });
+        if (item.attempt <= delays.length) throw new Error('not yet');
+      },
+      { maxDeliver: 10, retryDelayMs: (attempt) => delays[attempt - 1]! },
+    );
+    try {
+      await queue.enqueue('backoff', 'b', {});
+      await waitFor('the fourth attempt succeeded', async () => runs.length === 4 && (await queue.pending()) === 0, 5000);
+      assert.deepEqual(runs.map((r) => r.attempt), [1, 2, 3, 4]);
+      const gaps = runs.slice(1).map((r, i) => r.at - runs[i]!.at);
+      console.log(`# retry delays asked ${delays.join('/')} ms, measured ${gaps.join('/')} ms`);
+      gaps.forEach((gap, i) => assert.ok(gap >= delays[i]! - 5 && gap < delays[i]! + 150, `retry ${i + 1} after ${gap} ms, asked ${delays[i]} ms`));
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('gives up an item whose worker died holding its last attempt, without running it again', async () => {
+    const ackWaitMs = 1000;
+    const stream = `W${++streams}`;
+    const [deadConn, liveConn] = [await open('last-doomed'), await open('last-survivor')];
+    const runs: number[] = [];
+    let release!: () => void;
+    const hang = new Promise<void>((r) => (release = r));
+    const options = { maxDeliver: 2, retryDelayMs: 50, ackWaitMs };
+    const doomed = await work(deadConn, stream).process(
+      'last',
+      async (item) => {
+        runs.push(item.attempt);
+        if (item.attempt === 1) throw new Error('provider down');
+        await hang;
+      },
+      options,
+    );
+    const gaveUp: { attempt: number; err: unknown }[] = [];
+    try {
+      await work(liveConn, stream).enqueue('last', 'x', {});
+      await waitFor('the doomed worker holds the last attempt', () => runs.length === 2, 5000);
+      await deadConn.close();
+      const survivor = await work(liveConn, stream).process('last', async (item) => void runs.push(item.attempt), {
+        ...options,
+        onGiveUp: (item, err) => void gaveUp.push({ attempt: item.attempt, err }),
+      });
+      try {
+        // A consumer with max_deliver 2 would never offer it again and it would stay in the stream.
+        await waitFor('given up', () => gaveUp.length === 1, ackWaitMs + 5000);
+        assert.deepEqual(runs, [1, 2], 'the handler did not run a third time');
+        assert.equal(gaveUp[0]!.attempt, 3);
+        assert.match(String(gaveUp[0]!.err), /did not finish/);
+        await waitFor('the item left the stream', async () => (await work(liveConn, stream).pending()) === 0, 2000);
+      } finally {
+        await survivor.stop();
+      }
+    } finally {
+      release();
+      await doomed.stop();
+    }
+  });
+
   it('redelivers to a live worker what a killed worker held; effects happen once per id', async () => {
     const ackWaitMs = 1000;
     const stream = `W${++streams}`;

@@ -15,6 +15,9 @@ import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger } from '../logger.js';
 
+/** Thrown by a handler whose item is not due yet: offered again after the retry delay, logged as routine, not as a failure. */
+export class RetryLater extends Error {}
+
 /** What a handler learns about the work item it runs. */
 export interface WorkItem<T = unknown> {
   /** The id it was enqueued under: the key to make the handler's effects idempotent. */
@@ -25,7 +28,7 @@ export interface WorkItem<T = unknown> {
   readonly attempt: number;
 }
 
-/** Runs one work item; resolving acks it, throwing has it redelivered later (until `maxDeliver`). */
+/** Runs one work item; resolving acks it, throwing has it redelivered after `retryDelayMs` (until `maxDeliver`). */
 export type WorkHandler<T = unknown> = (item: WorkItem<T>) => Promise<void>;
 
 export interface DurableWorkOptions {
@@ -44,11 +47,14 @@ export interface ProcessOptions<T> {
   concurrency?: number;
   /** Time a worker has to ack before the item goes to another worker (default 30 s); long handlers keep it alive. */
   ackWaitMs?: number;
-  /** Deliveries before giving up on an item (default 5). */
+  /** Attempts before giving up on an item (default 5); `Infinity` when the handler decides itself. */
   maxDeliver?: number;
-  /** Wait before a failed item is offered again (default 1 s). */
-  retryDelayMs?: number;
-  /** Called when the last attempt failed; once it resolves the item leaves the queue (make it a dead letter here). */
+  /** Wait before a failed item is offered again (default 1 s), or the wait after a failed attempt `attempt`. */
+  retryDelayMs?: number | ((attempt: number) => number);
+  /**
+   * Called when the last attempt failed, or its worker was lost; once it resolves the item leaves the
+   * queue (make it a dead letter here). When it throws, the item comes back later to be given up again.
+   */
   onGiveUp?: (item: WorkItem<T>, err: unknown) => Promise<void> | void;
 }
 
@@ -63,6 +69,7 @@ export interface Worker {
  * succeeded, redelivered to another worker when one fails or dies (ack wait). Enqueue answers only
  * once the server stored the item, and drops a repeat of an id inside the duplicate window. Every
  * worker of a kind shares one durable consumer, so each item is in one worker's hands at a time.
+ * A retry is a delayed nak, so the attempt is the server's delivery count and outlives the worker.
  * Handlers must be idempotent by item id: a worker can die after its effect and before its ack.
  */
 export class DurableWork {
@@ -101,25 +108,40 @@ export class DurableWork {
     await this.ready();
     const durable = `work_${kind}`;
     const maxDeliver = options.maxDeliver ?? 5;
+    const { retryDelayMs = 1000 } = options;
+    const retryDelay = typeof retryDelayMs === 'function' ? retryDelayMs : () => retryDelayMs;
     const config = {
       durable_name: durable,
       filter_subject: this.#subject(kind),
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: nanos(options.ackWaitMs ?? 30_000),
-      max_deliver: maxDeliver,
+      // The server redelivers without limit and the give-up is ours: at its own max_deliver a work-queue item would stay in the stream for good.
+      max_deliver: -1,
     };
     try {
       await this.#jsm!.consumers.add(this.stream, config);
     } catch (err) {
-      // Another worker made it first with other settings: use what is there.
+      // Another worker made it first with other settings: use what is there, but never a bounded max_deliver (older consumers had one).
       if (!(err instanceof JetStreamApiError)) throw err;
       this.options.logger?.debug({ err, durable }, 'work consumer exists');
+      const existing = await this.#jsm!.consumers.info(this.stream, durable);
+      if (existing.config.max_deliver !== -1) await this.#jsm!.consumers.update(this.stream, durable, { max_deliver: -1 });
     }
     const consumer = await this.#js.consumers.get(this.stream, durable);
     const concurrency = options.concurrency ?? 1;
     const messages: ConsumerMessages = await consumer.consume({ max_messages: concurrency });
     const inFlight = new Set<Promise<void>>();
+    const giveUp = async (msg: JsMsg, item: WorkItem<T>, err: unknown) => {
+      this.options.logger?.warn({ err, kind, id: item.id, attempt: item.attempt }, 'work item failed for the last time');
+      try {
+        await options.onGiveUp?.(item, err);
+        await msg.ackAck();
+      } catch (giveUpErr) {
+        this.options.logger?.error({ err: giveUpErr, kind, id: item.id }, 'work item could not be given up; it comes back to be given up again');
+        msg.nak(retryDelay(item.attempt));
+      }
+    };
     const run = async (msg: JsMsg) => {
       const item: WorkItem<T> = {
         id: msg.headers?.get('Sb-Work-Id') ?? String(msg.seq),
@@ -127,6 +149,8 @@ export class DurableWork {
         payload: msg.json<T>(),
         attempt: msg.info.deliveryCount,
       };
+      // Its last attempt died with its worker (or the give-up failed): running it again could kill another.
+      if (item.attempt > maxDeliver) return giveUp(msg, item, new Error(`attempt ${maxDeliver} of work item ${item.id} did not finish`));
       // Keeps the item ours while a long handler runs.
       const keepAlive = setInterval(() => {
         try {
@@ -144,17 +168,11 @@ export class DurableWork {
       } catch (err) {
         clearInterval(keepAlive);
         if (item.attempt >= maxDeliver) {
-          this.options.logger?.warn({ err, kind, id: item.id, attempt: item.attempt }, 'work item failed for the last time');
-          try {
-            await options.onGiveUp?.(item, err);
-            await msg.ackAck();
-          } catch (giveUpErr) {
-            this.options.logger?.error({ err: giveUpErr, kind, id: item.id }, 'work item could not be given up; it stays in the stream');
-            msg.term('gave up');
-          }
+          await giveUp(msg, item, err);
         } else {
-          this.options.logger?.info({ err, kind, id: item.id, attempt: item.attempt }, 'work item failed; it will be retried');
-          msg.nak(options.retryDelayMs ?? 1000);
+          if (err instanceof RetryLater) this.options.logger?.debug({ kind, id: item.id, attempt: item.attempt, reason: err.message }, 'work item not due yet');
+          else this.options.logger?.info({ err, kind, id: item.id, attempt: item.attempt }, 'work item failed; it will be retried');
+          msg.nak(retryDelay(item.attempt));
         }
       }
     };
@@ -173,6 +191,12 @@ export class DurableWork {
         await Promise.all(inFlight);
       },
     };
+  }
+
+  /** Removes a stored item (by the sequence `enqueue` answered) whose work was done elsewhere; a worker holding it can no longer ack it, which is harmless. */
+  async remove(sequence: number): Promise<void> {
+    await this.ready();
+    await this.#jsm!.streams.deleteMessage(this.stream, sequence, false);
   }
 
   /** Items stored and not yet acked, per the stream. */
