@@ -381,9 +381,12 @@ export class Runtime {
     if (this.cluster === 'gateway') return;
     if (this.#work) {
       // A dead worker's items come back to the others after one lease TTL, about when its agents do.
-      this.#deliveryWorker = await this.#work.process<{ messageId: string }>('deliver', (item) => this.delivery.deliverQueued(item.payload.messageId), {
+      // Each callback retry is a redelivery, so its count outlives a node; the last attempt writes the dead letter itself.
+      this.#deliveryWorker = await this.#work.process<{ messageId: string }>('deliver', (item) => this.delivery.deliverQueued(item.payload.messageId, item.attempt), {
         concurrency: 64,
         ackWaitMs: this.settings.CLUSTER_LEASE_TTL_MS,
+        maxDeliver: Infinity,
+        retryDelayMs: (attempt) => this.delivery.retryDelayMs(attempt),
       });
     }
     const pending = await this.delivery.recover();

@@ -26,9 +26,10 @@ export interface CallbackPolicy {
 
 /**
  * The delivery chain for inbound messages: the agent's live session, else its callback URL (signed,
- * retried with exponential backoff), else a dead letter. A message is marked delivered or turned into
- * a dead letter in one transaction; until then it stays pending in the store and is re-driven at start,
- * so nothing acknowledged to a provider is lost.
+ * retried with exponential backoff: in process embedded, as redeliveries of the work item in a
+ * cluster), else a dead letter. A message is marked delivered or turned into a dead letter in one
+ * transaction; until then it stays pending in the store and is re-driven at start, so nothing
+ * acknowledged to a provider is lost.
  */
 export class DeliveryService {
   #live: LiveSink | undefined;
@@ -93,15 +94,34 @@ export class DeliveryService {
   }
 
   /**
-   * Runs the chain for a queued message (a cluster work item). Nothing happens when it was delivered
-   * or dead-lettered already (the item ran before, on a node that died before acking); it throws when
-   * the message is left pending because this node is stopping, so the work goes to another node.
+   * Runs attempt `attempt` of the chain for a queued message (a cluster work item): the live session,
+   * else ONE callback post. A failed post throws, for the work to come back after {@link retryDelayMs},
+   * until the last attempt, which makes the dead letter: the attempt count is the work's, so it
+   * survives the node. Nothing happens when the message was delivered or dead-lettered already (the
+   * item ran before, on a node that died before acking); a stopping node throws at once, so the work
+   * goes to another node.
    */
-  async deliverQueued(messageId: string): Promise<void> {
+  async deliverQueued(messageId: string, attempt = 1): Promise<void> {
+    if (this.#abort.signal.aborted) throw new Error(`stopping: message ${messageId} stays pending for another node`);
     const message = await this.store.messages.pendingDelivery(messageId);
     if (!message) return;
-    await this.#deliver(message);
-    if (this.#abort.signal.aborted) throw new Error(`stopping: message ${messageId} stays pending for another node`);
+    const event = inboundEvent(message);
+    const target = await this.#liveOrCallback(message, event);
+    if (!target) return;
+    try {
+      await postCallback(target.url, target.secret, event, this.policy.timeoutMs);
+    } catch (err) {
+      if (attempt < this.policy.attempts) throw err;
+      await this.#deadLetter(message, 'callback_failed', attempt, errorMessage(err));
+      return;
+    }
+    await this.store.messages.markDelivered(message.id);
+  }
+
+  /** Cluster mode: the wait after failed attempt `attempt` of a queued delivery, doubling from the base. */
+  retryDelayMs(attempt: number): number {
+    // Capped at the last attempt's: an attempt past it only follows a lost node or a hand-back.
+    return this.policy.baseDelayMs * 2 ** (Math.min(attempt, this.policy.attempts) - 1);
   }
 
   /**
@@ -137,24 +157,28 @@ export class DeliveryService {
   }
 
   async #deliver(message: MessageRecord, agent?: AgentRecord): Promise<void> {
-    const event = agentEvent('message.inbound', message.agentId, inboundData(message), deliveryEventId(message.id));
-    if (await this.#tryLive(message.agentId, event)) {
-      await this.store.messages.markDelivered(message.id);
-      return;
-    }
-    const target = agent ? this.#callbackFrom(agent) : await this.#callbackOf(message.agentId);
-    if (!target) {
-      await this.#deadLetter(message, 'agent_offline', 0);
-      return;
-    }
+    const event = inboundEvent(message);
+    const target = await this.#liveOrCallback(message, event, agent);
+    if (!target) return;
     let attempts = 0;
     try {
       await this.#post(target, event, () => attempts++);
       await this.store.messages.markDelivered(message.id);
     } catch (err) {
       if (this.#abort.signal.aborted) return;
-      await this.#deadLetter(message, 'callback_failed', attempts, err instanceof Error ? err.message : String(err));
+      await this.#deadLetter(message, 'callback_failed', attempts, errorMessage(err));
     }
+  }
+
+  /** The live session takes the message (marked delivered), or the callback to post it to; without one it is dead-lettered. */
+  async #liveOrCallback(message: MessageRecord, event: AgentEvent, agent?: AgentRecord): Promise<{ url: string; secret: string } | undefined> {
+    if (await this.#tryLive(message.agentId, event)) {
+      await this.store.messages.markDelivered(message.id);
+      return undefined;
+    }
+    const target = agent ? this.#callbackFrom(agent) : await this.#callbackOf(message.agentId);
+    if (!target) await this.#deadLetter(message, 'agent_offline', 0);
+    return target;
   }
 
   async #post(target: { url: string; secret: string }, event: AgentEvent, onAttempt: () => void = () => undefined): Promise<void> {
@@ -204,4 +228,12 @@ export class DeliveryService {
     const tracked = work.catch((err) => this.logger.error({ err }, 'delivery failed; the message stays pending')).finally(() => this.#inFlight.delete(tracked));
     this.#inFlight.add(tracked);
   }
+}
+
+function inboundEvent(message: MessageRecord): AgentEvent {
+  return agentEvent('message.inbound', message.agentId, inboundData(message), deliveryEventId(message.id));
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

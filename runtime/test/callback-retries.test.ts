@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Webhook } from 'standardwebhooks';
+import { DurableWork, type Worker } from '../src/cluster/durable-work.js';
+import { DeliveryService, type CallbackPolicy } from '../src/delivery/delivery-service.js';
+import { deliveryEventId } from '../src/delivery/events.js';
+import { RuntimeEvents } from '../src/events.js';
+import { createLogger } from '../src/logger.js';
+import { newSigningSecret } from '../src/provisioning/provisioner.js';
+import { SecretBox } from '../src/secrets.js';
+import type { MessageRecord } from '../src/store/repositories/messages.js';
+import { openStore, type Store } from '../src/store/store.js';
+import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+
+// Cluster-mode callback retries: each attempt is one redelivery of the work item, so a node that dies
+// mid-chain leaves the next node the next attempt, not a fresh chain.
+const ATTEMPTS = 4;
+const BASE_MS = 100;
+const ACK_WAIT_MS = 1500;
+const policy: CallbackPolicy = { attempts: ATTEMPTS, baseDelayMs: BASE_MS, timeoutMs: 2000 };
+const logger = createLogger({ level: 'silent', pretty: false });
+const box = new SecretBox(randomBytes(32));
+const secret = newSigningSecret();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let server: TestNatsServer;
+let store: Store;
+let dataDir: string;
+const events = new RuntimeEvents();
+const closers: (() => Promise<unknown>)[] = [];
+before(async () => {
+  server = await startNatsServer();
+  dataDir = mkdtempSync(join(tmpdir(), 'sb-callback-retries-'));
+  store = await openStore({ dataDir });
+});
+after(async () => {
+  for (const close of closers.reverse()) await close().catch(() => undefined);
+  await store.close();
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, withinMs: number): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > withinMs) throw new Error(`Not within ${withinMs} ms: ${what}`);
+    await sleep(20);
+  }
+}
+
+interface Post {
+  readonly at: number;
+  /** The event id of a post whose signature verified; undefined otherwise. */
+  readonly eventId: string | undefined;
+}
+
+/** An agent's callback endpoint on loopback: runs `beforeAnswer(n)`, then answers post `n` (from 1) with `status(n)`. */
+async function startReceiver(status: (n: number) => number, beforeAnswer: (n: number) => Promise<void> = async () => undefined) {
+  const posts: Post[] = [];
+  const http = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      let eventId: string | undefined;
+      try {
+        eventId = (new Webhook(secret).verify(Buffer.concat(chunks).toString('utf8'), headers) as { id: string }).id;
+      } catch {
+        eventId = undefined;
+      }
+      posts.push({ at: Date.now(), eventId });
+      await beforeAnswer(posts.length);
+      res.writeHead(status(posts.length)).end();
+    });
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
+  closers.push(() => new Promise((r) => http.close(r)));
+  return { url: `http://127.0.0.1:${(http.address() as { port: number }).port}/hooks`, posts };
+}
+
+let agents = 0;
+/** An agent whose callback is `url`, and an inbound message for it, stored and pending. */
+async function pendingMessage(url: string): Promise<MessageRecord> {
+  const n = ++agents;
+  const now = new Date().toISOString();
+  const agentId = `retry-agent-${n}`;
+  await store.agents.insert(store.db, {
+    agentId, displayName: agentId, status: 'active', blockedChannels: [], callbackUrl: url, sealedSigningSecret: box.seal(secret),
+    greeting: null, systemPrompt: null, voice: null, language: null, channels: [], createdAt: now, updatedAt: now,
+  });
+  const message: MessageRecord = {
+    id: `msg_retry${n}`, agentId, channel: 'sms', direction: 'inbound', from: '+15550100001', to: '+15550100002', subject: null, body: 'hello',
+    html: null, mediaUrls: [], externalId: `SMretry${n}`, status: 'received', segments: 1, cost: null, error: null, delivery: 'pending', createdAt: now, updatedAt: now,
+  };
+  assert.equal(await store.messages.insertInbound(message), true);
+  return message;
+}
+
+interface Node {
+  readonly connection: NatsConnection;
+  readonly work: DurableWork;
+  readonly worker: Worker;
+  /** The attempt of every work delivery this node ran. */
+  readonly runs: number[];
+}
+
+/** A runtime node's delivery worker, wired as `Runtime.attach` wires it, on its own NATS connection over the shared store. */
+async function startNode(name: string, stream: string): Promise<Node> {
+  const connection = await connect({ servers: server.url, name });
+  const delivery = new DeliveryService(store, box, events, logger, policy);
+  const work = new DurableWork({ connection, stream, subjectPrefix: `sbcb.${stream}`, logger });
+  const runs: number[] = [];
+  const worker = await work.process<{ messageId: string }>(
+    'deliver',
+    (item) => {
+      runs.push(item.attempt);
+      return delivery.deliverQueued(item.payload.messageId, item.attempt);
+    },
+    { concurrency: 4, ackWaitMs: ACK_WAIT_MS, maxDeliver: Infinity, retryDelayMs: (attempt) => delivery.retryDelayMs(attempt) },
+  );
+  closers.push(async () => {
+    await delivery.stop();
+    if (!connection.isClosed()) {
+      await worker.stop();
+      await connection.close();
+    }
+  });
+  return { connection, work, worker, runs };
+}
+
+const letters = (agentId: string) => store.db.query<{ reason: string; attempts: number }>('SELECT reason, attempts FROM dead_letters WHERE agent_id = ?', [agentId]);
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('cluster callback retries as work redeliveries', () => {
+  it('a node dies between attempts: the next node makes the next attempt after the backoff, and the message is delivered', async () => {
+    const FAILURES = 3;
+    const receiver = await startReceiver((n) => (n <= FAILURES ? 500 : 200));
+    const message = await pendingMessage(receiver.url);
+    const a = await startNode('node-a1', 'CB1');
+    await a.work.enqueue('deliver', message.id, { messageId: message.id });
+    await waitFor('node A made two attempts', () => receiver.posts.length === 2, 5000);
+    // Time for A to hand attempt 2 back with its backoff; then A dies without a clean stop.
+    await sleep(50);
+    await a.connection.close();
+    const b = await startNode('node-b1', 'CB1');
+    await waitFor('delivered', async () => (await store.messages.get(message.id))?.delivery === 'done', 10_000);
+    await waitFor('the item left the stream', async () => (await b.work.pending()) === 0, 2000);
+    // Long enough for any further retry (the longest backoff is BASE_MS * 2^(ATTEMPTS-1)) to show up.
+    await sleep(2 * BASE_MS * 2 ** (ATTEMPTS - 1));
+    assert.equal(receiver.posts.length, FAILURES + 1, 'one post per attempt, none repeated');
+    assert.deepEqual(a.runs, [1, 2]);
+    assert.deepEqual(b.runs, range(3, FAILURES + 1), 'node B went on from attempt 3');
+    assert.ok(receiver.posts.every((p) => p.eventId === deliveryEventId(message.id)), 'every post was the signed event of this message');
+    const gap = receiver.posts[2]!.at - receiver.posts[1]!.at;
+    console.log(`# attempt 3 on node B came ${gap} ms after attempt 2 on node A (backoff ${2 * BASE_MS} ms, ack wait ${ACK_WAIT_MS} ms)`);
+    assert.ok(gap >= 2 * BASE_MS - 5 && gap < ACK_WAIT_MS, `the backoff of attempt 2 carried over to node B: ${gap} ms`);
+    assert.deepEqual(await letters(message.agentId), []);
+  });
+
+  it('a node dies during an attempt and every post fails: exactly CALLBACK_MAX_ATTEMPTS posts, then one callback_failed dead letter', async () => {
+    let a: Node | undefined;
+    // Node A dies while its second post is in flight: it holds the item, unacked, until the ack wait.
+    const receiver = await startReceiver(
+      () => 503,
+      async (n) => {
+        if (n === 2) await a!.connection.close();
+      },
+    );
+    const message = await pendingMessage(receiver.url);
+    const letterEvents: string[] = [];
+    events.on('deadLetter', (e) => void (e.agentId === message.agentId && letterEvents.push(e.reason)));
+    a = await startNode('node-a2', 'CB2');
+    await a.work.enqueue('deliver', message.id, { messageId: message.id });
+    await waitFor('node A died during its second attempt', () => a.connection.isClosed(), 5000);
+    const b = await startNode('node-b2', 'CB2');
+    await waitFor('dead-lettered', async () => (await letters(message.agentId)).length > 0, ACK_WAIT_MS + 10_000);
+    await waitFor('the item left the stream', async () => (await b.work.pending()) === 0, 2000);
+    await sleep(2 * BASE_MS * 2 ** (ATTEMPTS - 1));
+    assert.equal(receiver.posts.length, ATTEMPTS, 'no restart from attempt 1, no second chain');
+    assert.deepEqual(a.runs, [1, 2]);
+    assert.deepEqual(b.runs, range(3, ATTEMPTS));
+    assert.deepEqual(await letters(message.agentId), [{ reason: 'callback_failed', attempts: ATTEMPTS }]);
+    assert.deepEqual(letterEvents, ['callback_failed']);
+    assert.equal(await store.messages.pendingDelivery(message.id), undefined, 'the letter ends the delivery');
+    assert.equal((await store.messages.get(message.id))?.delivery, 'pending', 'never marked delivered');
+  });
+});
