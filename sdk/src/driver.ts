@@ -153,6 +153,12 @@ export interface Driver {
   readonly manifest: DriverManifest;
   /** Sends one message; throws a coded error (PROVIDER_ERROR, retryable where it can help). */
   send?(message: OutboundMessage): Promise<SendResult>;
+  /**
+   * For a provider that does not deduplicate sends by `idempotencyKey`: the messages it already holds
+   * with this one's addresses and body, created at or after `since`. A send whose node died during the
+   * provider call is adopted from these instead of being sent twice.
+   */
+  findSent?(message: OutboundMessage, since: Date): Promise<SendResult[]>;
   readonly webhooks?: WebhookCapability;
   /** A real probe of the provider (an API call), not a configuration check. */
   health?(): Promise<HealthResult>;

@@ -1,7 +1,7 @@
 import { defineDriver, type Driver, type DriverManifest } from '@switchboard/sdk';
 import { createClient } from './client.js';
 import { accountHealth } from './health.js';
-import { sendMessage } from './messaging.js';
+import { findSentMessages, sendMessage } from './messaging.js';
 import { settingsSchema, type TwilioSettings } from './settings.js';
 import { DEFAULT_TARIFF, estimateCost } from './tariff.js';
 import { twilioTelephony } from './voice.js';
@@ -24,6 +24,7 @@ export const driver = defineDriver<TwilioSettings>(manifest, (settings): Driver 
   return {
     manifest,
     send: (message) => sendMessage(client, settings, message),
+    findSent: (message, since) => findSentMessages(client, message, since),
     webhooks: messagingWebhooks(settings.authToken),
     telephony: twilioTelephony(client),
     health: () => accountHealth(client, settings.accountSid),

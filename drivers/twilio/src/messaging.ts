@@ -24,6 +24,29 @@ export async function sendMessage(client: twilio.Twilio, settings: TwilioSetting
   } catch (err) {
     throw providerError('twilio', err, statusOf(err));
   }
+  return resultOf(sent, message);
+}
+
+/**
+ * Twilio's Messages API takes no idempotency key, so a send whose answer was lost is looked up instead:
+ * the newest messages between the same two addresses, with the same body, created since `since`.
+ */
+export async function findSentMessages(client: twilio.Twilio, message: OutboundMessage, since: Date): Promise<SendResult[]> {
+  let listed;
+  try {
+    listed = await client.messages.list({ to: toTwilioAddress(message.channel, message.to), from: toTwilioAddress(message.channel, message.from), limit: 50 });
+  } catch (err) {
+    throw providerError('twilio', err, statusOf(err));
+  }
+  return listed
+    .filter((m) => m.body === message.body && m.dateCreated.getTime() >= since.getTime() - CLOCK_SKEW_MS)
+    .map((m) => resultOf(m, message));
+}
+
+/** Twilio stamps messages with its own clock, to the second. */
+const CLOCK_SKEW_MS = 5_000;
+
+function resultOf(sent: { sid: string; status: string; price: string | null; numSegments: string | null }, message: OutboundMessage): SendResult {
   const segments = Number.parseInt(String(sent.numSegments ?? ''), 10);
   return {
     externalId: sent.sid,

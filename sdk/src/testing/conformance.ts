@@ -13,6 +13,7 @@ export const CONFORMANCE_CASES = [
   'settings that break the schema are refused',
   'an incompatible sdk range is refused',
   'send returns externalId, status, cost and segments',
+  'findSent finds a message it sent by its addresses, body and time',
   'a provider 5xx is a retryable PROVIDER_ERROR',
   'a provider 429 is a retryable PROVIDER_ERROR',
   'a provider 4xx is a non-retryable PROVIDER_ERROR',
@@ -79,8 +80,9 @@ export interface DriverConformanceOptions<S = Record<string, unknown>> extends V
 }
 
 /** The driver capability each case exercises; a driver without it skips the case. `voice` is any of tts, stt, telephony. */
-const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'webhooks' | 'health' | 'estimateCost' | 'tts' | 'stt' | 'telephony' | 'voice'>> = {
+const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'findSent' | 'webhooks' | 'health' | 'estimateCost' | 'tts' | 'stt' | 'telephony' | 'voice'>> = {
   'send returns externalId, status, cost and segments': 'send',
+  'findSent finds a message it sent by its addresses, body and time': 'findSent',
   'a provider 5xx is a retryable PROVIDER_ERROR': 'send',
   'a provider 429 is a retryable PROVIDER_ERROR': 'send',
   'a provider 4xx is a non-retryable PROVIDER_ERROR': 'send',
@@ -195,6 +197,23 @@ export function describeDriverConformance<S>(options: DriverConformanceOptions<S
         const result = await d.send!(message);
         assertSendResult(result);
       }
+    });
+
+    test('findSent finds a message it sent by its addresses, body and time', async (d) => {
+      const message = need(sendsOf()[0], 'sends', 'findSent finds a message it sent by its addresses, body and time');
+      const since = new Date(Date.now() - 1000);
+      const unique = { ...message, body: `${message.body} ${Date.now().toString(36)}` };
+      const { externalId } = await d.send!(unique);
+      const found = await d.findSent!(unique, since);
+      assert.ok(
+        found.some((r) => r.externalId === externalId),
+        `findSent must find the message just sent (${externalId}); it found ${found.map((r) => r.externalId).join(', ') || 'none'}`,
+      );
+      for (const r of found) assertSendResult(r);
+      const other = await d.findSent!({ ...unique, body: `${unique.body} (another)` }, since);
+      assert.ok(!other.some((r) => r.externalId === externalId), 'findSent must not match a message with another body');
+      const later = await d.findSent!(unique, new Date(Date.now() + 3_600_000));
+      assert.ok(!later.some((r) => r.externalId === externalId), 'findSent must not match a message older than `since`');
     });
 
     const faultCase = (name: ConformanceCase, status: number, retryable: boolean): void =>
