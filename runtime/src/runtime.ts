@@ -21,6 +21,7 @@ import { RuntimeEvents, forwardEvents, receiveEvents } from './events.js';
 import { ReadinessChecks } from './health.js';
 import type { Logger } from './logger.js';
 import { messagingOperations } from './messaging/operations.js';
+import { SendsInFlight, type SendInFlight } from './messaging/sends-in-flight.js';
 import { DEMO_EMAIL_DOMAIN, demoPools, isDemoMode } from './modes.js';
 import { Provisioner } from './provisioning/provisioner.js';
 import { SecretBox, loadSecretKey } from './secrets.js';
@@ -34,7 +35,7 @@ import type { PoolName } from './store/repositories/pools.js';
 import { openStore, type Store } from './store/store.js';
 import { PartitionedActors, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
 import { checkClusterSettings, clusterNodeId, connectClusterBus, liveSubject, type ClusterRole } from './cluster/cluster-mode.js';
-import { DurableWork, type Worker } from './cluster/durable-work.js';
+import { DurableWork, RetryLater, type Worker } from './cluster/durable-work.js';
 import { SharedCallSessions } from './cluster/shared-call-sessions.js';
 import type { NatsBus } from './bus/nats-bus.js';
 import { OperatorReads } from './admin/operator-reads.js';
@@ -70,6 +71,7 @@ export class Runtime {
   readonly events = new RuntimeEvents();
   readonly drivers = new DriverSet();
   readonly delivery: DeliveryService;
+  readonly sends: SendsInFlight;
   readonly tariffs: Tariffs;
   readonly limiter: Limiter;
   readonly reports: UsageReports;
@@ -86,6 +88,7 @@ export class Runtime {
   readonly nodeId: string | undefined;
   #work: DurableWork | undefined;
   #deliveryWorker: Worker | undefined;
+  #sendWorker: Worker | undefined;
   #ports: GatewayPorts | undefined;
   /** Printed once by the CLI when the first start generated the orchestrator token. */
   generatedOrchestratorToken: string | undefined;
@@ -125,6 +128,7 @@ export class Runtime {
       baseDelayMs: settings.CALLBACK_RETRY_BASE_MS,
       timeoutMs: settings.CALLBACK_TIMEOUT_MS,
     });
+    this.sends = new SendsInFlight(logger);
     this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, () => this.publicBaseUrl);
     this.voice = new VoiceService(store, this.drivers, this.delivery, this.events, new AgentTurns(box, logger, settings.VOICE_TURN_TIMEOUT_MS), {
       mode: settings.VOICE_MODE,
@@ -201,6 +205,7 @@ export class Runtime {
         limiter: runtime.limiter,
         publicBaseUrl: () => runtime.publicBaseUrl,
         sendRetry: { attempts: settings.SEND_MAX_ATTEMPTS, baseDelayMs: settings.SEND_RETRY_BASE_MS, timeoutMs: settings.SEND_TIMEOUT_MS },
+        sends: runtime.sends,
       }),
     };
     // `check` lets through only each operation's own request, which is what each handler is typed to take.
@@ -255,6 +260,10 @@ export class Runtime {
     this.#work = work;
     this.delivery.setQueue(async (message) => {
       await work.enqueue('deliver', message.id, { messageId: message.id });
+    });
+    this.sends.setJournal(async (send) => {
+      const { sequence } = await work.enqueue('send', send.messageId, send);
+      return () => void work.remove(sequence).catch((err: unknown) => this.logger.debug({ err, messageId: send.messageId }, 'journaled send left for its worker'));
     });
   }
 
@@ -388,6 +397,20 @@ export class Runtime {
         maxDeliver: Infinity,
         retryDelayMs: (attempt) => this.delivery.retryDelayMs(attempt),
       });
+      // A journaled send is first offered when its own node should long have finished it (its item is
+      // removed then, so this rarely runs); then the agent's actor, wherever it is now, finishes it
+      // unless its node is still at it.
+      const ttl = this.settings.CLUSTER_LEASE_TTL_MS;
+      this.#sendWorker = await this.#work.process<SendInFlight>(
+        'send',
+        async (item) => {
+          if (item.attempt === 1) throw new RetryLater(`send ${item.id} is with its own node`);
+          const { outcome } = await this.agents.call('resumeSend', item.payload.agentId, item.payload);
+          if (outcome === 'in_flight') throw new RetryLater(`send ${item.id} is still in flight`);
+          if (outcome !== 'settled') this.logger.info({ messageId: item.id, outcome }, 'finished a send whose node died');
+        },
+        { concurrency: 16, ackWaitMs: ttl, maxDeliver: Infinity, retryDelayMs: (attempt) => (attempt === 1 ? 2 * ttl : ttl) },
+      );
     }
     const pending = await this.delivery.recover();
     if (pending > 0) this.logger.info({ pending }, 're-driving deliveries left pending');
@@ -400,6 +423,7 @@ export class Runtime {
     // Retries stop first: a queued delivery still pending is handed back for another node.
     await this.delivery.stop();
     await this.#deliveryWorker?.stop();
+    await this.#sendWorker?.stop();
     await this.#audio?.close();
     await this.drivers.close();
     await this.bus.close();

@@ -342,4 +342,55 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
         `every agent served again ≤ ${gap} ms after nats-server came back`,
     );
   });
+
+  it('kill -9 of a runtime node during provider calls: every send it had stored is finished by another node, once at the provider', async () => {
+    const live = gateways.filter((g) => g.child.exitCode === null && g.child.signalCode === null);
+    const victim = nodes.find((n) => n.child.exitCode === null && n.child.signalCode === null && nodes.filter((m) => m.child.exitCode === null).length > 1)!;
+    const runId = randomBytes(4).toString('hex');
+    // The provider answers each send a second late; it stores the message when it answers, as Twilio would
+    // have by the time another node looks. The node dies with its calls still waiting for an answer.
+    const fault = await fetch(`${simulatorUrl()}/_sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'twilio', method: 'POST', pathIncludes: '/Messages.json', latencyMs: 1000 }),
+    });
+    assert.equal(fault.status, 201);
+    try {
+      const sends = agents.map((agent, i) =>
+        fetch(`${live[i % live.length]!.url}/api/v1/send-message`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${agent.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ channel: 'sms', to: CUSTOMER, body: `in flight ${runId} ${i}` }),
+          // A send the dead node held is not answered; it is finished all the same.
+          signal: AbortSignal.timeout(8000),
+        }).then(
+          (r) => r.arrayBuffer().then(() => r.status),
+          () => 0,
+        ),
+      );
+      await sleep(400);
+      await victim.kill('SIGKILL');
+      const statuses = await Promise.all(sends);
+      const unanswered = statuses.filter((s) => s !== 200).length;
+      assert.ok(unanswered > 0, `every send was answered (${statuses.join(',')}): none was in flight on the killed node`);
+      // Every send was stored before its provider call, so each ends with its provider's id, exactly once.
+      const auth = { authorization: `Bearer ${ORCHESTRATOR}` };
+      let ours: { body: string; externalId: string | null; status: string }[] = [];
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline; await sleep(250)) {
+        const log = (await (await fetch(`${live[0]!.url}/admin/api/messages?direction=outbound&limit=500`, { headers: auth })).json()) as { messages: typeof ours };
+        ours = log.messages.filter((m) => m.body.startsWith(`in flight ${runId} `));
+        if (ours.length === agents.length && ours.every((m) => m.externalId !== null)) break;
+      }
+      assert.equal(ours.length, agents.length, 'a send was not stored');
+      assert.deepEqual(ours.filter((m) => m.externalId === null).map((m) => m.body), [], 'a stored send was never finished');
+      const atProvider = ((await (await fetch(`${simulatorUrl()}/_sim/messages?provider=twilio`)).json()) as { messages: { id: string; body: string }[] }).messages.filter((m) =>
+        m.body.startsWith(`in flight ${runId} `),
+      );
+      assert.equal(atProvider.length, agents.length, `the provider got ${atProvider.length} messages for ${agents.length} sends`);
+      assert.deepEqual(new Set(atProvider.map((m) => m.id)), new Set(ours.map((m) => m.externalId)));
+      console.log(`cluster, runtime node killed during provider calls: ${unanswered} of ${agents.length} sends unanswered at the kill, every one finished by another node, each once at the provider`);
+    } finally {
+      await fetch(`${simulatorUrl()}/_sim/faults`, { method: 'DELETE' });
+    }
+  });
 });

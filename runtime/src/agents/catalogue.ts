@@ -66,6 +66,21 @@ const SendResponseSchema = Type.Object({
   cost: Type.Number(),
 });
 
+/** A send another node started and may not have finished (its node died during the provider call). */
+const ResumeSendRequestSchema = Type.Object({
+  ...Agent,
+  messageId: Type.String(),
+  /** The usage record its admission wrote, settled or given back with the outcome. */
+  usageId: Type.String(),
+  tariffCost: Type.Number(),
+  idempotency: Type.Optional(IdempotencySlotSchema),
+});
+
+const ResumeSendResponseSchema = Type.Object({
+  /** `in_flight`: the node holding the agent is still at it; `settled`: nothing was left to do. */
+  outcome: Type.Union([Type.Literal('in_flight'), Type.Literal('settled'), Type.Literal('sent'), Type.Literal('adopted'), Type.Literal('failed')]),
+});
+
 const ProvisionRequestSchema = Type.Object({
   ...Agent,
   displayName: Type.String(),
@@ -174,6 +189,7 @@ export const AGENT_OPERATIONS = {
   getLimits: operation(AgentOnly, LimitsViewSchema),
   setLimits: operation(Type.Object({ ...Agent, overrides: Type.Partial(LimitsSchema), markupPercent: Nullable(Type.Number()) }), LimitsViewSchema),
   send: operation(Type.Composite([AgentOnly, SendRequestSchema]), SendResponseSchema),
+  resumeSend: operation(ResumeSendRequestSchema, ResumeSendResponseSchema),
   inbound: operation(Type.Composite([AgentOnly, InboundWebhookSchema]), WebhookAnswerSchema),
   setCallbackUrl: operation(
     Type.Object({ ...Agent, callbackUrl: Nullable(Type.String()) }),
@@ -232,6 +248,7 @@ export type VoiceWebhook = Static<typeof VoiceWebhookSchema>;
 export type WebhookAnswer = Static<typeof WebhookAnswerSchema>;
 export type SendRequest = Static<typeof SendRequestSchema>;
 export type SendResponse = Static<typeof SendResponseSchema>;
+export type ResumeSendRequest = Static<typeof ResumeSendRequestSchema>;
 export type ProvisionRequest = Static<typeof ProvisionRequestSchema>;
 export type ProvisionResult = Static<typeof ProvisionResultSchema>;
 export type DeprovisionResult = Static<typeof DeprovisionResultSchema>;

@@ -5,6 +5,7 @@ import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
+import type { SendsInFlight } from './sends-in-flight.js';
 
 /** What the messaging operations work with. */
 export interface MessagingContext {
@@ -18,4 +19,6 @@ export interface MessagingContext {
   /** Public base URL of the gateway, for provider status callbacks. */
   publicBaseUrl(): string;
   readonly sendRetry: { attempts: number; baseDelayMs: number; timeoutMs: number };
+  /** Sends calling their provider on this node (and, in a cluster, journaled). */
+  readonly sends: SendsInFlight;
 }

@@ -5,14 +5,15 @@ import { requireAgent } from '../agents/operations.js';
 import { newSigningSecret } from '../provisioning/provisioner.js';
 import type { MessagingContext } from './context.js';
 import { inboundOperation } from './inbound.js';
-import { sendOperation } from './send.js';
+import { resumeSendOperation, sendOperation } from './send.js';
 
 /** Messaging operations every agent actor answers. */
 export function messagingOperations(
   context: MessagingContext,
-): Pick<AgentOperations, 'send' | 'inbound' | 'setCallbackUrl' | 'takeWaiting' | 'channelStatus'> {
+): Pick<AgentOperations, 'send' | 'resumeSend' | 'inbound' | 'setCallbackUrl' | 'takeWaiting' | 'channelStatus'> {
   return {
     send: sendOperation(context),
+    resumeSend: resumeSendOperation(context),
     inbound: inboundOperation(context),
 
     async setCallbackUrl({ actor, store }, payload) {

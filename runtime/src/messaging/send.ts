@@ -1,9 +1,9 @@
 import pRetry from 'p-retry';
-import { ErrorCodes, SwitchboardError, countSegments, isRetryable, type Channel, type OutboundMessage, type SendResult } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, countSegments, hasErrorCode, isRetryable, type Channel, type OutboundMessage, type SendResult } from '@switchboard/sdk';
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
 import type { SendResponse } from '../agents/catalogue.js';
-import type { Admission, UsageLedger } from '../limits/usage-ledger.js';
+import { UsageLedger, type Admission } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
 import { messageDeadLetter } from '../store/repositories/dead-letters.js';
@@ -35,21 +35,7 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
     const driver = context.drivers.require(channel);
     const now = new Date().toISOString();
     const id = newId('msg');
-    const outbound: OutboundMessage = {
-      channel,
-      from: held.address,
-      to: request.to,
-      body: request.body,
-      ...(request.subject === undefined ? {} : { subject: request.subject }),
-      ...(request.html === undefined ? {} : { html: request.html }),
-      ...(request.mediaUrls === undefined ? {} : { mediaUrls: request.mediaUrls }),
-      statusCallbackUrl: `${context.publicBaseUrl()}/webhooks/${encodeURIComponent(agent.agentId)}/${channel}`,
-      idempotencyKey: id,
-    };
     const segments = channel === 'sms' ? countSegments(request.body).segments : 1;
-    const cost = context.tariffs.cost(channel, segments, request.to, driver.estimateCost?.(outbound, segments));
-    const ledger = await context.limiter.ledger(actor);
-    const admission = await context.limiter.admit(actor, cost);
     const message: MessageRecord = {
       id,
       agentId: agent.agentId,
@@ -70,6 +56,10 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
       createdAt: now,
       updatedAt: now,
     };
+    const outbound = outboundOf(context, message);
+    const cost = context.tariffs.cost(channel, segments, request.to, driver.estimateCost?.(outbound, segments));
+    const ledger = await context.limiter.ledger(actor);
+    const admission = await context.limiter.admit(actor, cost);
     const usage: UsageRecord = {
       id: newId('use'),
       agentId: agent.agentId,
@@ -82,6 +72,7 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
       createdAt: now,
     };
     const metering: Metering = { ledger, admission, usageId: usage.id, tariffCost: cost };
+    const inFlight = { agentId: agent.agentId, messageId: id, usageId: usage.id, tariffCost: cost, ...(request.idempotency ? { idempotency: request.idempotency } : {}) };
     // Only the in-memory checks and the admission hold the mailbox; the rest runs outside it.
     // SMS opt-outs are checked by the INSERT itself: one commit before the provider call, no read.
     const writes =
@@ -98,9 +89,81 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
         ledger.release(admission);
         throw err;
       }
-      return deliverToProvider(context, store, message, outbound, metering, request.idempotency);
+      // Stored, so in a cluster journaled too: a node that dies from here on leaves the send to another.
+      const done = await context.sends.begin(inFlight);
+      try {
+        return await deliverToProvider(context, store, message, outbound, metering, request.idempotency);
+      } finally {
+        done();
+      }
     });
   };
+}
+
+/**
+ * `resumeSend`: finishes a send whose node died after storing it (a cluster's journaled send, run on
+ * whichever node holds the agent now). Nothing is done when the send is still running on this node or
+ * already has its outcome. A provider that deduplicates by idempotency key is simply sent to again
+ * (the message id is the key); for one that does not, a message the provider already holds with the
+ * same addresses and body, and no other message of ours claims, is adopted instead of sent twice.
+ */
+export function resumeSendOperation(context: MessagingContext): AgentOperation<'resumeSend'> {
+  return async ({ actor, store, fence }, request) => {
+    if (context.sends.has(request.messageId)) return { outcome: 'in_flight' };
+    const message = await store.messages.unsent(request.messageId);
+    if (!message || message.agentId !== request.agentId) return { outcome: 'settled' };
+    const ledger = await context.limiter.ledger(actor);
+    const metering: Metering = {
+      ledger,
+      admission: { cost: request.tariffCost, starts: UsageLedger.windowStarts(Date.parse(message.createdAt)) },
+      usageId: request.usageId,
+      tariffCost: request.tariffCost,
+    };
+    const outbound = outboundOf(context, message);
+    // The work item that asked is the journal: if this node dies too, it asks again.
+    const done = await context.sends.begin(request, false);
+    return new Continuation(async () => {
+      try {
+        fence();
+        const driver = context.drivers.require(message.channel);
+        const found = driver.findSent ? await driver.findSent(outbound, new Date(message.createdAt)) : [];
+        for (const result of found) {
+          if (await store.messages.findOutbound(message.agentId, result.externalId)) continue;
+          await recordSent(context, store, message, result, metering, request.idempotency);
+          return { outcome: 'adopted' as const };
+        }
+        // A final refusal is stored as the first node would have (failed, a send_failed dead letter).
+        return await deliverToProvider(context, store, message, outbound, metering, request.idempotency).then(
+          () => ({ outcome: 'sent' as const }),
+          (err: unknown) => {
+            if (hasErrorCode(err, ErrorCodes.PROVIDER_ERROR)) return { outcome: 'failed' as const };
+            throw err;
+          },
+        );
+      } finally {
+        done();
+      }
+    });
+  };
+}
+
+/** What the provider is asked to send for a stored outbound message. */
+function outboundOf(context: MessagingContext, message: MessageRecord): OutboundMessage {
+  return {
+    channel: message.channel,
+    from: message.from,
+    to: message.to,
+    body: message.body,
+    ...(message.subject === null ? {} : { subject: message.subject }),
+    ...(message.html === null ? {} : { html: message.html }),
+    ...(message.mediaUrls.length === 0 ? {} : { mediaUrls: message.mediaUrls }),
+    statusCallbackUrl: statusCallbackUrl(context, message.agentId, message.channel),
+    idempotencyKey: message.id,
+  };
+}
+
+function statusCallbackUrl(context: MessagingContext, agentId: string, channel: Channel): string {
+  return `${context.publicBaseUrl()}/webhooks/${encodeURIComponent(agentId)}/${channel}`;
 }
 
 /** The usage an admitted send holds, to settle or give back. */
@@ -152,6 +215,18 @@ async function deliverToProvider(
     context.events.emit('deadLetter', { agentId: message.agentId, reason: 'send_failed' });
     throw new SwitchboardError(ErrorCodes.PROVIDER_ERROR, `The provider did not take the message after ${attempts} attempt(s): ${reason}`, { cause: err });
   }
+  return recordSent(context, store, message, result, metering, idempotency);
+}
+
+/** The one commit after the provider call: its answer, the usage it settles and the idempotent replay. */
+async function recordSent(
+  context: MessagingContext,
+  store: Store,
+  message: MessageRecord,
+  result: SendResult,
+  metering: Metering,
+  idempotency: IdempotencySlot | undefined,
+): Promise<SendResponse> {
   const cost = result.cost ?? metering.tariffCost;
   const response: SendResponse = {
     success: true,
@@ -163,7 +238,6 @@ async function deliverToProvider(
     to: message.to,
     cost: round4(cost),
   };
-  // The one commit after the provider call: its answer, the usage it settles and the idempotent replay.
   await store.db.executeAll([
     store.messages.markSentStatement(message.id, result),
     store.usage.settleStatement(metering.usageId, result.externalId, result.segments, result.cost),

@@ -109,6 +109,15 @@ export class MessageRepository {
     return row && toRecord(row);
   }
 
+  /** An outbound message stored before its provider call and not yet sent or failed (its node may have died). */
+  async unsent(id: string): Promise<MessageRecord | undefined> {
+    const row = await this.db.get<MessageRow>(
+      "SELECT * FROM messages WHERE id = ? AND direction = 'outbound' AND external_id IS NULL AND status = 'queued'",
+      [id],
+    );
+    return row && toRecord(row);
+  }
+
   /** The UPDATE that records the provider's answer to a send. */
   markSentStatement(id: string, result: { externalId: string; status: MessageStatus; cost: number | null; segments: number }): SqlStatement {
     return {

@@ -1,0 +1,54 @@
+import type { Logger } from '../logger.js';
+import type { ResumeSendRequest } from '../agents/catalogue.js';
+
+/** What another node needs to finish a send whose node died during the provider call. */
+export type SendInFlight = ResumeSendRequest;
+
+/**
+ * Cluster mode: stores a send in flight as durable work; resolves once it is stored, with the function
+ * that removes it once the send's outcome is in the store.
+ */
+export type SendJournal = (send: SendInFlight) => Promise<() => void>;
+
+/**
+ * The sends this node is calling a provider for right now. In a cluster each is also journaled as
+ * durable work, so when its node dies another finishes it (`resumeSend`), and a resume that reaches
+ * the node still at it learns it is in flight.
+ */
+export class SendsInFlight {
+  readonly #local = new Set<string>();
+  #journal: SendJournal | undefined;
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Cluster mode: sends are journaled as durable work through `journal`. */
+  setJournal(journal: SendJournal): void {
+    this.#journal = journal;
+  }
+
+  /** Whether this node is calling the provider for the message now. */
+  has(messageId: string): boolean {
+    return this.#local.has(messageId);
+  }
+
+  /**
+   * Marks a stored send as in flight here and, in a cluster, journals it; call the returned function
+   * once its outcome is stored. A journal that cannot be written does not stop the send: the message
+   * is stored, and the caller has no answer yet, so nothing acknowledged depends on it.
+   */
+  async begin(send: SendInFlight, journal = true): Promise<() => void> {
+    this.#local.add(send.messageId);
+    let remove = () => {};
+    if (journal && this.#journal) {
+      try {
+        remove = await this.#journal(send);
+      } catch (err) {
+        this.logger.warn({ err, messageId: send.messageId }, 'send in flight not journaled; it finishes here or not at all');
+      }
+    }
+    return () => {
+      this.#local.delete(send.messageId);
+      remove();
+    };
+  }
+}
