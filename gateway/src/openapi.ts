@@ -50,7 +50,7 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
         name: 'Idempotency-Key',
         in: 'header',
         required: false,
-        description: 'A repeat with the same key returns the first result and does nothing again.',
+        description: 'A repeat with the same key returns the first result and does nothing again; while the first request is still running, 409 CONFLICT with Retry-After.',
         schema: { type: 'string', maxLength: 255 },
       });
     }

@@ -41,6 +41,7 @@ export { AuthLockout } from './auth/lockout.js';
 export type { LockoutOptions } from './auth/lockout.js';
 export type { ClusterRole } from './cluster/cluster-mode.js';
 export type { PoolName, PoolEntry } from './store/repositories/pools.js';
+export { keyInUse } from './store/repositories/idempotency.js';
 export type { IdempotencySlot, IdempotentResponse } from './store/repositories/idempotency.js';
 export type { Period, Window } from './billing/periods.js';
 export type { AgentEvent, InboundMessageData, MessageStatusData } from './delivery/events.js';

@@ -126,6 +126,28 @@ describe('POST /api/v1/send-message through the real vendor SDKs and the simulat
     assert.equal(t.sim.messages({ provider: 'twilio' }).length, before + 1);
   });
 
+  it('a key whose send failed for good is free again; the same key at once from two callers sends once', async () => {
+    t.sim.faults.add({ provider: 'twilio', status: 503, times: 3 });
+    const headers = { 'idempotency-key': 'failed-then-free' };
+    const failed = await send({ channel: 'sms', to: CUSTOMER, body: 'second chance' }, agent.securityToken, headers);
+    assert.equal(failed.status, 502);
+    const retried = await send({ channel: 'sms', to: CUSTOMER, body: 'second chance' }, agent.securityToken, headers);
+    assert.equal(retried.status, 200, 'a key is not held by a send that failed');
+    // Two gateways take the same key at the same moment (no gateway saw the other's request): the
+    // claim stored with the message lets one send; the other is told to come back for the answer.
+    const slot = { scope: 'test:concurrent', key: 'two-callers', requestHash: 'h' };
+    const before = t.sim.messages({ provider: 'twilio' }).length;
+    const request = { channel: 'sms' as const, to: CUSTOMER, body: 'from two callers', idempotency: slot };
+    const outcomes = await Promise.allSettled([0, 1].map(() => t.gateway.runtime.agents.call('send', 'sender', request)));
+    assert.deepEqual(outcomes.map((o) => o.status).sort(), ['fulfilled', 'rejected']);
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    assert.equal((refused.reason as { code: string }).code, 'CONFLICT');
+    assert.equal(t.sim.messages({ provider: 'twilio' }).length, before + 1);
+    const stored = (await t.gateway.runtime.store.idempotency.find(slot.scope, slot.key))!;
+    assert.equal(stored.status, 200);
+    assert.equal((stored.body as { messageId: string }).messageId, ((outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<{ messageId: string }>).value).messageId);
+  });
+
   it('retries provider 429 and 500, then succeeds', async () => {
     t.sim.faults.add({ provider: 'twilio', status: 429, times: 1 });
     t.sim.faults.add({ provider: 'twilio', status: 500, times: 1 });

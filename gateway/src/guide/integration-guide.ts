@@ -59,7 +59,9 @@ curl -s ${baseUrl}/api/v1/provision \\
 
 The answer holds the agent's addresses and its \`securityToken\`, shown once: keep it.
 If a pool is empty the answer is 409 \`POOL_EXHAUSTED\` and nothing is taken.
-Send \`Idempotency-Key: <unique>\` on any POST or PUT to make a retry safe.
+Send \`Idempotency-Key: <unique>\` on any POST or PUT to make a retry safe. A retry that arrives
+while the first request is still running (or is being finished after a server died) gets 409
+\`CONFLICT\` with \`Retry-After\`; retry again to get the first request's answer.
 
 ## Send a message
 

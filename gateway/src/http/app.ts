@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import FindMyWay from 'find-my-way';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import type { GatewayPorts, IdempotencySlot, Logger, Principal } from '@switchboard/runtime';
+import { keyInUse, type GatewayPorts, type IdempotencySlot, type Logger, type Principal } from '@switchboard/runtime';
 import type { GatewayMetrics } from '../metrics.js';
 import { errorResult, fail } from './errors.js';
 import type { HttpRequest, HttpResult, RouteContext, RouteDefinition } from './types.js';
@@ -202,6 +202,8 @@ export class GatewayApp {
       if (stored.requestHash !== requestHash) {
         fail(ErrorCodes.CONFLICT, 'This Idempotency-Key was used with a different request; use a new key for a new request.');
       }
+      // Claimed by a send still in flight, here or on a node that died and whose send another finishes.
+      if (stored.inFlight) throw keyInUse();
       return { status: stored.status, body: stored.body, headers: { 'idempotent-replayed': 'true' } };
     }
     const promise = Promise.resolve(run({ scope, key, requestHash }));

@@ -67,14 +67,7 @@ const SendResponseSchema = Type.Object({
 });
 
 /** A send another node started and may not have finished (its node died during the provider call). */
-const ResumeSendRequestSchema = Type.Object({
-  ...Agent,
-  messageId: Type.String(),
-  /** The usage record its admission wrote, settled or given back with the outcome. */
-  usageId: Type.String(),
-  tariffCost: Type.Number(),
-  idempotency: Type.Optional(IdempotencySlotSchema),
-});
+const ResumeSendRequestSchema = Type.Object({ ...Agent, messageId: Type.String() });
 
 const ResumeSendResponseSchema = Type.Object({
   /** `in_flight`: the node holding the agent is still at it; `settled`: nothing was left to do. */

@@ -7,7 +7,7 @@ import { UsageLedger, type Admission } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
 import { messageDeadLetter } from '../store/repositories/dead-letters.js';
-import type { IdempotencySlot } from '../store/repositories/idempotency.js';
+import { keyInUse, type IdempotencySlot } from '../store/repositories/idempotency.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { UsageRecord } from '../store/repositories/usage.js';
 import type { Store } from '../store/store.js';
@@ -61,7 +61,7 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
     const ledger = await context.limiter.ledger(actor);
     const admission = await context.limiter.admit(actor, cost);
     const usage: UsageRecord = {
-      id: newId('use'),
+      id: usageIdOf(id),
       agentId: agent.agentId,
       channel,
       action: 'message',
@@ -72,32 +72,48 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
       createdAt: now,
     };
     const metering: Metering = { ledger, admission, usageId: usage.id, tariffCost: cost };
-    const inFlight = { agentId: agent.agentId, messageId: id, usageId: usage.id, tariffCost: cost, ...(request.idempotency ? { idempotency: request.idempotency } : {}) };
     // Only the in-memory checks and the admission hold the mailbox; the rest runs outside it.
     // SMS opt-outs are checked by the INSERT itself: one commit before the provider call, no read.
-    const writes =
-      channel === 'sms'
+    // An Idempotency-Key is claimed in the same commit, so a repeat while the send is in flight waits.
+    const { idempotency } = request;
+    const writes = [
+      ...(channel === 'sms'
         ? [store.messages.insertUnlessOptedOutStatement(message), store.usage.insertForMessageStatement(usage, message.id)]
-        : [store.messages.insertStatement(message), store.usage.insertStatement(usage)];
+        : [store.messages.insertStatement(message), store.usage.insertStatement(usage)]),
+      ...(idempotency ? [store.idempotency.claimStatement(idempotency, id)] : []),
+    ];
     return new Continuation(async () => {
       try {
-        const [stored] = await store.db.executeAll(writes);
+        const [stored, , claimed] = await store.db.executeAll(writes);
         if (stored!.changes === 0) {
           throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${request.to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
+        }
+        if (claimed && claimed.changes === 0) {
+          // The same key through another gateway at the same moment: that request sends, this one does not.
+          await store.db.transaction(async (tx) => {
+            await store.usage.delete(usage.id, tx);
+            await store.messages.delete(id, tx);
+          });
+          throw keyInUse();
         }
       } catch (err) {
         ledger.release(admission);
         throw err;
       }
       // Stored, so in a cluster journaled too: a node that dies from here on leaves the send to another.
-      const done = await context.sends.begin(inFlight);
+      const done = await context.sends.begin({ agentId: agent.agentId, messageId: id });
       try {
-        return await deliverToProvider(context, store, message, outbound, metering, request.idempotency);
+        return await deliverToProvider(context, store, message, outbound, metering, idempotency);
       } finally {
         done();
       }
     });
   };
+}
+
+/** A send's usage record shares its message's ULID, so whoever finishes the send finds it. */
+function usageIdOf(messageId: string): string {
+  return `use_${messageId.slice(messageId.indexOf('_') + 1)}`;
 }
 
 /**
@@ -112,15 +128,13 @@ export function resumeSendOperation(context: MessagingContext): AgentOperation<'
     if (context.sends.has(request.messageId)) return { outcome: 'in_flight' };
     const message = await store.messages.unsent(request.messageId);
     if (!message || message.agentId !== request.agentId) return { outcome: 'settled' };
+    const usageId = usageIdOf(message.id);
+    const tariffCost = (await store.usage.tariffCostOf(usageId)) ?? 0;
+    const idempotency = await store.idempotency.claimOf(message.id);
     const ledger = await context.limiter.ledger(actor);
-    const metering: Metering = {
-      ledger,
-      admission: { cost: request.tariffCost, starts: UsageLedger.windowStarts(Date.parse(message.createdAt)) },
-      usageId: request.usageId,
-      tariffCost: request.tariffCost,
-    };
+    const metering: Metering = { ledger, admission: { cost: tariffCost, starts: UsageLedger.windowStarts(Date.parse(message.createdAt)) }, usageId, tariffCost };
     const outbound = outboundOf(context, message);
-    // The work item that asked is the journal: if this node dies too, it asks again.
+    // What asked is the journal (a work item, or the start-up sweep): if this node dies too, it asks again.
     const done = await context.sends.begin(request, false);
     return new Continuation(async () => {
       try {
@@ -129,11 +143,11 @@ export function resumeSendOperation(context: MessagingContext): AgentOperation<'
         const found = driver.findSent ? await driver.findSent(outbound, new Date(message.createdAt)) : [];
         for (const result of found) {
           if (await store.messages.findOutbound(message.agentId, result.externalId)) continue;
-          await recordSent(context, store, message, result, metering, request.idempotency);
+          await recordSent(context, store, message, result, metering, idempotency);
           return { outcome: 'adopted' as const };
         }
         // A final refusal is stored as the first node would have (failed, a send_failed dead letter).
-        return await deliverToProvider(context, store, message, outbound, metering, request.idempotency).then(
+        return await deliverToProvider(context, store, message, outbound, metering, idempotency).then(
           () => ({ outcome: 'sent' as const }),
           (err: unknown) => {
             if (hasErrorCode(err, ErrorCodes.PROVIDER_ERROR)) return { outcome: 'failed' as const };
@@ -210,6 +224,7 @@ async function deliverToProvider(
       await store.usage.delete(metering.usageId, tx);
       await store.messages.markFailed(message.id, reason, tx);
       await store.deadLetters.insert(messageDeadLetter(message, 'send_failed', attempts, reason), tx);
+      if (idempotency) await store.idempotency.release(message.id, tx);
     });
     context.events.emit('message', { channel: message.channel, direction: 'outbound', status: 'failed' });
     context.events.emit('deadLetter', { agentId: message.agentId, reason: 'send_failed' });

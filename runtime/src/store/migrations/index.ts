@@ -4,6 +4,7 @@ import { messaging } from './002-messaging.js';
 import { limits } from './003-limits.js';
 import { deadLetterMessage } from './004-dead-letter-message.js';
 import { messageCostTrigger } from './005-message-cost-trigger.js';
+import { idempotencyClaim } from './006-idempotency-claim.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim];

@@ -57,6 +57,8 @@ const INSERT_INBOUND = `${INSERT} ON CONFLICT (agent_id, channel, direction, ext
 const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
   WHERE NOT EXISTS (SELECT 1 FROM opt_outs WHERE channel = ? AND agent_address = ? AND remote_address = ?)`;
 
+/** An outbound message whose provider call has no outcome stored (the partial index messages_unsent). */
+const UNSENT = "external_id IS NULL AND direction = 'outbound' AND status = 'queued'";
 /** An inbound message neither handed to the agent nor dead-lettered. */
 const UNDELIVERED = "m.delivery = 'pending' AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.message_id = m.id)";
 
@@ -111,11 +113,14 @@ export class MessageRepository {
 
   /** An outbound message stored before its provider call and not yet sent or failed (its node may have died). */
   async unsent(id: string): Promise<MessageRecord | undefined> {
-    const row = await this.db.get<MessageRow>(
-      "SELECT * FROM messages WHERE id = ? AND direction = 'outbound' AND external_id IS NULL AND status = 'queued'",
-      [id],
-    );
+    const row = await this.db.get<MessageRow>(`SELECT * FROM messages WHERE id = ? AND ${UNSENT}`, [id]);
     return row && toRecord(row);
+  }
+
+  /** Outbound messages stored before `before` and still unsent, oldest first. */
+  async unsentBefore(before: Date, limit = 1000): Promise<MessageRecord[]> {
+    const rows = await this.db.query<MessageRow>(`SELECT * FROM messages WHERE created_at < ? AND ${UNSENT} ORDER BY created_at LIMIT ?`, [before.toISOString(), limit]);
+    return rows.map(toRecord);
   }
 
   /** The UPDATE that records the provider's answer to a send. */
@@ -124,6 +129,11 @@ export class MessageRepository {
       sql: 'UPDATE messages SET external_id = ?, status = ?, cost = ?, segments = ?, updated_at = ? WHERE id = ?',
       params: [result.externalId, result.status, result.cost, result.segments, new Date().toISOString(), id],
     };
+  }
+
+  /** Removes a message that was stored for a send that will not happen. */
+  async delete(id: string, tx: SqlExecutor = this.db): Promise<void> {
+    await tx.execute('DELETE FROM messages WHERE id = ?', [id]);
   }
 
   async markFailed(id: string, error: string, tx: SqlExecutor = this.db): Promise<void> {

@@ -52,6 +52,12 @@ export class UsageRepository {
     return { sql: 'UPDATE usage_records SET external_id = ?, quantity = ?, provider_cost = ? WHERE id = ?', params: [externalId, quantity, providerCost, id] };
   }
 
+  /** The tariff cost an admitted action was counted at. */
+  async tariffCostOf(id: string): Promise<number | undefined> {
+    const row = await this.db.get<{ tariff_cost: number }>('SELECT tariff_cost FROM usage_records WHERE id = ?', [id]);
+    return row?.tariff_cost;
+  }
+
   /** Removes a usage record whose action did not happen (the provider refused it). */
   async delete(id: string, tx: SqlExecutor = this.db): Promise<void> {
     await tx.execute('DELETE FROM usage_records WHERE id = ?', [id]);
