@@ -414,6 +414,26 @@ export class Runtime {
     }
     const pending = await this.delivery.recover();
     if (pending > 0) this.logger.info({ pending }, 're-driving deliveries left pending');
+    await this.#resumeUnsent();
+  }
+
+  /**
+   * Sends stored and never sent (their process died during the provider call) are finished by their
+   * agents' actors, in the background. Embedded, every one is an orphan of the last run; in a cluster
+   * the journal finishes them, and this sweep catches only those stored older than two lease TTLs (a
+   * node that died between the store and the journal), which the actor skips when still in flight.
+   */
+  async #resumeUnsent(): Promise<void> {
+    const settled = this.#work ? 2 * this.settings.CLUSTER_LEASE_TTL_MS : 0;
+    const unsent = await this.store.messages.unsentBefore(new Date(Date.now() - settled));
+    if (unsent.length === 0) return;
+    this.logger.info({ unsent: unsent.length }, 'finishing sends left unsent by a process that died');
+    for (const message of unsent) {
+      void this.agents.call('resumeSend', message.agentId, { messageId: message.id }).then(
+        ({ outcome }) => this.logger.info({ messageId: message.id, outcome }, 'send left unsent, finished'),
+        (err: unknown) => this.logger.warn({ err, messageId: message.id }, 'send left unsent could not be finished; it is tried again at the next start'),
+      );
+    }
   }
 
   /** Drains the actors and deliveries, then closes drivers, the bus and the store. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startCallbackReceiver } from '../helpers/callback-receiver.js';
+import { startClusterProcess, type ClusterProcess } from '../helpers/cluster-process.js';
 import { startServerProcess, type ServerProcess } from '../helpers/process.js';
 
 const CUSTOMER = '+14155550123';
@@ -57,6 +58,82 @@ describe('nothing acknowledged is lost when the process is killed', () => {
     } finally {
       await server?.stop();
       await receiver.close();
+    }
+  });
+
+  it('a send stored when the process is killed during its provider call is finished after restart, once at the provider, and its Idempotency-Key answers it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sb-crash-send-'));
+    // The provider outlives the server here, as a real one would: the simulator runs in its own process.
+    const simulator: ClusterProcess = await startClusterProcess('simulator', ['simulator/src/cli.ts', '--port', '0', '--json'], {}, /"credentials"/);
+    const info = JSON.parse(simulator.output().split('\n').find((l) => l.startsWith('{'))!) as {
+      url: string;
+      baseUrls: Record<string, string>;
+      credentials: { twilio: { accountSid: string; authToken: string } };
+    };
+    const env = {
+      DEMO_MODE: 'false',
+      TWILIO_ACCOUNT_SID: info.credentials.twilio.accountSid,
+      TWILIO_AUTH_TOKEN: info.credentials.twilio.authToken,
+      TWILIO_BASE_URL: info.baseUrls.twilio!,
+      POOL_PHONE_NUMBERS: '+12025550100',
+    };
+    let server: ServerProcess | undefined = await startServerProcess(['--data-dir', dataDir], env);
+    try {
+      const orchestrator = /Orchestrator token \(shown once; store it now\): (\S+)/.exec(server.output())![1]!;
+      const auth = { authorization: `Bearer ${orchestrator}`, 'content-type': 'application/json' };
+      const provisioned = await fetch(`${server.url}/api/v1/provision`, { method: 'POST', headers: auth, body: JSON.stringify({ agentId: 'sender', displayName: 's', channels: ['sms'] }) });
+      assert.equal(provisioned.status, 201);
+      const { securityToken } = await json<{ securityToken: string }>(provisioned);
+      // The provider stores the message a second after it is asked, and the server dies before it answers.
+      await fetch(`${info.url}/_sim/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'twilio', method: 'POST', pathIncludes: '/Messages.json', latencyMs: 1000 }),
+      });
+      const send = (url: string) =>
+        fetch(`${url}/api/v1/send-message`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${securityToken}`, 'content-type': 'application/json', 'idempotency-key': 'crash-send-1' },
+          body: JSON.stringify({ channel: 'sms', to: CUSTOMER, body: 'sent once, whatever happens' }),
+        });
+      const first = send(server.url).then(
+        (r) => r.status,
+        () => 0,
+      );
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(await server.stop('SIGKILL'), null);
+      assert.equal(await first, 0, 'the killed server answered the send');
+
+      server = await startServerProcess(['--data-dir', dataDir], env);
+      // The repeat waits (409, Retry-After) while the restarted server finishes the send, then gets its answer.
+      let answer: Response | undefined;
+      let waited = 0;
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+        answer = await send(server.url);
+        if (answer.status !== 409) break;
+        assert.ok(answer.headers.get('retry-after'), 'a key in progress says when to retry');
+        waited++;
+        await answer.arrayBuffer();
+      }
+      const body = await json<{ messageId: string; externalId: string }>(answer!);
+      assert.equal(answer!.status, 200, `the repeat got ${answer!.status}: ${JSON.stringify(body)}`);
+      assert.equal(answer!.headers.get('idempotent-replayed'), 'true', 'the repeat is answered from the key, not sent again');
+      const atProvider = (await json<{ messages: { id: string; body: string }[] }>(await fetch(`${info.url}/_sim/messages?provider=twilio`))).messages.filter(
+        (m) => m.body === 'sent once, whatever happens',
+      );
+      assert.deepEqual(
+        atProvider.map((m) => m.id),
+        [body.externalId],
+        'the provider holds the message exactly once, under the id the repeat answered',
+      );
+      const log = await json<{ messages: { id: string; externalId: string | null }[] }>(
+        await fetch(`${server.url}/admin/api/messages?direction=outbound`, { headers: { authorization: `Bearer ${orchestrator}` } }),
+      );
+      assert.deepEqual(log.messages.map((m) => [m.id, m.externalId]), [[body.messageId, body.externalId]], 'one message stored, finished with its provider id');
+      console.log(`embedded, killed during a provider call: the send finished after restart; the repeat waited ${waited} time(s) (409), then got its answer`);
+    } finally {
+      await server?.stop();
+      await simulator.kill('SIGKILL');
     }
   });
 });
