@@ -401,6 +401,7 @@ export class Runtime {
       // removed then, so this rarely runs); then the agent's actor, wherever it is now, finishes it
       // unless its node is still at it.
       const ttl = this.settings.CLUSTER_LEASE_TTL_MS;
+      const resumeAfterMs = this.#resumeAfterMs();
       this.#sendWorker = await this.#work.process<SendInFlight>(
         'send',
         async (item) => {
@@ -409,7 +410,7 @@ export class Runtime {
           if (outcome === 'in_flight') throw new RetryLater(`send ${item.id} is still in flight`);
           if (outcome !== 'settled') this.logger.info({ messageId: item.id, outcome }, 'finished a send whose node died');
         },
-        { concurrency: 16, ackWaitMs: ttl, maxDeliver: Infinity, retryDelayMs: (attempt) => (attempt === 1 ? 2 * ttl : ttl) },
+        { concurrency: 16, ackWaitMs: ttl, maxDeliver: Infinity, retryDelayMs: (attempt) => (attempt === 1 ? resumeAfterMs : ttl) },
       );
     }
     const pending = await this.delivery.recover();
@@ -418,13 +419,23 @@ export class Runtime {
   }
 
   /**
+   * How long after it was stored another node may finish a send in a cluster: its node has lost the
+   * agent by then if it died (two lease TTLs), and a node that lost the agent makes no further attempt
+   * while the one it had started ends within SEND_TIMEOUT_MS.
+   */
+  #resumeAfterMs(): number {
+    const ttl = this.settings.CLUSTER_LEASE_TTL_MS;
+    return Math.max(2 * ttl, this.settings.SEND_TIMEOUT_MS + ttl);
+  }
+
+  /**
    * Sends stored and never sent (their process died during the provider call) are finished by their
    * agents' actors, in the background. Embedded, every one is an orphan of the last run; in a cluster
-   * the journal finishes them, and this sweep catches only those stored older than two lease TTLs (a
-   * node that died between the store and the journal), which the actor skips when still in flight.
+   * the journal finishes them, and this sweep catches only older ones (a node that died between the
+   * store and the journal), which the actor skips when still in flight.
    */
   async #resumeUnsent(): Promise<void> {
-    const settled = this.#work ? 2 * this.settings.CLUSTER_LEASE_TTL_MS : 0;
+    const settled = this.#work ? this.#resumeAfterMs() : 0;
     const unsent = await this.store.messages.unsentBefore(new Date(Date.now() - settled));
     if (unsent.length === 0) return;
     this.logger.info({ unsent: unsent.length }, 'finishing sends left unsent by a process that died');

@@ -87,6 +87,8 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       CLUSTER_PARTITIONS: '16',
       CLUSTER_LEASE_TTL_MS: String(LEASE_TTL_MS),
       CALLBACK_RETRY_BASE_MS: '100',
+      // A dead node's sends are finished a send time-out plus a lease TTL after they were stored.
+      SEND_TIMEOUT_MS: '3000',
     };
     for (const name of ['rt-1', 'rt-2', 'rt-3']) nodes.push(await startNode(name));
     gateways.push(await startGateway('gw-1', ports[0]!), await startGateway('gw-2', ports[1]!));

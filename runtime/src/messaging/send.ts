@@ -1,4 +1,4 @@
-import pRetry from 'p-retry';
+import pRetry, { AbortError } from 'p-retry';
 import { ErrorCodes, SwitchboardError, countSegments, hasErrorCode, isRetryable, type Channel, type OutboundMessage, type SendResult } from '@switchboard/sdk';
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
@@ -23,7 +23,7 @@ import type { MessagingContext } from './context.js';
  * PROVIDER_ERROR.
  */
 export function sendOperation(context: MessagingContext): AgentOperation<'send'> {
-  return async ({ actor, store }, request) => {
+  return async ({ actor, store, fence }, request) => {
     const agent = requireAgent(actor);
     const { channel } = request;
     if (channel === 'voice') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Voice is not a message channel; use /api/v1/make-call or /api/v1/send-voice-message.');
@@ -103,7 +103,7 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
       // Stored, so in a cluster journaled too: a node that dies from here on leaves the send to another.
       const done = await context.sends.begin({ agentId: agent.agentId, messageId: id });
       try {
-        return await deliverToProvider(context, store, message, outbound, metering, idempotency);
+        return await deliverToProvider(context, store, message, outbound, metering, idempotency, fence);
       } finally {
         done();
       }
@@ -147,7 +147,7 @@ export function resumeSendOperation(context: MessagingContext): AgentOperation<'
           return { outcome: 'adopted' as const };
         }
         // A final refusal is stored as the first node would have (failed, a send_failed dead letter).
-        return await deliverToProvider(context, store, message, outbound, metering, idempotency).then(
+        return await deliverToProvider(context, store, message, outbound, metering, idempotency, fence).then(
           () => ({ outcome: 'sent' as const }),
           (err: unknown) => {
             if (hasErrorCode(err, ErrorCodes.PROVIDER_ERROR)) return { outcome: 'failed' as const };
@@ -195,14 +195,23 @@ async function deliverToProvider(
   outbound: OutboundMessage,
   metering: Metering,
   idempotency: IdempotencySlot | undefined,
+  fence: () => void,
 ): Promise<SendResponse> {
   const driver = context.drivers.require(message.channel);
   const where = { provider: driver.manifest.name, agentId: message.agentId, messageId: message.id, channel: message.channel };
   let attempts = 0;
+  let fenced: unknown;
   let result: SendResult;
   try {
     result = await pRetry(
       () => {
+        // A node that lost the agent makes no further attempt: the send stays unsent for the new holder to finish.
+        try {
+          fence();
+        } catch (err) {
+          fenced = err;
+          throw new AbortError(err as Error);
+        }
         attempts++;
         return withTimeout(driver.send!(outbound), context.sendRetry.timeoutMs, message.channel);
       },
@@ -217,6 +226,7 @@ async function deliverToProvider(
       },
     );
   } catch (err) {
+    if (fenced) throw fenced;
     const reason = err instanceof Error ? err.message : String(err);
     context.logger.error({ ...where, attempts, reason }, 'provider refused the message; it is a send_failed dead letter');
     metering.ledger.release(metering.admission);
