@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { samplingAgent } from '../helpers/mcp-client.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { openStore, type Store } from '@switchboard/runtime/internal';
+import { openStore, partitionOf, type Store } from '@switchboard/runtime/internal';
 import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { startClusterProcess, type ClusterProcess } from '../helpers/cluster-process.js';
@@ -45,6 +45,7 @@ describe('cluster voice: the TwiML webhook on one gateway, the media WebSocket o
   let balancer: LoadBalancer;
   let receiver: CallbackReceiver;
   const processes: ClusterProcess[] = [];
+  const nodes: { process: ClusterProcess; probes: string }[] = [];
   const gateways: { name: string; url: string }[] = [];
   const agents: Record<string, Agent> = {};
 
@@ -111,11 +112,16 @@ describe('cluster voice: the TwiML webhook on one gateway, the media WebSocket o
       CLUSTER_PARTITIONS: '16',
       CLUSTER_LEASE_TTL_MS: '1500',
     };
-    processes.push(
+    nodes.push(
       ...(await Promise.all(
-        ['rt-1', 'rt-2'].map((name) => startClusterProcess(name, ['gateway/src/cli.ts', 'runtime'], { ...env, NODE_ID: name }, /runtime node \S+ is running/)),
+        ['rt-1', 'rt-2'].map(async (name) => {
+          const port = await freePort();
+          const started = await startClusterProcess(name, ['gateway/src/cli.ts', 'runtime'], { ...env, NODE_ID: name, HEALTH_PORT: String(port) }, /runtime node \S+ is running/);
+          return { process: started, probes: `http://127.0.0.1:${port}` };
+        }),
       )),
     );
+    processes.push(...nodes.map((n) => n.process));
     for (const [i, gateway] of gateways.entries()) {
       processes.push(await startClusterProcess(gateway.name, ['gateway/src/cli.ts', 'gateway', '--port', String(ports[i])], { ...env, NODE_ID: gateway.name }, /API:\s+http/));
     }
@@ -232,5 +238,39 @@ describe('cluster voice: the TwiML webhook on one gateway, the media WebSocket o
     assert.deepEqual(turns, ['opening hours', 'that is all goodbye']);
     const call = await completedCall(placed.callSid);
     assert.deepEqual([call?.direction, call?.mode, call?.status], ['outbound', 'stream', 'completed']);
+  });
+  it('the runtime node holding the agent is killed mid-call: the call goes on through its gateway, and the agent’s new node completes its log and usage', async () => {
+    balancer.routes = { http: gateways[0]!.url, upgrade: gateways[1]!.url };
+    const agent = agents['voice-callback']!;
+    const partition = partitionOf(agent.agentId, 16);
+    const holder = async () => {
+      for (const node of nodes) {
+        const health = (await (await fetch(`${node.probes}/health`)).json()) as { partitions: number[] };
+        if (health.partitions.includes(partition)) return node;
+      }
+      return undefined;
+    };
+    const victim = await holder();
+    assert.ok(victim, `no node holds partition ${partition}`);
+    const call = callAgent(agent, { steps: ['First question', 'Second question', 'Thanks, bye'], stayOnLine: true, replyTimeoutMs: 8000 });
+    // Once the caller has been greeted and asked once, the agent's node dies.
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(50)) {
+      if (receiver.events.some((e) => e.event.type === 'call.turn' && e.event.data.text === 'First question')) break;
+    }
+    await victim.process.kill('SIGKILL');
+    const recording = await call;
+    assert.deepEqual(recording.errors, []);
+    assert.deepEqual(
+      recording.turns.map((t) => t.agent.text),
+      ['Hello from voice-callback.', 'You said: First question', 'You said: Second question', 'Goodbye!'],
+      'every turn after the kill was answered: the call lives on its gateway, not on the node',
+    );
+    const survivor = nodes.find((n) => n !== victim)!;
+    const health = (await (await fetch(`${survivor.probes}/health`)).json()) as { partitions: number[] };
+    assert.ok(health.partitions.includes(partition), 'the surviving node took the agent over');
+    const logged = await completedCall(recording.callSid);
+    assert.equal(logged?.status, 'completed', 'the status callback reached the agent on its new node');
+    const usage = (await store.usage.listForAgent(agent.agentId)).find((u) => u.externalId === recording.callSid && u.action === 'call_minute');
+    assert.ok(usage, 'the call-minute usage row is written by the agent’s new node');
   });
 });
