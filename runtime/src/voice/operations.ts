@@ -96,7 +96,7 @@ export function voiceOperations(
   }
 
   /** Admits, registers and places a live call; the provider call runs outside the mailbox. */
-  async function call<E extends object>(actor: AgentOperationContext['actor'], store: Store, agent: AgentRecord, session: CallSession, extra: E) {
+  async function call<E extends object>({ actor, store, fence }: AgentOperationContext, agent: AgentRecord, session: CallSession, extra: E) {
     const { admission } = await place(actor, store, agent, session);
     try {
       await voice.register(session);
@@ -106,6 +106,7 @@ export function voiceOperations(
     }
     return new Continuation(async () => {
       try {
+        fence();
         const placed = await dial(store, agent, session);
         return { success: true as const, callSid: placed.callSid, sessionId: session.sessionId, status: placed.status, from: session.from, to: session.to, ...extra };
       } catch (err) {
@@ -140,7 +141,7 @@ export function voiceOperations(
 
   return {
     /** Synthesises the text, keeps it as a WAV under an unguessable URL, and places a call that plays it. */
-    async sendVoiceMessage({ actor, store }, payload) {
+    async sendVoiceMessage({ actor, store, fence }, payload) {
       const agent = requireAgent(actor);
       const { to, text, voice: voiceId } = payload;
       const from = voiceAddress(agent);
@@ -153,6 +154,8 @@ export function voiceOperations(
           const message = await context.voiceMessages.save(audio.audio, audio.sampleRate);
           const session: CallSession = { ...placeholder, purpose: { kind: 'voice-message', audioUrl: message.url } };
           await voice.register(session);
+          // Synthesis can take seconds: a node that lost the agent meanwhile places no call.
+          fence();
           const placed = await dial(store, agent, session);
           await store.usage.insert({
             id: newId('use'),
@@ -173,15 +176,15 @@ export function voiceOperations(
       });
     },
 
-    async makeCall({ actor, store }, request) {
-      const agent = requireAgent(actor);
+    async makeCall(operation, request) {
+      const agent = requireAgent(operation.actor);
       const from = voiceAddress(agent);
       const session = newSession(agent, from, request.to, request, { kind: 'conversation' }, 'outbound');
-      return call(actor, store, agent, session, {});
+      return call(operation, agent, session, {});
     },
 
-    async callOnBehalf({ actor, store }, request) {
-      const agent = requireAgent(actor);
+    async callOnBehalf(operation, request) {
+      const agent = requireAgent(operation.actor);
       const from = voiceAddress(agent);
       const purpose: CallPurpose = {
         kind: 'secretary',
@@ -191,7 +194,7 @@ export function voiceOperations(
         ...(request.message ? { message: request.message } : {}),
       };
       const session = newSession(agent, from, request.target, { mode: 'relay' }, purpose, 'outbound');
-      return call(actor, store, agent, session, { bridge: 'available' as const });
+      return call(operation, agent, session, { bridge: 'available' as const });
     },
 
     async transferCall({ actor, store }, payload) {
