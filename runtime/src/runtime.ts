@@ -219,7 +219,7 @@ export class Runtime {
     if (cluster) await runtime.#joinCluster(bus as NatsBus);
     // A cluster gateway holds no actors: every agent operation goes over NATS to the node holding its partition.
     if (placement) {
-      runtime.placement = new PartitionedActors({ ...placement, bus, system: actors, logger });
+      runtime.placement = new PartitionedActors({ ...placement, bus, system: actors, logger, fences: store.fences });
       await runtime.placement.start();
     } else if (!cluster) actors.start();
     logger.info('start-up: runtime ready');

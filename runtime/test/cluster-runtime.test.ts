@@ -85,6 +85,33 @@ describe('full runtimes as cluster nodes', () => {
     }
   });
 
+  it('a node whose tenure of a partition was taken over in the store stores no send for its agents: UNAVAILABLE, nothing written, nothing sent', async () => {
+    const [a] = runtimes;
+    const partition = a!.placement!.leases.owned()[0]!;
+    const agentId = Array.from({ length: 200 }, (_, i) => `fenced-${i}`).find((id) => partitionOf(id, PARTITIONS) === partition)!;
+    await a!.agents.call('provision', agentId, { displayName: agentId, channels: ['sms'] });
+    const ok = await a!.agents.call('send', agentId, { channel: 'sms', to: '+14155550100', body: 'under my own tenure' });
+    assert.equal(ok.success, true);
+    // What a node sees when its lease lapsed and another node took the partition over (and wrote its
+    // tenure) while this one still believes, for a moment, that it holds it.
+    const mine = (await a!.store.fences.token(partition))!;
+    await a!.store.fences.force({ partition, token: mine + 1_000_000 }, 'the-next-holder');
+    const before = sim.messages().length;
+    try {
+      await assert.rejects(
+        a!.agents.call('send', agentId, { channel: 'sms', to: '+14155550100', body: 'after the takeover' }, { timeoutMs: 5000 }),
+        (err: { code?: string }) => err.code === 'UNAVAILABLE',
+      );
+      assert.equal(sim.messages().length, before, 'nothing went to the provider');
+      const stored = await a!.store.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE body = 'after the takeover'");
+      assert.equal(Number(stored[0]!.n), 0, 'nothing was stored');
+      const usage = (await a!.store.usage.listForAgent(agentId)).length;
+      assert.equal(usage, 1, 'only the first send is in the usage');
+    } finally {
+      await a!.store.fences.force({ partition, token: mine }, 'rt-a');
+    }
+  });
+
   it('without placement a second runtime on the same store is refused (the data-dir lock); with it, nodes share the store', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-cluster-control-'));
     try {

@@ -1,6 +1,7 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Bus, Subscription } from '../bus/bus.js';
 import type { Logger } from '../logger.js';
+import type { PartitionTenure } from '../store/repositories/partition-fences.js';
 import type { Store } from '../store/store.js';
 import type { OperationName, OperationRequest, OperationResponse } from '../agents/catalogue.js';
 import { AgentActor } from './agent-actor.js';
@@ -21,6 +22,8 @@ export interface AgentOperationContext {
    * agent's partition); a no-op in embedded mode. Call it before an effect that runs outside the mailbox.
    */
   readonly fence: () => void;
+  /** A cluster node's tenure of the agent's partition, for writes fenced in the store; undefined in embedded mode. */
+  readonly tenure?: PartitionTenure;
 }
 
 /** An operation on one agent, run inside its mailbox; it may return a Continuation to finish outside it. */
@@ -115,9 +118,10 @@ export class ActorSystem {
   /**
    * Runs operation `name` in the mailbox of the payload's agent, once the `check` option passed it
    * (a refused payload is not acted on). `guard`, when given, runs inside the
-   * mailbox turn right before the operation and may throw to refuse it (a cluster node's fencing check).
+   * mailbox turn right before the operation and may throw to refuse it (a cluster node's fencing check);
+   * `tenure` is that node's tenure of the partition, which fenced writes carry to the store.
    */
-  dispatch(name: string, data: unknown, guard?: (agentId: string) => void): Promise<unknown> {
+  dispatch(name: string, data: unknown, guard?: (agentId: string) => void, tenure?: PartitionTenure): Promise<unknown> {
     const operation = this.#operations && Object.hasOwn(this.#operations, name) ? this.#operations[name] : undefined;
     const payload = data as { agentId?: unknown } | null;
     const agentId = payload?.agentId;
@@ -138,7 +142,8 @@ export class ActorSystem {
     const turn = target.enqueue(async () => {
       guard?.(agentId);
       if (target.state === undefined) target.state = (await this.options.store.agents.get(agentId)) ?? null;
-      return operation({ actor: target, store: this.options.store, fence: () => guard?.(agentId) }, payload as { agentId: string });
+      const context = { actor: target, store: this.options.store, fence: () => guard?.(agentId), ...(tenure ? { tenure } : {}) };
+      return operation(context, payload as { agentId: string });
     });
     return turn.then((result) => (result instanceof Continuation ? result.run() : result));
   }

@@ -18,7 +18,7 @@ export interface PartitionLeasesOptions {
   /** KV bucket of the leases; `<bucket>_nodes` holds the nodes' heartbeats. */
   bucket?: string;
   logger?: Logger;
-  /** The partition is now this node's, with `token` (the lease revision) as its fencing token. */
+  /** The partition is now this node's, with `token` (the lease revision) as its fencing token; a throw hands it back. */
   onAcquired(partition: number, token: number): void | Promise<void>;
   /** The partition is no longer this node's: stop taking its work and let work in flight finish. */
   onReleased(partition: number, reason: LeaseEnd): void | Promise<void>;
@@ -209,7 +209,13 @@ export class PartitionLeases {
     this.#held.set(partition, { token, validUntil: sentAt + this.#ttlMs - this.#renewMs, releasing: false });
     this.#freeSince.delete(partition);
     this.options.logger?.info({ node: this.nodeId, partition, token }, 'partition acquired');
-    await this.options.onAcquired(partition, token);
+    try {
+      await this.options.onAcquired(partition, token);
+    } catch (err) {
+      // Not ready to serve it (its fence could not be written): hand it back to be taken again.
+      this.options.logger?.warn({ err, node: this.nodeId, partition }, 'partition not taken up; handing it back');
+      await this.#release(partition, 'released');
+    }
   }
 
   /** Stops acting, lets work drain, then deletes the lease so the preferred node takes it at once. */

@@ -3,6 +3,7 @@ import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import { AGENT_SUBJECT, type ActorSystem } from '../actors/actor-system.js';
 import type { Bus, Subscription } from '../bus/bus.js';
 import type { Logger } from '../logger.js';
+import type { PartitionFenceRepository, PartitionTenure } from '../store/repositories/partition-fences.js';
 import { PartitionLeases, type LeaseEnd } from './partition-leases.js';
 import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js';
 
@@ -17,6 +18,8 @@ export interface PartitionedActorsOptions {
   leaseTtlMs?: number;
   bucket?: string;
   logger?: Logger;
+  /** Where each partition's tenure is written before the node serves it, so that writes can be fenced in the store. */
+  fences?: Pick<PartitionFenceRepository, 'claim' | 'force'>;
 }
 
 /**
@@ -29,6 +32,8 @@ export class PartitionedActors {
   readonly leases: PartitionLeases;
   readonly #partitions: number;
   readonly #subscriptions = new Map<number, Subscription>();
+  /** The fencing token of each partition served, with which its writes are fenced. */
+  readonly #tokens = new Map<number, number>();
 
   constructor(private readonly options: PartitionedActorsOptions) {
     this.#partitions = options.partitions ?? DEFAULT_PARTITIONS;
@@ -39,7 +44,7 @@ export class PartitionedActors {
       ...(options.leaseTtlMs === undefined ? {} : { ttlMs: options.leaseTtlMs }),
       ...(options.bucket === undefined ? {} : { bucket: options.bucket }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
-      onAcquired: (partition) => this.#attach(partition),
+      onAcquired: (partition, token) => this.#attach(partition, token),
       onReleased: (partition, reason) => this.#detach(partition, reason),
     });
   }
@@ -78,10 +83,13 @@ export class PartitionedActors {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.options.system.dispatch(operation, data, fence);
+    const token = this.#tokens.get(partition);
+    return this.options.system.dispatch(operation, data, fence, this.options.fences && token !== undefined ? { partition, token } : undefined);
   }
 
-  #attach(partition: number): void {
+  async #attach(partition: number, token: number): Promise<void> {
+    if (this.options.fences) await this.#claimFence({ partition, token });
+    this.#tokens.set(partition, token);
     // Anything cached from an earlier tenure may be stale: another node may have served these agents since.
     void this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
     this.#subscriptions.get(partition)?.unsubscribe();
@@ -100,8 +108,22 @@ export class PartitionedActors {
     if (reason === 'released' || reason === 'stopped') await drained;
   }
 
+  /**
+   * Writes the new tenure to the store before the partition is served. A newer token can be there only
+   * from a lease bucket made anew (its revisions start again): while this node holds the lease no one
+   * else can have taken it since, so the tenure is taken over.
+   */
+  async #claimFence(tenure: PartitionTenure): Promise<void> {
+    const fences = this.options.fences!;
+    if (await fences.claim(tenure, this.options.nodeId)) return;
+    if (!this.leases.holds(tenure.partition)) throw new Error(`partition ${tenure.partition} was lost while its fence was written`);
+    this.options.logger?.warn({ partition: tenure.partition, token: tenure.token }, 'a newer fence from an earlier lease bucket; taking the partition over');
+    await fences.force(tenure, this.options.nodeId);
+  }
+
   #stepDown(partition: number): void {
     this.#subscriptions.get(partition)?.unsubscribe();
     this.#subscriptions.delete(partition);
+    this.#tokens.delete(partition);
   }
 }

@@ -23,7 +23,7 @@ import type { MessagingContext } from './context.js';
  * PROVIDER_ERROR.
  */
 export function sendOperation(context: MessagingContext): AgentOperation<'send'> {
-  return async ({ actor, store, fence }, request) => {
+  return async ({ actor, store, fence, tenure }, request) => {
     const agent = requireAgent(actor);
     const { channel } = request;
     if (channel === 'voice') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Voice is not a message channel; use /api/v1/make-call or /api/v1/send-voice-message.');
@@ -78,14 +78,18 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
     const { idempotency } = request;
     const writes = [
       ...(channel === 'sms'
-        ? [store.messages.insertUnlessOptedOutStatement(message), store.usage.insertForMessageStatement(usage, message.id)]
-        : [store.messages.insertStatement(message), store.usage.insertStatement(usage)]),
+        ? [store.messages.insertUnlessOptedOutStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]
+        : [store.messages.insertStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]),
       ...(idempotency ? [store.idempotency.claimStatement(idempotency, id)] : []),
     ];
     return new Continuation(async () => {
       try {
         const [stored, , claimed] = await store.db.executeAll(writes);
         if (stored!.changes === 0) {
+          // In a cluster the INSERT is fenced: another node took the agent over since this one admitted the send.
+          if (tenure && !(await store.fences.holds(tenure))) {
+            throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `Agent ${agent.agentId} moved to another node; retry.`, { retryable: true });
+          }
           throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${request.to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
         }
         if (claimed && claimed.changes === 0) {

@@ -5,6 +5,7 @@ import { limits } from './003-limits.js';
 import { deadLetterMessage } from './004-dead-letter-message.js';
 import { messageCostTrigger } from './005-message-cost-trigger.js';
 import { idempotencyClaim } from './006-idempotency-claim.js';
+import { partitionFences } from './007-partition-fences.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences];

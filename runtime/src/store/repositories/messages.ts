@@ -1,5 +1,6 @@
 import type { Channel, MessageStatus } from '@switchboard/sdk';
 import type { SqlExecutor, SqlStatement } from '../database.js';
+import { fenceCondition, type PartitionTenure } from './partition-fences.js';
 
 export type Direction = 'inbound' | 'outbound';
 
@@ -70,17 +71,26 @@ export class MessageRepository {
     await tx.execute(INSERT, params(message));
   }
 
-  /** The INSERT for a message, to run in an atomic group. */
-  insertStatement(message: MessageRecord): SqlStatement {
-    return { sql: INSERT, params: params(message) };
+  /**
+   * The INSERT for a message, to run in an atomic group. With a tenure (a cluster node's), it stores
+   * nothing (0 changes) unless that tenure is still the partition's current one.
+   */
+  insertStatement(message: MessageRecord, tenure?: PartitionTenure): SqlStatement {
+    if (!tenure) return { sql: INSERT, params: params(message) };
+    const fence = fenceCondition(tenure);
+    return { sql: `INSERT INTO messages (${COLUMNS}) SELECT ${ROW} WHERE ${fence.sql}`, params: [...params(message), ...fence.params] };
   }
 
   /**
    * The INSERT of an outbound message that stores nothing (0 changes) when its recipient opted out
-   * of its sender's address on its channel: the opt-out check and the write are one statement.
+   * of its sender's address on its channel: the opt-out check and the write are one statement. A
+   * tenure fences it as in {@link insertStatement}.
    */
-  insertUnlessOptedOutStatement(message: MessageRecord): SqlStatement {
-    return { sql: INSERT_UNLESS_OPTED_OUT, params: [...params(message), message.channel, message.from, message.to] };
+  insertUnlessOptedOutStatement(message: MessageRecord, tenure?: PartitionTenure): SqlStatement {
+    const optOut = [...params(message), message.channel, message.from, message.to];
+    if (!tenure) return { sql: INSERT_UNLESS_OPTED_OUT, params: optOut };
+    const fence = fenceCondition(tenure);
+    return { sql: `${INSERT_UNLESS_OPTED_OUT} AND ${fence.sql}`, params: [...optOut, ...fence.params] };
   }
 
   /**
