@@ -21,7 +21,7 @@ import { RuntimeEvents, forwardEvents, receiveEvents } from './events.js';
 import { ReadinessChecks } from './health.js';
 import type { Logger } from './logger.js';
 import { messagingOperations } from './messaging/operations.js';
-import { SendsInFlight, type SendInFlight } from './messaging/sends-in-flight.js';
+import { SendsInFlight } from './messaging/sends-in-flight.js';
 import { DEMO_EMAIL_DOMAIN, demoPools, isDemoMode } from './modes.js';
 import { Provisioner } from './provisioning/provisioner.js';
 import { SecretBox, loadSecretKey } from './secrets.js';
@@ -35,7 +35,7 @@ import type { PoolName } from './store/repositories/pools.js';
 import { openStore, type Store } from './store/store.js';
 import { PartitionedActors, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
 import { checkClusterSettings, clusterNodeId, connectClusterBus, liveSubject, type ClusterRole } from './cluster/cluster-mode.js';
-import { DurableWork, RetryLater, type Worker } from './cluster/durable-work.js';
+import { NodeWork, resumeAfterMs } from './cluster/node-work.js';
 import { SharedCallSessions } from './cluster/shared-call-sessions.js';
 import type { NatsBus } from './bus/nats-bus.js';
 import { OperatorReads } from './admin/operator-reads.js';
@@ -86,9 +86,7 @@ export class Runtime {
   readonly cluster: ClusterRole | undefined;
   /** This process's name in a cluster. */
   readonly nodeId: string | undefined;
-  #work: DurableWork | undefined;
-  #deliveryWorker: Worker | undefined;
-  #sendWorker: Worker | undefined;
+  #work: NodeWork | undefined;
   #ports: GatewayPorts | undefined;
   /** Printed once by the CLI when the first start generated the orchestrator token. */
   generatedOrchestratorToken: string | undefined;
@@ -256,14 +254,14 @@ export class Runtime {
       // Which gateway holds a session is known only by asking, so a status notification always asks.
       () => true,
     );
-    const work = new DurableWork({ connection: bus.connection, logger: this.logger });
-    this.#work = work;
-    this.delivery.setQueue(async (message) => {
-      await work.enqueue('deliver', message.id, { messageId: message.id });
-    });
-    this.sends.setJournal(async (send) => {
-      const { sequence } = await work.enqueue('send', send.messageId, send);
-      return () => void work.remove(sequence).catch((err: unknown) => this.logger.debug({ err, messageId: send.messageId }, 'journaled send left for its worker'));
+    this.#work = new NodeWork({
+      connection: bus.connection,
+      delivery: this.delivery,
+      sends: this.sends,
+      agents: this.agents,
+      logger: this.logger,
+      leaseTtlMs: this.settings.CLUSTER_LEASE_TTL_MS,
+      resumeAfterMs: this.#resumeAfterMs(),
     });
   }
 
@@ -388,63 +386,17 @@ export class Runtime {
     if (this.settings.VOICE_MODE === 'stream' && this.drivers.for('stt')) await this.audio().ready();
     // A cluster gateway delivers nothing itself; runtime nodes run the queued deliveries.
     if (this.cluster === 'gateway') return;
-    if (this.#work) {
-      // A dead worker's items come back to the others after one lease TTL, about when its agents do.
-      // Each callback retry is a redelivery, so its count outlives a node; the last attempt writes the dead letter itself.
-      this.#deliveryWorker = await this.#work.process<{ messageId: string }>('deliver', (item) => this.delivery.deliverQueued(item.payload.messageId, item.attempt), {
-        concurrency: 64,
-        ackWaitMs: this.settings.CLUSTER_LEASE_TTL_MS,
-        maxDeliver: Infinity,
-        retryDelayMs: (attempt) => this.delivery.retryDelayMs(attempt),
-      });
-      // A journaled send is first offered when its own node should long have finished it (its item is
-      // removed then, so this rarely runs); then the agent's actor, wherever it is now, finishes it
-      // unless its node is still at it.
-      const ttl = this.settings.CLUSTER_LEASE_TTL_MS;
-      const resumeAfterMs = this.#resumeAfterMs();
-      this.#sendWorker = await this.#work.process<SendInFlight>(
-        'send',
-        async (item) => {
-          if (item.attempt === 1) throw new RetryLater(`send ${item.id} is with its own node`);
-          const { outcome } = await this.agents.call('resumeSend', item.payload.agentId, item.payload);
-          if (outcome === 'in_flight') throw new RetryLater(`send ${item.id} is still in flight`);
-          if (outcome !== 'settled') this.logger.info({ messageId: item.id, outcome }, 'finished a send whose node died');
-        },
-        { concurrency: 16, ackWaitMs: ttl, maxDeliver: Infinity, retryDelayMs: (attempt) => (attempt === 1 ? resumeAfterMs : ttl) },
-      );
-    }
+    await this.#work?.start();
     const pending = await this.delivery.recover();
     if (pending > 0) this.logger.info({ pending }, 're-driving deliveries left pending');
-    await this.#resumeUnsent();
+    // Embedded, every unsent send is an orphan of the last run; in a cluster the journal finishes them,
+    // and the sweep catches older ones (a node that died between the store and the journal).
+    await this.sends.resumeUnsent(this.store, this.agents, new Date(Date.now() - (this.#work ? this.#resumeAfterMs() : 0)));
   }
 
-  /**
-   * How long after it was stored another node may finish a send in a cluster: its node has lost the
-   * agent by then if it died (two lease TTLs), and a node that lost the agent makes no further attempt
-   * while the one it had started ends within SEND_TIMEOUT_MS.
-   */
+  /** In a cluster, how long after it was stored another node may finish a send (see NodeWork). */
   #resumeAfterMs(): number {
-    const ttl = this.settings.CLUSTER_LEASE_TTL_MS;
-    return Math.max(2 * ttl, this.settings.SEND_TIMEOUT_MS + ttl);
-  }
-
-  /**
-   * Sends stored and never sent (their process died during the provider call) are finished by their
-   * agents' actors, in the background. Embedded, every one is an orphan of the last run; in a cluster
-   * the journal finishes them, and this sweep catches only older ones (a node that died between the
-   * store and the journal), which the actor skips when still in flight.
-   */
-  async #resumeUnsent(): Promise<void> {
-    const settled = this.#work ? this.#resumeAfterMs() : 0;
-    const unsent = await this.store.messages.unsentBefore(new Date(Date.now() - settled));
-    if (unsent.length === 0) return;
-    this.logger.info({ unsent: unsent.length }, 'finishing sends left unsent by a process that died');
-    for (const message of unsent) {
-      void this.agents.call('resumeSend', message.agentId, { messageId: message.id }).then(
-        ({ outcome }) => this.logger.info({ messageId: message.id, outcome }, 'send left unsent, finished'),
-        (err: unknown) => this.logger.warn({ err, messageId: message.id }, 'send left unsent could not be finished; it is tried again at the next start'),
-      );
-    }
+    return resumeAfterMs(this.settings.CLUSTER_LEASE_TTL_MS, this.settings.SEND_TIMEOUT_MS);
   }
 
   /** Drains the actors and deliveries, then closes drivers, the bus and the store. */
@@ -453,8 +405,7 @@ export class Runtime {
     await this.actors.stop();
     // Retries stop first: a queued delivery still pending is handed back for another node.
     await this.delivery.stop();
-    await this.#deliveryWorker?.stop();
-    await this.#sendWorker?.stop();
+    await this.#work?.stop();
     await this.#audio?.close();
     await this.drivers.close();
     await this.bus.close();

@@ -1,5 +1,7 @@
-import type { Logger } from '../logger.js';
+import type { AgentClient } from '../agents/agent-client.js';
 import type { ResumeSendRequest } from '../agents/catalogue.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/store.js';
 
 /** What another node needs to finish a send whose node died during the provider call. */
 export type SendInFlight = ResumeSendRequest;
@@ -50,5 +52,21 @@ export class SendsInFlight {
       this.#local.delete(send.messageId);
       remove();
     };
+  }
+
+  /**
+   * Has the agents' actors finish, in the background, the sends stored before `before` and never sent
+   * (their process died during the provider call); an actor skips one its node is still at.
+   */
+  async resumeUnsent(store: Store, agents: AgentClient, before: Date): Promise<void> {
+    const unsent = await store.messages.unsentBefore(before);
+    if (unsent.length === 0) return;
+    this.logger.info({ unsent: unsent.length }, 'finishing sends left unsent by a process that died');
+    for (const message of unsent) {
+      void agents.call('resumeSend', message.agentId, { messageId: message.id }).then(
+        ({ outcome }) => this.logger.info({ messageId: message.id, outcome }, 'send left unsent, finished'),
+        (err: unknown) => this.logger.warn({ err, messageId: message.id }, 'send left unsent could not be finished; it is tried again at the next start'),
+      );
+    }
   }
 }
