@@ -209,13 +209,14 @@ export class PartitionLeases {
     this.#held.set(partition, { token, validUntil: sentAt + this.#ttlMs - this.#renewMs, releasing: false });
     this.#freeSince.delete(partition);
     this.options.logger?.info({ node: this.nodeId, partition, token }, 'partition acquired');
-    try {
-      await this.options.onAcquired(partition, token);
-    } catch (err) {
-      // Not ready to serve it (its fence could not be written): hand it back to be taken again.
-      this.options.logger?.warn({ err, node: this.nodeId, partition }, 'partition not taken up; handing it back');
-      await this.#release(partition, 'released');
-    }
+    // Taken up beside the rounds (it may write to the store), so renewals never wait on it.
+    void Promise.resolve()
+      .then(() => this.options.onAcquired(partition, token))
+      .catch((err: unknown) => {
+        // Not ready to serve it (its fence could not be written): hand it back to be taken again.
+        this.options.logger?.warn({ err, node: this.nodeId, partition }, 'partition not taken up; handing it back');
+        void this.#release(partition, 'released');
+      });
   }
 
   /** Stops acting, lets work drain, then deletes the lease so the preferred node takes it at once. */

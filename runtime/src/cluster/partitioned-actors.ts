@@ -88,7 +88,11 @@ export class PartitionedActors {
   }
 
   async #attach(partition: number, token: number): Promise<void> {
-    if (this.options.fences) await this.#claimFence({ partition, token });
+    if (this.options.fences) {
+      await this.#claimFence({ partition, token });
+      // Handed over or lapsed while its fence was written: another node serves it now.
+      if (!this.leases.holds(partition)) return;
+    }
     this.#tokens.set(partition, token);
     // Anything cached from an earlier tenure may be stale: another node may have served these agents since.
     void this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
