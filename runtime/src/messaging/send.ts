@@ -139,7 +139,7 @@ export function resumeSendOperation(context: MessagingContext): AgentOperation<'
     const metering: Metering = { ledger, admission: { cost: tariffCost, starts: UsageLedger.windowStarts(Date.parse(message.createdAt)) }, usageId, tariffCost };
     const outbound = outboundOf(context, message);
     // What asked is the journal (a work item, or the start-up sweep): if this node dies too, it asks again.
-    const done = await context.sends.begin(request, false);
+    const done = context.sends.hold(request.messageId);
     return new Continuation(async () => {
       try {
         fence();

@@ -33,23 +33,29 @@ export class SendsInFlight {
     return this.#local.has(messageId);
   }
 
+  /** Marks a send as in flight here (a resumed one, whose journal is what asked); call the returned function when it ends. */
+  hold(messageId: string): () => void {
+    this.#local.add(messageId);
+    return () => this.#local.delete(messageId);
+  }
+
   /**
    * Marks a stored send as in flight here and, in a cluster, journals it; call the returned function
    * once its outcome is stored. A journal that cannot be written does not stop the send: the message
    * is stored, and the caller has no answer yet, so nothing acknowledged depends on it.
    */
-  async begin(send: SendInFlight, journal = true): Promise<() => void> {
-    this.#local.add(send.messageId);
+  async begin(send: SendInFlight): Promise<() => void> {
+    const release = this.hold(send.messageId);
     let remove = () => {};
-    if (journal && this.#journal) {
+    if (this.#journal) {
       try {
         remove = await this.#journal(send);
       } catch (err) {
-        this.logger.warn({ err, messageId: send.messageId }, 'send in flight not journaled; it finishes here or not at all');
+        this.logger.warn({ err, messageId: send.messageId }, 'send in flight not journaled; if this node dies, a start-up sweep finishes it');
       }
     }
     return () => {
-      this.#local.delete(send.messageId);
+      release();
       remove();
     };
   }
