@@ -101,11 +101,6 @@ export class PartitionLeases {
     return held !== undefined && !held.releasing && Date.now() < held.validUntil;
   }
 
-  /** The fencing token (lease revision) of a held partition. */
-  token(partition: number): number | undefined {
-    return this.holds(partition) ? this.#held.get(partition)!.token : undefined;
-  }
-
   /** Partitions this node holds now, ascending. */
   owned(): number[] {
     return [...this.#held.keys()].filter((p) => this.holds(p)).sort((a, b) => a - b);
