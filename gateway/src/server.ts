@@ -89,6 +89,8 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
       createServer: (principal, agentId) => createToolServer(app, principal, agentId),
       logger,
       bodyLimit: settings.BODY_LIMIT_BYTES,
+      maxSessionsPerPrincipal: settings.MCP_MAX_SESSIONS_PER_PRINCIPAL,
+      sessionIdleMs: settings.MCP_SESSION_IDLE_SECONDS * 1000,
       observe: (route, method, status, seconds) => metrics.observeRequest(route, method, status, seconds),
       serverNames,
     });

@@ -22,7 +22,12 @@ export interface McpOptions {
   readonly maxBufferedBytes?: number;
   /** Largest POSTed body. Default 1 MiB. */
   readonly bodyLimit?: number;
-  /** A Streamable HTTP session with no request and no GET stream for this long is closed; 0 never. Default 30 min. */
+  /** Sessions one principal may hold; a new one beyond it evicts the longest idle. Default 64. */
+  readonly maxSessionsPerPrincipal?: number;
+  /**
+   * A session with no request in flight and no listener (initialized, with its stream open) is closed
+   * after this long without a request; 0 never. Default 5 min.
+   */
   readonly sessionIdleMs?: number;
   /** Request metrics (the gateway's `metrics.observeRequest`). */
   readonly observe?: ObserveRequest;
@@ -34,7 +39,8 @@ export const MCP_DEFAULTS = {
   keepAliveMs: 15_000,
   maxBufferedBytes: 1024 * 1024,
   bodyLimit: 1024 * 1024,
-  sessionIdleMs: 30 * 60_000,
+  maxSessionsPerPrincipal: 64,
+  sessionIdleMs: 5 * 60_000,
 } as const;
 
 /**
@@ -43,7 +49,10 @@ export const MCP_DEFAULTS = {
  * Returns the session registry the rest of the gateway delivers through.
  */
 export function attachMcp(routes: SocketRoutes, options: McpOptions): McpSessions {
-  const sessions = new McpSessions(options.logger);
+  const sessions = new McpSessions(options.logger, {
+    maxPerPrincipal: options.maxSessionsPerPrincipal ?? MCP_DEFAULTS.maxSessionsPerPrincipal,
+    idleMs: options.sessionIdleMs ?? MCP_DEFAULTS.sessionIdleMs,
+  });
   const context = {
     auth: new McpAuth(options.authenticate, options.lockout),
     sessions,
@@ -52,7 +61,6 @@ export function attachMcp(routes: SocketRoutes, options: McpOptions): McpSession
     keepAliveMs: options.keepAliveMs ?? MCP_DEFAULTS.keepAliveMs,
     maxBufferedBytes: options.maxBufferedBytes ?? MCP_DEFAULTS.maxBufferedBytes,
     bodyLimit: options.bodyLimit ?? MCP_DEFAULTS.bodyLimit,
-    sessionIdleMs: options.sessionIdleMs ?? MCP_DEFAULTS.sessionIdleMs,
     observe: options.observe,
     names: options.serverNames ?? new ServerNames(),
   };

@@ -23,7 +23,6 @@ export interface McpRouteContext {
   readonly keepAliveMs: number;
   readonly maxBufferedBytes: number;
   readonly bodyLimit: number;
-  readonly sessionIdleMs: number;
   readonly observe: ObserveRequest | undefined;
   /** Host and Origin must name this server. */
   readonly names: ServerNames;

@@ -21,6 +21,8 @@ export interface SessionTransport extends Transport {
   readonly connected: boolean;
   /** Called when a server→client stream opens. */
   onconnected?: () => void;
+  /** Asks the client not to reconnect by itself, before the session closes for a limit. */
+  discourageReconnect?(): void;
 }
 
 export interface McpSessionInit {
@@ -55,6 +57,8 @@ export class McpSession {
   /** The transport the server is bound to (for the routes that feed it). */
   readonly transport: SessionTransport;
   readonly #events: McpSessionEvents;
+  #lastActiveAt = performance.now();
+  #requests = 0;
   #initialized = false;
   #live = false;
   #closed = false;
@@ -82,6 +86,32 @@ export class McpSession {
   /** True while a server→client stream is open (a Streamable HTTP client may drop and reopen it). */
   get connected(): boolean {
     return !this.#closed && this.transport.connected;
+  }
+
+  /**
+   * True when nothing holds the session: no request in flight, and not a connected listener (an
+   * initialized client with its stream open). Idle sessions are the first evicted and the ones that expire.
+   */
+  get idle(): boolean {
+    return this.#requests === 0 && !(this.#initialized && this.connected);
+  }
+
+  /** When the client last sent a request or had one answered (performance.now() milliseconds). */
+  get lastActiveAt(): number {
+    return this.#lastActiveAt;
+  }
+
+  /** Records a client request on this session; call the returned function once it has been answered. */
+  request(): () => void {
+    this.#requests += 1;
+    this.#lastActiveAt = performance.now();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#requests -= 1;
+      this.#lastActiveAt = performance.now();
+    };
   }
 
   /** What the client declared in `initialize`. */
@@ -114,6 +144,12 @@ export class McpSession {
   close(): Promise<void> {
     this.#closing ??= this.server.close().catch(() => undefined);
     return this.#closing;
+  }
+
+  /** Closes the session for a limit (evicted, expired): its client is asked not to reconnect by itself. */
+  retire(): Promise<void> {
+    if (!this.#closed) this.transport.discourageReconnect?.();
+    return this.close();
   }
 
   /** Binds the server to the transport and starts it (for SSE, that sends the endpoint event). */

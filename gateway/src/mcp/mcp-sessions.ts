@@ -1,23 +1,53 @@
-import type { Logger } from '@switchboard/runtime';
-import { McpSession, type McpSessionInit } from './mcp-session.js';
+import type { Logger, Principal } from '@switchboard/runtime';
+import { McpSession, type McpSessionInit, type McpTransportKind } from './mcp-session.js';
 
 /** Session events: `open` when a session goes live, `close` when a live session ends. */
 export type McpSessionEvent = 'open' | 'close';
 export type McpSessionListener = (session: McpSession) => void;
 
+/** How many sessions a principal may hold, and when an idle one expires. */
+export interface McpSessionLimits {
+  /** Sessions one principal may hold on this gateway; a new one beyond it evicts the longest idle. */
+  readonly maxPerPrincipal: number;
+  /** An idle session (see McpSession.idle) with no request for this long is closed; 0 never. */
+  readonly idleMs: number;
+}
+
+/** What the gauges report: open server→client streams, and sessions held by transport. */
+export interface McpCensus {
+  readonly streams: number;
+  readonly sessions: Record<McpTransportKind, number>;
+}
+
+/** Idle sessions go first; then, and within each group, the one with the oldest request. */
+const byEviction = (a: McpSession, b: McpSession) => Number(b.idle) - Number(a.idle) || a.lastActiveAt - b.lastActiveAt;
+
+/** One key per principal: a client token stands for its agent; there is one team and one orchestrator token. */
+const principalKey = (principal: Principal) => (principal.kind === 'client' ? `client:${principal.agentId}` : principal.kind);
+
 /**
- * The gateway's MCP sessions, by id and by agent. A live session with an agent receives that
- * agent's deliveries and voice turns; a newer live session for the same agent replaces (closes) the
- * older, and the older one's close never unregisters the newer.
+ * The gateway's MCP sessions, by id, by agent and by principal. A live session with an agent receives
+ * that agent's deliveries and voice turns; a newer live session for the same agent replaces (closes)
+ * the older, and the older one's close never unregisters the newer. A principal holds at most
+ * `maxPerPrincipal` sessions: a new one beyond that closes the longest idle of them, so its client's
+ * next request finds no session (404) and initializes again. Idle sessions expire after `idleMs`.
  */
 export class McpSessions {
   readonly #byId = new Map<string, McpSession>();
   readonly #byAgent = new Map<string, McpSession>();
+  readonly #byPrincipal = new Map<string, Set<McpSession>>();
   readonly #live = new Set<McpSession>();
   readonly #listeners: Record<McpSessionEvent, Set<McpSessionListener>> = { open: new Set(), close: new Set() };
+  readonly #limits: McpSessionLimits;
+  #sweeper: NodeJS.Timeout | undefined;
   #closing = false;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    limits: McpSessionLimits,
+  ) {
+    this.#limits = limits;
+  }
 
   /** Live sessions (initialized, with a stream to the client). */
   get count(): number {
@@ -45,6 +75,16 @@ export class McpSessions {
     return [...this.#live];
   }
 
+  /** Open server→client streams (legacy /sse streams, Streamable HTTP GET streams) and sessions held, by transport. */
+  census(): McpCensus {
+    const census = { streams: 0, sessions: { sse: 0, 'streamable-http': 0 } };
+    for (const session of this.#byId.values()) {
+      census.sessions[session.kind] += 1;
+      if (session.connected) census.streams += 1;
+    }
+    return census;
+  }
+
   /** Subscribes to `open` (a session went live) or `close` (a live session ended); returns the unsubscribe. */
   on(event: McpSessionEvent, listener: McpSessionListener): () => void {
     this.#listeners[event].add(listener);
@@ -57,11 +97,12 @@ export class McpSessions {
       live: (s) => this.#wentLive(s),
       closed: (s) => this.#closed(s),
     });
-    this.#byId.set(session.id, session);
+    this.#makeRoomFor(session.principal);
+    this.#hold(session);
     try {
       await session.connect();
     } catch (err) {
-      this.#byId.delete(session.id);
+      this.#release(session);
       await session.close();
       throw err;
     }
@@ -71,9 +112,62 @@ export class McpSessions {
   /** Closes every session cleanly (clients see their streams end) and refuses new ones. */
   async closeAll(): Promise<void> {
     this.#closing = true;
+    clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
     await Promise.all([...this.#byId.values()].map((session) => session.close()));
     // Stream bridges end their responses in the microtasks after the SDK closes its streams.
     await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  #hold(session: McpSession): void {
+    this.#byId.set(session.id, session);
+    const key = principalKey(session.principal);
+    let held = this.#byPrincipal.get(key);
+    if (!held) this.#byPrincipal.set(key, (held = new Set()));
+    held.add(session);
+    this.#sweepIdle();
+  }
+
+  /** Forgets a session at once, so a request for its id finds nothing while it closes. */
+  #release(session: McpSession): void {
+    if (this.#byId.get(session.id) === session) this.#byId.delete(session.id);
+    const key = principalKey(session.principal);
+    const held = this.#byPrincipal.get(key);
+    if (held?.delete(session) && held.size === 0) this.#byPrincipal.delete(key);
+  }
+
+  /** Evicts the principal's longest idle sessions until one more fits. */
+  #makeRoomFor(principal: Principal): void {
+    const held = this.#byPrincipal.get(principalKey(principal));
+    const excess = (held?.size ?? 0) - this.#limits.maxPerPrincipal + 1;
+    if (!held || excess <= 0) return;
+    for (const oldest of [...held].sort(byEviction).slice(0, excess)) {
+      this.logger.info(
+        { sessionId: oldest.id, agentId: oldest.agentId, principal: principal.kind, idle: oldest.idle, max: this.#limits.maxPerPrincipal },
+        'mcp session evicted: its principal opened one more than it may hold',
+      );
+      this.#release(oldest);
+      void oldest.retire();
+    }
+  }
+
+
+  /** Starts the timer that closes expired idle sessions: it runs a few times per idle period. */
+  #sweepIdle(): void {
+    const { idleMs } = this.#limits;
+    if (this.#sweeper || idleMs <= 0) return;
+    this.#sweeper = setInterval(() => this.#expireIdle(), Math.min(Math.max(idleMs / 4, 10), 30_000));
+    this.#sweeper.unref();
+  }
+
+  #expireIdle(): void {
+    const since = performance.now() - this.#limits.idleMs;
+    for (const session of this.#byId.values()) {
+      if (!session.idle || session.lastActiveAt > since) continue;
+      this.logger.info({ sessionId: session.id, agentId: session.agentId, idleMs: this.#limits.idleMs }, 'mcp session expired: idle for the idle time');
+      this.#release(session);
+      void session.retire();
+    }
   }
 
   #wentLive(session: McpSession): void {
@@ -89,7 +183,7 @@ export class McpSessions {
   }
 
   #closed(session: McpSession): void {
-    if (this.#byId.get(session.id) === session) this.#byId.delete(session.id);
+    this.#release(session);
     if (session.agentId !== undefined && this.#byAgent.get(session.agentId) === session) this.#byAgent.delete(session.agentId);
     if (this.#live.delete(session)) this.#emit('close', session);
   }

@@ -72,13 +72,18 @@ async function postMessages(exchange: Exchange, reading: Promise<Buffer | undefi
   );
   const session = context.sessions.get(sessionId);
   if (!session || session.closed || !(session.transport instanceof SseServerTransport)) {
-    fail(ErrorCodes.NOT_FOUND, 'No open MCP session has this sessionId; it may have closed. Open a new one with GET /sse.');
+    fail(ErrorCodes.NOT_FOUND, 'No open MCP session has this sessionId; it may have closed, expired or been evicted. Open a new one with GET /sse.');
   }
   if (!McpAuth.same(caller, session.principal)) fail(ErrorCodes.FORBIDDEN, 'This session belongs to another principal.');
   const messages = parseMessages(await jsonBody(exchange, reading, context.bodyLimit));
   const url = new URL(`${exchange.path}?${exchange.queryString}`, 'http://localhost');
   const extra = { requestInfo: { headers: visibleHeaders(exchange.headers), url } };
-  for (const message of messages) session.transport.receive(message, extra);
+  const answered = session.request();
+  try {
+    for (const message of messages) session.transport.receive(message, extra);
+  } finally {
+    answered();
+  }
   exchange.answer(202, SECURITY_HEADERS);
 }
 

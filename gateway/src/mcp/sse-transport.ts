@@ -10,6 +10,9 @@ export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
+/** Reconnection delay sent to a client whose stream closes for a limit: a day (setTimeout's limit is ~24.8 days). */
+const RETIRED_RETRY_MS = 86_400_000;
+
 export interface SseServerTransportOptions {
   readonly sessionId: string;
   /** Path the client POSTs its messages to; `?sessionId=<id>` is appended. */
@@ -73,6 +76,15 @@ export class SseServerTransport implements Transport {
   /** A message the client POSTed for this session. */
   receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     this.onmessage?.(message, extra);
+  }
+
+  /**
+   * Tells the client's EventSource to wait a day before reconnecting by itself: a stream closed for a
+   * limit would otherwise come back within seconds as a new session and evict another. The MCP SDK's
+   * client drops Last-Event-ID, so a reconnect cannot be told from a new client.
+   */
+  discourageReconnect(): void {
+    void this.#exchange.write(`retry: ${RETIRED_RETRY_MS}\n\n`).catch(() => undefined);
   }
 
   async close(): Promise<void> {

@@ -51,21 +51,27 @@ async function serve(exchange: Exchange, reading: Promise<Buffer | undefined>, c
   const sessionId = exchange.headers['mcp-session-id'];
   const session = sessionId === undefined ? await startSession(exchange, principal, body, context) : existingSession(sessionId, principal, context);
   const transport = session.transport as StreamableSessionTransport;
-  // The gateway has checked the credential; tool handlers see the request without it.
-  const request = toFetchRequest(exchange, undefined, ['authorization']);
-  const response = await transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
-  if (sessionId === undefined && transport.sessionId !== session.id) {
-    // The SDK refused the initialize request: nothing was started, so nothing is kept.
-    void session.close();
+  // Until its answer (or its GET stream) ends, a request keeps the session from being idle.
+  const answered = session.request();
+  try {
+    // The gateway has checked the credential; tool handlers see the request without it.
+    const request = toFetchRequest(exchange, undefined, ['authorization']);
+    const response = await transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
+    if (sessionId === undefined && transport.sessionId !== session.id) {
+      // The SDK refused the initialize request: nothing was started, so nothing is kept.
+      void session.close();
+    }
+    const isStandaloneStream = exchange.method === 'GET' && response.status === 200;
+    await sendFetchResponse(exchange, response, SECURITY_HEADERS, isStandaloneStream ? () => transport.attachStandaloneStream(exchange) : undefined);
+  } finally {
+    answered();
   }
-  const isStandaloneStream = exchange.method === 'GET' && response.status === 200;
-  await sendFetchResponse(exchange, response, SECURITY_HEADERS, isStandaloneStream ? () => transport.attachStandaloneStream(exchange) : undefined);
 }
 
 function existingSession(sessionId: string, principal: Principal, context: McpRouteContext): McpSession {
   const session = context.sessions.get(sessionId);
   if (!session || session.closed || !(session.transport instanceof StreamableSessionTransport)) {
-    fail(ErrorCodes.NOT_FOUND, 'No MCP session has this Mcp-Session-Id; it may have ended. Start a new one with an initialize request.');
+    fail(ErrorCodes.NOT_FOUND, 'No MCP session has this Mcp-Session-Id; it may have ended, expired or been evicted. Start a new one with an initialize request.');
   }
   if (!McpAuth.same(principal, session.principal)) fail(ErrorCodes.FORBIDDEN, 'This MCP session belongs to another principal.');
   return session;
@@ -88,7 +94,6 @@ async function startSession(
     sessionId: id,
     keepAliveMs: context.keepAliveMs,
     bodyLimit: context.bodyLimit,
-    idleMs: context.sessionIdleMs,
   });
   const server = serverOf(context.createServer(principal, agentId));
   const session = await context.sessions.open({ id, kind: 'streamable-http', principal, agentId, server, transport });

@@ -11,8 +11,6 @@ export interface StreamableSessionTransportOptions {
   /** Interval of keep-alive comments on the SDK's event streams; 0 turns them off. */
   readonly keepAliveMs: number;
   readonly bodyLimit: number;
-  /** A session with no request and no open GET stream for this long is closed; 0 never. */
-  readonly idleMs: number;
 }
 
 /**
@@ -28,12 +26,9 @@ export class StreamableSessionTransport implements Transport {
   /** Called each time the client opens its GET stream. */
   onconnected?: () => void;
   readonly #sdk: WebStandardStreamableHTTPServerTransport;
-  readonly #idleMs: number;
   #standalone: Exchange | undefined;
-  #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(options: StreamableSessionTransportOptions) {
-    this.#idleMs = options.idleMs;
     this.#sdk = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => options.sessionId,
       keepAliveMs: options.keepAliveMs,
@@ -41,10 +36,7 @@ export class StreamableSessionTransport implements Transport {
     });
     this.#sdk.onmessage = (message, extra) => this.onmessage?.(message, extra);
     this.#sdk.onerror = (error) => this.onerror?.(error);
-    this.#sdk.onclose = () => {
-      clearTimeout(this.#idleTimer);
-      this.onclose?.();
-    };
+    this.#sdk.onclose = () => this.onclose?.();
   }
 
   /** Set once the client's initialize request was accepted. */
@@ -58,7 +50,6 @@ export class StreamableSessionTransport implements Transport {
   }
 
   handleRequest(request: Request, options?: HandleRequestOptions): Promise<Response> {
-    this.#armIdleTimer();
     return this.#sdk.handleRequest(request, options);
   }
 
@@ -91,18 +82,6 @@ export class StreamableSessionTransport implements Transport {
   }
 
   close(): Promise<void> {
-    clearTimeout(this.#idleTimer);
     return this.#sdk.close();
-  }
-
-  /** A client that vanishes without DELETE would otherwise keep its session forever. */
-  #armIdleTimer(): void {
-    clearTimeout(this.#idleTimer);
-    if (this.#idleMs <= 0) return;
-    this.#idleTimer = setTimeout(() => {
-      if (this.connected) this.#armIdleTimer();
-      else void this.close();
-    }, this.#idleMs);
-    this.#idleTimer.unref();
   }
 }

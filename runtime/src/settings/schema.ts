@@ -48,6 +48,20 @@ export const SettingsSchema = Type.Object(
       description:
         'Further host names the MCP routes (/sse, /messages, /mcp) accept in Host and Origin, comma-separated (DNS-rebinding protection); the public base URL\'s host, HOST and loopback are always accepted.',
     }),
+    MCP_MAX_SESSIONS_PER_PRINCIPAL: Type.Integer({
+      default: 64,
+      minimum: 1,
+      maximum: 100_000,
+      description:
+        'MCP sessions (each /sse stream, each Streamable HTTP session) one token may hold on one gateway; one more closes that token\'s longest idle session, whose client then gets 404 and initializes again. A client token counts for its agent.',
+    }),
+    MCP_SESSION_IDLE_SECONDS: Type.Integer({
+      default: 300,
+      minimum: 1,
+      maximum: 86_400,
+      description:
+        'An MCP session with no request for this long is closed, unless it is a connected listener (initialized, its event stream open) or a request is in flight.',
+    }),
     DATA_DIR: Type.String({ default: './data', minLength: 1, description: 'Folder for the SQLite store, keys and audio files.' }),
     DATABASE_URL: Type.String({
       default: '',
