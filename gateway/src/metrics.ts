@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { MetricsPort } from '@switchboard/runtime';
+import type { McpCensus } from './mcp/mcp-sessions.js';
 
 /** The gateway's Prometheus metrics, in a registry of its own so several gateways can share a process. */
 export class GatewayMetrics {
@@ -59,11 +60,30 @@ export class GatewayMetrics {
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });
-  readonly sseSessions = new Gauge({
-    name: 'switchboard_sse_sessions',
-    help: 'Open MCP SSE sessions.',
-    registers: [this.registry],
-  });
+  #mcpCensus: () => McpCensus = () => ({ streams: 0, sessions: { sse: 0, 'streamable-http': 0 } });
+  readonly sseSessions = (() => {
+    const metrics = this;
+    return new Gauge({
+      name: 'switchboard_sse_sessions',
+      help: 'Open MCP event streams: legacy HTTP+SSE (/sse) streams and Streamable HTTP GET streams (counted when scraped).',
+      registers: [this.registry],
+      collect() {
+        this.set(metrics.#mcpCensus().streams);
+      },
+    });
+  })();
+  readonly mcpSessions = (() => {
+    const metrics = this;
+    return new Gauge({
+      name: 'switchboard_mcp_sessions',
+      help: 'MCP sessions held, with or without an open stream, by transport (counted when scraped).',
+      labelNames: ['transport'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [transport, count] of Object.entries(metrics.#mcpCensus().sessions)) this.set({ transport }, count);
+      },
+    });
+  })();
   readonly voiceCallsActive = new Gauge({
     name: 'switchboard_voice_calls_active',
     help: 'Voice calls with a live media connection.',
@@ -91,6 +111,11 @@ export class GatewayMetrics {
     events.on('limitRejected', ({ limit }) => this.limitRejections.inc({ limit }));
     events.on('webhookRejected', ({ provider, reason }) => this.webhookRejected.inc({ provider, reason }));
     this.#pendingDeadLetters = pendingDeadLetters;
+  }
+
+  /** Reads the MCP streams and sessions when scraped (the gateway's `mcp.census`). */
+  observeMcp(census: () => McpCensus): void {
+    this.#mcpCensus = census;
   }
 
   observeRequest(route: string, method: string, status: number, seconds: number): void {

@@ -107,9 +107,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     listener = await bind(adapter, app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true });
     logger.info({ port: listener.port }, 'start-up: listening (503 starting until the routes are mounted)');
     connectAgentReach(ports.reach, mcp);
-    const countSessions = () => metrics.sseSessions.set(mcp.count);
-    mcp.on('open', countSessions);
-    mcp.on('close', countSessions);
+    metrics.observeMcp(() => mcp.census());
     const host = settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST === '0.0.0.0' ? '127.0.0.1' : settings.HOST;
     url = `http://${host}:${listener.port}`;
     publicBaseUrl = (settings.PUBLIC_BASE_URL || url).replace(/\/+$/, '');
