@@ -45,7 +45,10 @@ A session opened with \`agentId\` receives that agent's inbound messages as \`no
 with \`logger: "switchboard.inbound"\` (delivery receipts as \`switchboard.status\`), and on connect one
 \`switchboard.waiting\` notice with the number of waiting messages — fetching them stays an explicit
 \`comms_get_waiting_messages\` call. A newer session for the same agent replaces the older one. Tool
-calls that omit \`agentId\` act for the session's agent. Try it with the MCP Inspector:
+calls that omit \`agentId\` act for the session's agent. One token holds a bounded number of sessions
+on a gateway (64 by default): one more closes that token's longest idle session. A session with no open
+stream and no request for a while (5 minutes by default) is closed. A closed session answers 404
+\`NOT_FOUND\`: initialize a new one (connect again). Try it with the MCP Inspector:
 \`npx @modelcontextprotocol/inspector\`, transport "Streamable HTTP", URL \`${baseUrl}/mcp\`, header
 \`Authorization: Bearer <token>\`.
 
