@@ -48,6 +48,7 @@ const CLUSTER_SUITES = [
   'test/integration/send-message',
   'test/integration/inbound',
   'test/integration/mcp.test',
+  'test/integration/mcp-sessions',
   'test/integration/mcp-conformance',
   'test/integration/provisioning',
   'test/integration/auth',
