@@ -151,7 +151,6 @@ export class McpSessions {
     }
   }
 
-
   /** Starts the timer that closes expired idle sessions: it runs a few times per idle period. */
   #sweepIdle(): void {
     const { idleMs } = this.#limits;
