@@ -120,7 +120,7 @@ describe('admin UI quality in a real browser', () => {
       els.map((el) => {
         const r = el.getBoundingClientRect();
         let clipped = el.scrollWidth > el.clientWidth;
-        for (let p = el.parentElement; p; p = p.parentElement) if (p.scrollWidth > p.clientWidth + 1 && getComputedStyle(p).overflowX !== 'visible') clipped = true;
+        for (let p = el.parentElement; p; p = p.parentElement) if (p.scrollWidth > p.clientWidth + 1 && (globalThis as any).getComputedStyle(p).overflowX !== 'visible') clipped = true;
         return { text: el.textContent, left: r.left, right: r.right, clipped };
       }),
     );
