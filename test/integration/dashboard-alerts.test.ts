@@ -38,7 +38,14 @@ describe('dashboard alerts', () => {
   it('counts dead letters in words', async () => {
     const inbound = await t.sim.inbound.sms({ agentId: 'alerts-sms', from: '+14155550177', to: phone, body: 'nobody collects this' });
     assert.equal(inbound.status, 200);
-    const info = (await alerts()).filter((a) => a.level === 'info').map((a) => a.message);
+    // The dead letter is written once the inbound message finds nobody to take it (on a node, in a cluster).
+    const deadline = Date.now() + 20_000;
+    let info: string[] = [];
+    do {
+      info = (await alerts()).filter((a) => a.level === 'info').map((a) => a.message);
+      if (info.length > 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    } while (Date.now() < deadline);
     assert.deepEqual(info, ['1 dead letter waits to be collected.']);
   });
 });
