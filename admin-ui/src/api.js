@@ -13,7 +13,12 @@ export async function api(method, path, body) {
   const headers = { accept: 'application/json' };
   if (method !== 'GET') headers['x-csrf-token'] = csrf;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  let res;
+  try {
+    res = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, { error: 'The server did not answer.' });
+  }
   const text = await res.text();
   let parsed;
   try {
@@ -24,6 +29,9 @@ export async function api(method, path, body) {
   if (!res.ok) throw new ApiError(res.status, parsed);
   return parsed;
 }
+
+/** The CSRF token of the signed-in session, for pages that make their own requests. */
+export const csrfToken = () => csrf;
 
 export async function session() {
   const state = await api('GET', '/admin/api/session');

@@ -2,13 +2,14 @@ import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ArcElement, BarController, BarElement, CategoryScale, Chart, DoughnutController, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
 import { api } from './api.js';
+import { count } from './words.js';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, DoughnutController, ArcElement, Legend, Tooltip);
 
 const REFRESH_MS = 5000;
 const usd = (n) => `$${Number(n).toFixed(n < 1 ? 4 : 2)}`;
 
-/** Polls a loader every few seconds while the page is open. */
+/** Polls a loader every few seconds while the page is open; a failed poll keeps the last data and says why. */
 function usePolling(load, deps = []) {
   const [data, setData] = useState(undefined);
   const [error, setError] = useState('');
@@ -28,6 +29,36 @@ function usePolling(load, deps = []) {
   }, deps);
   return { data, error, updated, refresh };
 }
+
+/** Re-renders every second while `on`, so an age shown on the page stays true. */
+function useTicking(on) {
+  const [, setNow] = useState(0);
+  useEffect(() => {
+    if (!on) return undefined;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [on]);
+}
+
+function age(since) {
+  const s = Math.max(0, Math.round((Date.now() - since.getTime()) / 1000));
+  return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
+}
+
+/** When the figures were fetched; when a refresh fails, the error and how old the figures shown are. */
+function Freshness({ polls }) {
+  const failed = polls.find((p) => p.error && p.data);
+  useTicking(Boolean(failed));
+  const updated = polls[0].updated;
+  if (failed) {
+    return html`<p role="alert" class="error stale">
+      Could not refresh: ${failed.error} The figures below are from ${failed.updated.toLocaleTimeString()}, last updated ${age(failed.updated)} ago; retrying every ${REFRESH_MS / 1000} s.
+    </p>`;
+  }
+  return html`<p class="hint">Refreshes every ${REFRESH_MS / 1000} s${updated ? `; updated ${updated.toLocaleTimeString()}` : ''}.</p>`;
+}
+
+const actions = (t) => `${count(t.actions, 'action')} · ${usd(t.cost)}`;
 
 function ChartCanvas({ config, label }) {
   const ref = useRef(null);
@@ -58,11 +89,11 @@ export function Dashboard() {
   const channels = Object.entries(d.series.channelsToday);
   return html`<section aria-labelledby="dash-title">
     <h1 id="dash-title">Dashboard</h1>
-    <p class="hint" aria-live="polite">Refreshes every ${REFRESH_MS / 1000} s${dash.updated ? `; updated ${dash.updated.toLocaleTimeString()}` : ''}.</p>
+    <${Freshness} polls=${[dash, agents, letters]} />
     <div class="stats">
       <${Stat} id="agents" label="Agents (active / total)" value=${`${d.agents.active} / ${d.agents.total}`} />
-      <${Stat} id="today" label="Today" value=${`${d.usage.today.actions} actions · ${usd(d.usage.today.cost)}`} />
-      <${Stat} id="month" label="This month" value=${`${d.usage.month.actions} actions · ${usd(d.usage.month.cost)}`} />
+      <${Stat} id="today" label="Today" value=${actions(d.usage.today)} />
+      <${Stat} id="month" label="This month" value=${actions(d.usage.month)} />
       <${Stat} id="messages" label="Messages today (in / out)" value=${`${d.series.messagesToday.inbound} / ${d.series.messagesToday.outbound}`} />
       <${Stat} id="dead-letters" label="Pending dead letters" value=${d.deadLetters.pending} />
       <${Stat} id="calls" label="Active calls" value=${d.calls.active} />
@@ -107,21 +138,19 @@ export function Dashboard() {
     </div>
     <section class="card" aria-labelledby="agents-title">
       <h2 id="agents-title">Agents</h2>
-      <div class="table-wrap">
-        <table>
-          <thead><tr><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Channels</th><th scope="col">Blocked</th></tr></thead>
-          <tbody>
-            ${(agents.data?.agents ?? []).map(
-              (a) => html`<tr>
-                <td><a href=${`/admin/agents/${encodeURIComponent(a.agentId)}`}>${a.displayName || a.agentId}</a> <small>${a.agentId}</small></td>
-                <td>${a.status}</td>
-                <td>${Object.entries(a.channels).map(([c, addr]) => html`<span class="chip">${c}: ${addr}</span> `)}</td>
-                <td>${a.blockedChannels.join(', ') || '—'}</td>
-              </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
+      <table class="stack agents" role="table">
+        <thead role="rowgroup"><tr role="row"><th role="columnheader" scope="col">Agent</th><th role="columnheader" scope="col">Status</th><th role="columnheader" scope="col">Channels</th><th role="columnheader" scope="col">Blocked</th></tr></thead>
+        <tbody role="rowgroup">
+          ${(agents.data?.agents ?? []).map(
+            (a) => html`<tr role="row">
+              <td role="cell" class="wide"><a href=${`/admin/agents/${encodeURIComponent(a.agentId)}`}>${a.displayName || a.agentId}</a> <small>${a.agentId}</small></td>
+              <td role="cell" data-label="Status">${a.status}</td>
+              <td role="cell" class="wide" data-label="Channels">${Object.entries(a.channels).map(([c, addr]) => html`<span class="chip">${c}: ${addr}</span> `)}</td>
+              <td role="cell" data-label="Blocked">${a.blockedChannels.join(', ') || '—'}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
       ${agents.data && agents.data.agents.length === 0 && html`<p>No agents yet. Provision one with POST /api/v1/provision (team token).</p>`}
     </section>
     <section class="card" aria-labelledby="letters-title">
@@ -143,6 +172,7 @@ export function AgentDetail({ agentId }) {
   const d = detail.data;
   if (detail.error && !d) return html`<p role="alert" class="error">${detail.error}</p>`;
   if (!d) return html`<p class="loading">Loading ${agentId}…</p>`;
+  const pending = d.deadLetters.filter((l) => !l.acknowledgedAt).length;
   const a = d.agent;
   const toggle = async (channel) => {
     const blocked = a.blockedChannels.includes(channel) ? a.blockedChannels.filter((c) => c !== channel) : [...a.blockedChannels, channel];
@@ -166,22 +196,23 @@ export function AgentDetail({ agentId }) {
   return html`<section aria-labelledby="agent-title">
     <p><a href="/admin/dashboard">← Dashboard</a></p>
     <h1 id="agent-title">${a.displayName || a.agentId} <small>${a.agentId} · ${a.status}</small></h1>
+    <${Freshness} polls=${[detail]} />
     <p role="status" aria-live="polite">${message}</p>
     <div class="stats">
-      <${Stat} id="today" label="Today" value=${`${d.usage.today.actions} actions · ${usd(d.usage.today.cost)}`} />
-      <${Stat} id="month" label="This month" value=${`${d.usage.month.actions} actions · ${usd(d.usage.month.cost)}`} />
-      <${Stat} id="dead-letters" label="Dead letters" value=${d.deadLetters.filter((l) => !l.acknowledgedAt).length} />
+      <${Stat} id="today" label="Today" value=${actions(d.usage.today)} />
+      <${Stat} id="month" label="This month" value=${actions(d.usage.month)} />
+      <${Stat} id="dead-letters" label="Pending dead letters" value=${pending} />
     </div>
     <section class="card" aria-labelledby="channels-title">
       <h2 id="channels-title">Channels</h2>
-      <table>
-        <thead><tr><th scope="col">Channel</th><th scope="col">Address</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
-        <tbody>
+      <table class="stack channels" role="table">
+        <thead role="rowgroup"><tr role="row"><th role="columnheader" scope="col">Channel</th><th role="columnheader" scope="col">Address</th><th role="columnheader" scope="col">State</th><th role="columnheader" scope="col"><span class="sr-only">Action</span></th></tr></thead>
+        <tbody role="rowgroup">
           ${CHANNELS.filter((c) => a.channels[c]).map((c) => {
             const blocked = a.blockedChannels.includes(c);
-            return html`<tr>
-              <th scope="row">${c}</th><td>${a.channels[c]}</td><td>${blocked ? 'blocked' : 'open'}</td>
-              <td><button type="button" onClick=${() => toggle(c)} aria-label=${`${blocked ? 'Unblock' : 'Block'} ${c}`}>${blocked ? 'Unblock' : 'Block'}</button></td>
+            return html`<tr role="row">
+              <th role="rowheader" scope="row">${c}</th><td role="cell" class="wide address">${a.channels[c]}</td><td role="cell">${blocked ? 'blocked' : 'open'}</td>
+              <td role="cell"><button type="button" onClick=${() => toggle(c)} aria-label=${`${blocked ? 'Unblock' : 'Block'} ${c}`}>${blocked ? 'Unblock' : 'Block'}</button></td>
             </tr>`;
           })}
         </tbody>

@@ -133,22 +133,13 @@ describe('admin UI in a real browser', () => {
   it('the API explorer calls GET /api/v1/channel-status with an entered token', async () => {
     const team = await d.deployment.current.runtime.tokens.teamToken();
     await page.goto(`${d.url}/admin/api-docs`);
-    await page.locator('.btn.authorize').first().click();
-    const bearer = page.locator('.modal-ux form').filter({ hasText: 'bearer (http, Bearer)' });
-    await bearer.locator('input').fill(team);
-    await bearer.locator('button.authorize').click();
-    await page.locator('.modal-ux button.btn-done').first().click();
-    const op = page.locator('[id$="-getChannelStatus"]');
-    await op.locator('.opblock-summary').first().click();
-    // The explorer opens operations ready to try; the button then reads Cancel.
-    const tryOut = op.locator('button.try-out__btn');
-    if ((await tryOut.innerText()).trim() === 'Try it out') await tryOut.click();
-    await op.locator('input[placeholder="agentId"]').fill('browser-1');
-    await op.locator('button.execute').click();
-    const status = op.locator('.live-responses-table .response .response-col_status').first();
-    await status.waitFor({ timeout: 20_000 });
-    assert.equal((await status.innerText()).trim(), '200');
-    await op.locator('.live-responses-table').getByText(/"sms"/).first().waitFor();
+    await page.getByLabel('Bearer token').fill(team);
+    await page.getByRole('button', { name: /GET \/api\/v1\/channel-status/ }).click();
+    const op = page.locator('[data-operation="getChannelStatus"]');
+    await op.getByLabel('agentId').fill('browser-1');
+    await op.getByRole('button', { name: 'Send request' }).click();
+    await op.getByRole('status').filter({ hasText: /^200\b/ }).waitFor({ timeout: 20_000 });
+    await op.locator('pre.response-body').getByText(/"sms"/).waitFor();
     await shot('07-api-explorer');
   });
 
@@ -164,7 +155,7 @@ describe('admin UI in a real browser', () => {
   });
 
   it('signs out, and the page asks to sign in again; nothing broke the CSP', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByLabel('Orchestrator token').waitFor();
     assert.equal((await page.context().cookies()).find((c) => c.name === 'sb_session'), undefined);
     assert.deepEqual(problems, []);

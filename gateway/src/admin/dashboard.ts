@@ -30,11 +30,13 @@ function alerts(figures: DashboardFigures, providerChecks: Record<string, Health
     if (check && !check.ok) add('critical', `The ${kind} provider is failing: ${check.message}`);
   }
   for (const [pool, { total, free }] of Object.entries(figures.pools)) {
-    if (total > 0 && free === 0) add('critical', `The ${pool} pool is empty: new agents cannot get a ${pool} address.`);
+    // Email addresses are minted from EMAIL_DOMAIN for each agent, never drawn from free entries.
+    if (pool === 'email') continue;
+    if (total > 0 && free === 0) add('critical', `The ${pool} pool is empty: new agents cannot get ${article(pool)} ${pool} address.`);
     else if (total > 0 && free <= Math.max(1, Math.floor(total / 10))) add('warning', `The ${pool} pool is nearly empty: ${free} of ${total} free.`);
   }
   const failed = figures.failedCallbacksLastHour;
-  if (failed > 0) add('warning', `${failed} callback delivery(ies) failed in the last hour; check the agents' callback URLs.`);
+  if (failed > 0) add('warning', `${count(failed, 'callback delivery', 'callback deliveries')} failed in the last hour; check the agents' callback URLs.`);
   if (daySpend > 0) {
     for (const { agentId, cost } of figures.spendToday) {
       const share = cost / daySpend;
@@ -43,6 +45,15 @@ function alerts(figures: DashboardFigures, providerChecks: Record<string, Health
     }
   }
   const pending = figures.deadLetters.pending;
-  if (pending > 0) add('info', `${pending} dead letter(s) wait to be collected.`);
+  if (pending > 0) add('info', `${count(pending, 'dead letter')} ${pending === 1 ? 'waits' : 'wait'} to be collected.`);
   return list;
+}
+
+/** "1 dead letter", "3 dead letters". */
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
 }

@@ -70,19 +70,19 @@ export function adminUiRoutes(): RouteDefinition[] {
       return send(file, data, false);
     },
   }));
-  const assets = (prefix: 'assets' | 'vendor'): RouteDefinition => ({
+  const assets: RouteDefinition = {
     ...common,
     method: 'GET',
-    path: `/admin/${prefix}/*`,
-    operationId: `adminUi${prefix}`,
+    path: '/admin/assets/*',
+    operationId: 'adminUiassets',
     summary: 'Admin web UI asset.',
     async handler({ params }: RouteContext) {
       const name = normalize(params['*'] ?? '');
       if (!name || name.startsWith('.') || name.includes('/') || name.includes('\\')) fail(ErrorCodes.NOT_FOUND, 'No such asset.');
-      const data = await load(`${prefix}/${name}`);
+      const data = await load(`assets/${name}`);
       if (!data) fail(ErrorCodes.NOT_FOUND, 'No such asset.');
-      return send(name, data, prefix === 'assets');
+      return send(name, data, true);
     },
-  });
-  return [...pages, assets('assets'), assets('vendor')];
+  };
+  return [...pages, assets];
 }
