@@ -93,12 +93,15 @@ export const SettingsSchema = Type.Object(
       default: 'auto',
       description: 'auto: demo mode when no provider credentials and no DRIVERS are set; true/false force it.',
     }),
-    ORCHESTRATOR_TOKEN: secret('Orchestrator token; generated, stored and printed once at first start when empty.'),
+    ORCHESTRATOR_TOKEN: secret(
+      'Orchestrator token; generated, stored and printed once at first start when empty. When set: at least 32 characters and about 128 random bits (`openssl rand -hex 32`); a short or patterned value stops the start.',
+    ),
     SECRET_KEY: Type.String({
       default: '',
       pattern: '^$|^[0-9a-fA-F]{64}$|^[A-Za-z0-9+/_-]{43}=?$',
       secret: true,
-      description: '32-byte key (base64 or hex) that encrypts secrets at rest; generated under DATA_DIR when empty.',
+      description:
+        '32-byte key (base64 or hex) that encrypts secrets at rest; generated under DATA_DIR when empty. Changing it on an existing store is refused (see "Changing SECRET_KEY" below).',
     }),
     BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024, maximum: 67_108_864, description: 'Largest API request body.' }),
     WEBHOOK_BODY_LIMIT_BYTES: Type.Integer({ default: 5_242_880, minimum: 1024, maximum: 67_108_864, description: 'Largest webhook body.' }),
