@@ -206,6 +206,8 @@ export function Setup() {
       }
     } catch (e) {
       note(`Failed: ${e.message}`, 'error');
+      // A refused deploy is recorded too: show it as the last deploy.
+      if (e.status === 400) load();
       note(
         e.status === 400
           ? 'Fix the setting named above (see docs/configuration.md) and try again; nothing was restarted, and the env file holds the settings that are serving.'

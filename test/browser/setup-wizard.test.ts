@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
 
 const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = new URL('../artifacts/screenshots/', import.meta.url).pathname;
 
 /** The setup wizard in demo mode, in Debian's chromium: what it shows before a deploy, and a deploy's outcome. */
 describe('setup wizard in a real browser', () => {
@@ -12,10 +14,12 @@ describe('setup wizard in a real browser', () => {
   let browser: Browser;
   let page: Page;
   const problems: string[] = [];
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   const deployStep = () => page.getByRole('button', { name: /Save and deploy$/ }).first();
 
   before(async () => {
     assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
+    mkdirSync(SHOTS, { recursive: true });
     d = await startTestDeployment('MARKUP_PERCENT=1\n');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -35,6 +39,7 @@ describe('setup wizard in a real browser', () => {
     const sim = d.deployment.current.simulator!;
     await page.getByText(`which listens at ${sim.url}`).waitFor();
     await page.getByText(sim.credentials.twilio.authToken, { exact: true }).waitFor();
+    await shot('wizard-demo-credentials');
     await page.getByLabel('Account SID').fill(sim.credentials.twilio.accountSid);
     await page.getByLabel('Auth token').fill(sim.credentials.twilio.authToken);
     await page.getByRole('button', { name: 'Test credentials' }).click();
@@ -83,6 +88,17 @@ describe('setup wizard in a real browser', () => {
     await page.getByText(/Deploy failed: Setting SMS_DRIVER=fax names no loaded driver/).waitFor({ timeout: 60_000 });
     await page.getByText(/The previous settings are serving again, and the env file was put back as it was/).waitFor();
     await page.getByText(/Last deploy failed .*SMS_DRIVER=fax/).waitFor();
+    await shot('wizard-deploy-failed');
+    assert.equal(readFileSync(d.envFile, 'utf8'), before);
+  });
+
+  it('a deploy refused before the swap says so and shows it as the last deploy', async () => {
+    const before = readFileSync(d.envFile, 'utf8');
+    const saved = await d.call('POST', '/admin/api/save', { token: d.orchestratorToken, json: { settings: { DRIVERS: 'left-pad' } } });
+    assert.equal(saved.status, 200);
+    await page.getByRole('button', { name: 'Save and deploy', exact: true }).click();
+    await page.getByText(/Failed: The saved settings for left-pad are not valid.*env file was put back/).waitFor({ timeout: 60_000 });
+    await page.getByText(/Last deploy failed .*left-pad/).waitFor();
     assert.equal(readFileSync(d.envFile, 'utf8'), before);
     assert.deepEqual(problems, []);
   });
