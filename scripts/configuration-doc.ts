@@ -27,8 +27,34 @@ with a message that names the key. This page is generated from that schema (\`sc
 | key | default | meaning |
 |---|---|---|
 ${rows.join('\n')}
-`;
+${SAFEGUARDS}`;
 }
+
+/** What the start and the admin API's save refuse beyond each value's own shape. */
+const SAFEGUARDS = `
+## Refused values
+
+- **Numbers are bounded.** Every numeric setting has a minimum and a maximum (the schema in
+  \`runtime/src/settings/schema.ts\`); a value outside them, such as \`BODY_LIMIT_BYTES=1e15\`, stops the start
+  and is refused by the admin API, with a message naming the bound.
+- **\`ORCHESTRATOR_TOKEN\` must be a token.** It guards the whole admin API, so a set value needs at least 32
+  characters and about 128 random bits: the alphabet its characters span, times its length, must reach 128 bits,
+  and a value with few distinct characters or a repeated block (\`aaaa…\`, \`passwordpassword…\`) is refused.
+  \`openssl rand -hex 32\` gives one; empty has one generated and printed at first start.
+
+## Changing SECRET_KEY
+
+\`SECRET_KEY\` (or \`DATA_DIR/secret.key\` when it is empty) seals the secrets the store keeps readable: the
+team token and each agent's callback signing secret. A different key cannot open them, so:
+
+- the admin API's save refuses a \`SECRET_KEY\` other than the key in force (writing the same key down is fine);
+- a start whose key does not open the store stops with \`VALIDATION_FAILED\` naming \`SECRET_KEY\` (an admin deploy
+  with such a key fails, and the previous settings serve again).
+
+Switchboard has no re-sealing tool yet. To move to a new key, stop the server and start on an empty store
+(a new \`DATA_DIR\` or database) with the new key; agents are provisioned again there and get new tokens and
+signing secrets. To recover from a changed key, set the old one back.
+`;
 
 if (process.argv[1]?.endsWith('configuration-doc.ts')) {
   writeFileSync(new URL('../docs/configuration.md', import.meta.url), configurationDoc());

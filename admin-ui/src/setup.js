@@ -64,6 +64,48 @@ const STEPS = [
   { id: 'deploy', title: 'Save and deploy', intro: 'Saves the settings to the env file (mode 0600) and restarts the server with them.' },
 ];
 
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** Polls the status until the deploy that started at `startedAt` has an outcome; the 503s of the swap are retried. */
+async function deployOutcome(startedAt) {
+  const until = Date.now() + 90_000;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 300));
+    const status = await api('GET', '/admin/api/status').catch(() => undefined);
+    const last = status?.lastDeploy;
+    if (last && last.startedAt === startedAt && last.outcome !== 'deploying') return status;
+    if (Date.now() > until) throw new Error('The server gave no outcome within 90 s; check its log.');
+  }
+}
+
+/** Demo mode: the simulator's credentials, which the credential tests accept. */
+function DemoCredentials({ step, demo }) {
+  const rows =
+    step.id === 'telephony'
+      ? [['Account SID', demo.twilio.accountSid], ['Auth token', demo.twilio.authToken]]
+      : step.id === 'email'
+        ? [['API key', demo.resend.apiKey]]
+        : step.id === 'speech'
+          ? [['ElevenLabs API key', demo.elevenlabs.apiKey]]
+          : [];
+  if (rows.length === 0) return null;
+  return html`<div class="demo-credentials">
+    <p>The simulator at <code>${demo.url}</code> accepts these demo credentials:</p>
+    <dl>${rows.map(([name, value]) => html`<dt>${name}</dt><dd><code>${value}</code></dd>`)}</dl>
+  </div>`;
+}
+
+function LastDeploy({ last }) {
+  if (!last) return null;
+  const when = new Date(last.finishedAt ?? last.startedAt).toLocaleString();
+  if (last.outcome === 'deploying') return html`<p class="last-deploy" role="status">A deploy is under way (started ${when}).</p>`;
+  if (last.outcome === 'deployed') return html`<p class="last-deploy ok" role="status">Last deploy succeeded (${when}).</p>`;
+  return html`<p class="last-deploy error" role="status">
+    Last deploy failed (${when}): ${last.error?.message}
+    ${' '}The previous settings are serving${last.envFileRestored ? ', and the env file was put back as it was' : ''}.
+  </p>`;
+}
+
 function Field({ field, value, isSet, onInput }) {
   const id = `f-${field.key}`;
   const hint = field.secret && isSet ? 'Set — leave blank to keep it.' : '';
@@ -92,11 +134,14 @@ export function Setup() {
   const [tests, setTests] = useState({});
   const [progress, setProgress] = useState([]);
   const [stayDemo, setStayDemo] = useState(true);
+  const [demo, setDemo] = useState(undefined);
 
   const load = () =>
     api('GET', '/admin/api/status')
       .then((s) => {
         setStatus(s);
+        if (s.demoMode) api('GET', '/admin/api/demo-credentials').then(setDemo, () => setDemo(undefined));
+        else setDemo(undefined);
         const initial = {};
         for (const step of STEPS) for (const f of step.fields ?? []) if (!f.secret) initial[f.key] = String(s.settings[f.key] ?? '');
         setValues((v) => ({ ...initial, ...v }));
@@ -128,7 +173,10 @@ export function Setup() {
           if (v) out[f.key] = v;
         } else if (v !== String(status.settings[f.key] ?? '')) out[f.key] = v;
       }
-    if (status.demoMode && stayDemo) out.DEMO_MODE = 'true';
+    // Staying in demo mode needs DEMO_MODE=true only when credentials are saved (auto would leave it) and it is not set already.
+    const forced = status.settings.DEMO_MODE === 'true';
+    if (status.demoMode && stayDemo && !forced && Object.keys(out).length > 0) out.DEMO_MODE = 'true';
+    if (status.demoMode && !stayDemo && forced) out.DEMO_MODE = '';
     return out;
   };
   const saveAndDeploy = async () => {
@@ -140,26 +188,29 @@ export function Setup() {
     const settings = changes();
     try {
       if (Object.keys(settings).length > 0) {
-        note(`Saving ${Object.keys(settings).length} setting(s)…`);
+        note(`Saving ${plural(Object.keys(settings).length, 'setting')}…`);
         const saved = await api('POST', '/admin/api/save', { settings });
         note(`Saved ${saved.saved.join(', ')} to ${saved.envFile}.`, 'ok');
       } else note('Nothing changed; deploying the saved settings.');
       note('Deploying: the server restarts with the saved settings…');
-      await api('POST', '/admin/api/deploy');
-      const started = Date.now();
-      for (;;) {
-        await new Promise((r) => setTimeout(r, 300));
-        const res = await fetch('/health', { cache: 'no-store' }).catch(() => undefined);
-        if (res && res.status === 200) break;
-        if (Date.now() - started > 60_000) throw new Error('The server did not come back within a minute; check its log.');
-      }
+      const { deploy } = await api('POST', '/admin/api/deploy');
+      const after = await deployOutcome(deploy.startedAt);
       await load();
-      note('Deployed: the server is running with the new settings.', 'ok');
+      const last = after.lastDeploy;
+      if (last.outcome === 'deployed') {
+        note('Deployed: the server is running with the new settings.', 'ok');
+        if (after.simulator) note(`The demo simulator listens at ${after.simulator.url}.`, 'info');
+      } else {
+        note(`Deploy failed: ${last.error?.message ?? 'see the server log'}`, 'error');
+        note(`The previous settings are serving again${last.envFileRestored ? ', and the env file was put back as it was' : ''}. Fix the setting named above and save and deploy again.`, 'error');
+      }
     } catch (e) {
       note(`Failed: ${e.message}`, 'error');
+      // A refused deploy is recorded too: show it as the last deploy.
+      if (e.status === 400) load();
       note(
         e.status === 400
-          ? 'Fix the setting named above (see docs/configuration.md) and try again; nothing was restarted.'
+          ? 'Fix the setting named above (see docs/configuration.md) and try again; nothing was restarted, and the env file holds the settings that are serving.'
           : e.status === 409
             ? 'This server was not started with switchboard start from an env file, or a deploy is already running; wait and retry.'
             : 'Check the server log, then retry.',
@@ -174,7 +225,7 @@ export function Setup() {
     ${status.demoMode &&
     html`<p class="banner" role="status">
       <strong>Demo mode:</strong> no provider credentials are set, so the built-in provider simulator answers every call.
-      Everything works end to end against it; credential tests run against the simulator too.
+      Everything works end to end against it; credential tests run against the simulator too${demo ? html`, which listens at <code>${demo.url}</code>` : ''}.
     </p>`}
     <ol class="steps" aria-label="Steps">
       ${STEPS.map(
@@ -186,6 +237,7 @@ export function Setup() {
     <div class="card">
       <h2>${step.title}</h2>
       <p>${step.intro}</p>
+      ${status.demoMode && demo && html`<${DemoCredentials} step=${step} demo=${demo} />`}
       ${(step.fields ?? []).map((f) => html`<${Field} field=${f} value=${values[f.key]} isSet=${status.settings[f.key] === true} onInput=${set} />`)}
       ${step.test &&
       html`<div class="test">
@@ -201,7 +253,10 @@ export function Setup() {
       </table>`}
       ${step.id === 'deploy' &&
       html`<div>
-        <p>Changes to save: <strong>${Object.keys(changes()).join(', ') || 'none'}</strong></p>
+        <${LastDeploy} last=${status.lastDeploy} />
+        ${Object.keys(changes()).length > 0
+          ? html`<p>Changes to save: <strong>${Object.keys(changes()).join(', ')}</strong></p>`
+          : html`<p>No changes to save; Save and deploy restarts the server with the saved settings.</p>`}
         ${status.demoMode && html`<label class="check"><input type="checkbox" checked=${stayDemo} onChange=${(e) => setStayDemo(e.target.checked)} /> Stay in demo mode (DEMO_MODE=true)</label>`}
         <button type="button" class="primary" onClick=${saveAndDeploy}>Save and deploy</button>
         <ol class="progress" aria-live="polite">

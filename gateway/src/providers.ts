@@ -1,11 +1,13 @@
 import { pathToFileURL } from 'node:url';
 import { resolve as resolveFrom } from 'import-meta-resolve';
 import { builtInDriverSpecs, demoPools, type DriverSpec, type Logger, type PackageImporter, type Settings } from '@switchboard/runtime';
-import type { Simulator } from '@switchboard/provider-simulator';
+import type { Simulator, SimulatorCredentials } from '@switchboard/provider-simulator';
 
 /** The in-process provider simulator of demo mode, as far as the gateway needs it. */
 export interface DemoSimulator {
   readonly url: string;
+  /** The credentials it accepts: demo values, not secrets (they open only this loopback simulator). */
+  readonly credentials: SimulatorCredentials;
   gatewayUrl: string | undefined;
   close(): Promise<void>;
 }
@@ -45,11 +47,21 @@ export const importPackage: PackageImporter = packageImporter();
  * Demo mode starts the provider simulator in-process and points the built-in drivers at it;
  * otherwise each built-in driver whose settings are set is loaded. Either way the same driver code runs.
  */
-export async function resolveProviders(settings: Settings, demoMode: boolean, logger: Logger): Promise<Providers> {
+export async function resolveProviders(settings: Settings, demoMode: boolean, logger: Logger, previous?: DemoSimulator): Promise<Providers> {
   if (!demoMode) return { specs: builtInDriverSpecs(settings), simulator: undefined };
   const { startSimulator } = (await import('@switchboard/provider-simulator')) as typeof import('@switchboard/provider-simulator');
   // Each demo LINE address is a bot the simulator hosts, so a push shows the address the agent was given.
-  const simulator = await startSimulator({ host: '127.0.0.1', port: 0, logger: logger.child({ component: 'simulator' }), lineBotUserIds: demoPools().line });
+  const options = { host: '127.0.0.1', logger: logger.child({ component: 'simulator' }), lineBotUserIds: demoPools().line };
+  let simulator: Simulator | undefined;
+  if (previous) {
+    // A redeploy keeps the simulator where it was, with the same credentials, so what the operator noted still works.
+    const port = Number(new URL(previous.url).port);
+    simulator = await startSimulator({ ...options, port, credentials: previous.credentials }).catch((err: unknown) => {
+      logger.warn({ err, port }, 'start-up: the simulator\u2019s previous port is taken; it moves to a new one');
+      return undefined;
+    });
+  }
+  simulator ??= await startSimulator({ ...options, port: 0, ...(previous ? { credentials: previous.credentials } : {}) });
   return { simulator, specs: simulatorDriverSpecs(simulator) };
 }
 

@@ -56,13 +56,15 @@ export interface StartGatewayOptions {
   cluster?: 'gateway';
   /** The built-in drivers to load instead of those the settings name (an embedding application's choice). */
   drivers?: DriverSpec[];
+  /** The simulator of the gateway this one replaces: demo mode starts the new one on its port, with its credentials. */
+  previousSimulator?: DemoSimulator;
 }
 
 /** Binds straight on the adapter: the port lives as long as this gateway. */
 const listenOnAdapter: ListenFunction = (adapter, app, options) => adapter.listen(app, options);
 
 /** Starts the runtime and the gateway (uWebSockets.js, or node:http where uWS cannot serve) in front of it. */
-export async function startGateway({ settings, logger, admin, listen: bind = listenOnAdapter, cluster, drivers }: StartGatewayOptions): Promise<Gateway> {
+export async function startGateway({ settings, logger, admin, listen: bind = listenOnAdapter, cluster, drivers, previousSimulator }: StartGatewayOptions): Promise<Gateway> {
   // Chosen before anything opens, so a forced adapter that cannot serve stops the start cleanly.
   const { adapter, reason } = await selectAdapter(settings.HTTP_ADAPTER);
   logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
@@ -112,9 +114,12 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     url = `http://${host}:${listener.port}`;
     publicBaseUrl = (settings.PUBLIC_BASE_URL || url).replace(/\/+$/, '');
     serverNames.add(publicBaseUrl);
-    const providers = drivers ? { specs: drivers, simulator: undefined } : await resolveProviders(settings, runtime.demoMode, logger);
+    const providers = drivers ? { specs: drivers, simulator: undefined } : await resolveProviders(settings, runtime.demoMode, logger, previousSimulator);
     simulator = providers.simulator;
-    if (simulator) simulator.gatewayUrl = publicBaseUrl;
+    if (simulator) {
+      simulator.gatewayUrl = publicBaseUrl;
+      logger.info({ url: simulator.url }, `start-up: demo mode: the provider simulator listens at ${simulator.url}`);
+    }
     await runtime.attach({ publicBaseUrl, drivers: providers.specs, importer: importPackage });
   } catch (err) {
     await listener?.close(0);
@@ -125,7 +130,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const active = listener;
   const simulatorUrls = (simulator as { baseUrls?: RouteDeps['providerBaseUrls'] } | undefined)?.baseUrls;
   const providerBaseUrls = simulatorUrls ?? { twilio: settings.TWILIO_BASE_URL, resend: settings.RESEND_BASE_URL, elevenlabs: settings.ELEVENLABS_BASE_URL };
-  const deps: RouteDeps = { ports, metrics, version: VERSION, startedAt: Date.now(), publicBaseUrl, admin, providerBaseUrls };
+  const deps: RouteDeps = { ports, metrics, version: VERSION, startedAt: Date.now(), publicBaseUrl, admin, providerBaseUrls, simulator };
   app.add(
     ...healthRoutes(deps),
     ...docsRoutes(deps, () => [...app.routes, ...mcpRouteDocs]),

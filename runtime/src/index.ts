@@ -29,6 +29,8 @@ export type {
   MakeCallRequest,
 } from './agents/catalogue.js';
 export { loadSettings, checkSettings } from './settings/load.js';
+export { readSecretKey } from './secrets.js';
+export { tokenWeakness } from './settings/token-strength.js';
 export type { LoadSettingsOptions } from './settings/load.js';
 export { SettingsSchema, SECRET_SETTINGS, SETTING_KEYS } from './settings/schema.js';
 export type { Settings } from './settings/schema.js';
@@ -45,7 +47,7 @@ export { keyInUse } from './store/repositories/idempotency.js';
 export type { IdempotencySlot, IdempotentResponse } from './store/repositories/idempotency.js';
 export type { Period, Window } from './billing/periods.js';
 export type { AgentEvent, InboundMessageData, MessageStatusData } from './delivery/events.js';
-export { loadDriver, checkSdkRange } from './drivers/loader.js';
+export { loadDriver, checkDriver, checkSdkRange } from './drivers/loader.js';
 export type { DriverSpec, PackageImporter } from './drivers/loader.js';
 export { driverSpecs, driverSettingsName, parseDriverList, settingsFromEnv, envKeyOf } from './drivers/driver-settings.js';
 export { BUILT_IN_DRIVERS, builtInDriverSpecs } from './drivers/built-in.js';

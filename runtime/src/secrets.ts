@@ -42,6 +42,13 @@ export function loadSecretKey(dataDir: string, configured: string): Buffer {
   return key;
 }
 
+/** The store key in force for these settings, without creating one: undefined when none exists yet. */
+export function readSecretKey(dataDir: string, configured: string): Buffer | undefined {
+  if (configured) return decodeKey(configured);
+  const path = join(dataDir, 'secret.key');
+  return existsSync(path) ? decodeKey(readFileSync(path, 'utf8').trim()) : undefined;
+}
+
 function decodeKey(text: string): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
   if (key.length !== 32) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'SECRET_KEY must be 32 bytes, base64 or hex encoded.');

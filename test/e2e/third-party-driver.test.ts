@@ -4,6 +4,7 @@
 // there; an agent is provisioned on the driver's channel, sends through it and receives through it.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PACKAGE = '@switchboard/driver-example';
 const NUMBER = '+12025550188';
 const CUSTOMER = '+14155550123';
-const ORCHESTRATOR = `sb_orch_e2e_${Math.random().toString(36).slice(2)}`;
+const ORCHESTRATOR = `sb_orch_e2e_${randomBytes(24).toString('base64url')}`;
 
 /** `switchboard start` from source in `cwd`; resolves once it prints its API URL, rejects with its output if it exits first. */
 function startSwitchboard(cwd: string, env: Record<string, string> = {}) {

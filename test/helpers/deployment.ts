@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ export interface TestDeployment {
 export async function startTestDeployment(envText = ''): Promise<TestDeployment> {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-deploy-'));
   const envFile = join(dir, '.env');
-  const orchestratorToken = `sb_orch_test_${Math.random().toString(36).slice(2)}`;
+  const orchestratorToken = `sb_orch_test_${randomBytes(24).toString('base64url')}`;
   if (envText) writeFileSync(envFile, envText, { mode: 0o600 });
   const deployment = await Deployment.start({
     envFile,

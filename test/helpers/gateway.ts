@@ -104,7 +104,7 @@ export async function startTestGateway(
 ): Promise<TestGateway> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
   const cluster = CLUSTER ? await startTestCluster(dir) : undefined;
-  const orchestratorToken = `sb_orch_test_${Math.random().toString(36).slice(2)}`;
+  const orchestratorToken = `sb_orch_test_${randomBytes(24).toString('base64url')}`;
   const settings = loadSettings({
     env: {},
     overrides: {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
@@ -309,5 +310,128 @@ describe('admin API: a deploy under load', () => {
       const row = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE external_id = ?', [id]);
       assert.equal(Number(row?.n), 1, `acknowledged message ${id} is stored`);
     }
+  });
+});
+
+describe('admin API: weak and dangerous settings are refused', () => {
+  let d: TestDeployment;
+  before(async () => {
+    d = await startTestDeployment('MARKUP_PERCENT=1\n');
+  });
+  after(() => d.close());
+
+  const save = (settings: unknown) => d.call('POST', '/admin/api/save', { token: d.orchestratorToken, json: { settings } });
+  const refused = async (settings: Record<string, unknown>, rule: RegExp) => {
+    const res = await save(settings);
+    assert.equal(res.status, 400, JSON.stringify(settings));
+    const body = await res.json() as any;
+    assert.equal(body.code, 'VALIDATION_FAILED');
+    assert.match(body.error, rule);
+  };
+
+  it('refuses an ORCHESTRATOR_TOKEN without a token\u2019s worth of entropy, naming the rule; a generated-style one is saved', async () => {
+    const before = readFileSync(d.envFile, 'utf8');
+    await refused({ ORCHESTRATOR_TOKEN: 'a' }, /ORCHESTRATOR_TOKEN is 1 character long; a token needs at least 32/);
+    await refused({ ORCHESTRATOR_TOKEN: 'a'.repeat(40) }, /ORCHESTRATOR_TOKEN looks predictable.*128 random bits/);
+    await refused({ ORCHESTRATOR_TOKEN: 'password-password-password-password' }, /ORCHESTRATOR_TOKEN looks predictable/);
+    await refused({ ORCHESTRATOR_TOKEN: '1234567890'.repeat(4) }, /ORCHESTRATOR_TOKEN looks predictable/);
+    assert.equal(readFileSync(d.envFile, 'utf8'), before, 'nothing was written');
+    const { randomBytes } = await import('node:crypto');
+    for (const token of [randomBytes(16).toString('hex'), `sb_orch_${randomBytes(32).toString('base64url')}`]) {
+      assert.equal((await save({ ORCHESTRATOR_TOKEN: token })).status, 200, token);
+    }
+    assert.equal((await save({ ORCHESTRATOR_TOKEN: '' })).status, 200);
+  });
+
+  it('bounds every numeric setting: BODY_LIMIT_BYTES=1e15 and AUTH_LOCKOUT_ATTEMPTS=1e12 are refused', async () => {
+    await refused({ BODY_LIMIT_BYTES: 1e15 }, /BODY_LIMIT_BYTES must be <= 67108864/);
+    await refused({ BODY_LIMIT_BYTES: '1000000000000000' }, /BODY_LIMIT_BYTES must be <= /);
+    await refused({ AUTH_LOCKOUT_ATTEMPTS: 1e12 }, /AUTH_LOCKOUT_ATTEMPTS must be <= 1000/);
+    const { SettingsSchema } = await import('@switchboard/runtime');
+    for (const [key, schema] of Object.entries(SettingsSchema.properties as Record<string, { type?: string; maximum?: number }>)) {
+      if (schema.type === 'integer' || schema.type === 'number') assert.equal(typeof schema.maximum, 'number', `${key} has a maximum`);
+    }
+    assert.equal((await save({ BODY_LIMIT_BYTES: 2_097_152 })).status, 200);
+    assert.equal((await save({ BODY_LIMIT_BYTES: '' })).status, 200);
+  });
+
+  it('refuses a change of SECRET_KEY, which would leave the sealed secrets unreadable; the key in force may be written down', async () => {
+    const current = readFileSync(join(d.dir, 'data', 'secret.key'), 'utf8').trim();
+    const { randomBytes } = await import('node:crypto');
+    await refused({ SECRET_KEY: randomBytes(32).toString('base64') }, /SECRET_KEY cannot be changed through the admin API.*Changing SECRET_KEY/);
+    await refused({ SECRET_KEY: 'short' }, /SECRET_KEY/);
+    assert.doesNotMatch(readFileSync(d.envFile, 'utf8'), /SECRET_KEY/);
+    assert.equal((await save({ SECRET_KEY: current })).status, 200, 'the same key, written down');
+    assert.equal((await save({ SECRET_KEY: '' })).status, 200, 'cleared: secret.key under DATA_DIR, the same key');
+    assert.equal((await d.call('GET', '/admin/api/my-token', { token: d.orchestratorToken })).status, 200);
+  });
+
+  it('refuses at start-up what the admin API refuses', async () => {
+    const { loadSettings } = await import('@switchboard/runtime');
+    for (const [overrides, rule] of [
+      [{ ORCHESTRATOR_TOKEN: 'a' }, /ORCHESTRATOR_TOKEN is 1 character long/],
+      [{ BODY_LIMIT_BYTES: 1e15 }, /BODY_LIMIT_BYTES must be <= 67108864/],
+      [{ AUTH_LOCKOUT_ATTEMPTS: 1e12 }, /AUTH_LOCKOUT_ATTEMPTS must be <= 1000/],
+      [{ SECRET_KEY: 'not-a-key' }, /SECRET_KEY/],
+    ] as const) {
+      assert.throws(() => loadSettings({ env: {}, overrides }), (err: any) => err.code === 'VALIDATION_FAILED' && rule.test(err.message), JSON.stringify(overrides));
+    }
+  });
+
+  it('a start (here a deploy) with a SECRET_KEY that does not open the store fails with a message, not a 500 later', async () => {
+    const { randomBytes } = await import('node:crypto');
+    const before = readFileSync(d.envFile, 'utf8');
+    // Edited by hand, past the admin API's check.
+    writeFileSync(d.envFile, `${before}SECRET_KEY=${randomBytes(32).toString('base64')}\n`);
+    const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
+    assert.equal(res.status, 202);
+    await new Promise((r) => setTimeout(r, 20));
+    await d.deployment.swapping;
+    const last = d.deployment.lastDeploy!;
+    assert.equal(last.outcome, 'failed');
+    assert.match(last.error!.message, /SECRET_KEY does not open the secrets this store holds/);
+    assert.equal(last.envFileRestored, true);
+    assert.equal(readFileSync(d.envFile, 'utf8'), 'MARKUP_PERCENT=1\n', 'the env file is put back as the serving settings were loaded');
+    assert.equal((await d.call('GET', '/admin/api/my-token', { token: d.orchestratorToken })).status, 200);
+  });
+});
+
+describe('admin API: demo mode across a deploy', () => {
+  let d: TestDeployment;
+  before(async () => {
+    d = await startTestDeployment();
+  });
+  after(() => d.close());
+
+  it('status shows the simulator; it keeps its port and credentials across a deploy; its credentials are offered', async () => {
+    const status = async () => (await (await d.call('GET', '/admin/api/status', { token: d.orchestratorToken })).json()) as any;
+    const first = await status();
+    assert.equal(first.demoMode, true);
+    assert.equal(first.simulator.url, d.deployment.current.simulator!.url);
+    assert.equal(first.lastDeploy, null);
+    const demo = (await (await d.call('GET', '/admin/api/demo-credentials', { token: d.orchestratorToken })).json()) as any;
+    assert.equal(demo.url, first.simulator.url);
+    assert.equal(demo.twilio.accountSid, d.deployment.current.simulator!.credentials.twilio.accountSid);
+    const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
+    assert.equal(res.status, 202);
+    const { deploy } = (await res.json()) as any;
+    await new Promise((r) => setTimeout(r, 20));
+    await d.deployment.swapping;
+    const after = await status();
+    assert.equal(after.lastDeploy.startedAt, deploy.startedAt);
+    assert.equal(after.lastDeploy.outcome, 'deployed');
+    assert.equal(after.simulator.url, first.simulator.url, 'the simulator kept its port');
+    const again = (await (await d.call('GET', '/admin/api/demo-credentials', { token: d.orchestratorToken })).json()) as any;
+    assert.deepEqual(again, demo, 'and its credentials');
+    const check = await d.call('POST', '/admin/api/test/twilio', { token: d.orchestratorToken, json: { accountSid: demo.twilio.accountSid, authToken: demo.twilio.authToken } });
+    assert.equal(((await check.json()) as any).ok, true);
+  });
+
+  it('saving is refused while a deploy is under way', async () => {
+    const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
+    assert.equal(res.status, 202);
+    const save = await d.call('POST', '/admin/api/save', { token: d.orchestratorToken, json: { settings: { MARKUP_PERCENT: 3 } } });
+    assert.ok(save.status === 409 || save.status === 503, `status ${save.status}`);
+    await d.deployment.swapping;
   });
 });

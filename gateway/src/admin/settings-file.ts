@@ -90,9 +90,13 @@ export function writeFileAtomic(path: string, text: string): void {
   }
 }
 
-/** Validates updates, merges them into the env file and writes it; returns the keys saved. */
-export function saveSettings(path: string, updates: Record<string, unknown>): string[] {
+/**
+ * Validates updates, merges them into the env file and writes it; returns the keys saved. `check`
+ * sees the merged settings before anything is written and may refuse them by throwing.
+ */
+export function saveSettings(path: string, updates: Record<string, unknown>, check?: (merged: Record<string, string>) => void): string[] {
   const merged = mergeSettings(readEnvFile(path), updates);
+  check?.(merged);
   writeFileAtomic(path, serialise(merged));
   return Object.keys(updates);
 }

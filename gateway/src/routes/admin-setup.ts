@@ -1,5 +1,5 @@
-import { ErrorCodes, type HealthResult } from '@switchboard/sdk';
-import { SECRET_SETTINGS, SETTING_KEYS } from '@switchboard/runtime';
+import { ErrorCodes, SwitchboardError, type HealthResult } from '@switchboard/sdk';
+import { readSecretKey, SECRET_SETTINGS, SETTING_KEYS, type Settings } from '@switchboard/runtime';
 import { dashboard } from '../admin/dashboard.js';
 import { testCredentials, withAdvice } from '../admin/provider-tests.js';
 import { saveSettings } from '../admin/settings-file.js';
@@ -10,6 +10,7 @@ import {
   AdminStatus,
   ApiKeyTestBody,
   CheckResult,
+  DemoCredentials,
   DeployResponse,
   SaveBody,
   SaveResponse,
@@ -107,6 +108,8 @@ export function adminSetupRoutes(deps: RouteDeps): RouteDefinition[] {
               line: `${base}/webhooks/{agentId}/line`,
             },
             settings,
+            lastDeploy: deps.admin?.lastDeploy ?? null,
+            simulator: deps.simulator ? { url: deps.simulator.url } : null,
           },
           { 'cache-control': 'no-store' },
         );
@@ -171,6 +174,25 @@ export function adminSetupRoutes(deps: RouteDeps): RouteDefinition[] {
     },
     {
       ...common,
+      method: 'GET',
+      path: '/admin/api/demo-credentials',
+      operationId: 'adminDemoCredentials',
+      summary: 'Demo mode only: the in-process simulator\u2019s credentials, which the credential tests accept.',
+      description: 'Demo values that open only the loopback simulator, not secrets; 409 when the server is not in demo mode.',
+      responses: { 200: { description: 'The simulator\u2019s URL and credentials.', schema: DemoCredentials }, ...errorResponses(401, 403, 409, 429) },
+      async handler() {
+        const sim = deps.simulator;
+        if (!sim) fail(ErrorCodes.CONFLICT, 'The server is not in demo mode, so there is no simulator and no demo credentials.');
+        const c = sim.credentials;
+        return json(
+          200,
+          { url: sim.url, twilio: { accountSid: c.twilio.accountSid, authToken: c.twilio.authToken }, resend: { apiKey: c.resend.apiKey }, elevenlabs: { apiKey: c.elevenlabs.apiKey } },
+          { 'cache-control': 'no-store' },
+        );
+      },
+    },
+    {
+      ...common,
       method: 'POST',
       path: '/admin/api/save',
       operationId: 'adminSaveSettings',
@@ -181,8 +203,11 @@ export function adminSetupRoutes(deps: RouteDeps): RouteDefinition[] {
       async handler({ body }: RouteContext<SaveBody>) {
         const admin = deps.admin;
         if (!admin) fail(ErrorCodes.CONFLICT, 'This server was not started from an env file, so settings cannot be saved here; start it with switchboard start.');
+        if (admin.deploying) fail(ErrorCodes.CONFLICT, 'A deploy is under way; save once it has finished (GET /admin/api/status shows lastDeploy).');
         if (Object.keys(body.settings).length === 0) fail(ErrorCodes.VALIDATION_FAILED, 'settings names no setting to save.');
-        const saved = saveSettings(admin.envFile, body.settings);
+        const saved = saveSettings(admin.envFile, body.settings, (merged) => {
+          if ('SECRET_KEY' in body.settings) refuseKeyChange(ports.settings, merged.SECRET_KEY ?? '');
+        });
         logger.info({ keys: saved }, 'settings saved');
         return json(200, { ok: true, saved, envFile: admin.envFile }, { 'cache-control': 'no-store' });
       },
@@ -194,14 +219,37 @@ export function adminSetupRoutes(deps: RouteDeps): RouteDefinition[] {
       operationId: 'adminDeploy',
       summary: 'Restarts the server in-process with the saved settings; refused before anything stops when they do not validate.',
       description:
-        'Answers 202 and then swaps: requests in flight finish, new ones get 503 with Retry-After for the moment of the swap, MCP clients reconnect.',
-      responses: { 202: { description: 'Restart scheduled.', schema: DeployResponse }, ...errorResponses(400, 401, 403, 409, 429) },
+        'Answers 202 and then swaps: requests in flight finish, new ones get 503 with Retry-After for the moment of the swap, MCP clients reconnect. ' +
+        'The 202 cannot wait for the outcome (the answering server is the one being replaced): poll GET /admin/api/status until lastDeploy.outcome is not `deploying`. ' +
+        'A deploy that fails, refused here (400) or at start-up, puts the env file back as it was when the serving settings were loaded.',
+      responses: {
+        202: { description: 'Restart scheduled; its outcome appears in GET /admin/api/status as lastDeploy (same startedAt).', schema: DeployResponse },
+        ...errorResponses(400, 401, 403, 409, 429),
+      },
       async handler() {
         const admin = deps.admin;
         if (!admin) fail(ErrorCodes.CONFLICT, 'This server was not started from an env file; restart it yourself to apply new settings.');
-        await admin.deploy();
-        return json(202, { ok: true, message: 'Restarting with the saved settings; the server answers 503 with Retry-After for a moment.' });
+        const deploy = await admin.deploy();
+        return json(202, {
+          ok: true,
+          message:
+            'Restarting with the saved settings; the server answers 503 with Retry-After for a moment. The outcome appears in GET /admin/api/status as lastDeploy: a failed deploy serves the previous settings again and puts the env file back.',
+          deploy,
+        });
       },
     },
   ];
+}
+
+/**
+ * Refuses a save that would change the store key in force: what it sealed (the team token,
+ * callback signing secrets) would no longer open. Re-sealing is not done here; see docs/configuration.md.
+ */
+function refuseKeyChange(settings: Settings, next: string): void {
+  const now = readSecretKey(settings.DATA_DIR, settings.SECRET_KEY);
+  const then = readSecretKey(settings.DATA_DIR, next);
+  if (now && then && now.equals(then)) return;
+  const message =
+    'cannot be changed through the admin API: the secrets in the store are sealed with the current key and would no longer open. Leave it as it is; changing the key is an offline step (docs/configuration.md, "Changing SECRET_KEY")';
+  throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `Setting SECRET_KEY ${message}.`, { details: [{ field: 'settings.SECRET_KEY', message }] });
 }

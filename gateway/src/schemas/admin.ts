@@ -53,6 +53,17 @@ const ProviderStatus = Type.Object({
   check: Type.Union([CheckResult, Type.Null()]),
 });
 
+/** One deploy through the admin API: when, and how it ended. */
+export const DeployRecord = Type.Object({
+  startedAt: Type.String({ format: 'date-time' }),
+  finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Null while under way.' }),
+  outcome: Type.Union([Type.Literal('deploying'), Type.Literal('deployed'), Type.Literal('failed')], {
+    description: '`deployed`: the saved settings serve; `failed`: the previous settings serve again and the env file holds them.',
+  }),
+  error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+  envFileRestored: Type.Boolean({ description: 'True when the failure put the env file back as it was when the serving settings were loaded.' }),
+});
+
 export const AdminStatus = Type.Object({
   version: Type.String(),
   demoMode: Type.Boolean(),
@@ -63,6 +74,18 @@ export const AdminStatus = Type.Object({
   settings: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
     description: 'Current non-secret settings; a secret shows only whether it is set (true/false).',
   }),
+  lastDeploy: Type.Union([DeployRecord, Type.Null()], { description: 'The last deploy through the admin API and its outcome; null before the first (or when not started from an env file).' }),
+  simulator: Type.Union([Type.Object({ url: Type.String() }), Type.Null()], {
+    description: 'Demo mode: where the in-process provider simulator listens (it keeps its port across deploys when it can); null otherwise.',
+  }),
+});
+
+/** Demo mode's simulator credentials: what the wizard's credential tests accept. */
+export const DemoCredentials = Type.Object({
+  url: Type.String(),
+  twilio: Type.Object({ accountSid: Type.String(), authToken: Type.String() }),
+  resend: Type.Object({ apiKey: Type.String() }),
+  elevenlabs: Type.Object({ apiKey: Type.String() }),
 });
 
 const Totals = Type.Object({ actions: Type.Number(), cost: Type.Number() });
@@ -98,7 +121,11 @@ export type SaveBody = Static<typeof SaveBody>;
 
 export const SaveResponse = Type.Object({ ok: Type.Literal(true), saved: Type.Array(Type.String()), envFile: Type.String() });
 
-export const DeployResponse = Type.Object({ ok: Type.Literal(true), message: Type.String() });
+export const DeployResponse = Type.Object({
+  ok: Type.Literal(true),
+  message: Type.String(),
+  deploy: DeployRecord,
+});
 
 export const AgentDetail = Type.Object({
   agent: Type.Intersect([AgentSummary, Type.Object({ callbackUrl: Type.Union([Type.String(), Type.Null()]) })]),

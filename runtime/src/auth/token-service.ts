@@ -1,4 +1,4 @@
-import { safeEqual } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, safeEqual } from '@switchboard/sdk';
 import { newId } from '../ids.js';
 import { hashToken, newToken, type SecretBox } from '../secrets.js';
 import type { SqlExecutor } from '../store/database.js';
@@ -45,7 +45,23 @@ export class TokenService {
     };
     // Under a lock: of several nodes starting on one new database, one creates the tokens.
     await this.store.db.withLock('switchboard:tokens', () => this.store.db.transaction(ensure));
+    await this.#checkKey();
     return result;
+  }
+
+  /** Refuses the start when the store key cannot open what it sealed: SECRET_KEY was changed. */
+  async #checkKey(): Promise<void> {
+    const [record] = await this.store.tokens.findByKind('team');
+    if (!record?.sealedToken) return;
+    try {
+      this.box.open(record.sealedToken);
+    } catch (err) {
+      throw new SwitchboardError(
+        ErrorCodes.VALIDATION_FAILED,
+        'SECRET_KEY does not open the secrets this store holds: they were sealed with another key. Set SECRET_KEY back to the key the store was created with (or clear it to use DATA_DIR/secret.key); see docs/configuration.md on changing it.',
+        { cause: err },
+      );
+    }
   }
 
   /** The principal a token stands for, or undefined when it is unknown or revoked. */

@@ -32,6 +32,21 @@ export type PackageImporter = (packageName: string) => Promise<unknown>;
  * DRIVER_NOT_FOUND, DRIVER_INCOMPATIBLE or DRIVER_SETTINGS_INVALID, never with a bare import error.
  */
 export async function loadDriver(spec: DriverSpec, importer: PackageImporter, context: DriverContext): Promise<Driver> {
+  const { module, settings } = await checkDriver(spec, importer);
+  const { manifest } = module;
+  const driver = await module.create(settings, context);
+  if (driver?.manifest?.name !== manifest.name) {
+    throw new SwitchboardError(ErrorCodes.DRIVER_INCOMPATIBLE, `Driver ${manifest.name} created an object without its manifest; create() must return { manifest, ... }.`);
+  }
+  checkDriverCapabilities(driver);
+  return driver;
+}
+
+/**
+ * Everything {@link loadDriver} checks before it creates the driver: imports the package, checks its
+ * manifest and sdk range, validates its settings. Used to refuse a deploy before anything stops.
+ */
+export async function checkDriver(spec: DriverSpec, importer: PackageImporter): Promise<{ module: DriverModule; settings: Record<string, unknown> }> {
   let imported: unknown;
   try {
     imported = await importer(spec.packageName);
@@ -57,13 +72,7 @@ export async function loadDriver(spec: DriverSpec, importer: PackageImporter, co
   }
   checkSdkRange(manifest.name, manifest.sdk);
   const fromEnv = spec.env ? settingsFromEnv(spec.env, manifest, spec.settingsName ?? '') : {};
-  const settings = validateDriver(module, { ...spec.settings, ...fromEnv });
-  const driver = await module.create(settings, context);
-  if (driver?.manifest?.name !== manifest.name) {
-    throw new SwitchboardError(ErrorCodes.DRIVER_INCOMPATIBLE, `Driver ${manifest.name} created an object without its manifest; create() must return { manifest, ... }.`);
-  }
-  checkDriverCapabilities(driver);
-  return driver;
+  return { module, settings: validateDriver(module, { ...spec.settings, ...fromEnv }) as Record<string, unknown> };
 }
 
 /** Refuses a driver whose declared `@switchboard/sdk` range does not include the sdk this runtime speaks. */

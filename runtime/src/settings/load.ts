@@ -3,6 +3,7 @@ import { parseEnv } from 'node:util';
 import { Ajv } from 'ajv';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import { SettingsSchema, isSettingKey, type Settings } from './schema.js';
+import { tokenWeakness } from './token-strength.js';
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false });
 const validate = ajv.compile<Settings>(SettingsSchema);
@@ -54,7 +55,13 @@ export function loadSettings(options: LoadSettingsOptions = {}): Settings {
 /** Validates a settings record, applying defaults; throws a coded error naming the first bad key. */
 export function checkSettings(raw: Record<string, unknown>): Settings {
   const copy = { ...raw };
-  if (validate(copy)) return copy;
+  if (validate(copy)) {
+    // The schema bounds the length; how guessable a token is takes code.
+    const weakness = copy.ORCHESTRATOR_TOKEN ? tokenWeakness(copy.ORCHESTRATOR_TOKEN) : undefined;
+    if (!weakness) return copy;
+    const message = `${weakness}. Leave it empty to have one generated, or use e.g. \`openssl rand -hex 32\``;
+    throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `Setting ORCHESTRATOR_TOKEN ${message}.`, { details: [{ key: 'ORCHESTRATOR_TOKEN', message }] });
+  }
   const details = (validate.errors ?? []).map((e) => {
     const key = e.instancePath.replace(/^\//, '') || String((e.params as { additionalProperty?: string }).additionalProperty ?? '');
     return { key, message: describe(key, e.message ?? 'is invalid') };
