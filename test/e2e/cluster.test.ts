@@ -30,7 +30,8 @@ const HEAVY = { timeout: 300_000 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, the simulator in its own process', () => {
+// The suite, start-up included, outlives the runner's per-test default on a loaded machine; each test has its own limit.
+describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, the simulator in its own process', { timeout: 20 * 60_000 }, () => {
   let nats: TestNatsServer;
   let database: TestDatabase;
   let dataDir: string;
