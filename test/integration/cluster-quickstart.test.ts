@@ -124,7 +124,7 @@ describe("docs/cluster.md's quick start runs as pasted", () => {
     // Step 8: every process stopped by itself; the runtime nodes handed their partitions over.
     let alive = true;
     try {
-      process.kill(-group, 0);
+      process.kill(-child.pid!, 0);
     } catch {
       alive = false;
     }
