@@ -216,10 +216,10 @@ export class Runtime {
     await runtime.#fillPools();
     if (cluster) await runtime.#joinCluster(bus as NatsBus);
     // A cluster gateway holds no actors: every agent operation goes over NATS to the node holding its partition.
-    if (placement) {
-      runtime.placement = new PartitionedActors({ ...placement, bus, system: actors, logger, fences: store.fences });
-      await runtime.placement.start();
-    } else if (!cluster) actors.start();
+    // A node takes its leases in attach(), once its drivers are loaded: loading them can block the event
+    // loop for longer than a lease lives, and a node holds partitions only while it can serve them.
+    if (placement) runtime.placement = new PartitionedActors({ ...placement, bus, system: actors, logger, fences: store.fences });
+    else if (!cluster) actors.start();
     logger.info('start-up: runtime ready');
     return runtime;
   }
@@ -341,7 +341,8 @@ export class Runtime {
   /**
    * Connects the runtime to the outside once the gateway listens: loads the provider drivers by
    * package name (the configured built-in ones, then those DRIVERS names), chooses one per
-   * capability, registers their readiness probes, and re-drives deliveries left pending.
+   * capability, registers their readiness probes, and re-drives deliveries left pending. A cluster
+   * node takes its partition leases here, after its drivers are loaded.
    */
   async attach(options: { publicBaseUrl: string; drivers: readonly DriverSpec[]; importer: PackageImporter }): Promise<void> {
     this.#publicBaseUrl = options.publicBaseUrl;
@@ -384,6 +385,8 @@ export class Runtime {
     });
     // Stream-mode calls need the audio workers; starting them now keeps their start-up off the first call.
     if (this.settings.VOICE_MODE === 'stream' && this.drivers.for('stt')) await this.audio().ready();
+    // Only now can this node serve agents: it takes its share of the partitions.
+    await this.placement?.start();
     // A cluster gateway delivers nothing itself; runtime nodes run the queued deliveries.
     if (this.cluster === 'gateway') return;
     await this.#work?.start();

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { pino } from 'pino';
 import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
 import { NatsBus } from '../src/bus/nats-bus.js';
 import { partitionOf } from '../src/cluster/partitions.js';
@@ -121,5 +122,36 @@ describe('full runtimes as cluster nodes', () => {
       for (const runtime of runtimes.splice(2)) await runtime.stop();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a node takes its leases only once its drivers are loaded, however long that blocks, and logs each change of its partitions in one line', async () => {
+    const lines: string[] = [];
+    const captured = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const settings = loadSettings({ env: {}, overrides: { DATA_DIR: dataDir, NODE_ENV: 'test', ORCHESTRATOR_TOKEN: 'sb_orch_cluster_test_token_0123456789' } });
+    const bus = await NatsBus.connect({ servers: server.url, name: 'rt-order' });
+    const leases = await connect({ servers: server.url, name: 'rt-order-leases' });
+    connections.push(leases);
+    const runtime = await Runtime.start({ settings, logger: captured, bus, placement: { connection: leases, nodeId: 'rt-order', partitions: PARTITIONS, leaseTtlMs: TTL_MS, bucket: 'sb_leases_order' } });
+    try {
+      assert.deepEqual(runtime.placement!.leases.owned(), [], 'no partition is taken before the drivers are loaded');
+      const c = sim.credentials;
+      await runtime.attach({
+        publicBaseUrl: 'http://127.0.0.1:9',
+        drivers: [{ packageName: '@switchboard/driver-twilio', settings: { ...c.twilio, baseUrl: sim.baseUrls.twilio } }],
+        // A vendor SDK that blocks the event loop for two lease lifetimes while it loads.
+        importer: (name) => {
+          for (const until = Date.now() + 2 * TTL_MS; Date.now() < until; );
+          return import(name);
+        },
+      });
+      for (const deadline = Date.now() + 10 * TTL_MS; runtime.placement!.leases.owned().length < PARTITIONS && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 25));
+      assert.equal(runtime.placement!.leases.owned().length, PARTITIONS, 'the only node of its bucket holds every partition');
+      await new Promise((r) => setTimeout(r, TTL_MS));
+      const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg).filter((m) => m.startsWith('partition'));
+      assert.deepEqual(messages, [`partitions acquired: 0-${PARTITIONS - 1} (${PARTITIONS})`], 'one line for the round that took them; none lost or lapsed');
+    } finally {
+      await runtime.stop();
+    }
+    assert.equal((JSON.parse(lines.findLast((l) => l.includes('partitions handed over'))!) as { msg: string }).msg, `partitions handed over: 0-${PARTITIONS - 1} (${PARTITIONS})`);
   });
 });

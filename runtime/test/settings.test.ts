@@ -41,7 +41,37 @@ describe('settings', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-settings-'));
     const file = join(dir, '.env');
     writeFileSync(file, 'PORTT=4100\n');
-    assert.throws(() => loadSettings({ envFile: file }), /Unknown setting PORTT/);
+    assert.throws(() => loadSettings({ envFile: file }), /Setting PORTT is not a known setting \(in .*\.env; known settings are listed in docs\/configuration\.md\)\.$/);
+  });
+
+  it('names every bad setting at once: unknown keys, bad values and a SECRET_KEY that is not 32 bytes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-settings-'));
+    const file = join(dir, 'cluster.env');
+    // What a quoted heredoc of docs/cluster.md's first version left in the file.
+    writeFileSync(file, 'SECRET_KEY=<openssl rand -hex 32>\nTWILIO_ACCOUNT_SID=AC…\nPORTT=1\n');
+    assert.throws(
+      () => loadSettings({ envFile: file, env: { PORT: 'eighty' } }),
+      (err: unknown) => {
+        const { message, details } = err as Error & { details: { key: string }[] };
+        assert.ok(hasErrorCode(err, 'VALIDATION_FAILED'));
+        assert.deepEqual(details.map((d) => d.key).sort(), ['PORT', 'PORTT', 'SECRET_KEY', 'TWILIO_ACCOUNT_SID']);
+        assert.match(message, /^4 settings are not valid:\n/);
+        for (const key of ['PORT', 'PORTT', 'SECRET_KEY', 'TWILIO_ACCOUNT_SID']) assert.match(message, new RegExp(`^  - ${key} `, 'm'));
+        return true;
+      },
+    );
+    assert.doesNotThrow(() => loadSettings({ env: { SECRET_KEY: 'ab'.repeat(32) } }));
+    assert.doesNotThrow(() => loadSettings({ env: { SECRET_KEY: Buffer.alloc(32, 7).toString('base64') } }));
+  });
+
+  it('wraps a description in parentheses without its full stop (no "..)")', () => {
+    assert.throws(
+      () => loadSettings({ env: { PORT: 'eighty' } }),
+      (err: unknown) => {
+        assert.equal((err as Error).message, 'Setting PORT must be integer (TCP port; 0 picks a free one).');
+        return true;
+      },
+    );
   });
 
   it('refuses a missing env file that was asked for explicitly', () => {

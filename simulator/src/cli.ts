@@ -9,7 +9,8 @@ const USAGE = `Usage: switchboard-simulator [options]
 
   --port <n>                  port to listen on (default 4010; 0 for any free port)
   --host <addr>               interface to listen on (default 127.0.0.1)
-  --gateway-url <url>         Switchboard's base URL, where inbound webhooks go
+  --gateway-url <url>         Switchboard's PUBLIC_BASE_URL, where inbound webhooks go (signed
+                              for that URL; without it, POST /_sim/inbound/* needs a url)
   --credentials <file>        JSON file with fixed credentials (SimulatorCredentials, any subset)
   --no-status-callbacks       do not post Twilio message status callbacks
   --status-callback-delay <ms>  delay before each status callback (default 50)
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
     logger: consoleLogger,
   });
   if (values.json) {
-    console.log(JSON.stringify({ url: sim.url, baseUrls: sim.baseUrls, credentials: sim.credentials }));
+    console.log(JSON.stringify({ url: sim.url, gatewayUrl: sim.gatewayUrl ?? null, baseUrls: sim.baseUrls, credentials: sim.credentials }));
   } else {
     const c = sim.credentials;
     console.log(`Switchboard provider simulator listening on ${sim.url}
@@ -61,7 +62,8 @@ async function main(): Promise<void> {
   line        ${sim.baseUrls.line}     channelAccessToken=${c.line.channelAccessToken}
               channelSecret=${c.line.channelSecret} botUserId=${c.line.botUserId}
   elevenlabs  ${sim.baseUrls.elevenlabs}   apiKey=${c.elevenlabs.apiKey}
-  control     ${sim.url}/_sim/info${sim.gatewayUrl ? `\n  webhooks to ${sim.gatewayUrl}` : ''}`);
+  control     ${sim.url}/_sim/info
+  webhooks to ${sim.gatewayUrl ?? 'nowhere yet: pass --gateway-url <Switchboard PUBLIC_BASE_URL> for POST /_sim/inbound/*'}`);
   }
   const stop = () => {
     void sim.close().then(() => process.exit(0));

@@ -23,7 +23,7 @@ export class MissingWebhookTargetError extends TypeError {
 export function webhookUrl(gatewayUrl: string | undefined, target: WebhookTarget, path: SimChannel | string): string {
   if (target.url) return target.url;
   if (!target.agentId) throw new MissingWebhookTargetError('An inbound webhook needs agentId (with gatewayUrl set) or url');
-  if (!gatewayUrl) throw new MissingWebhookTargetError('No gatewayUrl: set simulator.gatewayUrl, or pass url');
+  if (!gatewayUrl) throw new MissingWebhookTargetError('No gateway URL to post to: start switchboard-simulator with --gateway-url <Switchboard PUBLIC_BASE_URL> (or set simulator.gatewayUrl), or pass url');
   return `${gatewayUrl.replace(/\/+$/, '')}/webhooks/${encodeURIComponent(target.agentId)}/${path}`;
 }
 

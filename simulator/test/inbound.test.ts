@@ -178,6 +178,10 @@ describe('inbound webhooks to the gateway', () => {
     const bare = await startSimulator();
     try {
       await assert.rejects(bare.inbound.sms({ agentId: 'a', from: '+15551112222', to: '+15555550100', body: 'x' }), /gatewayUrl/);
+      // Through the control API, as the cluster quick start uses it: the answer says which flag is missing.
+      const res = await fetch(`${bare.url}/_sim/inbound/sms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agentId: 'a', from: '+15551112222', to: '+15555550100', body: 'x' }) });
+      assert.equal(res.status, 400);
+      assert.match(((await res.json()) as { error: string }).error, /start switchboard-simulator with --gateway-url <Switchboard PUBLIC_BASE_URL>/);
       await assert.rejects(bare.inbound.line({ userId: 'U1', text: 'x' }), /agentId/);
     } finally {
       await bare.close();

@@ -35,7 +35,8 @@ interface Agent {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('cluster voice: the TwiML webhook on one gateway, the media WebSocket on the other', () => {
+// The suite, start-up included, outlives the runner's per-test default on a loaded machine; each test has its own limit.
+describe('cluster voice: the TwiML webhook on one gateway, the media WebSocket on the other', { timeout: 20 * 60_000 }, () => {
   let nats: TestNatsServer;
   let database: TestDatabase;
   let dataDir: string;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import twilio from 'twilio';
+import { openStore, partitionOf, type Store } from '@switchboard/runtime/internal';
 import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { startClusterProcess as startProcess, type ClusterProcess } from '../helpers/cluster-process.js';
@@ -15,19 +16,26 @@ const LEASE_TTL_MS = 1500;
 const AGENTS = 8;
 const CUSTOMER = '+14155550142';
 const LIMIT = 10;
-
-/** One request of the load: for which agent, and whether it was acknowledged. */
-interface Outcome {
-  readonly agent: number;
-  readonly ok: boolean;
-}
+const PARTITIONS = 16;
+/** The work each disruption runs under: a fixed amount, waited for, never a rate (throughput is the bench's). */
+const WEBHOOKS = 96;
+const SENDS = 24;
+/** Generous for a loaded 2-core runner: a send held by a killed node is answered only after SEND_TIMEOUT_MS plus a lease TTL. */
+const WORK_DEADLINE_MS = 150_000;
+const SERVED_AGAIN_DEADLINE_MS = 60_000;
+/** Probes that must all succeed after an agent's first, over two lease TTLs. */
+const STEADY_PROBES = 8;
+/** Per test: processes, a fault and a fixed amount of work on a loaded machine. */
+const HEAVY = { timeout: 300_000 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, the simulator in its own process', () => {
+// The suite, start-up included, outlives the runner's per-test default on a loaded machine; each test has its own limit.
+describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, the simulator in its own process', { timeout: 20 * 60_000 }, () => {
   let nats: TestNatsServer;
   let database: TestDatabase;
   let dataDir: string;
+  let store: Store;
   let simulator: ClusterProcess;
   let twilioAuth: { accountSid: string; authToken: string };
   let publicBaseUrl: string;
@@ -84,13 +92,15 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       TWILIO_AUTH_TOKEN: twilioAuth.authToken,
       TWILIO_BASE_URL: info.baseUrls.twilio!,
       POOL_PHONE_NUMBERS: Array.from({ length: AGENTS + 1 }, (_, i) => `+1202555${String(100 + i).padStart(4, '0')}`).join(','),
-      CLUSTER_PARTITIONS: '16',
+      CLUSTER_PARTITIONS: String(PARTITIONS),
       CLUSTER_LEASE_TTL_MS: String(LEASE_TTL_MS),
       CALLBACK_RETRY_BASE_MS: '100',
-      // A dead node's sends are finished a send time-out plus a lease TTL after they were stored.
-      SEND_TIMEOUT_MS: '3000',
+      // A dead node's sends are finished a send time-out plus a lease TTL after they were stored; the
+      // provider answers the in-flight test's sends 3 s late, well inside it.
+      SEND_TIMEOUT_MS: '6000',
     };
     for (const name of ['rt-1', 'rt-2', 'rt-3']) nodes.push(await startNode(name));
+    store = await openStore({ dataDir, databaseUrl: database.url });
     gateways.push(await startGateway('gw-1', ports[0]!), await startGateway('gw-2', ports[1]!));
     const auth = { authorization: `Bearer ${ORCHESTRATOR}`, 'content-type': 'application/json' };
     for (let i = 0; i < AGENTS; i++) {
@@ -118,7 +128,8 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     });
     const body = (await res.json()) as { securityToken: string; channels: { sms: { address: string } } };
     assert.equal(res.status, 201, JSON.stringify(body));
-    const limited = { actionsPerMinute: LIMIT, actionsPerHour: null, actionsPerDay: null, spendPerDay: null, spendPerMonth: null };
+    // Per day, so that a burst retried across a minute's end still counts against one window.
+    const limited = { actionsPerMinute: null, actionsPerHour: null, actionsPerDay: LIMIT, spendPerDay: null, spendPerMonth: null };
     assert.equal((await fetch(`${gateways[1]!.url}/admin/api/agents/cluster-limited/limits`, { method: 'PUT', headers: auth, body: JSON.stringify({ limits: limited }) })).status, 200);
     limitedAgent = { token: body.securityToken, address: body.channels.sms.address };
   });
@@ -127,56 +138,90 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     await Promise.all([...gateways, ...nodes].map((p) => p.kill('SIGKILL')));
     await simulator?.kill('SIGKILL');
     await Promise.all(receivers.map((r) => r.close()));
+    await store?.close();
     await nats?.stop();
     await database?.drop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   /**
-   * Signed webhooks (6 workers) and REST sends (3 workers) through `targets` for `loadMs`, with
-   * `disrupt` run `disruptAfterMs` into it; what was acknowledged, and every request's outcome.
+   * A fixed amount of work through `targets`: WEBHOOKS signed webhooks (6 workers) and SENDS REST sends
+   * (3 workers), spread over the agents, with `disrupt` started once a quarter of it is done. Each item
+   * is retried until acknowledged, as a provider retries a webhook (same MessageSid) and a client a send
+   * (same Idempotency-Key), within WORK_DEADLINE_MS: the test waits for the work, whatever the machine's
+   * speed, and fails only when an item is never acknowledged.
    */
-  const runLoad = async (targets: readonly { url: string }[], loadMs: number, disruptAfterMs: number, disrupt: () => Promise<void>) => {
+  const runWork = async (targets: readonly { url: string }[], disrupt: () => Promise<void>) => {
     const runId = randomBytes(4).toString('hex');
     const ackedInbound = new Set<string>();
     const ackedSends = new Map<string, string>(); // messageId -> externalId
-    const outcomes: Outcome[] = [];
-    let sequence = 0;
-    const started = Date.now();
-    const inboundLoop = async (worker: number) => {
-      while (Date.now() - started < loadMs) {
-        const agent = sequence++ % AGENTS;
-        const sid = `SM${runId}${sequence.toString(16).padStart(24, '0')}`;
+    const sendBodies: string[] = [];
+    let retries = 0;
+    let done = 0;
+    let disruption: Promise<void> | undefined;
+    const deadline = Date.now() + WORK_DEADLINE_MS;
+    const finished = () => {
+      done++;
+      if (done !== Math.floor((WEBHOOKS + SENDS) / 4)) return;
+      disruption = disrupt();
+      disruption.catch(() => undefined); // awaited, and so reported, once the work is done
+    };
+    /** Retries `attempt` until it answers true or the deadline passes; what the last attempt got, when it never did. */
+    const untilAcknowledged = async (attempt: (n: number) => Promise<boolean | string>): Promise<string | undefined> => {
+      let last: boolean | string = false;
+      for (let n = 0; Date.now() < deadline; n++) {
+        last = await attempt(n);
+        if (last === true) return undefined;
+        retries++;
+        await sleep(250);
+      }
+      return String(last);
+    };
+    const webhookQueue = Array.from({ length: WEBHOOKS }, (_, i) => ({ agent: i % AGENTS, sid: `SM${runId}${i.toString(16).padStart(24, '0')}` }));
+    const sendQueue = Array.from({ length: SENDS }, (_, i) => ({ agent: i % AGENTS, key: `${runId}-send-${i}`, body: `send ${runId} ${i}` }));
+    const failures: string[] = [];
+    const inboundWorker = async (worker: number) => {
+      for (let item = webhookQueue.shift(); item; item = webhookQueue.shift()) {
+        const { agent, sid } = item;
         const { path, init } = signedSms(agent, sid);
-        const res = await fetch(`${targets[worker % targets.length]!.url}${path}`, { ...init, signal: AbortSignal.timeout(30_000) }).catch(() => undefined);
-        await res?.arrayBuffer();
-        if (res?.status === 200) ackedInbound.add(sid);
-        outcomes.push({ agent, ok: res?.status === 200 });
+        const failed = await untilAcknowledged(async (n) => {
+          const res = await fetch(`${targets[(worker + n) % targets.length]!.url}${path}`, { ...init, signal: AbortSignal.timeout(30_000) }).catch((err: Error) => err);
+          if (res instanceof Error) return res.name;
+          await res.arrayBuffer();
+          return res.status === 200 || `HTTP ${res.status}`;
+        });
+        if (failed) failures.push(`webhook ${sid}: ${failed}`);
+        else ackedInbound.add(sid);
+        finished();
       }
     };
-    const sendLoop = async (worker: number) => {
-      let n = 0;
-      while (Date.now() - started < loadMs) {
-        const agent = (worker + n++) % AGENTS;
-        const res = await fetch(`${targets[(worker + n) % targets.length]!.url}/api/v1/send-message`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${agents[agent]!.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ channel: 'sms', to: CUSTOMER, body: `send ${worker}/${n}` }),
-          signal: AbortSignal.timeout(30_000),
-        }).catch(() => undefined);
-        const body = res ? ((await res.json().catch(() => ({}))) as { messageId?: string; externalId?: string }) : {};
-        if (res?.status === 200) ackedSends.set(body.messageId!, body.externalId!);
-        outcomes.push({ agent, ok: res?.status === 200 });
+    const sendWorker = async (worker: number) => {
+      for (let item = sendQueue.shift(); item; item = sendQueue.shift()) {
+        const { agent, key, body } = item;
+        sendBodies.push(body);
+        const failed = await untilAcknowledged(async (n) => {
+          const res = await fetch(`${targets[(worker + n) % targets.length]!.url}/api/v1/send-message`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${agents[agent]!.token}`, 'content-type': 'application/json', 'idempotency-key': key },
+            body: JSON.stringify({ channel: 'sms', to: CUSTOMER, body }),
+            signal: AbortSignal.timeout(45_000),
+          }).catch((err: Error) => err);
+          if (res instanceof Error) return res.name;
+          const answer = (await res.json().catch(() => ({}))) as { messageId?: string; externalId?: string; code?: string };
+          if (res.status !== 200) return `HTTP ${res.status} ${answer.code ?? ''}`;
+          ackedSends.set(answer.messageId!, answer.externalId!);
+          return true;
+        });
+        if (failed) failures.push(`send ${key}: ${failed}`);
+        finished();
       }
     };
-    const disruption = (async () => {
-      await sleep(disruptAfterMs);
-      await disrupt();
-    })();
-    await Promise.all([...Array.from({ length: 6 }, (_, w) => inboundLoop(w)), ...Array.from({ length: 3 }, (_, w) => sendLoop(w)), disruption]);
-    assert.ok(ackedInbound.size > 50, `only ${ackedInbound.size} webhooks were acknowledged`);
-    assert.ok(ackedSends.size > 10, `only ${ackedSends.size} sends were acknowledged`);
-    return { ackedInbound, ackedSends, outcomes };
+    await Promise.all([...Array.from({ length: 6 }, (_, w) => inboundWorker(w)), ...Array.from({ length: 3 }, (_, w) => sendWorker(w))]);
+    await disruption;
+    assert.deepEqual(failures, [], `work not acknowledged within ${WORK_DEADLINE_MS / 1000} s of retries`);
+    assert.equal(ackedInbound.size, WEBHOOKS);
+    assert.equal(ackedSends.size, SENDS, 'each send acknowledged under one message id, however often it was retried');
+    return { ackedInbound, ackedSends, sendBodies, retries };
   };
 
   /**
@@ -204,34 +249,47 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     return arrivals().length - seen.size;
   };
 
-  /** Every acknowledged send reached the provider. */
-  const assertAtProvider = async (ackedSends: ReadonlyMap<string, string>) => {
+  /** Every acknowledged send reached the provider, and each send (by its body) exactly once. */
+  const assertAtProvider = async (ackedSends: ReadonlyMap<string, string>, sendBodies: readonly string[] = []) => {
     const res = await fetch(`${simulatorUrl()}/_sim/messages?provider=twilio`);
-    const atProvider = new Set(((await res.json()) as { messages: { id: string }[] }).messages.map((m) => m.id));
+    const messages = ((await res.json()) as { messages: { id: string; body: string }[] }).messages;
+    const atProvider = new Set(messages.map((m) => m.id));
     const lost = [...ackedSends.values()].filter((sid) => !atProvider.has(sid));
     assert.deepEqual(lost, [], 'an acknowledged send never reached the provider');
+    const twice = sendBodies.filter((body) => messages.filter((m) => m.body === body).length !== 1);
+    assert.deepEqual(twice, [], 'a send reached the provider other than once');
   };
 
   /**
-   * Served again: from `since`, each agent is sent a new signed webhook (3 s time-out each) until one is
-   * acknowledged, through `targets` in turn; the longest wait over the agents. Acknowledged ids join
-   * `acked`, so they are checked for delivery too.
+   * Served again, steadily: from `since`, each agent is sent new signed webhooks through `targets` in
+   * turn until one is acknowledged, then STEADY_PROBES more over at least a lease TTL, every one of which
+   * must be acknowledged too (an agent that fails after it was served again is not served steadily).
+   * Returns the longest wait for a first acknowledgement; acknowledged ids join `acked`, so they are
+   * checked for delivery too.
    */
-  const probeServed = async (targets: readonly { url: string }[], since: number, acked: Set<string>): Promise<number> => {
+  const servedSteadily = async (targets: readonly { url: string }[], since: number, acked: Set<string>): Promise<number> => {
+    const probe = async (agent: number, attempt: number) => {
+      const sid = `SM${randomBytes(16).toString('hex')}`;
+      const { path, init } = signedSms(agent, sid);
+      const res = await fetch(`${targets[attempt % targets.length]!.url}${path}`, { ...init, signal: AbortSignal.timeout(15_000) }).catch(() => undefined);
+      await res?.arrayBuffer();
+      if (res?.status === 200) acked.add(sid);
+      return res?.status ?? 0;
+    };
     const waits = await Promise.all(
       agents.map(async (_, agent) => {
-        for (let attempt = 0; Date.now() - since < 20_000; attempt++) {
-          const sid = `SM${randomBytes(16).toString('hex')}`;
-          const { path, init } = signedSms(agent, sid);
-          const res = await fetch(`${targets[attempt % targets.length]!.url}${path}`, { ...init, signal: AbortSignal.timeout(3000) }).catch(() => undefined);
-          await res?.arrayBuffer();
-          if (res?.status === 200) {
-            acked.add(sid);
-            return Date.now() - since;
-          }
+        let attempt = 0;
+        while ((await probe(agent, attempt++)) !== 200) {
+          assert.ok(Date.now() - since < SERVED_AGAIN_DEADLINE_MS, `agent ${agent} was not served again within ${SERVED_AGAIN_DEADLINE_MS / 1000} s`);
           await sleep(100);
         }
-        assert.fail(`agent ${agent} was not served again within 20 s`);
+        const wait = Date.now() - since;
+        for (let steady = 0; steady < STEADY_PROBES; steady++, attempt++) {
+          await sleep(LEASE_TTL_MS / 4);
+          const status = await probe(agent, attempt);
+          assert.equal(status, 200, `agent ${agent} was served again ${wait} ms after the fault, then failed (${status}) on probe ${steady + 1} of ${STEADY_PROBES}`);
+        }
+        return wait;
       }),
     );
     return Math.max(...waits);
@@ -246,64 +304,67 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       assert.equal(readiness.checks.nats, 'ok');
     }
     // Partitions move while the third node joins; within a few lease periods each is on one node.
-    const all = Array.from({ length: 16 }, (_, i) => i);
+    const all = Array.from({ length: PARTITIONS }, (_, i) => i);
     let served: number[] = [];
-    for (const deadline = Date.now() + 10 * LEASE_TTL_MS; Date.now() < deadline; await sleep(100)) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(100)) {
       const lives = await Promise.all(probeUrls.map(async (url) => (await (await fetch(`${url}/health`)).json()) as { role: string; partitions: number[] }));
       assert.ok(lives.every((l) => l.role === 'runtime'));
       served = lives.flatMap((l) => l.partitions).sort((a, b) => a - b);
       if (served.join() === all.join()) break;
     }
-    assert.deepEqual(served, all, 'each of the 16 partitions is served by exactly one node');
+    assert.deepEqual(served, all, 'each of the partitions is served by exactly one node');
     const unknown = await fetch(`${probeUrls[0]}/api/v1/send-message`, { method: 'POST' });
     assert.equal(unknown.status, 404);
     assert.equal(((await unknown.json()) as { code: string }).code, 'NOT_FOUND');
     assert.equal((await fetch(`${probeUrls[0]}/health`, { method: 'POST' })).status, 405);
   });
 
-  it('kill -9 of a runtime node under webhooks and sends through both gateways: nothing acknowledged lost, nothing delivered twice, its agents served again within 5 s, never by two nodes', async () => {
+  it('kill -9 of a runtime node under webhooks and sends through both gateways: nothing acknowledged lost, nothing delivered twice, its agents served again steadily, never by two nodes', HEAVY, async () => {
     // 3 × LIMIT sends of the limited agent at once through both gateways, right as a node dies: one
     // actor admits at most LIMIT wherever it runs (two actors for the agent would each admit LIMIT).
+    // Each is retried (same Idempotency-Key) while the agent moves, until admitted or refused by the limit.
     let burst: Promise<number[]> = Promise.resolve([]);
     let served: Promise<number> = Promise.resolve(Infinity);
     const probed = new Set<string>();
-    const { ackedInbound, ackedSends, outcomes } = await runLoad(gateways, 9000, 3000, async () => {
+    const burstRun = randomBytes(4).toString('hex');
+    const limitedSend = async (i: number) => {
+      for (const deadline = Date.now() + WORK_DEADLINE_MS; ; await sleep(250)) {
+        const status = await fetch(`${gateways[i % 2]!.url}/api/v1/send-message`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${limitedAgent.token}`, 'content-type': 'application/json', 'idempotency-key': `limited-${burstRun}-${i}` },
+          body: JSON.stringify({ channel: 'sms', to: CUSTOMER, body: `limited ${i}` }),
+          signal: AbortSignal.timeout(45_000),
+        }).then(
+          (r) => r.arrayBuffer().then(() => r.status),
+          () => 0,
+        );
+        if (status === 200 || status === 429 || Date.now() > deadline) return status;
+      }
+    };
+    const { ackedInbound, ackedSends, sendBodies, retries } = await runWork(gateways, async () => {
       await nodes[0]!.kill('SIGKILL');
       // Calls refused while a partition moves are retried by the gateway, so they wait, not fail; the
-      // requests the dead node held at the kill time out, and were not acknowledged.
-      served = probeServed(gateways, Date.now(), probed);
-      burst = Promise.all(
-        Array.from({ length: 3 * LIMIT }, (_, i) =>
-          fetch(`${gateways[i % 2]!.url}/api/v1/send-message`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${limitedAgent.token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ channel: 'sms', to: CUSTOMER, body: `limited ${i}` }),
-            signal: AbortSignal.timeout(30_000),
-          }).then(
-            (r) => r.arrayBuffer().then(() => r.status),
-            () => 0,
-          ),
-        ),
-      );
+      // requests the dead node held at the kill time out, and are retried by the test as a client would.
+      served = servedSteadily(gateways, Date.now(), probed);
+      burst = Promise.all(Array.from({ length: 3 * LIMIT }, (_, i) => limitedSend(i)));
     });
     const statuses = await burst;
     const fromLimited = await fetch(`${simulatorUrl()}/_sim/messages?provider=twilio`).then(
       async (r) => ((await r.json()) as { messages: { from: string }[] }).messages.filter((m) => m.from === limitedAgent.address).length,
     );
-    assert.ok(statuses.filter((s) => s === 200).length <= LIMIT, `the limited agent had ${statuses.filter((s) => s === 200).length} sends accepted: ${statuses.join(',')}`);
+    assert.equal(statuses.filter((s) => s === 200).length, LIMIT, `the limited agent had ${statuses.filter((s) => s === 200).length} sends accepted: ${statuses.join(',')}`);
+    assert.equal(statuses.filter((s) => s === 429).length, 2 * LIMIT, `the limit refused the rest: ${statuses.join(',')}`);
     assert.ok(fromLimited <= LIMIT, `the limited agent sent ${fromLimited} messages past its limit of ${LIMIT}`);
-    assert.ok(statuses.filter((s) => s === 429).length >= 2 * LIMIT, `the limit refused too few: ${statuses.join(',')}`);
     const gap = await served;
     const repeats = await assertDelivered(new Set([...ackedInbound, ...probed]));
-    await assertAtProvider(ackedSends);
-    assert.ok(gap < 5000, `an agent was served again only ${gap} ms after the kill`);
+    await assertAtProvider(ackedSends, sendBodies);
     console.log(
-      `cluster, runtime node killed: ${ackedInbound.size} webhooks and ${ackedSends.size} sends acknowledged, ${outcomes.filter((o) => !o.ok).length} refused or timed out; ` +
-        `${repeats} repeated deliveries (same webhook-id); every agent served again ≤ ${gap} ms after the kill`,
+      `cluster, runtime node killed: ${ackedInbound.size} webhooks and ${ackedSends.size} sends acknowledged after ${retries} retried attempts; ` +
+        `${repeats} repeated deliveries (same webhook-id); every agent served again ≤ ${gap} ms after the kill, and steadily after`,
     );
   });
 
-  it('a live MCP session on one gateway gets deliveries from the runtime nodes; when that gateway is killed the client reconnects to the other and nothing acknowledged is lost', async () => {
+  it('a live MCP session on one gateway gets deliveries from the runtime nodes; when that gateway is killed the client reconnects to the other and nothing acknowledged is lost', HEAVY, async () => {
     const agent = agents[0]!;
     const [gw1, gw2] = gateways;
     const first = await connectMcp(gw2!.url, 'streamable', agent.token, agent.agentId);
@@ -311,7 +372,7 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     const { path, init } = signedSms(0, sid);
     const res = await fetch(`${gw1!.url}${path}`, init);
     assert.equal(res.status, 200);
-    await first.next('switchboard.inbound', (data) => data.externalId === sid, 10_000);
+    await first.next('switchboard.inbound', (data) => data.externalId === sid, 60_000);
     await gw2!.kill('SIGKILL');
     await first.close().catch(() => undefined);
     const second = await connectMcp(gw1!.url, 'streamable', agent.token, agent.agentId);
@@ -320,41 +381,50 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       const again = signedSms(0, next);
       const answered = await fetch(`${gw1!.url}${again.path}`, again.init);
       assert.equal(answered.status, 200);
-      await second.next('switchboard.inbound', (data) => data.externalId === next, 10_000);
+      await second.next('switchboard.inbound', (data) => data.externalId === next, 60_000);
     } finally {
       await second.close();
     }
   });
-  it('nats-server restarted mid-load: the cluster recovers by itself and loses nothing it acknowledged', async () => {
+  it('nats-server restarted mid-load: the cluster recovers by itself and loses nothing it acknowledged', HEAVY, async () => {
     const live = gateways.filter((g) => g.child.exitCode === null && g.child.signalCode === null);
     let served: Promise<number> = Promise.resolve(Infinity);
     const probed = new Set<string>();
-    const { ackedInbound, ackedSends, outcomes } = await runLoad(live, 12_000, 3000, async () => {
+    const { ackedInbound, ackedSends, sendBodies, retries } = await runWork(live, async () => {
       await nats.stop({ keepStore: true });
       await sleep(500);
       nats = await startNatsServer({ port: nats.port, storeDir: nats.storeDir });
-      served = probeServed(live, Date.now(), probed);
+      served = servedSteadily(live, Date.now(), probed);
     });
     const gap = await served;
     await assertDelivered(new Set([...ackedInbound, ...probed]));
-    await assertAtProvider(ackedSends);
-    assert.ok(gap < 10_000, `an agent was served again only ${gap} ms after nats-server came back`);
+    await assertAtProvider(ackedSends, sendBodies);
     console.log(
-      `cluster, nats-server restarted: ${ackedInbound.size} webhooks and ${ackedSends.size} sends acknowledged, ${outcomes.filter((o) => !o.ok).length} refused or timed out; ` +
-        `every agent served again ≤ ${gap} ms after nats-server came back`,
+      `cluster, nats-server restarted: ${ackedInbound.size} webhooks and ${ackedSends.size} sends acknowledged after ${retries} retried attempts; ` +
+        `every agent served again ≤ ${gap} ms after nats-server came back, and steadily after`,
     );
   });
 
-  it('kill -9 of a runtime node during provider calls: every send it had stored is finished by another node, once at the provider', async () => {
+  it('kill -9 of a runtime node during provider calls: every send it had stored is finished by another node, once at the provider', HEAVY, async () => {
     const live = gateways.filter((g) => g.child.exitCode === null && g.child.signalCode === null);
-    const victim = nodes.find((n) => n.child.exitCode === null && n.child.signalCode === null && nodes.filter((m) => m.child.exitCode === null).length > 1)!;
     const runId = randomBytes(4).toString('hex');
-    // The provider answers each send a second late; it stores the message when it answers, as Twilio would
+    // The victim: a live node serving at least one agent (the cluster is steady: the last test waited for it).
+    const holders = await Promise.all(
+      nodes.map(async (node, i) => {
+        if (node.child.exitCode !== null || node.child.signalCode !== null) return [];
+        const { partitions } = (await (await fetch(`${probeUrls[i]}/health`)).json()) as { partitions: number[] };
+        return agents.filter((a) => partitions.includes(partitionOf(a.agentId, PARTITIONS))).map((a) => a.agentId);
+      }),
+    );
+    const victimIndex = holders.findIndex((held) => held.length > 0);
+    assert.ok(victimIndex >= 0 && holders.filter((held) => held.length > 0).length > 1, `the agents are not spread over two live nodes: ${JSON.stringify(holders)}`);
+    const victim = nodes[victimIndex]!;
+    // The provider answers each send 3 s late; it stores the message when it answers, as Twilio would
     // have by the time another node looks. The node dies with its calls still waiting for an answer.
     const fault = await fetch(`${simulatorUrl()}/_sim/faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ provider: 'twilio', method: 'POST', pathIncludes: '/Messages.json', latencyMs: 1000 }),
+      body: JSON.stringify({ provider: 'twilio', method: 'POST', pathIncludes: '/Messages.json', latencyMs: 3000 }),
     });
     assert.equal(fault.status, 201);
     try {
@@ -364,33 +434,47 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
           headers: { authorization: `Bearer ${agent.token}`, 'content-type': 'application/json' },
           body: JSON.stringify({ channel: 'sms', to: CUSTOMER, body: `in flight ${runId} ${i}` }),
           // A send the dead node held is not answered; it is finished all the same.
-          signal: AbortSignal.timeout(8000),
+          signal: AbortSignal.timeout(20_000),
         }).then(
           (r) => r.arrayBuffer().then(() => r.status),
           () => 0,
         ),
       );
-      await sleep(400);
-      await victim.kill('SIGKILL');
-      const statuses = await Promise.all(sends);
-      const unanswered = statuses.filter((s) => s !== 200).length;
-      assert.ok(unanswered > 0, `every send was answered (${statuses.join(',')}): none was in flight on the killed node`);
-      // Every send was stored before its provider call, so each ends with its provider's id, exactly once.
-      const auth = { authorization: `Bearer ${ORCHESTRATOR}` };
-      let ours: { body: string; externalId: string | null; status: string }[] = [];
-      for (const deadline = Date.now() + 20_000; Date.now() < deadline; await sleep(250)) {
-        const log = (await (await fetch(`${live[0]!.url}/admin/api/messages?direction=outbound&limit=500`, { headers: auth })).json()) as { messages: typeof ours };
-        ours = log.messages.filter((m) => m.body.startsWith(`in flight ${runId} `));
-        if (ours.length === agents.length && ours.every((m) => m.externalId !== null)) break;
+      // The node dies once every send is stored (before its provider call), not after a guessed delay:
+      // a send still on its way to the node when it died was never stored, nor acknowledged.
+      const stored = async () => (await store.db.query<{ body: string; external_id: string | null }>('SELECT body, external_id FROM messages WHERE body LIKE ?', [`in flight ${runId} %`]));
+      for (const deadline = Date.now() + 60_000; (await stored()).length < agents.length; await sleep(20)) {
+        assert.ok(Date.now() < deadline, `only ${(await stored()).length} of ${agents.length} sends were stored within 60 s`);
       }
-      assert.equal(ours.length, agents.length, 'a send was not stored');
-      assert.deepEqual(ours.filter((m) => m.externalId === null).map((m) => m.body), [], 'a stored send was never finished');
+      const victimsAgents = new Set(holders[victimIndex]);
+      const agentOf = (body: string) => agents[Number(body.split(' ').at(-1))]!.agentId;
+      const inFlight = (await stored()).filter((m) => m.external_id === null && victimsAgents.has(agentOf(m.body))).length;
+      await victim.kill('SIGKILL');
+      assert.ok(inFlight > 0, "none of the victim's sends was still waiting for the provider at the kill");
+      const statuses = await Promise.all(sends);
+      const unanswered = statuses.filter((s, i) => s !== 200 && victimsAgents.has(agents[i]!.agentId)).length;
+      assert.deepEqual(
+        statuses.filter((s, i) => s !== 200 && !victimsAgents.has(agents[i]!.agentId)),
+        [],
+        `a send to an agent of a surviving node failed: ${statuses.join(',')}`,
+      );
+      // Every send was stored before its provider call, so each ends with its provider's id, exactly once.
+      let ours: { body: string; external_id: string | null }[] = [];
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(250)) {
+        ours = await stored();
+        if (ours.every((m) => m.external_id !== null)) break;
+      }
+      assert.equal(ours.length, agents.length, 'a stored send disappeared');
+      assert.deepEqual(ours.filter((m) => m.external_id === null).map((m) => m.body), [], 'a stored send was never finished');
       const atProvider = ((await (await fetch(`${simulatorUrl()}/_sim/messages?provider=twilio`)).json()) as { messages: { id: string; body: string }[] }).messages.filter((m) =>
         m.body.startsWith(`in flight ${runId} `),
       );
       assert.equal(atProvider.length, agents.length, `the provider got ${atProvider.length} messages for ${agents.length} sends`);
-      assert.deepEqual(new Set(atProvider.map((m) => m.id)), new Set(ours.map((m) => m.externalId)));
-      console.log(`cluster, runtime node killed during provider calls: ${unanswered} of ${agents.length} sends unanswered at the kill, every one finished by another node, each once at the provider`);
+      assert.deepEqual(new Set(atProvider.map((m) => m.id)), new Set(ours.map((m) => m.external_id)));
+      console.log(
+        `cluster, runtime node killed during provider calls: all ${agents.length} sends stored, ${inFlight} of the victim's awaiting the provider at the kill, ` +
+          `${unanswered} of the victim's ${victimsAgents.size} agents' sends unanswered; every one finished by another node, each once at the provider`,
+      );
     } finally {
       await fetch(`${simulatorUrl()}/_sim/faults`, { method: 'DELETE' });
     }

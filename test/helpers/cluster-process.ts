@@ -12,7 +12,7 @@ export interface ClusterProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts a cluster process (gateway, runtime node, simulator) from source; resolves once its stdout matches `ready`, else kills it after 60 s. */
+/** Starts a cluster process (gateway, runtime node, simulator) from source; resolves once its stdout matches `ready`, else kills it after 120 s (tsx compiles each from source; a loaded runner is slow). */
 export function startClusterProcess(name: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ClusterProcess> {
   const child = spawn(process.execPath, ['--conditions=switchboard-source', '--import', 'tsx', ...args], {
     cwd: ROOT,
@@ -36,8 +36,8 @@ export function startClusterProcess(name: string, args: string[], env: Record<st
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${name} did not start within 60 s:\n${output}`));
-    }, 60_000);
+      reject(new Error(`${name} did not start within 120 s:\n${output}`));
+    }, 120_000);
     const check = () => {
       if (!ready.test(output)) return;
       clearTimeout(timer);

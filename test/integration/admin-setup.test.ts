@@ -296,15 +296,21 @@ describe('admin API: a deploy under load', () => {
       }
     };
     const workers = Array.from({ length: 4 }, (_, i) => sender(i));
-    await new Promise((r) => setTimeout(r, 300));
+    // Sends acknowledged before the deploy and after the swap, however fast the machine sends: a count
+    // waited for, not a time window of load.
+    const acknowledgedAtLeast = async (n: number, when: string) => {
+      for (const deadline = Date.now() + 60_000; acknowledged.length < n; await new Promise((r) => setTimeout(r, 20))) {
+        assert.ok(Date.now() < deadline, `only ${acknowledged.length} of ${n} sends acknowledged ${when} within 60 s: ${JSON.stringify([...statuses])}`);
+      }
+    };
+    await acknowledgedAtLeast(5, 'before the deploy');
     const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
     assert.equal(res.status, 202);
     await new Promise((r) => setTimeout(r, 50));
     await d.deployment.swapping;
-    await new Promise((r) => setTimeout(r, 300));
+    await acknowledgedAtLeast(acknowledged.length + 5, 'after the swap');
     sending = false;
     await Promise.all(workers);
-    assert.ok(acknowledged.length > 10, `sent ${acknowledged.length}`);
     const { db } = d.deployment.current.runtime.store;
     for (const id of acknowledged) {
       const row = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE external_id = ?', [id]);

@@ -3,7 +3,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import pTimeout from 'p-timeout';
 import type { Logger } from '../logger.js';
-import { DEFAULT_PARTITIONS, preferredOwner } from './partitions.js';
+import { DEFAULT_PARTITIONS, partitionRanges, preferredOwner } from './partitions.js';
 
 /** Why a node stopped holding a partition. */
 export type LeaseEnd = 'released' | 'lost' | 'lapsed' | 'stopped';
@@ -125,8 +125,10 @@ export class PartitionLeases {
     this.#stopped = true;
     clearInterval(this.#timer);
     await this.#tick;
-    await Promise.all([...this.#held.keys()].map((p) => this.#release(p, 'stopped')));
+    const held = [...this.#held.keys()];
+    await Promise.all(held.map((p) => this.#release(p, 'stopped')));
     await Promise.all(this.#releases.values());
+    this.#summarise('info', 'handed over', held, 'stopped');
     for (const w of this.#watchers) w.stop();
     await this.#nodes?.delete(this.nodeId).catch(() => undefined);
   }
@@ -149,6 +151,7 @@ export class PartitionLeases {
     } catch (err) {
       this.options.logger?.debug({ err, node: this.nodeId }, 'heartbeat failed');
     }
+    const lost: number[] = [];
     await Promise.all(
       [...this.#held].filter(([, h]) => !h.releasing).map(async ([partition, held]) => {
         const sentAt = Date.now();
@@ -156,23 +159,29 @@ export class PartitionLeases {
           held.token = await this.#bounded(leases.update(key(partition), this.#value(), held.token), 'renewal');
           held.validUntil = sentAt + this.#ttlMs - this.#renewMs;
         } catch (err) {
-          if (isWrongSequence(err)) this.#drop(partition, 'lost');
+          if (isWrongSequence(err)) {
+            if (this.#drop(partition, 'lost')) lost.push(partition);
+          }
           else this.options.logger?.debug({ err, partition }, 'lease renewal failed');
         }
       }),
     );
     const now = Date.now();
+    const lapsed: number[] = [];
     for (const [partition, held] of this.#held) {
-      if (!held.releasing && now >= held.validUntil) this.#drop(partition, 'lapsed');
+      if (!held.releasing && now >= held.validUntil && this.#drop(partition, 'lapsed')) lapsed.push(partition);
     }
+    this.#summarise('warn', 'lost (another node holds them); no longer acting on them', lost, 'lost');
+    this.#summarise('warn', 'lapsed (not renewed in time); no longer acting on them', lapsed, 'lapsed');
     if (this.#stopped) return;
     const live = this.liveNodes();
-    const attempts: Promise<void>[] = [];
+    const attempts: Promise<number | undefined>[] = [];
+    const releases = new Map<number, Promise<void>>();
     for (let partition = 0; partition < this.partitions; partition++) {
       const preferred = preferredOwner(partition, live);
       const held = this.#held.get(partition);
       if (held) {
-        if (!held.releasing && preferred !== this.nodeId) void this.#release(partition, 'released');
+        if (!held.releasing && preferred !== this.nodeId) releases.set(partition, this.#release(partition, 'released'));
         continue;
       }
       const seen = this.#seen.get(partition);
@@ -185,25 +194,35 @@ export class PartitionLeases {
       this.#freeSince.set(partition, since);
       if (preferred === this.nodeId || now - since >= 2 * this.#renewMs) attempts.push(this.#acquire(partition));
     }
-    await Promise.all(attempts);
+    // One line per round and kind of change, not one per partition.
+    if (releases.size > 0) void Promise.all(releases.values()).then(() => this.#summarise('info', 'handed over', [...releases.keys()], 'released'));
+    const acquired = (await Promise.all(attempts)).filter((p) => p !== undefined);
+    this.#summarise('info', 'acquired', acquired);
   }
 
-  async #acquire(partition: number): Promise<void> {
+  /** Logs one line for a round's partitions of one kind of change, e.g. `partitions acquired: 0-15,20 (17)`. */
+  #summarise(level: 'info' | 'warn', what: string, partitions: readonly number[], reason?: LeaseEnd): void {
+    if (partitions.length === 0) return;
+    const ranges = partitionRanges(partitions);
+    this.options.logger?.[level]({ node: this.nodeId, partitions: ranges, count: partitions.length, ...(reason ? { reason } : {}) }, `partitions ${what}: ${ranges} (${partitions.length})`);
+  }
+
+  /** Takes a free partition; resolves with it when taken. */
+  async #acquire(partition: number): Promise<number | undefined> {
     const sentAt = Date.now();
     let token: number;
     try {
       token = await this.#bounded(this.#leases!.create(key(partition), this.#value()), 'acquisition');
     } catch (err) {
       if (!isWrongSequence(err)) this.options.logger?.debug({ err, partition }, 'lease acquisition failed');
-      return;
+      return undefined;
     }
     if (this.#stopped) {
       await this.#leases!.delete(key(partition), { previousSeq: token }).catch(() => undefined);
-      return;
+      return undefined;
     }
     this.#held.set(partition, { token, validUntil: sentAt + this.#ttlMs - this.#renewMs, releasing: false });
     this.#freeSince.delete(partition);
-    this.options.logger?.info({ node: this.nodeId, partition, token }, 'partition acquired');
     // Taken up beside the rounds (it may write to the store), so renewals never wait on it.
     void Promise.resolve()
       .then(() => this.options.onAcquired(partition, token))
@@ -212,6 +231,7 @@ export class PartitionLeases {
         this.options.logger?.warn({ err, node: this.nodeId, partition }, 'partition not taken up; handing it back');
         void this.#release(partition, 'released');
       });
+    return partition;
   }
 
   /** Stops acting, lets work drain, then deletes the lease so the preferred node takes it at once. */
@@ -230,17 +250,20 @@ export class PartitionLeases {
     } finally {
       this.#held.delete(partition);
       await this.#leases!.delete(key(partition), { previousSeq: held.token }).catch(() => undefined);
-      this.options.logger?.info({ node: this.nodeId, partition, reason }, 'partition handed over');
+      this.options.logger?.debug({ node: this.nodeId, partition, reason }, 'partition handed over');
     }
   }
 
-  /** The lease is gone (taken or expired): stop acting at once, nothing to hand over; its work drains beside the rounds. */
-  #drop(partition: number, reason: LeaseEnd): void {
-    if (!this.#held.delete(partition)) return;
-    this.options.logger?.warn({ node: this.nodeId, partition, reason }, 'partition lease lost; no longer acting on it');
+  /**
+   * The lease is gone (taken or expired): stop acting at once, nothing to hand over; its work drains
+   * beside the rounds. True when it was held (the round logs the summary).
+   */
+  #drop(partition: number, reason: LeaseEnd): boolean {
+    if (!this.#held.delete(partition)) return false;
     void Promise.resolve()
       .then(() => this.options.onReleased(partition, reason))
       .catch((err: unknown) => this.options.logger?.error({ err, node: this.nodeId, partition }, 'releasing a lost partition failed'));
+    return true;
   }
 
   #value(): string {

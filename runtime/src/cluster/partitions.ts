@@ -42,3 +42,16 @@ function mix32(h: number): number {
   h ^= h >>> 16;
   return h >>> 0;
 }
+
+/** Partitions as ranges for a log line: `[0, 1, 2, 5, 7, 8]` → `0-2,5,7-8`. */
+export function partitionRanges(partitions: Iterable<number>): string {
+  const sorted = [...new Set(partitions)].sort((a, b) => a - b);
+  const ranges: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    ranges.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return ranges.join(',');
+}

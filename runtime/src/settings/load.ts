@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { Ajv } from 'ajv';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import { isSecretKey } from '../secrets.js';
 import { SettingsSchema, isSettingKey, type Settings } from './schema.js';
 import { tokenWeakness } from './token-strength.js';
 
@@ -25,16 +26,12 @@ export interface LoadSettingsOptions {
  */
 export function loadSettings(options: LoadSettingsOptions = {}): Settings {
   const raw: Record<string, unknown> = {};
+  const unknown: SettingProblem[] = [];
   if (options.envFile && existsSync(options.envFile)) {
     const parsed = parseEnv(readFileSync(options.envFile, 'utf8'));
     for (const [key, value] of Object.entries(parsed)) {
-      if (!isSettingKey(key)) {
-        throw new SwitchboardError(
-          ErrorCodes.VALIDATION_FAILED,
-          `Unknown setting ${key} in ${options.envFile}; known settings are listed in docs/configuration.md.`,
-        );
-      }
-      raw[key] = value;
+      if (isSettingKey(key)) raw[key] = value;
+      else unknown.push({ key, message: `is not a known setting (in ${options.envFile}; known settings are listed in docs/configuration.md)` });
     }
   } else if (options.requireEnvFile) {
     throw new SwitchboardError(
@@ -49,30 +46,49 @@ export function loadSettings(options: LoadSettingsOptions = {}): Settings {
   for (const [key, value] of Object.entries(options.overrides ?? {})) {
     if (value !== undefined) raw[key] = value;
   }
-  return Object.freeze(checkSettings(raw));
+  return Object.freeze(checkSettings(raw, unknown));
 }
 
-/** Validates a settings record, applying defaults; throws a coded error naming the first bad key. */
-export function checkSettings(raw: Record<string, unknown>): Settings {
+/** One bad setting: its key and what is wrong with it. */
+interface SettingProblem {
+  key: string;
+  message: string;
+}
+
+/**
+ * Validates a settings record, applying defaults; throws one coded error naming every bad key (the
+ * `problems` found before, such as unknown keys, first), so a start is fixed in one edit, not one per key.
+ */
+export function checkSettings(raw: Record<string, unknown>, problems: readonly SettingProblem[] = []): Settings {
   const copy = { ...raw };
-  if (validate(copy)) {
-    // The schema bounds the length; how guessable a token is takes code.
-    const weakness = copy.ORCHESTRATOR_TOKEN ? tokenWeakness(copy.ORCHESTRATOR_TOKEN) : undefined;
-    if (!weakness) return copy;
-    const message = `${weakness}. Leave it empty to have one generated, or use e.g. \`openssl rand -hex 32\``;
-    throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `Setting ORCHESTRATOR_TOKEN ${message}.`, { details: [{ key: 'ORCHESTRATOR_TOKEN', message }] });
-  }
-  const details = (validate.errors ?? []).map((e) => {
+  const valid = validate(copy);
+  const found = new Map(problems.map((p) => [p.key, p]));
+  for (const e of valid ? [] : (validate.errors ?? [])) {
     const key = e.instancePath.replace(/^\//, '') || String((e.params as { additionalProperty?: string }).additionalProperty ?? '');
-    return { key, message: describe(key, e.message ?? 'is invalid') };
-  });
-  const first = details[0]!;
-  throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `Setting ${first.key} ${first.message}.`, { details });
+    // A union reports each branch it tried; the first error of a key says enough.
+    if (!found.has(key)) found.set(key, { key, message: describe(key, e.message ?? 'is invalid') });
+  }
+  if (typeof copy.SECRET_KEY === 'string' && copy.SECRET_KEY !== '' && !isSecretKey(copy.SECRET_KEY) && !found.has('SECRET_KEY')) {
+    found.set('SECRET_KEY', { key: 'SECRET_KEY', message: 'must be 32 bytes, hex (64 digits, e.g. from `openssl rand -hex 32`) or base64' });
+  }
+  // The schema bounds the token's length; how guessable it is takes code.
+  const weakness = typeof copy.ORCHESTRATOR_TOKEN === 'string' && copy.ORCHESTRATOR_TOKEN !== '' ? tokenWeakness(copy.ORCHESTRATOR_TOKEN) : undefined;
+  if (weakness && !found.has('ORCHESTRATOR_TOKEN')) {
+    found.set('ORCHESTRATOR_TOKEN', { key: 'ORCHESTRATOR_TOKEN', message: `${weakness}. Leave it empty to have one generated, or use e.g. \`openssl rand -hex 32\`` });
+  }
+  if (found.size === 0) return copy as Settings;
+  const details = [...found.values()];
+  const message =
+    details.length === 1
+      ? `Setting ${details[0]!.key} ${details[0]!.message}.`
+      : `${details.length} settings are not valid:\n${details.map((d) => `  - ${d.key} ${d.message}`).join('\n')}`;
+  throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, message, { details });
 }
 
 function describe(key: string, message: string): string {
   const schema = (SettingsSchema.properties as Record<string, { anyOf?: { const: string }[]; description?: string }>)[key];
   if (!schema) return 'is not a known setting';
   if (schema.anyOf) return `must be one of ${schema.anyOf.map((s) => s.const).join(', ')}`;
-  return `${message} (${schema.description ?? 'see docs/configuration.md'})`;
+  // The description is a sentence of its own; inside the parentheses it loses its full stop.
+  return `${message} (${(schema.description ?? 'see docs/configuration.md').replace(/\.$/, '')})`;
 }
