@@ -8,8 +8,11 @@ import { fileURLToPath } from 'node:url';
 const cli = new URL('../dist/cli.js', import.meta.url);
 const builder = new URL('../../scripts/build-if-stale.mjs', import.meta.url);
 
+// Help and the version are answered by what is built: asking for them never writes into the checkout.
+const answersOnly = process.argv.slice(2).some((arg) => ['-h', '--help', '-v', '--version'].includes(arg));
+
 try {
-  if (existsSync(fileURLToPath(new URL('../src', import.meta.url))) && existsSync(fileURLToPath(builder))) {
+  if (!answersOnly && existsSync(fileURLToPath(new URL('../src', import.meta.url))) && existsSync(fileURLToPath(builder))) {
     const { buildIfStale } = await import(builder.href);
     await buildIfStale();
   }
