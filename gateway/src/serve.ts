@@ -36,7 +36,7 @@ export async function runCommand(line: CommandLine): Promise<number> {
   // The admin UI's deploy restarts in-process from the same env file, so no outside supervisor is needed.
   const deployment = await Deployment.start({
     ...sources,
-    logger: (settings) => (logger = createLogger({ level: settings.LOG_LEVEL })),
+    logger: (settings) => (logger = createLogger({ level: settings.LOG_LEVEL, format: settings.LOG_FORMAT })),
     ...(command === 'gateway' ? { cluster: 'gateway' as const } : {}),
   });
   const gateway = deployment.current;
@@ -63,7 +63,7 @@ export async function runCommand(line: CommandLine): Promise<number> {
 
 /** `switchboard runtime`: a cluster runtime node until SIGTERM/SIGINT, which hands its partitions over. */
 async function runNode(settings: Settings, stopRequested: Promise<string>): Promise<number> {
-  const logger = createLogger({ level: settings.LOG_LEVEL });
+  const logger = createLogger({ level: settings.LOG_LEVEL, format: settings.LOG_FORMAT });
   const node = await startRuntimeNode({ settings, logger });
   const probes = node.healthUrl ? `; probes at ${node.healthUrl}/health and /health/ready` : '';
   process.stdout.write(`Switchboard ${VERSION} runtime node ${node.nodeId} is running (NATS ${settings.NATS_URL}${probes}).\n`);

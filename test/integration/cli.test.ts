@@ -2,7 +2,7 @@
 // come without loading the runtime (the store, the drivers and their vendor SDKs take seconds to load)
 // and, through the launcher in a checkout, without building anything.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,5 +127,47 @@ describe('the switchboard launcher in a checkout', () => {
     assert.deepEqual(buildableWorkspaces(root), ['gateway']);
     assert.ok(buildableWorkspaces().includes('drivers/twilio'));
     assert.ok(!buildableWorkspaces().includes('drivers/example'));
+  });
+});
+
+describe('log lines on a terminal', { skip: spawnSync('script', ['--version']).status !== 0 ? 'no script(1) to make a terminal' : false }, () => {
+  /** `switchboard start` on a pseudo-terminal (script(1)); resolves with what it printed up to its banner. */
+  async function startOnTerminal(env: Record<string, string>): Promise<string> {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-tty-'));
+    temps.push(dir);
+    const command = `${process.execPath} --conditions=switchboard-source --import tsx gateway/src/cli.ts start --port 0 --data-dir ${join(dir, 'data')}`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), LOG_LEVEL: 'info', HTTP_ADAPTER: process.env.SWITCHBOARD_HTTP_ADAPTER ?? 'auto', ...env },
+    });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    try {
+      const deadline = Date.now() + 120_000;
+      while (!/API:\s+http/.test(output)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no banner:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return output;
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+    }
+  }
+
+  const logLines = (output: string) => output.split(/\r?\n/).filter((line) => line.includes('start-up: store open'));
+
+  it('are readable by default, and JSON with LOG_FORMAT=json', async () => {
+    const readable = logLines(await startOnTerminal({}));
+    assert.equal(readable.length, 1, 'no store line');
+    assert.match(readable[0]!, /^\[\d\d:\d\d:\d\d\.\d{3}\] .*INFO.*start-up: store open and migrated/);
+
+    const json = logLines(await startOnTerminal({ LOG_FORMAT: 'json' }));
+    assert.equal(json.length, 1, 'no store line');
+    assert.equal((JSON.parse(json[0]!) as { msg: string }).msg, 'start-up: store open and migrated');
   });
 });
