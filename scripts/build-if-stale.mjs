@@ -10,10 +10,14 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Workspace folders that have a build script, from the root package.json's globs (`dir` or `dir/*`). */
+/**
+ * Workspace folders that have a build script, from the root package.json's globs (`dir` or `dir/*`),
+ * less those it excludes (`!dir`: drivers/example is a template that npm does not install either).
+ */
 export function buildableWorkspaces(root = ROOT) {
   const { workspaces = [] } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const dirs = workspaces.flatMap((pattern) => {
+  const excluded = new Set(workspaces.filter((pattern) => pattern.startsWith('!')).map((pattern) => pattern.slice(1)));
+  const dirs = workspaces.filter((pattern) => !pattern.startsWith('!')).flatMap((pattern) => {
     if (!pattern.endsWith('/*')) return [pattern];
     const parent = pattern.slice(0, -2);
     return readdirSync(join(root, parent), { withFileTypes: true })
@@ -21,6 +25,7 @@ export function buildableWorkspaces(root = ROOT) {
       .map((d) => `${parent}/${d.name}`);
   });
   return dirs.filter((dir) => {
+    if (excluded.has(dir)) return false;
     const file = join(root, dir, 'package.json');
     return existsSync(file) && Boolean(JSON.parse(readFileSync(file, 'utf8')).scripts?.build);
   });

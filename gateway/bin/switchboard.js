@@ -8,8 +8,12 @@ import { fileURLToPath } from 'node:url';
 const cli = new URL('../dist/cli.js', import.meta.url);
 const builder = new URL('../../scripts/build-if-stale.mjs', import.meta.url);
 
+// Help and the version are answered by whatever CLI is built: asking for them writes nothing into a
+// built checkout, stale or not.
+const answersOnly = process.argv.slice(2).some((arg) => ['-h', '--help', '-v', '--version'].includes(arg));
+
 try {
-  if (existsSync(fileURLToPath(new URL('../src', import.meta.url))) && existsSync(fileURLToPath(builder))) {
+  if (!(answersOnly && existsSync(fileURLToPath(cli))) && existsSync(fileURLToPath(new URL('../src', import.meta.url))) && existsSync(fileURLToPath(builder))) {
     const { buildIfStale } = await import(builder.href);
     await buildIfStale();
   }

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
+// Only the argument parsing is loaded up front: help, the version and a mistyped command answer at once,
+// and the runtime (store, drivers, vendor SDKs) is imported only for a command that runs a server.
 import { parseArgs } from 'node:util';
-import { createLogger, type Logger, type Settings } from '@switchboard/runtime';
-import { Deployment, readSettings } from './deployment.js';
-import { startRuntimeNode } from './runtime-node.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Usage: switchboard [start | gateway | runtime] [options]
@@ -32,100 +31,73 @@ Options:
 const COMMANDS = ['start', 'gateway', 'runtime'] as const;
 type Command = (typeof COMMANDS)[number];
 
+const HINT = 'Run `switchboard --help` for the commands and options.';
+
+/** A mistake on the command line: printed with the hint, exit code 2. */
+class UsageError extends Error {}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        settings: { type: 'string' },
+        'env-file': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(usageMistake(err));
+  }
+}
+
+/** parseArgs' errors in the CLI's words (its own advise positionals and `--`, which this CLI has no use for). */
+function usageMistake(err: unknown): string {
+  const { code, message } = err as { code?: string; message?: string };
+  // Node quotes the option as '--foo', '--port <value>' or '-h, --help': the last flag in it is the one.
+  const option = /'(-[^']*)'/.exec(message ?? '')?.[1]?.match(/--?[A-Za-z][\w-]*/g)?.at(-1) ?? '';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return /argument missing/.test(message ?? '') ? `option ${option} needs a value` : `option ${option} takes no value`;
+  }
+  return message ?? String(err);
+}
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'data-dir': { type: 'string' },
-      settings: { type: 'string' },
-      'env-file': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
-  });
+  const { values, positionals } = parse(argv);
   if (values.version) {
     console.log(VERSION);
     return 0;
   }
-  const command = positionals[0] ?? 'start';
-  if (values.help || !COMMANDS.includes(command as Command)) {
+  if (values.help) {
     console.log(USAGE);
-    return values.help ? 0 : 2;
+    return 0;
   }
-  const named = values.settings ?? values['env-file'];
-  const sources = {
-    envFile: named ?? './.env',
-    requireEnvFile: named !== undefined,
-    env: process.env,
-    overrides: { PORT: values.port, HOST: values.host, DATA_DIR: values['data-dir'] },
-  };
-  // Signals are caught before start-up so that a stop request during start still shuts down cleanly.
-  const stopRequested = new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
+  const command = positionals[0] ?? 'start';
+  if (!COMMANDS.includes(command as Command)) throw new UsageError(`unknown command '${command}' (the commands are ${COMMANDS.join(', ')})`);
+  if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}' after '${command}'`);
+  const { runCommand } = await import('./serve.js');
+  return runCommand({
+    command: command as Command,
+    port: values.port,
+    host: values.host,
+    dataDir: values['data-dir'],
+    settingsFile: values.settings ?? values['env-file'],
   });
-  if (command === 'runtime') return runNode(readSettings(sources), stopRequested);
-  let logger!: ReturnType<typeof createLogger>;
-  // The admin UI's deploy restarts in-process from the same env file, so no outside supervisor is needed.
-  const deployment = await Deployment.start({
-    ...sources,
-    logger: (settings) => (logger = createLogger({ level: settings.LOG_LEVEL })),
-    ...(command === 'gateway' ? { cluster: 'gateway' as const } : {}),
-  });
-  const gateway = deployment.current;
-  const { runtime } = gateway;
-  // A cluster gateway is one of several behind PUBLIC_BASE_URL: it names its own address, and the shared one apart.
-  const base = runtime.cluster ? gateway.url : gateway.publicBaseUrl;
-  const lines = [
-    `Switchboard ${VERSION} is running${runtime.cluster ? ` as cluster gateway ${runtime.nodeId}` : runtime.demoMode ? ' in demo mode (no provider credentials set)' : ''}.`,
-    `  API:       ${base}/api/v1  (docs: ${base}/api/v1/openapi.json)`,
-    `  Admin UI:  ${base}/admin/setup (setup wizard)  ${base}/admin/dashboard  ${base}/admin/api-docs (API explorer)`,
-    `  Admin API: ${base}/admin/api/status  (orchestrator token)`,
-    `  Health:    ${base}/health`,
-  ];
-  if (runtime.cluster) lines.push(`  Public:    ${gateway.publicBaseUrl}  (PUBLIC_BASE_URL, shared by the gateways: providers call it, and webhook signatures cover it)`);
-  if (gateway.simulator) lines.push(`  Simulator: ${gateway.simulator.url}/_sim  (demo providers; POST /_sim/inbound/sms sends the agent a text)`);
-  if (runtime.generatedOrchestratorToken) {
-    lines.push(
-      '',
-      `  Orchestrator token (shown once; store it now): ${runtime.generatedOrchestratorToken}`,
-      `  Team token: curl -s -H "Authorization: Bearer <orchestrator token>" ${base}/admin/api/my-token`,
-    );
-  }
-  process.stdout.write(lines.join('\n') + '\n');
-  return stopOn(stopRequested, logger, 'shutting down: draining requests', () => deployment.stop());
-}
-
-/** `switchboard runtime`: a cluster runtime node until SIGTERM/SIGINT, which hands its partitions over. */
-async function runNode(settings: Settings, stopRequested: Promise<string>): Promise<number> {
-  const logger = createLogger({ level: settings.LOG_LEVEL });
-  const node = await startRuntimeNode({ settings, logger });
-  const probes = node.healthUrl ? `; probes at ${node.healthUrl}/health and /health/ready` : '';
-  process.stdout.write(`Switchboard ${VERSION} runtime node ${node.nodeId} is running (NATS ${settings.NATS_URL}${probes}).\n`);
-  return stopOn(stopRequested, logger, 'shutting down: handing partitions over', () => node.stop());
-}
-
-/** Waits for the stop signal, then stops; the exit code says whether the shutdown went cleanly. */
-async function stopOn(stopRequested: Promise<string>, logger: Logger, message: string, stop: () => Promise<void>): Promise<number> {
-  const signal = await stopRequested;
-  logger.info({ signal }, message);
-  try {
-    await stop();
-  } catch (err) {
-    logger.error({ err }, 'shutdown failed');
-    return 1;
-  }
-  logger.info('stopped');
-  logger.flush?.();
-  return 0;
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`switchboard: ${err.message}\n${HINT}\n`);
+      process.exit(2);
+    }
     const message = err instanceof Error ? err.message : String(err);
     // The code names the failure for scripts and searches (DRIVER_CONFLICT, VALIDATION_FAILED...).
     const code = typeof (err as { code?: unknown })?.code === 'string' ? `${(err as { code: string }).code}: ` : '';

@@ -1,8 +1,9 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import sqlite3 from 'sqlite3';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import { makePrivateDir, makePrivateFile } from './data-dir.js';
 
 /** File whose SQLite lock marks the data dir as taken. */
 export const LOCK_FILE = 'switchboard.lock';
@@ -30,7 +31,8 @@ export class DataDirLock {
   /** Takes the lock, or throws CONFLICT naming the dir, the holder's pid and what to do. */
   static async acquire(dataDir: string): Promise<DataDirLock> {
     const dir = resolve(dataDir);
-    mkdirSync(dir, { recursive: true });
+    makePrivateDir(dir);
+    makePrivateFile(join(dir, LOCK_FILE));
     const db = await open(join(dir, LOCK_FILE));
     try {
       // No busy timeout: a held lock answers SQLITE_BUSY at once. The journal stays in memory so
@@ -48,7 +50,7 @@ export class DataDirLock {
     }
     const holder: Holder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
     const tmp = join(dir, `${HOLDER_FILE}.${process.pid}.tmp`);
-    writeFileSync(tmp, JSON.stringify(holder) + '\n');
+    writeFileSync(tmp, JSON.stringify(holder) + '\n', { mode: 0o600 });
     renameSync(tmp, join(dir, HOLDER_FILE));
     return new DataDirLock(dir, db);
   }

@@ -29,13 +29,16 @@ const REDACT = [
 
 export interface LoggerOptions {
   level: string;
-  /** Readable output for a person at a terminal; JSON otherwise. */
+  /** Readable output for a person at a terminal; JSON otherwise. Wins over `format`. */
   pretty?: boolean;
+  /** The LOG_FORMAT setting: `auto` (the default) is readable on a terminal, JSON otherwise. */
+  format?: 'auto' | 'json' | 'pretty';
 }
 
 /** The process logger: JSON lines in production, readable when stdout is a terminal. */
 export function createLogger(options: LoggerOptions): Logger {
-  const readable = options.pretty ?? (process.stdout.isTTY === true && process.env.NODE_ENV !== 'production');
+  const format = options.format ?? 'auto';
+  const readable = options.pretty ?? (format === 'auto' ? process.stdout.isTTY === true && process.env.NODE_ENV !== 'production' : format === 'pretty');
   const settings = { level: options.level, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined };
   return readable ? pino(settings, readableStream()) : pino(settings);
 }

@@ -9,6 +9,7 @@ import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
 import { UsageReports } from './billing/reports.js';
 import { Tariffs } from './billing/tariffs.js';
+import { warnIfDataDirOpen } from './data-dir.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { DeliveryService } from './delivery/delivery-service.js';
 import { Limiter } from './limits/limiter.js';
@@ -144,6 +145,7 @@ export class Runtime {
     // One server per data dir: a second one would keep its own limits and actors over the same store.
     // Cluster nodes share their store by design; placement keeps one actor per agent among them.
     const lock = options.placement || options.cluster ? undefined : await DataDirLock.acquire(settings.DATA_DIR);
+    if (lock) warnIfDataDirOpen(lock.dir, logger);
     try {
       const runtime = await Runtime.#start(options);
       runtime.#lock = lock;

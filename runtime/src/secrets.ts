@@ -1,7 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import { makePrivateDir } from './data-dir.js';
 
 /**
  * Seals secrets that must be readable again (the team token, callback signing secrets) with
@@ -36,7 +37,7 @@ export function loadSecretKey(dataDir: string, configured: string): Buffer {
   if (configured) return decodeKey(configured);
   const path = join(dataDir, 'secret.key');
   if (existsSync(path)) return decodeKey(readFileSync(path, 'utf8').trim());
-  mkdirSync(dataDir, { recursive: true });
+  makePrivateDir(dataDir);
   const key = randomBytes(32);
   writeFileSync(path, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
   return key;

@@ -9,7 +9,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildIfStale, staleness } from '../../scripts/build-if-stale.mjs';
+import { provisionAgent, startTestGateway } from '../helpers/gateway.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -215,6 +218,36 @@ describe('README commands work verbatim on a built checkout', () => {
     await healthy(named, Date.now());
     assert.match(named.output(), new RegExp(`API:\\s+http://127\\.0\\.0\\.1:${port}/api/v1`), 'the named file was read');
     assert.equal(await named.stop(), 0, named.output());
+  });
+});
+
+describe("the README's MCP client configuration", () => {
+  it('connects an MCP client as written, with the port and token filled in, and lists and calls the tools', async () => {
+    const block = [...README.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('mcpServers'));
+    assert.ok(block, 'the README shows no MCP client configuration');
+    const server = (JSON.parse(block) as { mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }> }).mcpServers.switchboard!;
+    assert.equal(server.type, 'http');
+    const t = await startTestGateway();
+    try {
+      const agentId = new URL(server.url).searchParams.get('agentId')!;
+      const { securityToken } = await provisionAgent(t, agentId, ['sms']);
+      const url = new URL(server.url.replace('http://127.0.0.1:3000', t.url));
+      const headers = Object.fromEntries(Object.entries(server.headers).map(([k, v]) => [k, v.replace(/<securityToken of [^>]+>/, securityToken)]));
+      const client = new Client({ name: 'readme-client', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+      try {
+        const { tools } = await client.listTools();
+        for (const name of ['comms_send_message', 'comms_make_call', 'comms_get_waiting_messages', 'comms_ping']) {
+          assert.ok(tools.some((tool) => tool.name === name), `no ${name} tool`);
+        }
+        const ping = (await client.callTool({ name: 'comms_ping', arguments: {} })) as { isError?: boolean };
+        assert.notEqual(ping.isError, true, JSON.stringify(ping));
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await t.close();
+    }
   });
 });
 

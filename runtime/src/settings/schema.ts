@@ -103,6 +103,10 @@ export const SettingsSchema = Type.Object(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
       { default: 'info', description: 'pino log level.' },
     ),
+    LOG_FORMAT: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], {
+      default: 'auto',
+      description: 'auto: readable lines when stdout is a terminal (unless NODE_ENV=production), JSON lines otherwise; json or pretty force one.',
+    }),
     DEMO_MODE: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], {
       default: 'auto',
       description: 'auto: demo mode when no provider credentials and no DRIVERS are set; true/false force it.',

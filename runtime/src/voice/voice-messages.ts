@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { wavFile } from '@switchboard/sdk';
+import { makePrivateDir } from '../data-dir.js';
 
 /** A stored voice message. */
 export interface StoredVoiceMessage {
@@ -26,7 +27,7 @@ export class VoiceMessageStore {
 
   /** Writes 16-bit mono PCM as a WAV file; the duration is the real one, from the samples. */
   async save(pcm: Buffer, sampleRate: number): Promise<StoredVoiceMessage> {
-    mkdirSync(this.dir, { recursive: true });
+    makePrivateDir(this.dir);
     const name = `vm_${randomBytes(16).toString('base64url')}.wav`;
     writeFileSync(join(this.dir, name), wavFile(pcm, sampleRate), { mode: 0o600 });
     const durationSeconds = Math.round((pcm.length / 2 / sampleRate) * 1000) / 1000;

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import sqlite3 from 'sqlite3';
+import { makePrivateDir, makePrivateFile } from '../../data-dir.js';
 
 export interface SqliteOptions {
   /** File path, or ':memory:'. */
@@ -14,9 +14,15 @@ export interface SqliteConnections {
   readonly reader: sqlite3.Database;
 }
 
-/** Opens the writer (WAL, foreign keys, a busy timeout) and the reader, creating the file's folder. */
+/**
+ * Opens the writer (WAL, foreign keys, a busy timeout) and the reader, creating the file's folder
+ * (0700) and the file (0600; SQLite gives -wal and -shm the database file's mode).
+ */
 export async function openConnections(options: SqliteOptions): Promise<SqliteConnections> {
-  if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
+  if (options.filename !== ':memory:') {
+    makePrivateDir(dirname(options.filename));
+    makePrivateFile(options.filename);
+  }
   const writer = await connect(options.filename, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
   // Parallel mode: statements handed over together run back to back on libuv's threads, instead of
   // one main-thread round trip (~100 µs here) each. Where order matters the code awaits it.
