@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { ErrorCodes } from '@switchboard/sdk';
 import type { GatewayPorts, Principal } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
+import { checkToken } from '../http/token-check.js';
 import type { HttpRequest } from '../http/types.js';
 
 export const SESSION_COOKIE = 'sb_session';
@@ -55,15 +56,9 @@ export class AdminSessions {
   /** Checks the token and answers the Set-Cookie header of a new session, and its CSRF token. */
   async signIn(token: string, request: HttpRequest): Promise<{ cookie: string; csrf: string; expiresAt: string }> {
     const { lockout, tokens } = this.ports;
-    const wait = lockout.retryAfter(request.remoteAddress);
-    if (wait > 0) fail(ErrorCodes.RATE_LIMITED, `Too many failed sign-ins from this address; try again in ${wait} s.`);
-    const principal = await tokens.authenticate(token);
-    if (!principal) {
-      lockout.fail(request.remoteAddress);
-      fail(ErrorCodes.UNAUTHORIZED, 'That token is not valid; use the orchestrator token printed at first start (ORCHESTRATOR_TOKEN).');
-    }
+    const principal = await checkToken((t) => tokens.authenticate(t), lockout, token, request.remoteAddress);
+    if (!principal) fail(ErrorCodes.UNAUTHORIZED, 'That token is not valid; use the orchestrator token printed at first start (ORCHESTRATOR_TOKEN).');
     if (principal.kind !== 'orchestrator') fail(ErrorCodes.FORBIDDEN, 'The admin UI needs the orchestrator token, not a team or agent token.');
-    lockout.succeed(request.remoteAddress);
     const data: SessionData = { exp: Math.floor(Date.now() / 1000) + SESSION_SECONDS, csrf: randomBytes(24).toString('base64url'), nonce: randomBytes(16).toString('base64url') };
     const sealed = encodeURIComponent(this.ports.sealer.seal(JSON.stringify(data)));
     const attrs = `Path=/; SameSite=Strict; Max-Age=${SESSION_SECONDS}${isLoopback(request, this.publicBaseUrl()) ? '' : '; Secure'}`;
