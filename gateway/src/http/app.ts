@@ -22,7 +22,7 @@ export interface GatewayAppOptions {
   logger: Logger;
   bodyLimits: { api: number; webhook: number };
   /** The admin UI's session cookie, for requests without a bearer token; throws when the cookie is bad. */
-  sessions?: { authenticate(request: HttpRequest): Principal | undefined };
+  sessions?: { authenticate(request: HttpRequest): Promise<Principal | undefined> };
 }
 
 /** A handled request: the answer and the route pattern it matched (for logs and metrics). */
@@ -160,7 +160,7 @@ export class GatewayApp {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const token = match?.[1] ?? (definition.path === '/sse' ? new URLSearchParams(request.queryString).get('token') ?? '' : '');
     if (!token) {
-      const session = this.options.sessions?.authenticate(request);
+      const session = await this.options.sessions?.authenticate(request);
       if (session) {
         checkPermitted(definition, session);
         return session;
