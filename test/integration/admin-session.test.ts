@@ -66,7 +66,8 @@ describe('admin UI sign-in: session cookie and CSRF', () => {
     const res = await signIn(t.orchestratorToken);
     const cookie = cookieOf(res);
     const { csrfToken } = (await res.json()) as { csrfToken: string };
-    for (const headers of [{ cookie }, { cookie, 'x-csrf-token': 'forged' }, { cookie, 'x-csrf-token': csrfToken, origin: 'https://evil.example' }]) {
+    const refused: Record<string, string>[] = [{ cookie }, { cookie, 'x-csrf-token': 'forged' }, { cookie, 'x-csrf-token': csrfToken, origin: 'https://evil.example' }];
+    for (const headers of refused) {
       const out = await t.call('DELETE', '/admin/api/session', { headers });
       assert.equal(out.status, 403);
       assert.equal(((await out.json()) as { code: string }).code, 'FORBIDDEN');
