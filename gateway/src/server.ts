@@ -1,5 +1,6 @@
 import { Runtime, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
 import { GatewayApp } from './http/app.js';
+import { clientAddress } from './http/client-address.js';
 import type { AdapterName, Listener } from './http/adapter.js';
 import { selectAdapter } from './http/select-adapter.js';
 import type { ListenFunction } from './admin/switching-listener.js';
@@ -67,6 +68,7 @@ const listenOnAdapter: ListenFunction = (adapter, app, options) => adapter.liste
 export async function startGateway({ settings, logger, admin, listen: bind = listenOnAdapter, cluster, drivers, previousSimulator }: StartGatewayOptions): Promise<Gateway> {
   // Chosen before anything opens, so a forced adapter that cannot serve stops the start cleanly.
   const { adapter, reason } = await selectAdapter(settings.HTTP_ADAPTER);
+  const resolveClient = clientAddress(settings.TRUSTED_PROXIES);
   logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
   const runtime = await Runtime.start({ settings, logger, cluster });
   // The gateway reaches the runtime only through its ports.
@@ -106,7 +108,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
       attachVoiceSocket(routes, { voice: ports.voice, metrics, logger, publicBaseUrl: () => runtime.publicBaseUrl });
     };
     // The port opens first, since the public base URL may depend on it; until `ready()` every route answers 503 `starting`.
-    listener = await bind(adapter, app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true });
+    listener = await bind(adapter, app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true, clientAddress: resolveClient });
     logger.info({ port: listener.port }, 'start-up: listening (503 starting until the routes are mounted)');
     connectAgentReach(ports.reach, mcp);
     metrics.observeMcp(() => mcp.census());

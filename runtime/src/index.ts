@@ -41,6 +41,7 @@ export { mayActFor } from './auth/principal.js';
 export type { Principal } from './auth/principal.js';
 export { AuthLockout } from './auth/lockout.js';
 export type { LockoutOptions } from './auth/lockout.js';
+export { SessionEpoch } from './auth/session-epoch.js';
 export type { ClusterRole } from './cluster/cluster-mode.js';
 export type { PoolName, PoolEntry } from './store/repositories/pools.js';
 export { keyInUse } from './store/repositories/idempotency.js';

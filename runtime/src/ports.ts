@@ -4,6 +4,7 @@ import type { AgentReach } from './agents/agent-reach.js';
 import type { AgentView, VoiceWebhook } from './agents/catalogue.js';
 import type { OperatorReads } from './admin/operator-reads.js';
 import type { AuthLockout } from './auth/lockout.js';
+import type { SessionEpoch } from './auth/session-epoch.js';
 import type { TokenService } from './auth/token-service.js';
 import type { UsageReports } from './billing/reports.js';
 import type { RuntimeEvents } from './events.js';
@@ -29,6 +30,8 @@ export interface GatewayPorts {
   readonly tokens: Pick<TokenService, 'authenticate' | 'teamToken' | 'regenerateTeamToken'>;
   /** Failed authentications per address. */
   readonly lockout: Pick<AuthLockout, 'retryAfter' | 'fail' | 'succeed'>;
+  /** The admin sessions' epoch in the store: a session of an older one is over (sign-out, a new orchestrator token). */
+  readonly sessionEpoch: Pick<SessionEpoch, 'current' | 'advance'>;
   /** Stored answers of requests sent with an Idempotency-Key. */
   readonly idempotency: Pick<IdempotencyRepository, 'find' | 'record'>;
   /** Seals and opens what the gateway hands out and takes back (the admin session cookie). */

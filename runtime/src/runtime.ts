@@ -4,6 +4,7 @@ import { checkRequest, isOperationName } from './agents/catalogue.js';
 import { AgentClient } from './agents/agent-client.js';
 import { lifecycleOperations } from './agents/operations.js';
 import { AuthLockout } from './auth/lockout.js';
+import { SessionEpoch } from './auth/session-epoch.js';
 import { TokenService } from './auth/token-service.js';
 import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
@@ -47,6 +48,9 @@ import type { GatewayPorts } from './ports.js';
 import { RelayCall } from './voice/relay-call.js';
 import { StreamCall } from './voice/stream-call.js';
 
+/** How long a process may go on using the admin sessions' epoch it read: how late a sign-out elsewhere reaches it. */
+const SESSION_EPOCH_MAX_AGE_MS = 2000;
+
 export interface RuntimeOptions {
   settings: Settings;
   logger: Logger;
@@ -68,6 +72,8 @@ export class Runtime {
   readonly emailDomain: string;
   readonly readiness = new ReadinessChecks();
   readonly lockout: AuthLockout;
+  /** The admin UI sessions' epoch, kept in the store. */
+  readonly sessionEpoch: SessionEpoch;
   readonly agents: AgentClient;
   readonly events = new RuntimeEvents();
   readonly drivers = new DriverSet();
@@ -112,6 +118,7 @@ export class Runtime {
       windowMs: settings.AUTH_LOCKOUT_WINDOW_SECONDS * 1000,
       lockMs: settings.AUTH_LOCKOUT_SECONDS * 1000,
     });
+    this.sessionEpoch = new SessionEpoch(store.settings, box, SESSION_EPOCH_MAX_AGE_MS);
     this.tariffs = new Tariffs(settings.TARIFFS);
     this.limiter = new Limiter(store, defaultLimits(settings), this.events);
     this.reports = new UsageReports(store, this.limiter, () => this.markupPercent());
@@ -214,6 +221,7 @@ export class Runtime {
     if (cluster?.role !== 'node') {
       const { generatedOrchestratorToken } = await tokens.init(settings.ORCHESTRATOR_TOKEN);
       runtime.generatedOrchestratorToken = generatedOrchestratorToken;
+      await runtime.sessionEpoch.init(tokens.orchestratorHash);
     }
     await runtime.#fillPools();
     if (cluster) await runtime.#joinCluster(bus as NatsBus);
@@ -283,6 +291,7 @@ export class Runtime {
       agents: this.agents,
       tokens: this.tokens,
       lockout: this.lockout,
+      sessionEpoch: this.sessionEpoch,
       idempotency: store.idempotency,
       sealer: this.box,
       admin: {

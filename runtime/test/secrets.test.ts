@@ -41,4 +41,17 @@ describe('secrets and lockout', () => {
     now = 7001;
     assert.equal(lockout.retryAfter('a'), 0);
   });
+
+  it('does not count failures while locked, so a guesser cannot extend the lock', () => {
+    let now = 0;
+    const lockout = new AuthLockout({ attempts: 2, windowMs: 1000, lockMs: 5000 }, () => now);
+    lockout.fail('a');
+    lockout.fail('a');
+    now = 4000;
+    lockout.fail('a');
+    lockout.fail('a');
+    assert.equal(lockout.retryAfter('a'), 1);
+    now = 5001;
+    assert.equal(lockout.retryAfter('a'), 0);
+  });
 });

@@ -62,12 +62,55 @@ describe('admin UI sign-in: session cookie and CSRF', () => {
     assert.equal((await t.call('GET', '/admin/api/status', { token: t.orchestratorToken })).status, 200);
   });
 
+  it('sign-out needs the CSRF token: a cookie alone, a forged token or another origin is refused and signs nothing out', async () => {
+    const res = await signIn(t.orchestratorToken);
+    const cookie = cookieOf(res);
+    const { csrfToken } = (await res.json()) as { csrfToken: string };
+    const refused: Record<string, string>[] = [{ cookie }, { cookie, 'x-csrf-token': 'forged' }, { cookie, 'x-csrf-token': csrfToken, origin: 'https://evil.example' }];
+    for (const headers of refused) {
+      const out = await t.call('DELETE', '/admin/api/session', { headers });
+      assert.equal(out.status, 403);
+      assert.equal(((await out.json()) as { code: string }).code, 'FORBIDDEN');
+      assert.equal(out.headers.get('set-cookie'), null);
+    }
+    assert.equal((await t.call('GET', '/admin/api/status', { headers: { cookie } })).status, 200, 'still signed in');
+    const stale = await t.call('DELETE', '/admin/api/session', { headers: { cookie: 'sb_session=v1.abc.def.ghi' } });
+    assert.equal(stale.status, 200, 'a cookie that is no session is just cleared');
+  });
+
   it('sign-out revokes the session and clears the cookie', async () => {
-    const cookie = cookieOf(await signIn(t.orchestratorToken));
-    const out = await t.call('DELETE', '/admin/api/session', { headers: { cookie } });
+    const res = await signIn(t.orchestratorToken);
+    const cookie = cookieOf(res);
+    const { csrfToken } = (await res.json()) as { csrfToken: string };
+    const out = await t.call('DELETE', '/admin/api/session', { headers: { cookie, 'x-csrf-token': csrfToken } });
     assert.equal(out.status, 200);
     assert.match(out.headers.get('set-cookie')!, /^sb_session=; HttpOnly;.*Max-Age=0/);
     assert.equal((await t.call('GET', '/admin/api/status', { headers: { cookie } })).status, 401, 'the old cookie no longer works');
     assert.equal((await (await t.call('GET', '/admin/api/session', { headers: { cookie } })).json() as any).signedIn, false);
+  });
+});
+
+describe('admin sessions and the orchestrator token', () => {
+  it('a new ORCHESTRATOR_TOKEN ends the sessions signed in under the old one', async () => {
+    const first = await startTestGateway();
+    let cookie: string;
+    try {
+      const res = await first.call('POST', '/admin/api/session', { json: { token: first.orchestratorToken } });
+      cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+      assert.equal((await first.call('GET', '/admin/api/status', { headers: { cookie } })).status, 200);
+    } finally {
+      await first.close({ keepData: true });
+    }
+    const newToken = `sb_orch_rotated_${Math.random().toString(36).slice(2)}`;
+    const second = await startTestGateway({ ORCHESTRATOR_TOKEN: newToken }, first.dataDir);
+    try {
+      assert.equal((await second.call('GET', '/admin/api/status', { headers: { cookie } })).status, 401, 'the old session is over');
+      assert.equal((await second.call('POST', '/admin/api/session', { json: { token: first.orchestratorToken } })).status, 401, 'the old token is refused');
+      const res = await second.call('POST', '/admin/api/session', { json: { token: newToken } });
+      const fresh = res.headers.get('set-cookie')!.split(';')[0]!;
+      assert.equal((await second.call('GET', '/admin/api/status', { headers: { cookie: fresh } })).status, 200);
+    } finally {
+      await second.close();
+    }
   });
 });

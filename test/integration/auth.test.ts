@@ -96,19 +96,60 @@ describe('auth matrix', () => {
   });
 });
 
-describe('auth lockout', () => {
+/** Opens GET /sse with a token and answers its status; a stream that opened is closed again. */
+async function sseStatus(t: TestGateway, token: string, headers: Record<string, string> = {}): Promise<number> {
+  const controller = new AbortController();
+  const res = await fetch(`${t.url}/sse?token=${encodeURIComponent(token)}`, { headers, signal: controller.signal });
+  controller.abort();
+  return res.status;
+}
+
+describe('auth lockout: wrong tokens are refused, a correct token always passes', () => {
   let t: TestGateway;
+  let client: string;
   before(async () => {
     t = await startTestGateway({ AUTH_LOCKOUT_ATTEMPTS: 3, AUTH_LOCKOUT_SECONDS: 60 });
+    client = (await provisionAgent(t, 'lockout-own', ['line'])).securityToken;
   });
   after(() => t.close());
 
-  it('locks an address out with 429 and Retry-After after repeated failures, even for a good token', async () => {
-    for (let i = 0; i < 3; i++) assert.equal((await t.call('GET', '/admin/api/agents', { token: `wrong-${i}` })).status, 401);
-    const locked = await t.call('GET', '/admin/api/agents', { token: t.orchestratorToken });
-    assert.equal(locked.status, 429);
+  it('after wrong ?token= on /sse, wrong tokens get 429 with Retry-After and correct ones go through, X-Forwarded-For from an untrusted peer ignored', async () => {
+    // Each failure claims another address; with no trusted proxy, the header is the client's own words.
+    for (let i = 0; i < 3; i++) assert.equal(await sseStatus(t, `wrong-${i}`, { 'x-forwarded-for': `203.0.113.${i}` }), 401);
+    const locked = await t.call('GET', '/admin/api/agents', { token: 'wrong-again', headers: { 'x-forwarded-for': '203.0.113.99' } });
+    assert.equal(locked.status, 429, 'the lock stays on the socket address');
     assert.ok(Number(locked.headers.get('retry-after')) > 0);
     assert.equal(((await locked.json()) as { code: string }).code, 'RATE_LIMITED');
+    assert.equal(await sseStatus(t, 'wrong-again'), 429);
+    assert.equal((await t.call('POST', '/admin/api/session', { json: { token: 'wrong-again' } })).status, 429, 'admin sign-in shares the lock');
+
+    assert.equal((await t.call('GET', '/admin/api/agents', { token: t.orchestratorToken })).status, 200, 'orchestrator');
+    assert.equal((await t.call('GET', '/api/v1/channel-status?agentId=lockout-own', { token: t.teamToken })).status, 200, 'team');
+    assert.equal((await t.call('GET', '/api/v1/channel-status', { token: client })).status, 200, 'client');
+    assert.equal(await sseStatus(t, client), 200, 'client on /sse');
+    assert.equal((await t.call('POST', '/admin/api/session', { json: { token: t.orchestratorToken } })).status, 200, 'admin sign-in');
+    assert.equal((await t.call('GET', '/admin/api/agents', { token: 'wrong-after' })).status, 429, 'correct tokens do not lift the lock');
     assert.equal((await t.call('GET', '/health')).status, 200, 'public routes stay open');
+  });
+});
+
+describe('auth lockout behind trusted proxies (TRUSTED_PROXIES)', () => {
+  let t: TestGateway;
+  before(async () => {
+    // The test client on loopback stands in for the load balancer.
+    t = await startTestGateway({ AUTH_LOCKOUT_ATTEMPTS: 3, AUTH_LOCKOUT_SECONDS: 60, TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1' });
+  });
+  after(() => t.close());
+
+  const as = (forwardedFor: string) => ({ 'x-forwarded-for': forwardedFor });
+
+  it("locks out the client X-Forwarded-For names, not the proxy's address or the other clients behind it", async () => {
+    for (let i = 0; i < 3; i++) assert.equal(await sseStatus(t, `wrong-${i}`, as('198.51.100.7')), 401);
+    assert.equal((await t.call('GET', '/admin/api/agents', { token: 'wrong', headers: as('198.51.100.7') })).status, 429);
+    // What the client wrote itself is left of what the proxies appended: the right-most untrusted entry counts.
+    assert.equal((await t.call('GET', '/admin/api/agents', { token: 'wrong', headers: as('192.0.2.1, 198.51.100.7, 10.1.2.3') })).status, 429);
+    assert.equal((await t.call('GET', '/admin/api/agents', { token: 'wrong', headers: as('198.51.100.8') })).status, 401, 'another client');
+    assert.equal((await t.call('GET', '/admin/api/agents', { token: 'wrong', headers: as('198.51.100.7, 198.51.100.9') })).status, 401, 'a forged entry');
+    assert.equal((await t.call('GET', '/admin/api/agents', { token: t.orchestratorToken, headers: as('198.51.100.7') })).status, 200);
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { ErrorCodes } from '@switchboard/sdk';
 import type { GatewayPorts, Principal } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
+import { checkToken } from '../http/token-check.js';
 import type { HttpRequest } from '../http/types.js';
 
 export const SESSION_COOKIE = 'sb_session';
@@ -11,15 +12,13 @@ export const SESSION_SECONDS = 8 * 3600;
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Nonces of signed-out sessions until they expire; per process, so they outlive a deploy. */
-const REVOKED = new Map<string, number>();
-
 interface SessionData {
   /** Expiry, epoch seconds. */
   exp: number;
   /** Double-submit token the UI echoes in X-CSRF-Token on state changes. */
   csrf: string;
-  nonce: string;
+  /** The sessions' epoch it was signed in under (see SessionEpoch): sign-out and a new orchestrator token end it. */
+  epoch: string;
 }
 
 /** Cookies of a request, by name. */
@@ -42,29 +41,29 @@ function isLoopback(request: HttpRequest, publicBaseUrl: string): boolean {
 /**
  * Admin UI sign-in: the orchestrator token is exchanged for a sealed, HttpOnly, SameSite=Strict
  * session cookie (Secure outside loopback). The cookie is sealed with the store's secret key, so it
- * survives a deploy; sign-out revokes its nonce. A state-changing request authenticated by the cookie
- * must carry the session's CSRF token (handed to the page by GET /admin/api/session, kept in memory)
- * in X-CSRF-Token, and a same-origin Origin when the browser sends one.
+ * survives a deploy, and carries the sessions' epoch in the store: sign-out (on any gateway) and a
+ * new orchestrator token move the epoch on, which ends every session. A state-changing request
+ * authenticated by the cookie, sign-out included, must carry the session's CSRF token (handed to the
+ * page by GET /admin/api/session, kept in memory) in X-CSRF-Token, and a same-origin Origin when the
+ * browser sends one.
  */
 export class AdminSessions {
   constructor(
-    private readonly ports: Pick<GatewayPorts, 'tokens' | 'lockout' | 'sealer'>,
+    private readonly ports: Pick<GatewayPorts, 'tokens' | 'lockout' | 'sealer' | 'sessionEpoch'>,
     private readonly publicBaseUrl: () => string,
   ) {}
 
   /** Checks the token and answers the Set-Cookie header of a new session, and its CSRF token. */
   async signIn(token: string, request: HttpRequest): Promise<{ cookie: string; csrf: string; expiresAt: string }> {
-    const { lockout, tokens } = this.ports;
-    const wait = lockout.retryAfter(request.remoteAddress);
-    if (wait > 0) fail(ErrorCodes.RATE_LIMITED, `Too many failed sign-ins from this address; try again in ${wait} s.`);
-    const principal = await tokens.authenticate(token);
-    if (!principal) {
-      lockout.fail(request.remoteAddress);
-      fail(ErrorCodes.UNAUTHORIZED, 'That token is not valid; use the orchestrator token printed at first start (ORCHESTRATOR_TOKEN).');
-    }
+    const { lockout, tokens, sessionEpoch } = this.ports;
+    const principal = await checkToken((t) => tokens.authenticate(t), lockout, token, request.remoteAddress);
+    if (!principal) fail(ErrorCodes.UNAUTHORIZED, 'That token is not valid; use the orchestrator token printed at first start (ORCHESTRATOR_TOKEN).');
     if (principal.kind !== 'orchestrator') fail(ErrorCodes.FORBIDDEN, 'The admin UI needs the orchestrator token, not a team or agent token.');
-    lockout.succeed(request.remoteAddress);
-    const data: SessionData = { exp: Math.floor(Date.now() / 1000) + SESSION_SECONDS, csrf: randomBytes(24).toString('base64url'), nonce: randomBytes(16).toString('base64url') };
+    const data: SessionData = {
+      exp: Math.floor(Date.now() / 1000) + SESSION_SECONDS,
+      csrf: randomBytes(24).toString('base64url'),
+      epoch: await sessionEpoch.current(),
+    };
     const sealed = encodeURIComponent(this.ports.sealer.seal(JSON.stringify(data)));
     const attrs = `Path=/; SameSite=Strict; Max-Age=${SESSION_SECONDS}${isLoopback(request, this.publicBaseUrl()) ? '' : '; Secure'}`;
     return {
@@ -74,17 +73,23 @@ export class AdminSessions {
     };
   }
 
-  /** Ends the session of the request (if any) and answers cookies that clear it. */
-  signOut(request: HttpRequest): string {
-    const data = this.#read(request);
-    if (data) REVOKED.set(data.nonce, data.exp);
+  /**
+   * Ends the admin sessions and answers the cookie that clears this one. A valid session must prove
+   * the request came from the UI (CSRF header, same origin); without a valid one only the cookie is cleared.
+   */
+  async signOut(request: HttpRequest): Promise<string> {
+    const data = await this.#read(request);
+    if (data) {
+      this.#checkFromUi(request, data);
+      await this.ports.sessionEpoch.advance();
+    }
     const attrs = `Path=/; SameSite=Strict; Max-Age=0${isLoopback(request, this.publicBaseUrl()) ? '' : '; Secure'}`;
     return `${SESSION_COOKIE}=; HttpOnly; ${attrs}`;
   }
 
   /** The session of the request, if it has a valid one. */
-  session(request: HttpRequest): { expiresAt: string; csrf: string } | undefined {
-    const data = this.#read(request);
+  async session(request: HttpRequest): Promise<{ expiresAt: string; csrf: string } | undefined> {
+    const data = await this.#read(request);
     return data && { expiresAt: new Date(data.exp * 1000).toISOString(), csrf: data.csrf };
   }
 
@@ -92,27 +97,28 @@ export class AdminSessions {
    * The principal of a cookie-authenticated request, or undefined when it has no session cookie.
    * A state change must prove it came from the UI: CSRF header equal to the session's, same origin.
    */
-  authenticate(request: HttpRequest): Principal | undefined {
+  async authenticate(request: HttpRequest): Promise<Principal | undefined> {
     // Only the admin API takes the cookie; the agent-facing API stays bearer-only.
     if (!request.path.startsWith('/admin/api/') || !cookies(request)[SESSION_COOKIE]) return undefined;
-    const data = this.#read(request);
+    const data = await this.#read(request);
     if (!data) fail(ErrorCodes.UNAUTHORIZED, 'The session has expired or was signed out; sign in again.');
-    if (!SAFE_METHODS.has(request.method)) {
-      const given = Buffer.from(request.headers[CSRF_HEADER] ?? '');
-      const expected = Buffer.from(data.csrf);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        fail(ErrorCodes.FORBIDDEN, 'A state-changing request from a session needs the X-CSRF-Token header.');
-      }
-      const origin = request.headers.origin;
-      if (origin !== undefined && origin !== 'null' && new URL(origin).host !== request.headers.host) {
-        fail(ErrorCodes.FORBIDDEN, 'Cross-origin requests may not use the admin session.');
-      }
-      if (origin === 'null') fail(ErrorCodes.FORBIDDEN, 'Cross-origin requests may not use the admin session.');
-    }
+    if (!SAFE_METHODS.has(request.method)) this.#checkFromUi(request, data);
     return { kind: 'orchestrator' };
   }
 
-  #read(request: HttpRequest): SessionData | undefined {
+  #checkFromUi(request: HttpRequest, data: SessionData): void {
+    const given = Buffer.from(request.headers[CSRF_HEADER] ?? '');
+    const expected = Buffer.from(data.csrf);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      fail(ErrorCodes.FORBIDDEN, 'A state-changing request from a session needs the X-CSRF-Token header.');
+    }
+    const origin = request.headers.origin;
+    if (origin === 'null' || (origin !== undefined && !sameHost(origin, request.headers.host))) {
+      fail(ErrorCodes.FORBIDDEN, 'Cross-origin requests may not use the admin session.');
+    }
+  }
+
+  async #read(request: HttpRequest): Promise<SessionData | undefined> {
     const raw = cookies(request)[SESSION_COOKIE];
     if (!raw) return undefined;
     let data: SessionData;
@@ -121,9 +127,16 @@ export class AdminSessions {
     } catch {
       return undefined;
     }
-    const now = Math.floor(Date.now() / 1000);
-    if (typeof data.exp !== 'number' || data.exp <= now || REVOKED.has(data.nonce)) return undefined;
-    for (const [nonce, exp] of REVOKED) if (exp <= now) REVOKED.delete(nonce);
-    return data;
+    if (typeof data.exp !== 'number' || data.exp <= Math.floor(Date.now() / 1000) || typeof data.epoch !== 'string') return undefined;
+    return data.epoch === (await this.ports.sessionEpoch.current()) ? data : undefined;
+  }
+}
+
+/** Whether an Origin header names the Host the request came to. */
+function sameHost(origin: string, host: string | undefined): boolean {
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
   }
 }

@@ -2,6 +2,7 @@ import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { GatewayApp, HandledRequest } from '../http/app.js';
 import type { HttpAdapter, ListenOptions, Listener } from '../http/adapter.js';
 import { STARTING } from '../http/answers.js';
+import { peerIsClient, type ClientAddress } from '../http/client-address.js';
 import type { Exchange } from '../http/exchange.js';
 import type { ExchangeHandler, ServerWebSocket, SocketRoutes, WebSocketRoute } from '../http/socket-routes.js';
 import type { HttpRequest } from '../http/types.js';
@@ -25,7 +26,10 @@ class Generation {
   readonly sockets = new Set<ServerWebSocket<unknown>>();
   inFlight = 0;
   idle: (() => void) | undefined;
-  constructor(readonly app: GatewayApp) {}
+  constructor(
+    readonly app: GatewayApp,
+    readonly clientAddress: ClientAddress,
+  ) {}
 }
 
 /**
@@ -43,11 +47,13 @@ export class SwitchingListener {
 
   /** A {@link ListenFunction} for `startGateway`: the first call binds the port, later ones reuse it. */
   readonly listen: ListenFunction = async (adapter, app, options) => {
-    const generation = new Generation(app);
+    const generation = new Generation(app, options.clientAddress ?? peerIsClient);
     if (!this.#real) {
       this.#real = await adapter.listen(this.#dispatcher(), {
         ...options,
         starting: true,
+        // Each generation's TRUSTED_PROXIES, though the socket is the first one's.
+        clientAddress: (peer, forwardedFor) => (this.#current?.clientAddress ?? peerIsClient)(peer, forwardedFor),
         before: (routes) => {
           this.#routes = routes;
         },

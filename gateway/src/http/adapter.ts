@@ -1,5 +1,6 @@
 import type { Logger } from '@switchboard/runtime';
 import type { GatewayApp } from './app.js';
+import type { ClientAddress } from './client-address.js';
 import type { SocketRoutes } from './socket-routes.js';
 
 /** A listening gateway socket. */
@@ -21,6 +22,8 @@ export interface ListenOptions {
   before?: (routes: SocketRoutes) => void;
   /** Open the port before the routes are ready: every request answers 503 `starting` until `ready()`. */
   starting?: boolean;
+  /** Who the client of a request is (TRUSTED_PROXIES); the socket's peer when absent. */
+  clientAddress?: ClientAddress;
 }
 
 /** Names of the HTTP servers the gateway can run on. */

@@ -1,12 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import FindMyWay from 'find-my-way';
-import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import { ErrorCodes } from '@switchboard/sdk';
 import { keyInUse, type GatewayPorts, type IdempotencySlot, type Logger, type Principal } from '@switchboard/runtime';
 import type { GatewayMetrics } from '../metrics.js';
 import { errorResult, fail } from './errors.js';
 import type { HttpRequest, HttpResult, RouteContext, RouteDefinition } from './types.js';
 import { jsonTooDeep, MAX_JSON_DEPTH, valueTooDeep } from './json-depth.js';
 import { compileBody, compileQuery, type Check } from './validation.js';
+import { checkToken } from './token-check.js';
 
 interface CompiledRoute {
   readonly definition: RouteDefinition;
@@ -21,7 +22,7 @@ export interface GatewayAppOptions {
   logger: Logger;
   bodyLimits: { api: number; webhook: number };
   /** The admin UI's session cookie, for requests without a bearer token; throws when the cookie is bad. */
-  sessions?: { authenticate(request: HttpRequest): Principal | undefined };
+  sessions?: { authenticate(request: HttpRequest): Promise<Principal | undefined> };
 }
 
 /** A handled request: the answer and the route pattern it matched (for logs and metrics). */
@@ -155,30 +156,19 @@ export class GatewayApp {
 
   async #authenticate(definition: RouteDefinition, request: HttpRequest): Promise<Principal> {
     const { lockout, tokens } = this.options.ports;
-    const address = request.remoteAddress;
-    const wait = lockout.retryAfter(address);
-    if (wait > 0) {
-      throw new SwitchboardError(ErrorCodes.RATE_LIMITED, `Too many failed authentications from this address; try again in ${wait} s.`, {
-        retryAfter: wait,
-      });
-    }
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const token = match?.[1] ?? (definition.path === '/sse' ? new URLSearchParams(request.queryString).get('token') ?? '' : '');
     if (!token) {
-      const session = this.options.sessions?.authenticate(request);
+      const session = await this.options.sessions?.authenticate(request);
       if (session) {
         checkPermitted(definition, session);
         return session;
       }
       fail(ErrorCodes.UNAUTHORIZED, 'A bearer token is required: send Authorization: Bearer <token>.');
     }
-    const principal = await tokens.authenticate(token);
-    if (!principal) {
-      lockout.fail(address);
-      fail(ErrorCodes.UNAUTHORIZED, 'The token is not valid; it may have been revoked.');
-    }
-    lockout.succeed(address);
+    const principal = await checkToken((t) => tokens.authenticate(t), lockout, token, request.remoteAddress);
+    if (!principal) fail(ErrorCodes.UNAUTHORIZED, 'The token is not valid; it may have been revoked.');
     checkPermitted(definition, principal);
     return principal;
   }

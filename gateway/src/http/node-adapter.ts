@@ -5,6 +5,7 @@ import { ErrorCodes } from '@switchboard/sdk';
 import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
 import type { GatewayApp } from './app.js';
 import { BODYLESS, shuttingDown, STARTING, tooLarge } from './answers.js';
+import { peerIsClient } from './client-address.js';
 import { errorResult } from './errors.js';
 import { joinHeaders, NodeExchange, peerAddress, splitUrl } from './node-exchange.js';
 import { matchPattern, type ExchangeHandler, type ServerWebSocket, type WebSocketRoute } from './socket-routes.js';
@@ -45,6 +46,8 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
     if (inFlight === 0) idle?.();
   };
 
+  const clientAddress = options.clientAddress ?? peerIsClient;
+  const remoteAddressOf = (req: IncomingMessage, headers: Readonly<Record<string, string>>) => clientAddress(peerAddress(req.socket.remoteAddress), headers['x-forwarded-for']);
   options.before?.({
     route(method, path, handler, { maxBufferedBytes }) {
       const byMethod = exchangeRoutes.get(path) ?? new Map<string, ExchangeRoute>();
@@ -66,7 +69,7 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
     const byMethod = exchangeRoutes.get(path);
     const socketRoute = byMethod && (byMethod.get((req.method ?? 'GET').toUpperCase()) ?? byMethod.get('*'));
     if (socketRoute) {
-      const exchange = new NodeExchange(req, res, socketRoute.maxBufferedBytes);
+      const exchange = new NodeExchange(req, res, socketRoute.maxBufferedBytes, clientAddress);
       try {
         socketRoute.handler(exchange);
       } catch (err) {
@@ -90,7 +93,7 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
     });
     const method = (req.method ?? 'GET').toUpperCase();
     const headers = joinHeaders(req.rawHeaders);
-    const remoteAddress = peerAddress(req.socket.remoteAddress);
+    const remoteAddress = remoteAddressOf(req, headers);
     const reply = (result: HttpResult, closeConnection: boolean) => {
       if (exchange.answered) return;
       exchange.answered = true;
@@ -189,7 +192,7 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
       return;
     }
     // Not a WebSocket route: the request is answered as uWS would, by the REST pipeline.
-    const request: HttpRequest = { method, path, queryString, headers, rawBody: Buffer.alloc(0), remoteAddress: peerAddress(req.socket.remoteAddress) };
+    const request: HttpRequest = { method, path, queryString, headers, rawBody: Buffer.alloc(0), remoteAddress: remoteAddressOf(req, headers) };
     app.handle(request).then(
       (result) => writeRaw(socket, result),
       (err) => writeRaw(socket, errorResult(err)),

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { peerIsClient, type ClientAddress } from './client-address.js';
 import { StreamClosedError, type Exchange, type ExchangeEnd } from './exchange.js';
 
 interface PendingWrite {
@@ -56,7 +57,7 @@ export class NodeExchange implements Exchange {
   #state: 'new' | 'streaming' | 'done' = 'new';
   #ended: ExchangeEnd | undefined;
 
-  constructor(req: IncomingMessage, res: ServerResponse, maxBufferedBytes: number) {
+  constructor(req: IncomingMessage, res: ServerResponse, maxBufferedBytes: number, clientAddress: ClientAddress = peerIsClient) {
     this.#req = req;
     this.#res = res;
     this.#maxBufferedBytes = maxBufferedBytes;
@@ -66,7 +67,7 @@ export class NodeExchange implements Exchange {
     this.queryString = queryString;
     this.query = new URLSearchParams(queryString);
     this.headers = joinHeaders(req.rawHeaders);
-    this.remoteAddress = peerAddress(req.socket.remoteAddress);
+    this.remoteAddress = clientAddress(peerAddress(req.socket.remoteAddress), this.headers['x-forwarded-for']);
     res.on('close', () => {
       this.#finish(res.writableFinished ? 'ended' : 'aborted');
       // Whatever node did not confirm by now never left.

@@ -3,6 +3,7 @@ import uWS from 'uWebSockets.js';
 import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
 import type { GatewayApp } from './app.js';
 import { BODYLESS, shuttingDown, STARTING, tooLarge } from './answers.js';
+import { peerIsClient, type ClientAddress } from './client-address.js';
 import { errorResult } from './errors.js';
 import type { ServerWebSocket, SocketRoutes, WebSocketRoute } from './socket-routes.js';
 import type { HttpRequest, HttpResult } from './types.js';
@@ -37,7 +38,8 @@ export function listen(app: GatewayApp, options: ListenOptions): Promise<Listene
     if (inFlight === 0) idle?.();
   };
 
-  options.before?.(socketRoutes(uws, () => starting));
+  const clientAddress = options.clientAddress ?? peerIsClient;
+  options.before?.(socketRoutes(uws, () => starting, clientAddress));
   uws.any('/*', (res, req) => {
     if (starting) {
       answerStarting(res, req);
@@ -57,7 +59,7 @@ export function listen(app: GatewayApp, options: ListenOptions): Promise<Listene
     req.forEach((name, value) => {
       headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
     });
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const remoteAddress = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']);
     if (draining) {
       send(res, exchange, shuttingDown(), true);
       return;
@@ -145,12 +147,12 @@ function answerStarting(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
 const ROUTE_FUNCTIONS = { GET: 'get', POST: 'post', DELETE: 'del', '*': 'any' } as const;
 
 /** The socket routes on uWS: each answers 503 `starting` while `isStarting()` holds, as the catch-all route does. */
-function socketRoutes(uws: uWS.TemplatedApp, isStarting: () => boolean): SocketRoutes {
+function socketRoutes(uws: uWS.TemplatedApp, isStarting: () => boolean, clientAddress: ClientAddress): SocketRoutes {
   return {
     route(method, path, handler, { maxBufferedBytes }) {
       uws[ROUTE_FUNCTIONS[method]](path, (res, req) => {
         if (isStarting()) answerStarting(res, req);
-        else handler(new UwsExchange(res, req, maxBufferedBytes));
+        else handler(new UwsExchange(res, req, maxBufferedBytes, clientAddress));
       });
     },
     webSocket(pattern, route) {

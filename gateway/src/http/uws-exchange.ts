@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type uWS from 'uWebSockets.js';
+import { peerIsClient, type ClientAddress } from './client-address.js';
 import { StreamClosedError, type Exchange, type ExchangeEnd } from './exchange.js';
 import { WriteConfirmations } from './write-confirmations.js';
 
@@ -37,7 +38,7 @@ export class UwsExchange implements Exchange {
   onHead: ((status: number) => void) | undefined;
 
   /** Call synchronously inside the uWS route handler: it copies the request and registers the abort handler. */
-  constructor(res: uWS.HttpResponse, req: uWS.HttpRequest, maxBufferedBytes: number) {
+  constructor(res: uWS.HttpResponse, req: uWS.HttpRequest, maxBufferedBytes: number, clientAddress: ClientAddress = peerIsClient) {
     this.#res = res;
     this.#maxBufferedBytes = maxBufferedBytes;
     this.method = req.getCaseSensitiveMethod().toUpperCase();
@@ -49,7 +50,7 @@ export class UwsExchange implements Exchange {
       headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
     });
     this.headers = headers;
-    this.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    this.remoteAddress = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']);
     res.onAborted(() => this.#finish('aborted'));
   }
 

@@ -1,12 +1,12 @@
-import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import type { AuthLockout, Principal } from '@switchboard/runtime';
+import { ErrorCodes } from '@switchboard/sdk';
+import type { Principal } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
+import { checkToken, type Lockout } from '../http/token-check.js';
 
 /** Resolves a token to the principal it stands for, or undefined when it is unknown or revoked. */
 export type Authenticate = (token: string) => Promise<Principal | undefined>;
 
-/** The part of the runtime's AuthLockout the MCP routes use. */
-export type Lockout = Pick<AuthLockout, 'retryAfter' | 'fail' | 'succeed'>;
+export type { Lockout };
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -25,21 +25,11 @@ export class McpAuth {
     return /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
   }
 
-  /** The principal for `token`, or a coded error: RATE_LIMITED (locked out), UNAUTHORIZED (missing or invalid). */
+  /** The principal for `token`, or a coded error: UNAUTHORIZED (missing or invalid), RATE_LIMITED (invalid from a locked-out address). */
   async principal(token: string | undefined, address: string, missing: string): Promise<Principal> {
-    const wait = this.lockout.retryAfter(address);
-    if (wait > 0) {
-      throw new SwitchboardError(ErrorCodes.RATE_LIMITED, `Too many failed authentications from this address; try again in ${wait} s.`, {
-        retryAfter: wait,
-      });
-    }
     if (!token) fail(ErrorCodes.UNAUTHORIZED, missing);
-    const principal = await this.authenticate(token);
-    if (!principal) {
-      this.lockout.fail(address);
-      fail(ErrorCodes.UNAUTHORIZED, 'The token is not valid; it may have been revoked.');
-    }
-    this.lockout.succeed(address);
+    const principal = await checkToken(this.authenticate, this.lockout, token, address);
+    if (!principal) fail(ErrorCodes.UNAUTHORIZED, 'The token is not valid; it may have been revoked.');
     return principal;
   }
 

@@ -28,8 +28,8 @@ export function adminSessionRoutes(sessions: AdminSessions): RouteDefinition[] {
       operationId: 'adminSession',
       summary: 'Whether the session cookie is valid, its expiry, and the CSRF token the page sends on changes.',
       responses: { 200: { description: 'Session state.', schema: SessionState } },
-      handler({ request }: RouteContext) {
-        const session = sessions.session(request);
+      async handler({ request }: RouteContext) {
+        const session = await sessions.session(request);
         return json(200, session ? { signedIn: true, expiresAt: session.expiresAt, csrfToken: session.csrf } : { signedIn: false }, noStore);
       },
     },
@@ -38,10 +38,10 @@ export function adminSessionRoutes(sessions: AdminSessions): RouteDefinition[] {
       method: 'DELETE',
       path: '/admin/api/session',
       operationId: 'adminSignOut',
-      summary: 'Sign out: the session is revoked and its cookie cleared.',
-      responses: { 200: { description: 'Signed out.', schema: SessionState } },
-      handler({ request }: RouteContext) {
-        return json(200, { signedIn: false }, { ...noStore, 'set-cookie': sessions.signOut(request) });
+      summary: "Sign out: every admin session ends (on every gateway) and this one's cookie is cleared. A valid session must send its X-CSRF-Token.",
+      responses: { 200: { description: 'Signed out.', schema: SessionState }, ...errorResponses(403) },
+      async handler({ request }: RouteContext) {
+        return json(200, { signedIn: false }, { ...noStore, 'set-cookie': await sessions.signOut(request) });
       },
     },
   ];

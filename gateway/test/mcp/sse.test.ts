@@ -210,16 +210,22 @@ describe('MCP over HTTP+SSE', () => {
 });
 
 describe('MCP auth lockout', () => {
-  it('locks an address out after repeated bad tokens, with Retry-After', async () => {
+  it('refuses bad tokens from a locked-out address with Retry-After, and still lets a good token through', async () => {
     const harness = await startMcpHarness({ lockAfter: 2 });
     try {
       for (let i = 0; i < 2; i++) assert.equal((await fetch(`${harness.url}/sse?token=bad${i}`)).status, 401);
-      const locked = await fetch(`${harness.url}/sse?token=${TOKENS.alice}`);
+      const locked = await fetch(`${harness.url}/sse?token=bad-again`);
       assert.equal(locked.status, 429);
       assert.ok(Number(locked.headers.get('retry-after')) > 0);
       assert.equal(((await locked.json()) as { code: string }).code, 'RATE_LIMITED');
-      const mcp = await fetch(`${harness.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.alice}` } });
+      const mcp = await fetch(`${harness.url}/mcp`, { method: 'POST', headers: { authorization: 'Bearer bad-again' } });
       assert.equal(mcp.status, 429, 'the lockout covers /mcp too');
+      const controller = new AbortController();
+      const good = await fetch(`${harness.url}/sse?token=${TOKENS.alice}`, { signal: controller.signal });
+      assert.equal(good.status, 200, 'a good token passes while the address is locked');
+      assert.match(good.headers.get('content-type') ?? '', /^text\/event-stream/);
+      controller.abort();
+      assert.ok(harness.lockout.retryAfter('127.0.0.1') > 0, 'a good token does not lift the lock for the guesser');
     } finally {
       await harness.close();
     }

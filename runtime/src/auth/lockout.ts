@@ -12,7 +12,12 @@ interface Tracker {
   lockedUntil: number;
 }
 
-/** Counts failed authentications per remote address and locks out an address that fails too often. */
+/**
+ * Counts failed authentications per client address and locks out an address that fails too often.
+ * A lock refuses only wrong tokens (the gateway still checks every token, and a correct one passes):
+ * many clients may share an address behind a NAT or a proxy, and one of them guessing must not shut
+ * the others out. A failure while locked is not counted, so the lock is not extended by the guesser.
+ */
 export class AuthLockout {
   readonly #trackers = new Map<string, Tracker>();
 
@@ -32,6 +37,7 @@ export class AuthLockout {
   fail(address: string): void {
     const now = this.now();
     const tracker = this.#trackers.get(address) ?? { failures: [], lockedUntil: 0 };
+    if (tracker.lockedUntil > now) return;
     tracker.failures = tracker.failures.filter((t) => now - t < this.options.windowMs);
     tracker.failures.push(now);
     if (tracker.failures.length >= this.options.attempts) {

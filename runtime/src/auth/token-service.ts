@@ -64,6 +64,11 @@ export class TokenService {
     }
   }
 
+  /** SHA-256 of the orchestrator token, once {@link init} ran. */
+  get orchestratorHash(): string {
+    return this.#orchestratorHash;
+  }
+
   /** The principal a token stands for, or undefined when it is unknown or revoked. */
   async authenticate(token: string): Promise<Principal | undefined> {
     if (!token) return undefined;

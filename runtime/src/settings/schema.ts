@@ -125,7 +125,13 @@ export const SettingsSchema = Type.Object(
     WEBHOOK_BODY_LIMIT_BYTES: Type.Integer({ default: 5_242_880, minimum: 1024, maximum: 67_108_864, description: 'Largest webhook body.' }),
     AUTH_LOCKOUT_ATTEMPTS: Type.Integer({ default: 10, minimum: 1, maximum: 1000, description: 'Failed authentications from one address before it is locked out.' }),
     AUTH_LOCKOUT_WINDOW_SECONDS: Type.Integer({ default: 300, minimum: 1, maximum: 86_400, description: 'Window in which failures are counted.' }),
-    AUTH_LOCKOUT_SECONDS: Type.Integer({ default: 900, minimum: 1, maximum: 86_400, description: 'How long a locked-out address is refused.' }),
+    AUTH_LOCKOUT_SECONDS: Type.Integer({ default: 900, minimum: 1, maximum: 86_400, description: "How long a locked-out address's wrong tokens are refused with 429; a correct token always passes." }),
+    TRUSTED_PROXIES: Type.String({
+      default: '',
+      maxLength: 4096,
+      description:
+        "Comma-separated IPs or CIDRs of the proxies and load balancers in front of the gateway (or loopback, linklocal, uniquelocal): their X-Forwarded-For names the client. Empty trusts none: the socket's peer is the client.",
+    }),
     SQLITE_SYNCHRONOUS: Type.Union([Type.Literal('FULL'), Type.Literal('NORMAL')], {
       default: 'FULL',
       description: 'FULL survives power loss; NORMAL survives process crashes only.',
