@@ -43,26 +43,34 @@ function toCheck(validate: ValidateFunction, input: string): Check {
     const details = summarise(validate.errors ?? [], where);
     const unknown = details.filter((d) => d.allowed !== undefined);
     if (unknown.length > 0) {
-      // An unknown field leads: a misspelt name usually also makes the real one missing.
-      throw new SwitchboardError(ErrorCodes.BAD_REQUEST, unknownFieldsMessage(unknown, where), { details: [...unknown, ...details.filter((d) => !unknown.includes(d))] });
+      // An unknown field leads: a misspelt name usually also makes the real one missing. A body of
+      // thousands of made-up keys gets an answer of a few lines, not one line per key.
+      const named = unknown.slice(0, MAX_NAMED);
+      const others = details.filter((d) => d.allowed === undefined).slice(0, MAX_NAMED);
+      throw new SwitchboardError(ErrorCodes.BAD_REQUEST, unknownFieldsMessage(named, unknown.length, where), { details: [...named, ...others] });
     }
     throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, sentence(`Invalid ${where}: ${details[0]?.message ?? 'it does not match the schema'}`), { details });
   };
 }
 
+/** Unknown fields named in one answer; the rest are counted. */
+const MAX_NAMED = 20;
+
 /** `Unknown field bodyy in body; allowed: agentId, channel, to, body, …` for the first object that has unknown fields. */
-function unknownFieldsMessage(unknown: readonly ValidationDetail[], where: string): string {
-  const first = unknown[0]!;
+function unknownFieldsMessage(named: readonly ValidationDetail[], count: number, where: string): string {
+  const first = named[0]!;
   const at = parentOf(first.field);
-  const here = unknown.filter((d) => parentOf(d.field) === at);
+  const here = named.filter((d) => parentOf(d.field) === at);
   const names = here.map((d) => nameOf(d.field));
   const allowed = first.allowed!.length > 0 ? `allowed: ${first.allowed!.join(', ')}` : 'it takes no fields';
-  const elsewhere = unknown.length > here.length ? ` (and ${unknown.length - here.length} more elsewhere; see details)` : '';
-  return sentence(`Unknown field${names.length > 1 ? 's' : ''} ${names.join(', ')} in ${at || where}; ${allowed}${elsewhere}`);
+  const more = count > here.length ? ` (and ${count - here.length} more)` : '';
+  return sentence(`Unknown field${names.length > 1 ? 's' : ''} ${names.join(', ')} in ${at || where}; ${allowed}${more}`);
 }
 
 const parentOf = (field: string) => (field.includes('/') ? field.slice(0, field.lastIndexOf('/')) : '');
 const nameOf = (field: string) => field.slice(field.lastIndexOf('/') + 1);
+/** A name as a message quotes it: a made-up key may be any length. */
+const quoted = (name: string) => (name.length > 64 ? `${name.slice(0, 64)}…` : name);
 
 /** Ends a message with exactly one full stop, however its last part ended. */
 export function sentence(text: string): string {
@@ -91,7 +99,7 @@ function isUnion(error: ErrorObject): boolean {
 
 function fieldOf(error: ErrorObject, where: string): string {
   const params = error.params as { missingProperty?: string; additionalProperty?: string };
-  const named = params.missingProperty ?? params.additionalProperty;
+  const named = params.missingProperty ?? (params.additionalProperty === undefined ? undefined : quoted(params.additionalProperty));
   const path = named !== undefined ? `${error.instancePath}/${named}` : error.instancePath;
   return path.replace(/^\//, '') || where;
 }
