@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
 import { errorResult } from '../http/errors.js';
@@ -23,12 +23,13 @@ export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT
   { name: 'comms_deprovision_channels', method: 'POST', path: '/api/v1/deprovision' },
 ];
 
+const PingArguments = Type.Object({}, { additionalProperties: false });
+const checkPingArguments = compileBody(PingArguments);
 const PING: Tool = {
   name: 'comms_ping',
   description: 'Checks the connection: answers who this session acts as and the server time.',
-  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  inputSchema: JSON.parse(JSON.stringify(PingArguments)) as Tool['inputSchema'],
 };
-const checkPingArguments = compileBody(PING.inputSchema as TSchema);
 
 /**
  * The MCP server of one session: the comms_* tools, each running its REST twin's handler through

@@ -49,7 +49,7 @@ describe('request validation refuses unknown fields', () => {
     for (const [name, schema] of [...Object.entries(BODIES), ...Object.entries(QUERIES)]) {
       const check = name in BODIES ? compileBody(schema) : compileQuery(schema);
       const where = name in BODIES ? 'body' : 'query';
-      const allowed = Object.keys((schema as { properties: object }).properties);
+      const allowed = Object.keys((schema as unknown as { properties: object }).properties);
       const error = refusal(check, { zzUnknown: 1 });
       assert.equal(error.code, 'BAD_REQUEST', name);
       assert.equal(error.message, `Unknown field zzUnknown in ${where}; allowed: ${allowed.join(', ')}.`, name);
