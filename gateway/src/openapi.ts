@@ -74,7 +74,9 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
     info: {
       title: 'Switchboard',
       version: info.version,
-      description: 'Communication channels for software agents: SMS, email, WhatsApp, LINE and voice, over REST and MCP.',
+      description:
+        'Communication channels for software agents: SMS, email, WhatsApp, LINE and voice, over REST and MCP. ' +
+        'A JSON field or query parameter an operation does not list is refused with 400 BAD_REQUEST naming it and the allowed ones; provider webhooks accept what the provider sends.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: info.serverUrl }],

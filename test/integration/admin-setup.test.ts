@@ -154,11 +154,26 @@ describe('admin API: save and deploy', () => {
     assert.equal((await save({ PUBLIC_BASE_URL: tricky })).status, 400);
   });
 
-  it('refuses unknown keys, line breaks, control characters and invalid values, writing nothing', async () => {
+  it('refuses unknown keys with BAD_REQUEST naming each one and the nearest known name, writing nothing', async () => {
+    const before = readFileSync(d.envFile, 'utf8');
+    for (const [settings, error] of [
+      [{ NOT_A_SETTING: 'x' }, 'Unknown setting NOT_A_SETTING in settings; the known settings are listed in docs/configuration.md.'],
+      [{ node_env: 'test' }, 'Unknown setting node_env (did you mean NODE_ENV?) in settings; the known settings are listed in docs/configuration.md.'],
+      [{ EMAIL_DOMAIN: 'ok.example.com', BOGUS: '1', MARKUP_PERCNT: 3 }, 'Unknown settings BOGUS, MARKUP_PERCNT (did you mean MARKUP_PERCENT?) in settings; the known settings are listed in docs/configuration.md.'],
+    ] as const) {
+      const res = await save(settings);
+      const body = (await res.json()) as { code: string; error: string; details: { field: string; allowed: string[] }[] };
+      assert.deepEqual([res.status, body.code, body.error], [400, 'BAD_REQUEST', error]);
+      assert.ok(body.details.every((detail) => detail.allowed.includes('MARKUP_PERCENT')), 'each detail lists the known settings');
+    }
+    const extra = await d.call('POST', '/admin/api/save', { token: d.orchestratorToken, json: { settings: { MARKUP_PERCENT: 2 }, deploy: true } });
+    assert.deepEqual([extra.status, ((await extra.json()) as { error: string }).error], [400, 'Unknown field deploy in body; allowed: settings.']);
+    assert.equal(readFileSync(d.envFile, 'utf8'), before, 'the file is unchanged');
+  });
+
+  it('refuses line breaks, control characters and invalid values, writing nothing', async () => {
     const before = readFileSync(d.envFile, 'utf8');
     for (const settings of [
-      { NOT_A_SETTING: 'x' },
-      { node_env: 'test' },
       { EMAIL_DOMAIN: 'a.example.com\nORCHESTRATOR_TOKEN=mine' },
       { TWILIO_AUTH_TOKEN: 'abc\rdef' },
       { TWILIO_AUTH_TOKEN: 'abc\u0000def' },
@@ -166,7 +181,6 @@ describe('admin API: save and deploy', () => {
       { PORT: 70000 },
       { DEMO_MODE: 'maybe' },
       { TWILIO_ACCOUNT_SID: 'AC123' },
-      { EMAIL_DOMAIN: 'ok.example.com', BOGUS: '1' },
       {},
     ]) {
       const res = await save(settings);

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { AGENT_SUBJECT } from '@switchboard/runtime/internal';
+import twilio from 'twilio';
 import { connectMcp } from '../helpers/mcp-client.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+const CUSTOMER = '+14155550123';
 
 /** JSON text nesting `depth` objects: `{"a":{"a":…1…}}`. */
 const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
@@ -70,35 +74,130 @@ describe('bad input gets a clear error, never a crash', () => {
     assert.equal(notObject.code, 'VALIDATION_FAILED');
   });
 
-  it('unknown fields are ignored', async () => {
-    const res = await provision({ agentId: 'v-extra', displayName: 'x', channels: ['line'], favouriteColour: 'teal' });
-    assert.equal(res.status, 201);
+  it('a misspelt field on send-message is 400 BAD_REQUEST naming it and the allowed ones; nothing is stored or sent', async () => {
+    const agent = await provisionAgent(t, 'v-typo', ['sms']);
+    const send = (json: Record<string, unknown>) => t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json });
+    const logged = async () => ((await (await t.call('GET', '/admin/api/messages?agentId=v-typo', { token: t.orchestratorToken })).json()) as { messages: unknown[] }).messages.length;
+    const sentBefore = t.sim.messages().length;
+    const allowed = ['agentId', 'channel', 'to', 'body', 'subject', 'html', 'mediaUrls'];
+    const typo = await send({ channel: 'sms', to: CUSTOMER, bodyy: 'hello' });
+    const body = (await typo.json()) as { error: string; code: string; details: { field: string; message: string; allowed?: string[] }[] };
+    assert.equal(typo.status, 400);
+    assert.equal(body.code, 'BAD_REQUEST');
+    assert.equal(body.error, `Unknown field bodyy in body; allowed: ${allowed.join(', ')}.`);
+    assert.deepEqual(body.details[0], { field: 'bodyy', message: `bodyy is not a field here; allowed: ${allowed.join(', ')}`, allowed });
+    const channnel = await errorOf(await send({ channnel: 'sms', to: CUSTOMER, body: 'hello' }));
+    assert.deepEqual([channnel.status, channnel.code], [400, 'BAD_REQUEST']);
+    assert.match(channnel.error, /^Unknown field channnel in body; allowed: agentId, channel, /);
+    // A complete send with one field too many went out before; now nothing does.
+    const extra = await errorOf(await send({ channel: 'sms', to: CUSTOMER, body: 'hello', priority: 'high' }));
+    assert.deepEqual([extra.status, extra.code], [400, 'BAD_REQUEST']);
+    assert.match(extra.error, /Unknown field priority/);
+    assert.equal(t.sim.messages().length, sentBefore, 'the provider received nothing');
+    assert.equal(await logged(), 0, 'nothing was stored');
+    assert.equal((await send({ channel: 'sms', to: CUSTOMER, body: 'hello' })).status, 200, 'the same send without the extra field goes out');
+    assert.equal(t.sim.messages().length, sentBefore + 1);
   });
 
-  it('unknown fields stop at validation: the handler and the bus see only declared ones', async () => {
-    const seen: { subject: string; data: Record<string, unknown> }[] = [];
+  it('unknown fields never reach the bus: provision and limits with extra fields are refused before any operation', async () => {
+    const seen: string[] = [];
     // A listener beside the actors: it records every agent operation and never answers, so the actor's reply wins.
-    const spy = t.gateway.runtime.bus.subscribe(`${AGENT_SUBJECT}.>`, (data, subject) => {
-      seen.push({ subject, data: data as Record<string, unknown> });
+    const spy = t.gateway.runtime.bus.subscribe(`${AGENT_SUBJECT}.>`, (_data, subject) => {
+      seen.push(subject);
       return new Promise(() => undefined);
     });
     try {
-      const created = await provision({ agentId: 'v-strip', displayName: 'x', channels: ['line'], favouriteColour: 'teal', nested: JSON.parse(nested(20)) });
-      assert.equal(created.status, 201);
-      const limits = await t.call('PUT', '/admin/api/agents/v-strip/limits', {
-        token: t.orchestratorToken,
-        json: { limits: { actionsPerDay: 5, colour: JSON.parse(nested(20)) }, extra: true },
-      });
-      assert.equal(limits.status, 200);
-      const answer = (await limits.json()) as { overrides: Record<string, unknown> };
-      assert.deepEqual(answer.overrides, { actionsPerDay: 5 });
-      const provisioned = seen.find((s) => s.subject.endsWith('.provision'))!.data;
-      assert.deepEqual(Object.keys(provisioned).sort(), ['agentId', 'channels', 'displayName']);
-      const setLimits = seen.find((s) => s.subject.endsWith('.setLimits'))!.data;
-      assert.deepEqual(setLimits.overrides, { actionsPerDay: 5 });
+      const created = await errorOf(await provision({ agentId: 'v-strip', displayName: 'x', channels: ['line'], favouriteColour: 'teal', nested: JSON.parse(nested(20)) }));
+      assert.deepEqual([created.status, created.code], [400, 'BAD_REQUEST']);
+      assert.match(created.error, /^Unknown fields favouriteColour, nested in body; allowed: agentId, displayName, channels, country, /);
+      const limits = await t.call('PUT', '/admin/api/agents/v-typo/limits', { token: t.orchestratorToken, json: { limits: { actionsPerDay: 5, colour: 1 } } });
+      const refused = (await limits.json()) as { code: string; error: string; details: { field: string }[] };
+      assert.deepEqual([limits.status, refused.code], [400, 'BAD_REQUEST']);
+      assert.match(refused.error, /^Unknown field colour in limits; allowed: actionsPerMinute, /);
+      assert.equal(refused.details[0]!.field, 'limits/colour');
+      assert.deepEqual(seen.filter((s) => s.endsWith('.provision') || s.endsWith('.setLimits')), []);
     } finally {
       spy.unsubscribe();
     }
+    const agents = await t.gateway.runtime.store.agents.list();
+    assert.ok(!agents.some((a) => a.agentId === 'v-strip'), 'nothing stored from a refused request');
+  });
+
+  it('MCP: tool schemas close their arguments, and a call with a misspelt argument is a tool error naming it', async () => {
+    const agent = await provisionAgent(t, 'v-mcp-typo', ['sms']);
+    const sentBefore = t.sim.messages().length;
+    const mcp = await connectMcp(t.url, 'streamable', agent.securityToken, 'v-mcp-typo');
+    try {
+      const { tools } = await mcp.client.listTools();
+      assert.ok(tools.length >= 13);
+      for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
+      const refused = await mcp.call('comms_send_message', { channnel: 'sms', to: CUSTOMER, body: 'hello' });
+      assert.equal(refused.isError, true);
+      assert.equal(refused.body.code, 'BAD_REQUEST');
+      assert.match(String(refused.body.error), /^Unknown field channnel in arguments; allowed: agentId, channel, to, body, subject, html, mediaUrls\.$/);
+      const query = await mcp.call('comms_get_waiting_messages', { chanel: 'sms' });
+      assert.deepEqual([query.isError, query.body.code], [true, 'BAD_REQUEST']);
+      assert.match(String(query.body.error), /^Unknown field chanel in arguments; allowed: agentId, channel, limit\.$/);
+      const ping = await mcp.call('comms_ping', { verbose: true });
+      assert.deepEqual([ping.isError, ping.body.code], [true, 'BAD_REQUEST']);
+      assert.equal(t.sim.messages().length, sentBefore, 'the provider received nothing');
+      assert.equal((await mcp.call('comms_send_message', { channel: 'sms', to: CUSTOMER, body: 'hello' })).isError, false);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('provider webhooks keep accepting fields the provider adds; a misspelt query cannot acknowledge what they stored', async () => {
+    const agent = await provisionAgent(t, 'v-hook', ['sms', 'line']);
+    const { credentials } = t.sim;
+    // LINE: a JSON body with fields this build has never heard of, at the top and inside the event.
+    const line = JSON.stringify({
+      destination: credentials.line.botUserId,
+      futureTopLevel: { rollout: 'beta' },
+      events: [
+        {
+          type: 'message',
+          message: { type: 'text', id: '500000000000000001', quoteToken: 'q'.repeat(20), text: 'line with extras', markAsReadToken: 'm1' },
+          webhookEventId: '01JEXTRAFIELDS00000000000A',
+          deliveryContext: { isRedelivery: false },
+          timestamp: Date.now(),
+          source: { type: 'user', userId: `U${'ef'.repeat(16)}` },
+          replyToken: 'r'.repeat(32),
+          mode: 'active',
+          newEventField: [1, 2, 3],
+        },
+      ],
+    });
+    const lineRes = await t.call('POST', '/webhooks/v-hook/line', {
+      body: line,
+      headers: { 'content-type': 'application/json', 'x-line-signature': createHmac('sha256', credentials.line.channelSecret).update(line).digest('base64') },
+    });
+    assert.equal(lineRes.status, 200, await lineRes.clone().text());
+    // Twilio: form parameters it added (AddOns, a future one) beside the usual ones.
+    const url = `${t.gateway.publicBaseUrl}/webhooks/v-hook/sms`;
+    const params = {
+      MessageSid: `SM${'ab'.repeat(16)}`,
+      AccountSid: credentials.twilio.accountSid,
+      From: CUSTOMER,
+      To: agent.channels.sms!.address,
+      Body: 'sms with extras',
+      NumMedia: '0',
+      AddOns: '{"status":"successful","results":{}}',
+      FutureTwilioField: 'x',
+    };
+    const smsRes = await t.call('POST', '/webhooks/v-hook/sms', {
+      body: new URLSearchParams(params).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(credentials.twilio.authToken, url, params) },
+    });
+    assert.equal(smsRes.status, 200, await smsRes.clone().text());
+    const deadline = Date.now() + 10_000;
+    while ((await t.gateway.runtime.store.deadLetters.countPending('v-hook')) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // waiting-messages acknowledges what it returns: a misspelt filter must not take every channel's letters.
+    const typo = await errorOf(await t.call('GET', '/api/v1/waiting-messages?chanel=line', { token: agent.securityToken }));
+    assert.deepEqual([typo.status, typo.code], [400, 'BAD_REQUEST']);
+    assert.equal(typo.error, 'Unknown field chanel in query; allowed: agentId, channel, limit.');
+    const waiting = (await (await t.call('GET', '/api/v1/waiting-messages', { token: agent.securityToken })).json()) as { messages: { body: string; channel: string }[] };
+    assert.deepEqual(waiting.messages.map((m) => `${m.channel}: ${m.body}`).sort(), ['line: line with extras', 'sms: sms with extras']);
   });
 
   it('a body nested deeper than 32 levels is 400 BAD_REQUEST before it is parsed, on every JSON route', async () => {
@@ -118,11 +217,14 @@ describe('bad input gets a clear error, never a crash', () => {
       assert.deepEqual([res.status, res.code], [400, 'BAD_REQUEST'], `${method} ${path}: ${res.error}`);
       assert.match(res.error, /deeper than 32 levels/);
     }
-    // The bound is exact, and brackets inside strings do not count.
+    // The bound is exact, and brackets inside strings do not count: at the bound the body is parsed,
+    // and refused for its unknown fields rather than its depth.
     const atLimit = `{"agentId":"v-depth","displayName":"x","channels":["line"],"note":"${'{['.repeat(100)}","extra":${nested(31)}}`;
-    assert.equal((await t.call('POST', '/api/v1/provision', { ...orchestrator, body: atLimit })).status, 201);
+    const parsed = await errorOf(await t.call('POST', '/api/v1/provision', { ...orchestrator, body: atLimit }));
+    assert.deepEqual([parsed.status, parsed.code], [400, 'BAD_REQUEST']);
+    assert.match(parsed.error, /^Unknown fields note, extra in body/);
     const overLimit = `{"agentId":"v-depth2","displayName":"x","channels":["line"],"extra":${nested(32)}}`;
-    assert.equal((await errorOf(await t.call('POST', '/api/v1/provision', { ...orchestrator, body: overLimit }))).code, 'BAD_REQUEST');
+    assert.match((await errorOf(await t.call('POST', '/api/v1/provision', { ...orchestrator, body: overLimit }))).error, /deeper than 32 levels/);
     assert.equal((await t.call('GET', '/health')).status, 200);
   });
 
@@ -137,8 +239,11 @@ describe('bad input gets a clear error, never a crash', () => {
       const refused = await mcp.call('comms_provision_channels', { agentId: 'v-mcp-deep', displayName: 'x', channels: ['line'], extra: nestedValue(40) });
       assert.equal(refused.isError, true);
       assert.equal(refused.body.code, 'BAD_REQUEST');
-      const accepted = await mcp.call('comms_provision_channels', { agentId: 'v-mcp', displayName: 'x', channels: ['line'], extra: nestedValue(10) });
-      assert.equal(accepted.isError, false, JSON.stringify(accepted.body));
+      assert.match(String(refused.body.error), /deeper than 32 levels/);
+      // Within the bound the arguments are checked, and the unknown one refused.
+      const checked = await mcp.call('comms_provision_channels', { agentId: 'v-mcp', displayName: 'x', channels: ['line'], extra: nestedValue(10) });
+      assert.equal(checked.isError, true);
+      assert.match(String(checked.body.error), /^Unknown field extra in arguments/);
     } finally {
       await mcp.close();
     }

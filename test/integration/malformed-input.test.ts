@@ -17,6 +17,9 @@ interface Operation {
   readonly method: string;
   readonly template: string;
   readonly operationId: string;
+  /** The fields of its JSON body and its query parameters, as documented; absent where it documents none. */
+  readonly bodyFields?: readonly string[];
+  readonly queryFields?: readonly string[];
 }
 
 interface Probe {
@@ -28,6 +31,8 @@ interface Probe {
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body?: Buffer;
+  /** A field or query parameter the route does not document: the probe must not succeed. */
+  readonly unknownField?: string;
 }
 
 const AGENT = 'fuzz';
@@ -151,6 +156,24 @@ const FORM_BODIES = [
   '{"not":"form"}',
 ];
 
+interface Documented {
+  operationId: string;
+  requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
+  parameters?: { name: string; in: string }[];
+}
+
+/** The first key of a JSON object body that `fields` does not list. */
+function unknownKeyOf(body: string | Buffer, fields: readonly string[] | undefined): string | undefined {
+  if (!fields) return undefined;
+  try {
+    const value = JSON.parse(body.toString()) as unknown;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    return Object.keys(value).find((key) => !fields.includes(key));
+  } catch {
+    return undefined;
+  }
+}
+
 describe('malformed requests across every route: no 5xx, always the contract error body', () => {
   let t: TestGateway;
   let clientToken: string;
@@ -163,14 +186,22 @@ describe('malformed requests across every route: no 5xx, always the contract err
     clientToken = (await provisionAgent(t, 'fz-client', ['line'])).securityToken;
     await provisionAgent(t, 'fz-victim', ['line']);
     const doc = (await (await t.call('GET', '/api/v1/openapi.json')).json()) as {
-      paths: Record<string, Record<string, { operationId: string }>>;
+      paths: Record<string, Record<string, Documented>>;
     };
+    // The MCP transports read their own requests; every other documented body and query is checked by the pipeline.
+    const checked = (template: string) => !['/sse', '/messages', '/mcp'].includes(template);
     operations = Object.entries(doc.paths).flatMap(([template, ops]) =>
-      Object.entries(ops).map(([method, op]) => ({
-        method: method.toUpperCase(),
-        template,
-        operationId: op.operationId,
-      })),
+      Object.entries(ops).map(([method, op]) => {
+        const body = op.requestBody?.content['application/json']?.schema.properties;
+        const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+        return {
+          method: method.toUpperCase(),
+          template,
+          operationId: op.operationId,
+          ...(body && checked(template) ? { bodyFields: Object.keys(body) } : {}),
+          ...(query.length > 0 && checked(template) ? { queryFields: query } : {}),
+        };
+      }),
     );
   });
   after(() => t.close());
@@ -210,8 +241,9 @@ describe('malformed requests across every route: no 5xx, always the contract err
         { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
         { authorization: `Bearer ${'t'.repeat(8000)}` },
       ][i % 5]!;
-    const add = (kind: string, path: string, headers: Record<string, string>, body?: string | Buffer) =>
+    const add = (kind: string, path: string, headers: Record<string, string>, body?: string | Buffer, unknownField?: string) =>
       out.push({
+        ...(unknownField === undefined ? {} : { unknownField }),
         kind,
         template: op.template,
         signed: path === paths[0] && Object.keys(headers).some((h) => h.endsWith('-signature')),
@@ -226,10 +258,13 @@ describe('malformed requests across every route: no 5xx, always the contract err
       const path = paths[i % 7 === 6 ? 1 : 0]!;
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(webhook ? {} : auth(i % 11 === 10 ? 1 : 0)) };
       if (webhook) Object.assign(headers, signed(path, '', 'application/json', Buffer.isBuffer(body) ? body : Buffer.from(body)));
-      add(`json: ${kind}`, path, headers, body);
+      add(`json: ${kind}`, path, headers, body, unknownKeyOf(body, op.bodyFields));
     });
     WRONG_TYPES.forEach((type, i) => add(`type: ${type || '(none)'}`, paths[0]!, { ...auth(i % 2), ...(type ? { 'content-type': type } : {}) }, JSON.stringify(VALID[op.operationId] ?? { a: 1 })));
-    QUERIES.forEach((query, i) => add(`query: ${query.slice(0, 40)}`, `${paths[i % 3 === 2 ? 1 : 0]}?${query}`, auth(i % 3 === 1 ? 1 : 0)));
+    QUERIES.forEach((query, i) => {
+      const unknown = op.queryFields && [...new URLSearchParams(query).keys()].find((name) => !op.queryFields!.includes(name));
+      add(`query: ${query.slice(0, 40)}`, `${paths[i % 3 === 2 ? 1 : 0]}?${query}`, auth(i % 3 === 1 ? 1 : 0), undefined, unknown);
+    });
     FORM_BODIES.forEach((form, i) => {
       const path = paths[i === 4 ? 1 : 0]!;
       const type = 'application/x-www-form-urlencoded';
@@ -247,6 +282,7 @@ describe('malformed requests across every route: no 5xx, always the contract err
     assert.ok(all.length >= 2000, `only ${all.length} probes`);
     const failures: string[] = [];
     const statuses = new Map<string, Set<number>>();
+    let unknownProbes = 0;
     let next = 0;
     const worker = async () => {
       while (next < all.length) {
@@ -266,7 +302,9 @@ describe('malformed requests across every route: no 5xx, always the contract err
           clearTimeout(timer);
           if (streaming) controller.abort();
           if (probe.signed) statuses.set(probe.template, (statuses.get(probe.template) ?? new Set<number>()).add(res.status));
+          if (probe.unknownField !== undefined) unknownProbes++;
           if (res.status >= 500) failures.push(`${label} → ${res.status} ${text.slice(0, 200)}`);
+          else if (res.status < 300 && probe.unknownField !== undefined) failures.push(`${label} → ${res.status}, although ${probe.unknownField} is not a documented field`);
           else if (res.status >= 400) {
             let body: { error?: unknown; code?: unknown } = {};
             try {
@@ -275,6 +313,7 @@ describe('malformed requests across every route: no 5xx, always the contract err
               /* reported below */
             }
             if (typeof body.error !== 'string' || typeof body.code !== 'string') failures.push(`${label} → ${res.status} without the error body: ${text.slice(0, 200)}`);
+            else if (/\.\.\)|\.\.$/.test(body.error)) failures.push(`${label} → doubled punctuation: ${body.error.slice(-120)}`);
           }
         } catch (err) {
           failures.push(`${label} → ${(err as Error).message}`);
@@ -283,6 +322,7 @@ describe('malformed requests across every route: no 5xx, always the contract err
     };
     await Promise.all(Array.from({ length: 8 }, worker));
     assert.deepEqual(failures.slice(0, 25), [], `${failures.length} of ${all.length} probes failed`);
+    assert.ok(unknownProbes >= 200, `only ${unknownProbes} probes carry an undocumented field`);
     const health = await t.call('GET', '/health');
     assert.equal(health.status, 200);
     // A signed probe answered with anything but 403 got past the signature check to the parser or the handler.

@@ -102,6 +102,33 @@ describe('OpenAPI document', () => {
     assert.equal(await upgradeStatus(t.gateway.port, path, { 'X-Twilio-Signature': 'forged' }), 403);
   });
 
+  it('documents every JSON request body as closed, and the server refuses what the document does not list', async () => {
+    type Schema = { type?: string; properties?: Record<string, Schema>; additionalProperties?: unknown; items?: Schema; anyOf?: Schema[] };
+    /** Paths of the object schemas in `schema` that do not refuse unknown fields. */
+    const open = (schema: Schema, at: string): string[] => [
+      ...(schema.properties && schema.additionalProperties !== false ? [at] : []),
+      ...Object.entries(schema.properties ?? {}).flatMap(([name, child]) => open(child, `${at}.${name}`)),
+      ...(schema.items ? open(schema.items, `${at}[]`) : []),
+      ...(schema.anyOf ?? []).flatMap((branch, i) => open(branch, `${at}|${i}`)),
+    ];
+    const bodies = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops as Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>).flatMap(([method, op]) => {
+        const schema = op.requestBody?.content['application/json']?.schema;
+        return schema ? [{ route: `${method.toUpperCase()} ${path}`, schema }] : [];
+      }),
+    );
+    assert.ok(bodies.length >= 15, `${bodies.length} JSON request bodies`);
+    // The MCP transports read JSON-RPC themselves; every other body is checked by the pipeline.
+    const checked = bodies.filter((b) => !/ \/(messages|mcp)$/.test(b.route));
+    assert.deepEqual(checked.flatMap((b) => open(b.schema, b.route)), []);
+    const send = doc.paths['/api/v1/send-message']!.post as unknown as { requestBody: { content: Record<string, { schema: Schema }> } };
+    const listed = Object.keys(send.requestBody.content['application/json']!.schema.properties!);
+    const res = await t.call('POST', '/api/v1/send-message', { token: t.orchestratorToken, json: { channel: 'sms', to: '+14155550123', body: 'x', bodyy: 'x' } });
+    const refused = (await res.json()) as { code: string; details: { allowed?: string[] }[] };
+    assert.deepEqual([res.status, refused.code], [400, 'BAD_REQUEST']);
+    assert.deepEqual(refused.details[0]!.allowed, listed, 'the allowed fields are the documented ones');
+  });
+
   it("documents each webhook's 200 body as the contract gives it, and the real answers match", async () => {
     const ok = (path: string) => doc.paths[path]!.post!.responses['200']!.content!;
     const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';

@@ -26,13 +26,53 @@ function refused(key: string, why: string): SwitchboardError {
 }
 
 /**
+ * An unknown setting is an unknown field of the request, as in any body: 400 BAD_REQUEST naming each
+ * one (with the nearest known name), the known ones in each detail's `allowed`.
+ */
+function refuseUnknown(updates: Record<string, unknown>): void {
+  const unknown = Object.keys(updates).filter((key) => !SETTING_KEYS.includes(key));
+  if (unknown.length === 0) return;
+  const named = unknown.map((key) => {
+    const near = nearest(key);
+    return near ? `${key} (did you mean ${near}?)` : key;
+  });
+  throw new SwitchboardError(
+    ErrorCodes.BAD_REQUEST,
+    `Unknown setting${unknown.length > 1 ? 's' : ''} ${named.join(', ')} in settings; the known settings are listed in docs/configuration.md.`,
+    { details: unknown.map((key) => ({ field: `settings.${key}`, message: `${key} is not a known setting`, allowed: SETTING_KEYS })) },
+  );
+}
+
+/** The known setting a misspelt name most likely meant: same letters in another case, or at most two edits away. */
+function nearest(key: string): string | undefined {
+  const upper = key.toUpperCase();
+  let best: { key: string; distance: number } | undefined;
+  for (const known of SETTING_KEYS) {
+    const distance = known === upper ? 0 : editDistance(upper, known);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { key: known, distance };
+  }
+  return best?.key;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
+/**
  * Checks updates against the settings schema (known keys only, each value valid, no line breaks
  * or control characters) merged over what the file holds now; returns the merged file contents.
  */
 export function mergeSettings(current: Record<string, string>, updates: Record<string, unknown>): Record<string, string> {
+  refuseUnknown(updates);
   const merged = { ...current };
   for (const [key, raw] of Object.entries(updates)) {
-    if (!SETTING_KEYS.includes(key)) throw refused(key, 'is not a known setting (see docs/configuration.md)');
     if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') throw refused(key, 'must be a string, number or boolean');
     const value = String(raw);
     // eslint-disable-next-line no-control-regex

@@ -19,8 +19,11 @@ Every example uses this gateway's address, \`${baseUrl}\`.
 | client | returned once by provisioning as \`securityToken\` | \`/api/v1/*\` for its own agent only |
 
 Send it as \`Authorization: Bearer <token>\`. Errors always look like
-\`{"error": "<sentence>", "code": "<STABLE_CODE>"}\`; match on \`code\`. Unknown JSON fields are
-ignored; a body nesting objects and arrays deeper than ${MAX_JSON_DEPTH} levels is refused (400 \`BAD_REQUEST\`).
+\`{"error": "<sentence>", "code": "<STABLE_CODE>"}\`; match on \`code\`. A field a route does not take
+is refused, never ignored: 400 \`BAD_REQUEST\` naming it and the allowed ones
+(\`Unknown field bodyy in body; allowed: agentId, channel, to, body, …\`, each in \`details\`), for JSON
+bodies, query parameters and MCP tool arguments alike. A body nesting objects and arrays deeper than
+${MAX_JSON_DEPTH} levels is refused too (400 \`BAD_REQUEST\`).
 
 ## Connect over MCP
 

@@ -86,8 +86,8 @@ export class GatewayApp {
     checkPermitted(definition, principal);
     if (valueTooDeep(input)) fail(ErrorCodes.BAD_REQUEST, TOO_DEEP);
     const copy = structuredClone(input);
-    compiled.checkBody?.(copy);
-    compiled.checkQuery?.(copy);
+    compiled.checkBody?.(copy, 'arguments');
+    compiled.checkQuery?.(copy, 'arguments');
     const request: HttpRequest = { method, path, queryString: '', headers: {}, rawBody: Buffer.alloc(0), remoteAddress: 'mcp' };
     return definition.handler({ request, params: {}, body: copy, query: copy, principal });
   }

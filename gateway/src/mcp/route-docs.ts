@@ -4,11 +4,16 @@ import { fail } from '../http/errors.js';
 import type { RouteDefinition } from '../http/types.js';
 import { AgentId, errorResponses } from '../schemas/common.js';
 
-const JsonRpc = Type.Object({ jsonrpc: Type.Literal('2.0') }, { description: 'A JSON-RPC 2.0 message of the Model Context Protocol.' });
-const McpQuery = Type.Object({
-  token: Type.Optional(Type.String({ description: 'Orchestrator, team or client token (or send Authorization: Bearer).' })),
-  agentId: Type.Optional(AgentId),
-});
+// The MCP transports, not the REST pipeline, read these shapes: a JSON-RPC message has more members
+// than the one named here, and tool arguments are checked against each tool's own input schema.
+const JsonRpc = Type.Object({ jsonrpc: Type.Literal('2.0') }, { description: 'A JSON-RPC 2.0 message of the Model Context Protocol.', additionalProperties: true });
+const McpQuery = Type.Object(
+  {
+    token: Type.Optional(Type.String({ description: 'Orchestrator, team or client token (or send Authorization: Bearer).' })),
+    agentId: Type.Optional(AgentId),
+  },
+  { additionalProperties: true },
+);
 
 /** Served by the MCP transports on the socket layer, never by the REST pipeline. */
 const transportOnly = (): never => fail(ErrorCodes.NOT_FOUND, 'Served by the MCP transport.');
@@ -38,7 +43,7 @@ export const mcpRouteDocs: readonly RouteDefinition[] = [
     tag: 'MCP',
     auth: 'token',
     body: JsonRpc,
-    query: Type.Object({ sessionId: Type.String() }),
+    query: Type.Object({ sessionId: Type.String() }, { additionalProperties: true }),
     responses: { 202: { description: 'Accepted.' }, ...errorResponses(400, 401, 403, 404, 413, 415) },
     handler: transportOnly,
   },

@@ -1,8 +1,10 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Type } from '@sinclair/typebox';
 import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
 import { errorResult } from '../http/errors.js';
+import { compileBody } from '../http/validation.js';
 import { VERSION } from '../version.js';
 
 /** Each MCP tool and the REST route it mirrors; a tool exists only while its route does. */
@@ -21,10 +23,12 @@ export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT
   { name: 'comms_deprovision_channels', method: 'POST', path: '/api/v1/deprovision' },
 ];
 
+const PingArguments = Type.Object({}, { additionalProperties: false });
+const checkPingArguments = compileBody(PingArguments);
 const PING: Tool = {
   name: 'comms_ping',
   description: 'Checks the connection: answers who this session acts as and the server time.',
-  inputSchema: { type: 'object', properties: {} },
+  inputSchema: JSON.parse(JSON.stringify(PingArguments)) as Tool['inputSchema'],
 };
 
 /**
@@ -46,6 +50,11 @@ export function createToolServer(app: GatewayApp, principal: Principal, agentId:
     const { name } = request.params;
     const args: Record<string, unknown> = { ...(request.params.arguments ?? {}) };
     if (name === PING.name) {
+      try {
+        checkPingArguments(args, 'arguments');
+      } catch (err) {
+        return text(errorResult(err).body, true);
+      }
       return text({ ok: true, principal: principal.kind, agentId: agentId ?? (principal.kind === 'client' ? principal.agentId : null), time: new Date().toISOString() });
     }
     const tool = tools.find((t) => t.name === name);

@@ -14,7 +14,7 @@ export const AgentSummary = Type.Object({
 
 export const AgentList = Type.Object({ agents: Type.Array(AgentSummary) });
 
-export const BlockedChannelsBody = Type.Object({ blockedChannels: Type.Array(ChannelName, { maxItems: 5 }) });
+export const BlockedChannelsBody = Type.Object({ blockedChannels: Type.Array(ChannelName, { maxItems: 5 }) }, { additionalProperties: false });
 export type BlockedChannelsBody = Static<typeof BlockedChannelsBody>;
 
 export const BlockedChannelsResponse = Type.Object({
@@ -37,9 +37,10 @@ export const PoolList = Type.Object({
   entries: Type.Array(PoolEntry),
 });
 
-export const PoolAddBody = Type.Object({
-  addresses: Type.Array(Type.String({ minLength: 1, maxLength: 320 }), { minItems: 1, maxItems: 10000 }),
-});
+export const PoolAddBody = Type.Object(
+  { addresses: Type.Array(Type.String({ minLength: 1, maxLength: 320 }), { minItems: 1, maxItems: 10000 }) },
+  { additionalProperties: false },
+);
 export type PoolAddBody = Static<typeof PoolAddBody>;
 
 export const PoolAddResponse = Type.Object({ ok: Type.Literal(true), pool: PoolName, added: Type.Integer() });
@@ -104,10 +105,13 @@ export const AdminDashboard = Type.Object({
   }),
 });
 
-export const TwilioTestBody = Type.Object({ accountSid: Type.String({ maxLength: 64 }), authToken: Type.String({ maxLength: 256 }) });
+export const TwilioTestBody = Type.Object(
+  { accountSid: Type.String({ maxLength: 64 }), authToken: Type.String({ maxLength: 256 }) },
+  { additionalProperties: false },
+);
 export type TwilioTestBody = Static<typeof TwilioTestBody>;
 
-export const ApiKeyTestBody = Type.Object({ apiKey: Type.String({ maxLength: 512 }) });
+export const ApiKeyTestBody = Type.Object({ apiKey: Type.String({ maxLength: 512 }) }, { additionalProperties: false });
 export type ApiKeyTestBody = Static<typeof ApiKeyTestBody>;
 
 export const SaveBody = Type.Object(
@@ -116,6 +120,7 @@ export const SaveBody = Type.Object(
       description: 'Setting names (see docs/configuration.md) and their new values; an empty string clears a setting.',
     }),
   },
+  { additionalProperties: false },
 );
 export type SaveBody = Static<typeof SaveBody>;
 
@@ -152,7 +157,7 @@ export type ListFilter = Static<typeof ListFilter>;
 export const MessageLog = Type.Object({ messages: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
 export const DeadLetterList = Type.Object({ deadLetters: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
 
-export const SignInBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512 }) });
+export const SignInBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false });
 export type SignInBody = Static<typeof SignInBody>;
 
 export const SessionState = Type.Object({

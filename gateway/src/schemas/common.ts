@@ -27,7 +27,7 @@ export const ErrorBody = Type.Object(
 /** Standard error responses for a route with the given auth. */
 export function errorResponses(...statuses: number[]): Record<number, { description: string; schema: TSchema }> {
   const text: Record<number, string> = {
-    400: 'Malformed or invalid request (BAD_REQUEST, VALIDATION_FAILED).',
+    400: 'Malformed request or an unknown field or query parameter, named with the allowed ones (BAD_REQUEST); a missing or invalid field (VALIDATION_FAILED).',
     401: 'Missing or invalid bearer token (UNAUTHORIZED).',
     403: 'The token may not do this (FORBIDDEN), or a signature failed.',
     404: 'No such agent or resource (NOT_FOUND).',

@@ -5,15 +5,18 @@ const MessageChannel = Type.Union([Type.Literal('sms'), Type.Literal('email'), T
   description: 'sms, email, whatsapp or line.',
 });
 
-export const SendMessageBody = Type.Object({
-  agentId: Type.Optional(AgentId),
-  channel: MessageChannel,
-  to: Type.String({ minLength: 3, maxLength: 320, description: 'E.164 number (sms, whatsapp), email address, or LINE user id.' }),
-  body: Type.String({ minLength: 1, maxLength: 100_000 }),
-  subject: Type.Optional(Type.String({ minLength: 1, maxLength: 998, description: 'Required for email.' })),
-  html: Type.Optional(Type.String({ maxLength: 500_000 })),
-  mediaUrls: Type.Optional(Type.Array(Type.String({ format: 'uri', pattern: '^https?://' }), { maxItems: 10 })),
-});
+export const SendMessageBody = Type.Object(
+  {
+    agentId: Type.Optional(AgentId),
+    channel: MessageChannel,
+    to: Type.String({ minLength: 3, maxLength: 320, description: 'E.164 number (sms, whatsapp), email address, or LINE user id.' }),
+    body: Type.String({ minLength: 1, maxLength: 100_000 }),
+    subject: Type.Optional(Type.String({ minLength: 1, maxLength: 998, description: 'Required for email.' })),
+    html: Type.Optional(Type.String({ maxLength: 500_000 })),
+      mediaUrls: Type.Optional(Type.Array(Type.String({ format: 'uri', pattern: '^https?://' }), { maxItems: 10 })),
+  },
+  { additionalProperties: false },
+);
 export type SendMessageBody = Static<typeof SendMessageBody>;
 
 export const SendMessageResponse = Type.Object({
@@ -27,10 +30,13 @@ export const SendMessageResponse = Type.Object({
   cost: Type.Number({ description: 'USD, 4 places: the provider price when known, else the tariff.' }),
 });
 
-export const CallbackUrlBody = Type.Object({
-  agentId: Type.Optional(AgentId),
-  callbackUrl: Type.Union([Type.String({ format: 'uri', maxLength: 2048 }), Type.Null()]),
-});
+export const CallbackUrlBody = Type.Object(
+  {
+    agentId: Type.Optional(AgentId),
+    callbackUrl: Type.Union([Type.String({ format: 'uri', maxLength: 2048 }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
 export type CallbackUrlBody = Static<typeof CallbackUrlBody>;
 
 export const CallbackUrlResponse = Type.Object({
@@ -40,11 +46,14 @@ export const CallbackUrlResponse = Type.Object({
   signingSecret: Type.Union([Type.String({ description: 'Standard Webhooks secret (whsec_…) callbacks are signed with.' }), Type.Null()]),
 });
 
-export const WaitingMessagesQuery = Type.Object({
-  agentId: Type.Optional(AgentId),
-  channel: Type.Optional(ChannelName),
-  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-});
+export const WaitingMessagesQuery = Type.Object(
+  {
+    agentId: Type.Optional(AgentId),
+    channel: Type.Optional(ChannelName),
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+  },
+  { additionalProperties: false },
+);
 export type WaitingMessagesQuery = Static<typeof WaitingMessagesQuery>;
 
 export const DeadLetter = Type.Object({
@@ -66,7 +75,7 @@ export const DeadLetter = Type.Object({
 
 export const WaitingMessagesResponse = Type.Object({ messages: Type.Array(DeadLetter), count: Type.Integer() });
 
-export const AgentQuery = Type.Object({ agentId: Type.Optional(AgentId) });
+export const AgentQuery = Type.Object({ agentId: Type.Optional(AgentId) }, { additionalProperties: false });
 export type AgentQuery = Static<typeof AgentQuery>;
 
 export const ChannelStatusResponse = Type.Object({

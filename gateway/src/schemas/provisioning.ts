@@ -1,18 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AgentId, ChannelName } from './common.js';
 
-export const ProvisionBody = Type.Object({
-  agentId: Type.Optional(AgentId),
-  displayName: Type.String({ minLength: 1, maxLength: 200 }),
-  channels: Type.Array(ChannelName, { minItems: 1, maxItems: 5 }),
-  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2; phone numbers are picked from it.' })),
-  emailDomain: Type.Optional(Type.String({ minLength: 3, maxLength: 253 })),
-  greeting: Type.Optional(Type.String({ maxLength: 2000 })),
-  systemPrompt: Type.Optional(Type.String({ maxLength: 20000 })),
-  voice: Type.Optional(Type.String({ maxLength: 100 })),
-  language: Type.Optional(Type.String({ maxLength: 35 })),
-  callbackUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
-});
+export const ProvisionBody = Type.Object(
+  {
+    agentId: Type.Optional(AgentId),
+    displayName: Type.String({ minLength: 1, maxLength: 200 }),
+    channels: Type.Array(ChannelName, { minItems: 1, maxItems: 5 }),
+    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2; phone numbers are picked from it.' })),
+    emailDomain: Type.Optional(Type.String({ minLength: 3, maxLength: 253 })),
+    greeting: Type.Optional(Type.String({ maxLength: 2000 })),
+    systemPrompt: Type.Optional(Type.String({ maxLength: 20000 })),
+    voice: Type.Optional(Type.String({ maxLength: 100 })),
+    language: Type.Optional(Type.String({ maxLength: 35 })),
+    callbackUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+  },
+  { additionalProperties: false },
+);
 export type ProvisionBody = Static<typeof ProvisionBody>;
 
 const ChannelGrant = Type.Object({ address: Type.String(), status: Type.Literal('active') });
@@ -25,7 +28,7 @@ export const ProvisionResponse = Type.Object({
   signingSecret: Type.Optional(Type.String({ description: 'Callback signing secret, when callbackUrl was given.' })),
 });
 
-export const DeprovisionBody = Type.Object({ agentId: Type.Optional(AgentId) });
+export const DeprovisionBody = Type.Object({ agentId: Type.Optional(AgentId) }, { additionalProperties: false });
 export type DeprovisionBody = Static<typeof DeprovisionBody>;
 
 export const DeprovisionResponse = Type.Object({

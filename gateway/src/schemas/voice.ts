@@ -3,15 +3,18 @@ import { AgentId, PhoneNumber } from './common.js';
 
 const Mode = Type.Union([Type.Literal('relay'), Type.Literal('stream')], { description: 'relay: the provider does speech (ConversationRelay); stream: Switchboard does (Media Streams).' });
 
-export const MakeCallBody = Type.Object({
-  agentId: Type.Optional(AgentId),
-  to: PhoneNumber,
-  greeting: Type.Optional(Type.String({ maxLength: 2000 })),
-  systemPrompt: Type.Optional(Type.String({ maxLength: 20000 })),
-  voice: Type.Optional(Type.String({ maxLength: 100 })),
-  language: Type.Optional(Type.String({ maxLength: 35 })),
-  mode: Type.Optional(Mode),
-});
+export const MakeCallBody = Type.Object(
+  {
+    agentId: Type.Optional(AgentId),
+    to: PhoneNumber,
+    greeting: Type.Optional(Type.String({ maxLength: 2000 })),
+    systemPrompt: Type.Optional(Type.String({ maxLength: 20000 })),
+    voice: Type.Optional(Type.String({ maxLength: 100 })),
+    language: Type.Optional(Type.String({ maxLength: 35 })),
+    mode: Type.Optional(Mode),
+  },
+  { additionalProperties: false },
+);
 export type MakeCallBody = Static<typeof MakeCallBody>;
 
 const CallAnswer = {
@@ -24,14 +27,17 @@ const CallAnswer = {
 
 export const MakeCallResponse = Type.Object({ ...CallAnswer, sessionId: Type.String() });
 
-export const CallOnBehalfBody = Type.Object({
-  agentId: Type.Optional(AgentId),
-  target: PhoneNumber,
-  targetName: Type.Optional(Type.String({ maxLength: 200 })),
-  requesterPhone: PhoneNumber,
-  requesterName: Type.Optional(Type.String({ maxLength: 200 })),
-  message: Type.Optional(Type.String({ maxLength: 2000 })),
-});
+export const CallOnBehalfBody = Type.Object(
+  {
+    agentId: Type.Optional(AgentId),
+    target: PhoneNumber,
+    targetName: Type.Optional(Type.String({ maxLength: 200 })),
+    requesterPhone: PhoneNumber,
+    requesterName: Type.Optional(Type.String({ maxLength: 200 })),
+    message: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
 export type CallOnBehalfBody = Static<typeof CallOnBehalfBody>;
 
 export const CallOnBehalfResponse = Type.Object({
@@ -40,12 +46,15 @@ export const CallOnBehalfResponse = Type.Object({
   bridge: Type.Union([Type.Literal('available'), Type.Literal('unavailable')]),
 });
 
-export const SendVoiceMessageBody = Type.Object({
-  agentId: Type.Optional(AgentId),
-  to: PhoneNumber,
-  text: Type.String({ minLength: 1, maxLength: 5000 }),
-  voice: Type.Optional(Type.String({ maxLength: 100 })),
-});
+export const SendVoiceMessageBody = Type.Object(
+  {
+    agentId: Type.Optional(AgentId),
+    to: PhoneNumber,
+    text: Type.String({ minLength: 1, maxLength: 5000 }),
+    voice: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
 export type SendVoiceMessageBody = Static<typeof SendVoiceMessageBody>;
 
 export const SendVoiceMessageResponse = Type.Object({
@@ -54,12 +63,15 @@ export const SendVoiceMessageResponse = Type.Object({
   durationSeconds: Type.Number(),
 });
 
-export const TransferCallBody = Type.Object({
-  agentId: Type.Optional(AgentId),
-  callSid: Type.String({ minLength: 2, maxLength: 64 }),
-  to: PhoneNumber,
-  announcementText: Type.Optional(Type.String({ maxLength: 2000 })),
-});
+export const TransferCallBody = Type.Object(
+  {
+    agentId: Type.Optional(AgentId),
+    callSid: Type.String({ minLength: 2, maxLength: 64 }),
+    to: PhoneNumber,
+    announcementText: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
 export type TransferCallBody = Static<typeof TransferCallBody>;
 
 export const TransferCallResponse = Type.Object({

@@ -91,7 +91,7 @@ function routes(gate: { release?: () => void }): RouteDefinition[] {
       summary: 'echo',
       tag: 'test',
       auth: 'public',
-      query: Type.Object({ x: Type.Optional(Type.String()) }),
+      query: Type.Object({ x: Type.Optional(Type.String()) }, { additionalProperties: false }),
       responses: OK,
       handler: ({ request: r, query }) => ({ status: 200, body: { method: r.method, path: r.path, query, test: r.headers['x-test'] ?? null, remote: r.remoteAddress } }),
     },
