@@ -6,6 +6,7 @@ import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
 import type { GatewayApp } from './app.js';
 import { BODYLESS, shuttingDown, STARTING, tooLarge } from './answers.js';
 import { errorResult } from './errors.js';
+import { listenFailure } from './listen-failure.js';
 import { joinHeaders, NodeExchange, peerAddress, splitUrl } from './node-exchange.js';
 import { matchPattern, type ExchangeHandler, type ServerWebSocket, type WebSocketRoute } from './socket-routes.js';
 import type { HttpRequest, HttpResult } from './types.js';
@@ -197,15 +198,10 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
   });
 
   return new Promise((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      reject(
-        err.code === 'EADDRINUSE'
-          ? new Error(`Cannot listen on ${options.host}:${options.port}; is the port in use? Pick another with --port.`)
-          : new Error(`Cannot listen on ${options.host}:${options.port}: ${err.message}`),
-      );
-    };
+    const onError = (err: NodeJS.ErrnoException) => reject(listenFailure(options.host, options.port, err.code, err));
     server.once('error', onError);
-    server.listen(options.port, options.host, () => {
+    // Exclusive, as the uWS adapter binds: never shared with a cluster worker or another process.
+    server.listen({ port: options.port, host: options.host, exclusive: true }, () => {
       server.off('error', onError);
       const address = server.address();
       resolve({

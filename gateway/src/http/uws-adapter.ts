@@ -4,6 +4,7 @@ import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
 import type { GatewayApp } from './app.js';
 import { BODYLESS, shuttingDown, STARTING, tooLarge } from './answers.js';
 import { errorResult } from './errors.js';
+import { bindError, listenFailure } from './listen-failure.js';
 import type { ServerWebSocket, SocketRoutes, WebSocketRoute } from './socket-routes.js';
 import type { HttpRequest, HttpResult } from './types.js';
 import { UwsExchange } from './uws-exchange.js';
@@ -14,6 +15,13 @@ interface Exchange {
   /** Counted in `inFlight` and not yet released. */
   counted: boolean;
 }
+
+/**
+ * uWS's LIBUS_LISTEN_EXCLUSIVE_PORT (1): the native module exports it, but its typings have it only as
+ * a member of an enum and type `listen(host, port, options, cb)` not at all.
+ */
+const EXCLUSIVE_PORT = (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT?: number }).LIBUS_LISTEN_EXCLUSIVE_PORT ?? 1;
+type ListenExclusive = (host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void) => void;
 
 /** The gateway on uWebSockets.js: the fast path, where its native build loads (see `probeUws`). */
 export const uwsAdapter: HttpAdapter = { name: 'uws', listen };
@@ -99,9 +107,12 @@ export function listen(app: GatewayApp, options: ListenOptions): Promise<Listene
   });
 
   return new Promise((resolve, reject) => {
-    uws.listen(options.host, options.port, (socket) => {
+    // Exclusive: uWS otherwise binds with SO_REUSEPORT, and a second server on a taken port would start
+    // and take a share of its connections.
+    (uws as unknown as { listen: ListenExclusive }).listen(options.host, options.port, EXCLUSIVE_PORT, (socket) => {
       if (!socket) {
-        reject(new Error(`Cannot listen on ${options.host}:${options.port}; is the port in use? Pick another with --port.`));
+        // uWS says only that it failed; binding once with node:net tells why.
+        void bindError(options.host, options.port).then((errno) => reject(listenFailure(options.host, options.port, errno)));
         return;
       }
       resolve({
