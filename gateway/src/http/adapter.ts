@@ -1,5 +1,6 @@
 import type { Logger } from '@switchboard/runtime';
 import type { GatewayApp } from './app.js';
+import type { ConnectionLimits } from './connection-limits.js';
 import type { SocketRoutes } from './socket-routes.js';
 
 /** A listening gateway socket. */
@@ -21,6 +22,8 @@ export interface ListenOptions {
   before?: (routes: SocketRoutes) => void;
   /** Open the port before the routes are ready: every request answers 503 `starting` until `ready()`. */
   starting?: boolean;
+  /** Time-outs for slow clients and the per-address connection cap; the settings' defaults when absent. */
+  limits?: ConnectionLimits;
 }
 
 /** Names of the HTTP servers the gateway can run on. */
@@ -29,5 +32,6 @@ export type AdapterName = 'uws' | 'node';
 /** An HTTP server under the gateway: it feeds plain requests to the app and hosts the socket routes. */
 export interface HttpAdapter {
   readonly name: AdapterName;
+  /** Binds the port exclusively: a port another process holds is refused (`CONFLICT`, "port in use"), never shared. */
   listen(app: GatewayApp, options: ListenOptions): Promise<Listener>;
 }
