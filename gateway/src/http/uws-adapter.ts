@@ -184,7 +184,7 @@ function socketRoutes(uws: uWS.TemplatedApp, isStarting: () => boolean, addresse
           answerStarting(res, req);
           return;
         }
-        const exchange = new UwsExchange(res, req, maxBufferedBytes);
+        const exchange = new UwsExchange(res, req, maxBufferedBytes, limits.requestTimeoutMs);
         const address = exchange.remoteAddress;
         if (!addresses.admit(address)) {
           const { status, headers, body } = tooManyConnections(limits.maxConnectionsPerAddress);

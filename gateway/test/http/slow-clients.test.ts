@@ -106,7 +106,7 @@ describe('slow clients and the per-address cap', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('cuts off silent, slow-header, slow-body and idle sockets in bounded time, keeps a stream, and answers /health throughout', async () => {
+  it('cuts off silent, slow-header, slow-body (REST and MCP) and idle sockets in bounded time, keeps a stream, and answers /health throughout', async () => {
     const port = Number(new URL(short.url).port);
     const fixedByUws = adapterOf(short) === 'uws';
     const kinds: Record<string, { bound: number; open: () => Held }> = {
@@ -124,6 +124,18 @@ describe('slow clients and the per-address cap', () => {
         open: () =>
           hold(port, '127.0.0.1', (socket) => {
             socket.write('POST /api/v1/provision HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{');
+            trickle(socket, ' ', 200);
+          }),
+      },
+      // The MCP routes read their own bodies (the exchange routes): the request time-out holds there too.
+      'slow MCP body': {
+        bound: 8000,
+        open: () =>
+          hold(port, '127.0.0.1', (socket) => {
+            socket.write(
+              `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${ORCHESTRATOR}\r\ncontent-type: application/json\r\n` +
+                'accept: application/json, text/event-stream\r\ncontent-length: 1000\r\n\r\n{',
+            );
             trickle(socket, ' ', 200);
           }),
       },
