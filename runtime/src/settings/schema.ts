@@ -115,14 +115,14 @@ export const SettingsSchema = Type.Object(
       minimum: 100,
       maximum: 600_000,
       description:
-        'How long a client may take to send a request head, from the connection opening (or the previous answer) on; it is then answered 408 and disconnected. uWS fixes this at 10 s whatever the setting.',
+        'How long a client may take to send a request head, from the connection opening (or the previous answer) on; it is then disconnected (node:http answers 408 first). uWS fixes this at 10 s whatever the setting.',
     }),
     HTTP_REQUEST_TIMEOUT_MS: Type.Integer({
       default: 30_000,
       minimum: 100,
       maximum: 3_600_000,
       description:
-        'How long a client may take to send a whole request, head and body; it is then answered 408 and disconnected. Answers are not counted: SSE and MCP streams and WebSockets may last as long as they are used.',
+        'How long a client may take to send a whole request, head and body; it is then answered 408 and disconnected (uWS also cuts a body that arrives slower than 16 KB/s for 10 s). Answers are not counted: SSE and MCP streams and WebSockets last as long as they are used.',
     }),
     HTTP_IDLE_TIMEOUT_MS: Type.Integer({
       default: 10_000,
