@@ -29,7 +29,8 @@ export async function startGatewayProcess(options: { adapter?: 'uws' | 'node' } 
     const started = await spawnServer({
       name: options.adapter ? `switchboard-${options.adapter}` : 'switchboard',
       args: ['gateway/src/cli.ts', 'start', '--port', '0', '--data-dir', dataDir, '--env-file', envFile],
-      env: { NODE_ENV: 'production', LOG_LEVEL: 'warn', DEMO_MODE: 'true', HTTP_ADAPTER: options.adapter ?? 'auto' },
+      // Every load comes from loopback (mcp-sessions holds 10,000 streams), so the per-address cap is lifted.
+      env: { NODE_ENV: 'production', LOG_LEVEL: 'warn', DEMO_MODE: 'true', HTTP_ADAPTER: options.adapter ?? 'auto', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' },
       // The token line follows the URL line in the same banner; waiting for it gets both.
       ready: TOKEN_LINE,
       // tsx compiles the sources at start; on a loaded two-core machine that has taken over 30 s.
