@@ -108,7 +108,13 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
       attachVoiceSocket(routes, { voice: ports.voice, metrics, logger, publicBaseUrl: () => runtime.publicBaseUrl });
     };
     // The port opens first, since the public base URL may depend on it; until `ready()` every route answers 503 `starting`.
-    listener = await bind(adapter, app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true, clientAddress: resolveClient });
+    const limits = {
+      headersTimeoutMs: settings.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: settings.HTTP_REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: settings.HTTP_IDLE_TIMEOUT_MS,
+      maxConnectionsPerAddress: settings.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+    };
+    listener = await bind(adapter, app, { host: settings.HOST, port: settings.PORT, logger, before, starting: true, clientAddress: resolveClient, limits });
     logger.info({ port: listener.port }, 'start-up: listening (503 starting until the routes are mounted)');
     connectAgentReach(ports.reach, mcp);
     metrics.observeMcp(() => mcp.census());

@@ -29,8 +29,16 @@ export async function startGatewayProcess(options: { adapter?: 'uws' | 'node' } 
     const started = await spawnServer({
       name: options.adapter ? `switchboard-${options.adapter}` : 'switchboard',
       args: ['gateway/src/cli.ts', 'start', '--port', '0', '--data-dir', dataDir, '--env-file', envFile],
-      // The mcp-sessions scenario holds 10,000 sessions on one token: it measures capacity, not the per-token cap.
-      env: { NODE_ENV: 'production', LOG_LEVEL: 'warn', DEMO_MODE: 'true', HTTP_ADAPTER: options.adapter ?? 'auto', MCP_MAX_SESSIONS_PER_PRINCIPAL: '100000' },
+      // Every load comes from loopback and the mcp-sessions scenario holds 10,000 sessions on one token: it measures
+      // capacity, so the per-address connection cap and the per-token session cap are lifted.
+      env: {
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'warn',
+        DEMO_MODE: 'true',
+        HTTP_ADAPTER: options.adapter ?? 'auto',
+        HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
+        MCP_MAX_SESSIONS_PER_PRINCIPAL: '100000',
+      },
       // The token line follows the URL line in the same banner; waiting for it gets both.
       ready: TOKEN_LINE,
       // tsx compiles the sources at start; on a loaded two-core machine that has taken over 30 s.

@@ -1,6 +1,7 @@
 import type { Logger } from '@switchboard/runtime';
 import type { GatewayApp } from './app.js';
 import type { ClientAddress } from './client-address.js';
+import type { ConnectionLimits } from './connection-limits.js';
 import type { SocketRoutes } from './socket-routes.js';
 
 /** A listening gateway socket. */
@@ -24,6 +25,8 @@ export interface ListenOptions {
   starting?: boolean;
   /** Who the client of a request is (TRUSTED_PROXIES); the socket's peer when absent. */
   clientAddress?: ClientAddress;
+  /** Time-outs for slow clients and the per-address connection cap; the settings' defaults when absent. */
+  limits?: ConnectionLimits;
 }
 
 /** Names of the HTTP servers the gateway can run on. */
@@ -32,5 +35,6 @@ export type AdapterName = 'uws' | 'node';
 /** An HTTP server under the gateway: it feeds plain requests to the app and hosts the socket routes. */
 export interface HttpAdapter {
   readonly name: AdapterName;
+  /** Binds the port exclusively: a port another process holds is refused (`CONFLICT`, "port in use"), never shared. */
   listen(app: GatewayApp, options: ListenOptions): Promise<Listener>;
 }

@@ -1,4 +1,5 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { ErrorCodes } from '@switchboard/sdk';
@@ -6,7 +7,9 @@ import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
 import type { GatewayApp } from './app.js';
 import { BODYLESS, shuttingDown, STARTING, tooLarge } from './answers.js';
 import { peerIsClient } from './client-address.js';
+import { AddressCounts, DEFAULT_CONNECTION_LIMITS, tooManyConnections, tooSlow } from './connection-limits.js';
 import { errorResult } from './errors.js';
+import { listenFailure } from './listen-failure.js';
 import { joinHeaders, NodeExchange, peerAddress, splitUrl } from './node-exchange.js';
 import { matchPattern, type ExchangeHandler, type ServerWebSocket, type WebSocketRoute } from './socket-routes.js';
 import type { HttpRequest, HttpResult } from './types.js';
@@ -30,8 +33,19 @@ interface SocketRoute {
  * 503 while starting, draining on close, exchanges for the socket routes, WebSockets through `ws`).
  */
 function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
-  // uWS neither requires a Host header nor closes keep-alive connections before 10 s of quiet; nor does this.
-  const server = createServer({ keepAliveTimeout: 10_000, requireHostHeader: false });
+  const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS;
+  // node refuses a headers time-out longer than the request time-out; a head is part of the request.
+  const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  // uWS does not require a Host header; nor does this. node checks its time-outs every
+  // connectionsCheckingInterval (30 s by default), so that is brought close to the shortest one.
+  const server = createServer({
+    requireHostHeader: false,
+    headersTimeout,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeout / 4))),
+  });
+  capConnections(server, new AddressCounts(limits.maxConnectionsPerAddress), limits.maxConnectionsPerAddress);
   const exchangeRoutes = new Map<string, Map<string, ExchangeRoute>>();
   const socketRoutes: SocketRoute[] = [];
   const sockets = new Set<WebSocket>();
@@ -154,13 +168,13 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
       return;
     }
     const tooLargeHead = err.code === 'HPE_HEADER_OVERFLOW';
-    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      writeRaw(socket, tooSlow());
+      return;
+    }
     writeRaw(socket, {
-      status: tooLargeHead ? 431 : timedOut ? 408 : 400,
-      body: {
-        error: tooLargeHead ? 'The request headers are too large.' : timedOut ? 'The request took too long to arrive.' : 'The request is not valid HTTP.',
-        code: ErrorCodes.BAD_REQUEST,
-      },
+      status: tooLargeHead ? 431 : 400,
+      body: { error: tooLargeHead ? 'The request headers are too large.' : 'The request is not valid HTTP.', code: ErrorCodes.BAD_REQUEST },
     });
   });
 
@@ -200,15 +214,10 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
   });
 
   return new Promise((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      reject(
-        err.code === 'EADDRINUSE'
-          ? new Error(`Cannot listen on ${options.host}:${options.port}; is the port in use? Pick another with --port.`)
-          : new Error(`Cannot listen on ${options.host}:${options.port}: ${err.message}`),
-      );
-    };
+    const onError = (err: NodeJS.ErrnoException) => reject(listenFailure(options.host, options.port, err.code, err));
     server.once('error', onError);
-    server.listen(options.port, options.host, () => {
+    // Exclusive, as the uWS adapter binds: never shared with a cluster worker or another process.
+    server.listen({ port: options.port, host: options.host, exclusive: true }, () => {
       server.off('error', onError);
       const address = server.address();
       resolve({
@@ -238,6 +247,31 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
         },
       });
     });
+  });
+}
+
+/**
+ * Refuses a connection past the per-address cap before node:http parses anything on it, so a
+ * client holding many sockets (slow or idle) costs one file descriptor per socket for a moment only.
+ * node:http's own connection handler is taken off the server and called for admitted sockets.
+ */
+function capConnections(server: Server, counts: AddressCounts, max: number): void {
+  if (max === 0) return;
+  const handlers = server.listeners('connection') as Array<(socket: Socket) => void>;
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => {
+    const address = peerAddress(socket.remoteAddress);
+    if (counts.admit(address)) {
+      socket.once('close', () => counts.release(address));
+      for (const handler of handlers) handler.call(server, socket);
+      return;
+    }
+    // The answer uWS gives such a client, written at once; the client's request is read and dropped so
+    // that closing does not reset the connection before the answer is read.
+    socket.on('error', () => undefined);
+    socket.resume();
+    writeRaw(socket, tooManyConnections(max));
+    setTimeout(() => socket.destroy(), 1000).unref();
   });
 }
 

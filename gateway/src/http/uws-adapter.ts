@@ -4,7 +4,9 @@ import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
 import type { GatewayApp } from './app.js';
 import { BODYLESS, shuttingDown, STARTING, tooLarge } from './answers.js';
 import { peerIsClient, type ClientAddress } from './client-address.js';
+import { AddressCounts, DEFAULT_CONNECTION_LIMITS, tooManyConnections, tooSlow, type ConnectionLimits } from './connection-limits.js';
 import { errorResult } from './errors.js';
+import { bindError, listenFailure } from './listen-failure.js';
 import type { ServerWebSocket, SocketRoutes, WebSocketRoute } from './socket-routes.js';
 import type { HttpRequest, HttpResult } from './types.js';
 import { UwsExchange } from './uws-exchange.js';
@@ -12,9 +14,20 @@ import { UwsExchange } from './uws-exchange.js';
 interface Exchange {
   /** The client went away or the answer was sent: the response must not be touched again. */
   aborted: boolean;
-  /** Counted in `inFlight` and not yet released. */
+  /** Counted in `inFlight` and against its address, and not yet released. */
   counted: boolean;
+  /** The peer's address, once the exchange counts against it. */
+  address?: string;
+  /** Stops the body's time-out once the exchange ends another way. */
+  stopReading?: () => void;
 }
+
+/**
+ * uWS's LIBUS_LISTEN_EXCLUSIVE_PORT (1): the native module exports it, but its typings have it only as
+ * a member of an enum and type `listen(host, port, options, cb)` not at all.
+ */
+const EXCLUSIVE_PORT = (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT?: number }).LIBUS_LISTEN_EXCLUSIVE_PORT ?? 1;
+type ListenExclusive = (host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void) => void;
 
 /** The gateway on uWebSockets.js: the fast path, where its native build loads (see `probeUws`). */
 export const uwsAdapter: HttpAdapter = { name: 'uws', listen };
@@ -27,19 +40,26 @@ export const uwsAdapter: HttpAdapter = { name: 'uws', listen };
  */
 export function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
   const uws = uWS.App();
+  const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS;
+  // uWS shows no connection to JavaScript before its request head has arrived (and closes one that
+  // takes 10 s for that, or sits idle 10 s), so what is counted per address is the open exchanges:
+  // requests being read or answered, streams and WebSockets.
+  const addresses = new AddressCounts(limits.maxConnectionsPerAddress);
   let inFlight = 0;
   let draining = false;
   let starting = options.starting === true;
   let idle: (() => void) | undefined;
   const release = (exchange: Exchange) => {
+    exchange.stopReading?.();
     if (!exchange.counted) return;
     exchange.counted = false;
+    if (exchange.address !== undefined) addresses.release(exchange.address);
     inFlight--;
     if (inFlight === 0) idle?.();
   };
 
   const clientAddress = options.clientAddress ?? peerIsClient;
-  options.before?.(socketRoutes(uws, () => starting, clientAddress));
+  options.before?.(socketRoutes(uws, () => starting, clientAddress, addresses, limits));
   uws.any('/*', (res, req) => {
     if (starting) {
       answerStarting(res, req);
@@ -64,8 +84,13 @@ export function listen(app: GatewayApp, options: ListenOptions): Promise<Listene
       send(res, exchange, shuttingDown(), true);
       return;
     }
+    if (!addresses.admit(remoteAddress)) {
+      send(res, exchange, tooManyConnections(limits.maxConnectionsPerAddress), true);
+      return;
+    }
     inFlight++;
     exchange.counted = true;
+    exchange.address = remoteAddress;
     const done = () => release(exchange);
     const limit = app.bodyLimit(method, path);
     const declared = Number(headers['content-length'] ?? 0);
@@ -90,9 +115,9 @@ export function listen(app: GatewayApp, options: ListenOptions): Promise<Listene
       dispatch(Buffer.alloc(0));
       return;
     }
-    readBody(res, limit, (body) => {
-      if (body === undefined) {
-        send(res, exchange, tooLarge(limit), true);
+    exchange.stopReading = readBody(res, limit, limits.requestTimeoutMs, (body) => {
+      if (body === 'too large' || body === 'too slow') {
+        send(res, exchange, body === 'too large' ? tooLarge(limit) : tooSlow(), true);
         done();
       } else {
         dispatch(body);
@@ -101,9 +126,12 @@ export function listen(app: GatewayApp, options: ListenOptions): Promise<Listene
   });
 
   return new Promise((resolve, reject) => {
-    uws.listen(options.host, options.port, (socket) => {
+    // Exclusive: uWS otherwise binds with SO_REUSEPORT, and a second server on a taken port would start
+    // and take a share of its connections.
+    (uws as unknown as { listen: ListenExclusive }).listen(options.host, options.port, EXCLUSIVE_PORT, (socket) => {
       if (!socket) {
-        reject(new Error(`Cannot listen on ${options.host}:${options.port}; is the port in use? Pick another with --port.`));
+        // uWS says only that it failed; binding once with node:net tells why.
+        void bindError(options.host, options.port).then((errno) => reject(listenFailure(options.host, options.port, errno)));
         return;
       }
       resolve({
@@ -146,28 +174,51 @@ function answerStarting(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
 
 const ROUTE_FUNCTIONS = { GET: 'get', POST: 'post', DELETE: 'del', '*': 'any' } as const;
 
-/** The socket routes on uWS: each answers 503 `starting` while `isStarting()` holds, as the catch-all route does. */
-function socketRoutes(uws: uWS.TemplatedApp, isStarting: () => boolean, clientAddress: ClientAddress): SocketRoutes {
+/**
+ * The socket routes on uWS: each answers 503 `starting` while `isStarting()` holds, as the catch-all
+ * route does, and counts against its address until it ends.
+ */
+function socketRoutes(uws: uWS.TemplatedApp, isStarting: () => boolean, clientAddress: ClientAddress, addresses: AddressCounts, limits: ConnectionLimits): SocketRoutes {
   return {
     route(method, path, handler, { maxBufferedBytes }) {
       uws[ROUTE_FUNCTIONS[method]](path, (res, req) => {
-        if (isStarting()) answerStarting(res, req);
-        else handler(new UwsExchange(res, req, maxBufferedBytes, clientAddress));
+        if (isStarting()) {
+          answerStarting(res, req);
+          return;
+        }
+        const exchange = new UwsExchange(res, req, maxBufferedBytes, clientAddress, limits.requestTimeoutMs);
+        const address = exchange.remoteAddress;
+        if (!addresses.admit(address)) {
+          const { status, headers, body } = tooManyConnections(limits.maxConnectionsPerAddress);
+          exchange.answer(status, { ...headers, 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body), true);
+          return;
+        }
+        exchange.onEnd(() => addresses.release(address));
+        handler(exchange);
       });
     },
     webSocket(pattern, route) {
-      attachWebSocket(uws, pattern, route, isStarting);
+      attachWebSocket(uws, pattern, route, isStarting, addresses, limits);
     },
   };
 }
 
 interface SocketHolder<Data> {
   data: Data;
+  /** Stops counting the socket against its peer's address; once only. */
+  letGo: () => void;
   socket?: ServerWebSocket<Data>;
   closed?: boolean;
 }
 
-function attachWebSocket<Data>(uws: uWS.TemplatedApp, pattern: string, route: WebSocketRoute<Data>, isStarting: () => boolean): void {
+function attachWebSocket<Data>(
+  uws: uWS.TemplatedApp,
+  pattern: string,
+  route: WebSocketRoute<Data>,
+  isStarting: () => boolean,
+  addresses: AddressCounts,
+  limits: ConnectionLimits,
+): void {
   const names = pattern
     .split('/')
     .filter((segment) => segment.startsWith(':'))
@@ -181,9 +232,26 @@ function attachWebSocket<Data>(uws: uWS.TemplatedApp, pattern: string, route: We
         answerStarting(res, req);
         return;
       }
+      const address = Buffer.from(res.getRemoteAddressAsText()).toString();
+      if (!addresses.admit(address)) {
+        const { status, headers, body } = tooManyConnections(limits.maxConnectionsPerAddress);
+        res.cork(() => {
+          res.writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`);
+          for (const [name, value] of Object.entries({ ...headers, 'content-type': 'application/json; charset=utf-8' })) res.writeHeader(name, value);
+          res.end(JSON.stringify(body), true);
+        });
+        return;
+      }
+      // Counted from here until the socket closes; an upgrade that is refused or abandoned lets go at once.
+      let counted = true;
+      const letGo = () => {
+        if (counted) addresses.release(address);
+        counted = false;
+      };
       let aborted = false;
       res.onAborted(() => {
         aborted = true;
+        letGo();
       });
       const params: Record<string, string> = {};
       names.forEach((name, index) => {
@@ -201,10 +269,11 @@ function attachWebSocket<Data>(uws: uWS.TemplatedApp, pattern: string, route: We
         .then(() => route.upgrade({ params, queryString, headers }))
         .then(
           (data) => {
-            if (!aborted) res.cork(() => res.upgrade<SocketHolder<Data>>({ data }, key, protocol, extensions, context));
+            if (!aborted) res.cork(() => res.upgrade<SocketHolder<Data>>({ data, letGo }, key, protocol, extensions, context));
           },
           (err: unknown) => {
             if (aborted) return;
+            letGo();
             const { status, body } = errorResult(err);
             res.cork(() =>
               res
@@ -244,27 +313,42 @@ function attachWebSocket<Data>(uws: uWS.TemplatedApp, pattern: string, route: We
     close: (ws) => {
       const holder = ws.getUserData();
       holder.closed = true;
+      holder.letGo();
       route.close?.(holder.socket!);
     },
   });
 }
 
-function readBody(res: uWS.HttpResponse, limit: number, callback: (body: Buffer | undefined) => void): void {
+/**
+ * Reads a request body within `limit` bytes and `timeoutMs` (node:http's requestTimeout, which uWS
+ * lacks: uWS itself cuts a body only when it arrives slower than 16 KB/s for 10 s).
+ */
+function readBody(res: uWS.HttpResponse, limit: number, timeoutMs: number, callback: (body: Buffer | 'too large' | 'too slow') => void): () => void {
   const chunks: Buffer[] = [];
   let size = 0;
-  let over = false;
+  let settled = false;
+  const settle = (body: Buffer | 'too large' | 'too slow') => {
+    settled = true;
+    clearTimeout(timer);
+    callback(body);
+  };
+  const timer = setTimeout(() => settle('too slow'), timeoutMs);
+  timer.unref();
   res.onData((chunk, isLast) => {
-    if (over) return;
+    if (settled) return;
     size += chunk.byteLength;
     if (size > limit) {
-      over = true;
-      callback(undefined);
+      settle('too large');
       return;
     }
     // uWS reuses the chunk's memory after this call returns, so it must be copied.
     chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
-    if (isLast) callback(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    if (isLast) settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
   });
+  return () => {
+    settled = true;
+    clearTimeout(timer);
+  };
 }
 
 function send(res: uWS.HttpResponse, exchange: Exchange, result: HttpResult, closeConnection: boolean): void {

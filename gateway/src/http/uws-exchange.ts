@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type uWS from 'uWebSockets.js';
 import { peerIsClient, type ClientAddress } from './client-address.js';
+import { tooSlow } from './connection-limits.js';
 import { StreamClosedError, type Exchange, type ExchangeEnd } from './exchange.js';
 import { WriteConfirmations } from './write-confirmations.js';
 
@@ -27,6 +28,7 @@ export class UwsExchange implements Exchange {
   readonly remoteAddress: string;
   readonly #res: uWS.HttpResponse;
   readonly #maxBufferedBytes: number;
+  readonly #requestTimeoutMs: number;
   readonly #pending = new WriteConfirmations();
   readonly #endListeners: Array<(how: ExchangeEnd) => void> = [];
   #state: 'new' | 'streaming' | 'done' = 'new';
@@ -37,10 +39,14 @@ export class UwsExchange implements Exchange {
   /** Called with the status when the response head is written (for request metrics). */
   onHead: ((status: number) => void) | undefined;
 
-  /** Call synchronously inside the uWS route handler: it copies the request and registers the abort handler. */
-  constructor(res: uWS.HttpResponse, req: uWS.HttpRequest, maxBufferedBytes: number, clientAddress: ClientAddress = peerIsClient) {
+  /**
+   * Call synchronously inside the uWS route handler: it copies the request and registers the abort handler.
+   * A body that takes longer than `requestTimeoutMs` to arrive is answered 408 (node:http's requestTimeout).
+   */
+  constructor(res: uWS.HttpResponse, req: uWS.HttpRequest, maxBufferedBytes: number, clientAddress: ClientAddress = peerIsClient, requestTimeoutMs = Infinity) {
     this.#res = res;
     this.#maxBufferedBytes = maxBufferedBytes;
+    this.#requestTimeoutMs = requestTimeoutMs;
     this.method = req.getCaseSensitiveMethod().toUpperCase();
     this.path = req.getUrl();
     this.queryString = req.getQuery() ?? '';
@@ -85,22 +91,34 @@ export class UwsExchange implements Exchange {
       const chunks: Buffer[] = [];
       let size = 0;
       let settled = false;
+      const timer = Number.isFinite(this.#requestTimeoutMs)
+        ? setTimeout(() => {
+            if (settled) return;
+            const { status, body } = tooSlow();
+            // Answering (or, once a stream has opened, cutting off) ends the exchange, which rejects the read below.
+            if (!this.answer(status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body), true)) this.destroy();
+          }, this.#requestTimeoutMs).unref()
+        : undefined;
+      const settle = () => {
+        settled = true;
+        clearTimeout(timer);
+      };
       this.onEnd((how) => {
         if (!settled) reject(new StreamClosedError(how));
-        settled = true;
+        settle();
       });
       this.#res.onData((chunk, isLast) => {
         if (settled) return;
         size += chunk.byteLength;
         if (size > limit) {
-          settled = true;
+          settle();
           resolve(undefined);
           return;
         }
         // uWS reuses the chunk's memory after this call returns, so it must be copied.
         chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
         if (isLast) {
-          settled = true;
+          settle();
           resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
         }
       });

@@ -143,6 +143,33 @@ export const SettingsSchema = Type.Object(
       description:
         'HTTP server under the gateway. auto: uWebSockets.js when its native build loads and answers a probe request on this Node and libc, else node:http with ws; uws or node force one.',
     }),
+    HTTP_HEADERS_TIMEOUT_MS: Type.Integer({
+      default: 10_000,
+      minimum: 100,
+      maximum: 600_000,
+      description:
+        'How long a client may take to send a request head, from the connection opening (or the previous answer) on; it is then disconnected (node:http answers 408 first). uWS fixes this at 10 s whatever the setting.',
+    }),
+    HTTP_REQUEST_TIMEOUT_MS: Type.Integer({
+      default: 30_000,
+      minimum: 100,
+      maximum: 3_600_000,
+      description:
+        'How long a client may take to send a whole request, head and body; it is then answered 408 and disconnected (uWS also cuts a body that arrives slower than 16 KB/s for 10 s). Answers are not counted: SSE and MCP streams and WebSockets last as long as they are used.',
+    }),
+    HTTP_IDLE_TIMEOUT_MS: Type.Integer({
+      default: 10_000,
+      minimum: 100,
+      maximum: 600_000,
+      description:
+        'A keep-alive connection with no request in progress is closed after this long (node:http adds about 1 s). An open stream is not idle. uWS fixes this at 10 s whatever the setting.',
+    }),
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
+      default: 1000,
+      minimum: 0,
+      description:
+        'Connections one client address may hold open at once (0: no cap); past it a connection is answered 429 RATE_LIMITED and closed. Behind a reverse proxy every client shares the proxy\'s address: raise it or set 0. On uWS the open requests, streams and WebSockets are counted.',
+    }),
     CALLBACK_MAX_ATTEMPTS: Type.Integer({ default: 6, minimum: 1, maximum: 20, description: 'Attempts to deliver one event to a callback URL before it becomes a dead letter.' }),
     CALLBACK_RETRY_BASE_MS: Type.Integer({ default: 1000, minimum: 1, maximum: 60_000, description: 'Delay before the first callback retry; each next one doubles.' }),
     CALLBACK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000, description: 'How long one callback attempt may take.' }),
