@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium, screenshot, watchPage } from '../helpers/browser.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = new URL('../artifacts/screenshots/', import.meta.url).pathname;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const CUSTOMER = '+14155550177';
 const AGENT = 'quality-agent-with-a-rather-long-name';
@@ -36,29 +34,23 @@ describe('admin UI quality in a real browser', () => {
   let page: Page;
   let agentToken: string;
   const problems: string[] = [];
-  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => screenshot(page, name);
   const signIn = async () => {
     await page.getByLabel('Orchestrator token').fill(t.orchestratorToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
   };
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
-    mkdirSync(SHOTS, { recursive: true });
     t = await startTestGateway();
     const agent = await provisionAgent(t, AGENT);
     agentToken = agent.securityToken;
     await provisionAgent(t, 'quality-2', ['email', 'line']);
     const sent = await t.call('POST', '/api/v1/send-message', { token: agentToken, json: { channel: 'sms', to: CUSTOMER, body: 'hello from the quality test' } });
     assert.equal(sent.status, 200);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error' && /Content Security Policy|Refused to/.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(String(e)));
+    watchPage(page, problems);
   });
   after(async () => {
     await browser?.close();

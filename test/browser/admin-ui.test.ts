@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium, screenshot, watchPage } from '../helpers/browser.js';
 import type { Simulator } from '@switchboard/provider-simulator';
 import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = new URL('../artifacts/screenshots/', import.meta.url).pathname;
 const CUSTOMER = '+14155550177';
 
 /** The whole operator journey in Debian's chromium: sign in, wizard, deploy, dashboard, block, API explorer. */
@@ -17,19 +15,13 @@ describe('admin UI in a real browser', () => {
   let page: Page;
   const problems: string[] = [];
   const sim = () => d.deployment.current.simulator as unknown as Simulator;
-  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => screenshot(page, name);
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
-    mkdirSync(SHOTS, { recursive: true });
     d = await startTestDeployment();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(15_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error' && /Content Security Policy|Refused to/.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(String(e)));
+    watchPage(page, problems);
   });
   after(async () => {
     await browser?.close();

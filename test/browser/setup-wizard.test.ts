@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium, screenshot, watchPage } from '../helpers/browser.js';
 import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = new URL('../artifacts/screenshots/', import.meta.url).pathname;
 
 /** The setup wizard in demo mode, in Debian's chromium: what it shows before a deploy, and a deploy's outcome. */
 describe('setup wizard in a real browser', () => {
@@ -14,17 +12,14 @@ describe('setup wizard in a real browser', () => {
   let browser: Browser;
   let page: Page;
   const problems: string[] = [];
-  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => screenshot(page, name);
   const deployStep = () => page.getByRole('button', { name: /Save and deploy$/ }).first();
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
-    mkdirSync(SHOTS, { recursive: true });
     d = await startTestDeployment('MARKUP_PERCENT=1\n');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (e) => problems.push(String(e)));
+    watchPage(page, problems);
     await page.goto(`${d.url}/admin/setup`);
     await page.getByLabel('Orchestrator token').fill(d.orchestratorToken);
     await page.getByRole('button', { name: 'Sign in' }).click();

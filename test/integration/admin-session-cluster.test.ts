@@ -6,31 +6,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
 import { startClusterProcess, type ClusterProcess } from '../helpers/cluster-process.js';
-
-/** A signed-in admin session: its cookie and CSRF token. */
-interface Session {
-  readonly cookie: string;
-  readonly csrf: string;
-}
-
-async function signIn(url: string, token: string): Promise<Session> {
-  const res = await fetch(`${url}/admin/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
-  assert.equal(res.status, 200, await res.clone().text());
-  return { cookie: res.headers.get('set-cookie')!.split(';')[0]!, csrf: ((await res.json()) as { csrfToken: string }).csrfToken };
-}
-
-async function signOut(url: string, session: Session): Promise<void> {
-  const res = await fetch(`${url}/admin/api/session`, { method: 'DELETE', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
-  assert.equal(res.status, 200);
-}
-
-/** The status of an admin read authenticated by the session's cookie alone. */
-async function adminRead(url: string, session: Session): Promise<number> {
-  return (await fetch(`${url}/admin/api/my-token`, { headers: { cookie: session.cookie } })).status;
-}
+import { adminRead, signIn, signOut, type AdminSession } from '../helpers/admin-session.js';
 
 /** Polls until the session's cookie is refused on `url`; answers how long that took, or fails after `ms`. */
-async function refusedWithin(url: string, session: Session, ms: number): Promise<number> {
+async function refusedWithin(url: string, session: AdminSession, ms: number): Promise<number> {
   const started = Date.now();
   while (Date.now() - started < ms) {
     if ((await adminRead(url, session)) === 401) return Date.now() - started;

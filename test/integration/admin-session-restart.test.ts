@@ -5,28 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServerProcess } from '../helpers/process.js';
-
-/** A signed-in admin session: its cookie and CSRF token. */
-interface Session {
-  readonly cookie: string;
-  readonly csrf: string;
-}
-
-async function signIn(url: string, token: string): Promise<Session> {
-  const res = await fetch(`${url}/admin/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
-  assert.equal(res.status, 200, await res.clone().text());
-  return { cookie: res.headers.get('set-cookie')!.split(';')[0]!, csrf: ((await res.json()) as { csrfToken: string }).csrfToken };
-}
-
-async function signOut(url: string, session: Session): Promise<void> {
-  const res = await fetch(`${url}/admin/api/session`, { method: 'DELETE', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
-  assert.equal(res.status, 200);
-}
-
-/** The status of an admin read authenticated by the session's cookie alone. */
-async function adminRead(url: string, session: Session): Promise<number> {
-  return (await fetch(`${url}/admin/api/my-token`, { headers: { cookie: session.cookie } })).status;
-}
+import { adminRead, signIn, signOut, type AdminSession } from '../helpers/admin-session.js';
 
 describe('admin sessions across a restart (embedded: one process at a time on a data dir)', () => {
   let dataDir: string;
@@ -40,7 +19,7 @@ describe('admin sessions across a restart (embedded: one process at a time on a 
   it('a signed-out cookie is refused after a restart', async () => {
     const token = `sb_orch_${randomBytes(16).toString('hex')}`;
     const first = await start(token);
-    let session: Session;
+    let session: AdminSession;
     try {
       session = await signIn(first.url, token);
       assert.equal(await adminRead(first.url, session), 200);
