@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 describe('admin UI sign-in: session cookie and CSRF', () => {
@@ -101,7 +102,7 @@ describe('admin sessions and the orchestrator token', () => {
     } finally {
       await first.close({ keepData: true });
     }
-    const newToken = `sb_orch_rotated_${Math.random().toString(36).slice(2)}`;
+    const newToken = `sb_orch_${randomBytes(24).toString('base64url')}`;
     const second = await startTestGateway({ ORCHESTRATOR_TOKEN: newToken }, first.dataDir);
     try {
       assert.equal((await second.call('GET', '/admin/api/status', { headers: { cookie } })).status, 401, 'the old session is over');

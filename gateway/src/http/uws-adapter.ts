@@ -79,18 +79,20 @@ export function listen(app: GatewayApp, options: ListenOptions): Promise<Listene
     req.forEach((name, value) => {
       headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
     });
-    const remoteAddress = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']);
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const remoteAddress = clientAddress(peer, headers['x-forwarded-for']);
     if (draining) {
       send(res, exchange, shuttingDown(), true);
       return;
     }
-    if (!addresses.admit(remoteAddress)) {
+    // The cap counts by the socket's peer, as node:http's does: it bounds what one host holds open here.
+    if (!addresses.admit(peer)) {
       send(res, exchange, tooManyConnections(limits.maxConnectionsPerAddress), true);
       return;
     }
     inFlight++;
     exchange.counted = true;
-    exchange.address = remoteAddress;
+    exchange.address = peer;
     const done = () => release(exchange);
     const limit = app.bodyLimit(method, path);
     const declared = Number(headers['content-length'] ?? 0);
@@ -186,8 +188,8 @@ function socketRoutes(uws: uWS.TemplatedApp, isStarting: () => boolean, clientAd
           answerStarting(res, req);
           return;
         }
+        const address = Buffer.from(res.getRemoteAddressAsText()).toString();
         const exchange = new UwsExchange(res, req, maxBufferedBytes, clientAddress, limits.requestTimeoutMs);
-        const address = exchange.remoteAddress;
         if (!addresses.admit(address)) {
           const { status, headers, body } = tooManyConnections(limits.maxConnectionsPerAddress);
           exchange.answer(status, { ...headers, 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body), true);

@@ -167,8 +167,9 @@ export const SettingsSchema = Type.Object(
     HTTP_MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
       default: 1000,
       minimum: 0,
+      maximum: 1_000_000,
       description:
-        'Connections one client address may hold open at once (0: no cap); past it a connection is answered 429 RATE_LIMITED and closed. Behind a reverse proxy every client shares the proxy\'s address: raise it or set 0. On uWS the open requests, streams and WebSockets are counted.',
+        'Connections one peer address may hold open at once (0: no cap); past it a connection is answered 429 RATE_LIMITED and closed. Counted by the socket\'s peer, so behind a reverse proxy every client shares the proxy\'s address: raise it or set 0. On uWS the open requests, streams and WebSockets are counted.',
     }),
     CALLBACK_MAX_ATTEMPTS: Type.Integer({ default: 6, minimum: 1, maximum: 20, description: 'Attempts to deliver one event to a callback URL before it becomes a dead letter.' }),
     CALLBACK_RETRY_BASE_MS: Type.Integer({ default: 1000, minimum: 1, maximum: 60_000, description: 'Delay before the first callback retry; each next one doubles.' }),
