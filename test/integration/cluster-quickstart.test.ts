@@ -129,13 +129,19 @@ describe("docs/cluster.md's quick start runs as pasted", () => {
       alive = false;
     }
     assert.equal(alive, false, `a process of the quick start outlived its stop step\n${context}`);
+    // The first node up takes every partition; the second may still be waiting for some to be handed over
+    // when the quick start stops, so each node's log is checked for the lines it has.
+    let acquirers = 0;
     for (const name of ['runtime-1.log', 'runtime-2.log']) {
       const lines = log(name).split('\n').filter((l) => /partition/.test(l));
-      assert.ok(lines.some((l) => /partitions acquired: [\d,-]+ \(\d+\)/.test(l)), `${name} logs what it acquired in one line\n${context}`);
-      assert.ok(lines.some((l) => /partitions handed over: [\d,-]+ \(\d+\)/.test(l)), `${name} handed its partitions over at the stop\n${context}`);
+      if (lines.some((l) => /partitions acquired: [\d,-]+ \(\d+\)/.test(l))) {
+        acquirers++;
+        assert.ok(lines.some((l) => /partitions handed over: [\d,-]+ \(\d+\)/.test(l)), `${name} handed its partitions over at the stop\n${context}`);
+      }
       assert.deepEqual(lines.filter((l) => /lapsed|lost|"partition acquired"/.test(l)), [], `${name}: no lease lapsed or was lost, no line per partition`);
       assert.ok(lines.length <= 12, `${name} logs partition changes in a few summary lines, not one per partition:\n${lines.join('\n')}`);
     }
+    assert.ok(acquirers >= 1, `a runtime node logs what it acquired in one line\n${context}`);
     const databases = execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-Atc', `SELECT count(*) FROM pg_database WHERE datname = '${database}'`], { encoding: 'utf8' });
     assert.equal(databases.trim(), '0', 'the stop step dropped the database');
   });
