@@ -81,9 +81,12 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child && pr
 // so they run last with 15 minutes each (their tests set their own limits).
 const LONG_FILES = ['test/e2e/cluster.test.ts', 'test/e2e/cluster-voice.test.ts', 'test/e2e/third-party-driver.test.ts', 'test/integration/cluster-quickstart.test.ts'];
 const LONG_TIMEOUT_MS = 15 * 60_000;
+// Test files run two at a time: most of a file's time is spent waiting on processes, sockets and timers,
+// so two of them share the two cores of a CI machine well. TEST_CONCURRENCY=1 runs them one by one.
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
 
 function run(list, extraEnv, timeoutMs = 180_000) {
-  const args = ['--conditions=switchboard-source', '--import', 'tsx', '--test', '--test-reporter=spec', `--test-timeout=${timeoutMs}`, '--test-force-exit', ...list];
+  const args = ['--conditions=switchboard-source', '--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${CONCURRENCY}`, `--test-timeout=${timeoutMs}`, '--test-force-exit', ...list];
   return new Promise((resolve) => {
     child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', ...extraEnv }, detached: true });
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
