@@ -29,39 +29,56 @@ if (files.length === 0) {
   console.error(`No test files match ${filters.join(' ') || 'the workspaces'}.`);
   process.exit(1);
 }
+/**
+ * A pass's suites, declared by name: a test file, or a folder ending in `/`. A name that matches no test
+ * file stops the run, so a renamed or moved suite cannot drop out of a pass unnoticed.
+ */
+function declared(pass, names) {
+  const all = roots.flatMap((r) => collect(join(root, r), []));
+  const covers = (name, file) => (name.endsWith('/') ? file.startsWith(name) : file === name);
+  const missing = names.filter((name) => !all.some((file) => covers(name, file)));
+  if (missing.length > 0) {
+    console.error(`scripts/test.mjs: the ${pass} names ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} no test file or folder; fix the list.`);
+    process.exit(1);
+  }
+  return (file) => names.some((name) => covers(name, file));
+}
+
 // Suites that exercise the HTTP adapter (HTTP, SSE, Streamable HTTP, voice WebSocket, body limits,
 // back-pressure, shutdown) run a second time on the portable node:http adapter, so both adapters pass
 // the same suite; the rest of the suite runs once, on the adapter the gateway picks (uWS where it loads).
-const ADAPTER_SUITES = [
+const inAdapterPass = declared('node:http pass', [
   'gateway/test/',
-  'test/integration/bad-input',
-  'test/integration/malformed-input',
-  'test/integration/mcp',
-  'test/integration/voice-stream',
-  'test/integration/lifecycle',
-];
-const secondPass = process.env.SWITCHBOARD_HTTP_ADAPTER ? [] : files.filter((f) => ADAPTER_SUITES.some((s) => f.includes(s)));
+  'test/integration/bad-input.test.ts',
+  'test/integration/malformed-input.test.ts',
+  'test/integration/mcp.test.ts',
+  'test/integration/mcp-conformance.test.ts',
+  'test/integration/mcp-sessions.test.ts',
+  'test/integration/voice-stream.test.ts',
+  'test/integration/lifecycle.test.ts',
+]);
+const secondPass = process.env.SWITCHBOARD_HTTP_ADAPTER ? [] : files.filter(inAdapterPass);
 // The end-to-end suites of messaging, MCP, voice, provisioning, auth, limits and admin run once more against a
 // cluster (test/helpers/gateway.ts with SWITCHBOARD_TEST_CLUSTER=1): each test gateway in cluster mode
 // with two runtime nodes, its own nats-server and PostgreSQL database.
-const CLUSTER_SUITES = [
-  'test/integration/send-message',
-  'test/integration/inbound',
-  'test/integration/mcp.test',
-  'test/integration/mcp-sessions',
-  'test/integration/mcp-conformance',
-  'test/integration/provisioning',
-  'test/integration/auth',
-  'test/integration/billing',
-  'test/integration/bad-input',
-  'test/integration/malformed-input',
-  'test/integration/lifecycle',
-  'test/integration/admin-ops',
-  'test/integration/voice-relay',
-  'test/integration/voice-stream',
-  'test/integration/voice-operations',
-];
-const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter((f) => CLUSTER_SUITES.some((s) => f.includes(s)));
+const inClusterPass = declared('cluster pass', [
+  'test/integration/send-message.test.ts',
+  'test/integration/inbound.test.ts',
+  'test/integration/mcp.test.ts',
+  'test/integration/mcp-sessions.test.ts',
+  'test/integration/mcp-conformance.test.ts',
+  'test/integration/provisioning.test.ts',
+  'test/integration/auth.test.ts',
+  'test/integration/billing.test.ts',
+  'test/integration/bad-input.test.ts',
+  'test/integration/malformed-input.test.ts',
+  'test/integration/lifecycle.test.ts',
+  'test/integration/admin-ops.test.ts',
+  'test/integration/voice-relay.test.ts',
+  'test/integration/voice-stream.test.ts',
+  'test/integration/voice-operations.test.ts',
+]);
+const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter(inClusterPass);
 
 // A test may take three minutes at most; a file whose tests are done exits even if it leaked a handle,
 // and the whole run is stopped after WATCHDOG_MINUTES, so a hang fails CI instead of stalling it.
@@ -79,7 +96,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child && pr
 // Files that start many processes and inject faults: on a loaded 2-core machine they take longer than
 // three minutes, and --test-timeout bounds a whole file (setup included), not only each of its tests,
 // so they run last with 15 minutes each (their tests set their own limits).
-const LONG_FILES = ['test/e2e/cluster.test.ts', 'test/e2e/cluster-voice.test.ts', 'test/e2e/third-party-driver.test.ts', 'test/integration/cluster-quickstart.test.ts'];
+const isLong = declared('long-file list', ['test/e2e/cluster.test.ts', 'test/e2e/cluster-voice.test.ts', 'test/e2e/third-party-driver.test.ts', 'test/integration/cluster-quickstart.test.ts']);
 const LONG_TIMEOUT_MS = 15 * 60_000;
 // Test files run two at a time: most of a file's time is spent waiting on processes, sockets and timers,
 // so two of them share the two cores of a CI machine well. TEST_CONCURRENCY=1 runs them one by one.
@@ -93,7 +110,7 @@ function run(list, extraEnv, timeoutMs = 180_000) {
   });
 }
 
-const long = files.filter((f) => LONG_FILES.includes(f));
+const long = files.filter(isLong);
 const short = files.filter((f) => !long.includes(f));
 let code = short.length > 0 ? await run(short, {}) : 0;
 if (long.length > 0) code = Math.max(code, await run(long, {}, LONG_TIMEOUT_MS));
