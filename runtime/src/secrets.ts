@@ -50,12 +50,6 @@ export function readSecretKey(dataDir: string, configured: string): Buffer | und
   return existsSync(path) ? decodeKey(readFileSync(path, 'utf8').trim()) : undefined;
 }
 
-/** True when `text` is a usable SECRET_KEY: 32 bytes, as 64 hex digits or base64. */
-export function isSecretKey(text: string): boolean {
-  if (/^[0-9a-fA-F]{64}$/.test(text)) return true;
-  return /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) && Buffer.from(text, 'base64').length === 32;
-}
-
 function decodeKey(text: string): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
   if (key.length !== 32) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'SECRET_KEY must be 32 bytes, base64 or hex encoded.');

@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { Ajv } from 'ajv';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import { isSecretKey } from '../secrets.js';
 import { SettingsSchema, isSettingKey, type Settings } from './schema.js';
 import { tokenWeakness } from './token-strength.js';
 
@@ -67,9 +66,6 @@ export function checkSettings(raw: Record<string, unknown>, problems: readonly S
     const key = e.instancePath.replace(/^\//, '') || String((e.params as { additionalProperty?: string }).additionalProperty ?? '');
     // A union reports each branch it tried; the first error of a key says enough.
     if (!found.has(key)) found.set(key, { key, message: describe(key, e.message ?? 'is invalid') });
-  }
-  if (typeof copy.SECRET_KEY === 'string' && copy.SECRET_KEY !== '' && !isSecretKey(copy.SECRET_KEY) && !found.has('SECRET_KEY')) {
-    found.set('SECRET_KEY', { key: 'SECRET_KEY', message: 'must be 32 bytes, hex (64 digits, e.g. from `openssl rand -hex 32`) or base64' });
   }
   // The schema bounds the token's length; how guessable it is takes code.
   const weakness = typeof copy.ORCHESTRATOR_TOKEN === 'string' && copy.ORCHESTRATOR_TOKEN !== '' ? tokenWeakness(copy.ORCHESTRATOR_TOKEN) : undefined;
