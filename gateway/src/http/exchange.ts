@@ -1,3 +1,8 @@
+import { encodeResult } from './answers.js';
+import { tooSlow } from './connection-limits.js';
+import { collectBody, type BodySource } from './request-gate.js';
+import type { HttpResult } from './types.js';
+
 /** How an exchange finished: answered or ended by us, gone on the client's side, or cut off. */
 export type ExchangeEnd = 'ended' | 'aborted' | 'overflow' | 'destroyed';
 
@@ -58,4 +63,39 @@ export interface Exchange {
   end(status?: number): void;
   /** Drops the connection at once. */
   destroy(): void;
+}
+
+/** Answers an exchange with a result (the contract's error body, say); false as `answer` is. */
+export function answerResult(exchange: Exchange, result: HttpResult, closeConnection: boolean): boolean {
+  const { headers, payload } = encodeResult(result);
+  return exchange.answer(result.status, headers, payload, closeConnection);
+}
+
+/**
+ * `Exchange.readBody` on every adapter: the body from `source` within `limit` bytes (undefined when
+ * larger); one that takes longer than `timeoutMs` is answered 408 (or, once a stream has opened, cut
+ * off). Rejects once the exchange ends before the body is read.
+ */
+export function readExchangeBody(exchange: Exchange, source: BodySource, limit: number, timeoutMs: number): Promise<Buffer | undefined> {
+  if (exchange.ended) return Promise.reject(new StreamClosedError(exchange.ended));
+  const body = new Promise<Buffer | undefined>((resolve, reject) => {
+    let settled = false;
+    const stop = collectBody(source, limit, timeoutMs, (outcome) => {
+      // Answering a slow body ends the exchange, which rejects the read below.
+      if (outcome === 'too slow') {
+        if (!answerResult(exchange, tooSlow(), true)) exchange.destroy();
+        return;
+      }
+      settled = true;
+      resolve(outcome === 'too large' ? undefined : outcome);
+    });
+    exchange.onEnd((how) => {
+      stop();
+      if (!settled) reject(new StreamClosedError(how));
+      settled = true;
+    });
+  });
+  // The caller may still be authenticating when the client goes away; that must not be an unhandled rejection.
+  body.catch(() => undefined);
+  return body;
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { peerIsClient, type ClientAddress } from './client-address.js';
-import { StreamClosedError, type Exchange, type ExchangeEnd } from './exchange.js';
+import { readExchangeBody, StreamClosedError, type Exchange, type ExchangeEnd } from './exchange.js';
+import type { BodySource } from './request-gate.js';
 
 interface PendingWrite {
   readonly bytes: number;
@@ -35,6 +36,18 @@ export function peerAddress(address: string | undefined): string {
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
+/** A node:http request's body as a {@link BodySource}. */
+export function nodeBody(req: IncomingMessage): BodySource {
+  return (onChunk, onEnd) => {
+    req.on('data', onChunk);
+    req.on('end', onEnd);
+    return () => {
+      req.off('data', onChunk);
+      req.off('end', onEnd);
+    };
+  };
+}
+
 /**
  * One node:http request and its response, with the semantics of the uWS exchange: a streamed write
  * resolves once node has handed its bytes to the kernel (the socket holds nothing, or the write
@@ -51,14 +64,17 @@ export class NodeExchange implements Exchange {
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   readonly #maxBufferedBytes: number;
+  readonly #requestTimeoutMs: number;
   readonly #endListeners: Array<(how: ExchangeEnd) => void> = [];
   #pending: PendingWrite[] = [];
   #bufferedBytes = 0;
   #state: 'new' | 'streaming' | 'done' = 'new';
   #ended: ExchangeEnd | undefined;
 
-  constructor(req: IncomingMessage, res: ServerResponse, maxBufferedBytes: number, clientAddress: ClientAddress = peerIsClient) {
+  /** A body that takes longer than `requestTimeoutMs` to arrive is answered 408, as the gate answers one. */
+  constructor(req: IncomingMessage, res: ServerResponse, maxBufferedBytes: number, clientAddress: ClientAddress = peerIsClient, requestTimeoutMs = Infinity) {
     this.#req = req;
+    this.#requestTimeoutMs = requestTimeoutMs;
     this.#res = res;
     this.#maxBufferedBytes = maxBufferedBytes;
     this.method = (req.method ?? 'GET').toUpperCase();
@@ -93,40 +109,7 @@ export class NodeExchange implements Exchange {
   }
 
   readBody(limit: number): Promise<Buffer | undefined> {
-    if (this.#ended) return Promise.reject(new StreamClosedError(this.#ended));
-    const req = this.#req;
-    const body = new Promise<Buffer | undefined>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let settled = false;
-      const stop = () => {
-        settled = true;
-        req.off('data', onData);
-        req.off('end', onEnd);
-      };
-      const onData = (chunk: Buffer) => {
-        size += chunk.byteLength;
-        if (size > limit) {
-          stop();
-          resolve(undefined);
-          return;
-        }
-        chunks.push(chunk);
-      };
-      const onEnd = () => {
-        stop();
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-      };
-      this.onEnd((how) => {
-        if (settled) return;
-        stop();
-        reject(new StreamClosedError(how));
-      });
-      req.on('data', onData);
-      req.on('end', onEnd);
-    });
-    body.catch(ignore);
-    return body;
+    return readExchangeBody(this, nodeBody(this.#req), limit, this.#requestTimeoutMs);
   }
 
   answer(status: number, headers: Readonly<Record<string, string>>, body: string | Uint8Array = '', closeConnection = false): boolean {

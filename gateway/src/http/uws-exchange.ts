@@ -1,8 +1,10 @@
 import { STATUS_CODES } from 'node:http';
 import type uWS from 'uWebSockets.js';
 import { peerIsClient, type ClientAddress } from './client-address.js';
-import { tooSlow } from './connection-limits.js';
-import { StreamClosedError, type Exchange, type ExchangeEnd } from './exchange.js';
+import { encodeResult } from './answers.js';
+import { readExchangeBody, StreamClosedError, type Exchange, type ExchangeEnd } from './exchange.js';
+import type { BodySource } from './request-gate.js';
+import type { HttpResult } from './types.js';
 import { WriteConfirmations } from './write-confirmations.js';
 
 /**
@@ -10,6 +12,45 @@ import { WriteConfirmations } from './write-confirmations.js';
  * drains only on a write, and its return value is the only sign that the buffer emptied.
  */
 const PROBE = ':\n\n';
+
+/** A uWS request's headers: lower-case names, repeats joined with `, `. Only inside its handler. */
+export function uwsHeaders(req: uWS.HttpRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  req.forEach((name, value) => {
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  });
+  return headers;
+}
+
+/** The socket's peer address, as uWS writes it. */
+export function uwsPeer(res: uWS.HttpResponse): string {
+  return Buffer.from(res.getRemoteAddressAsText()).toString();
+}
+
+/** A uWS request's body as a {@link BodySource}: chunks copied, since uWS reuses their memory. */
+export function uwsBody(res: uWS.HttpResponse): BodySource {
+  return (onChunk, onEnd) => {
+    let stopped = false;
+    res.onData((chunk, isLast) => {
+      if (stopped) return;
+      onChunk(Buffer.from(new Uint8Array(chunk).slice()));
+      if (isLast && !stopped) onEnd();
+    });
+    return () => {
+      stopped = true;
+    };
+  };
+}
+
+/** Writes a complete result on a uWS response that has not answered and whose client is still there. */
+export function writeUws(res: uWS.HttpResponse, result: HttpResult, closeConnection: boolean): void {
+  const { headers, payload } = encodeResult(result);
+  res.cork(() => {
+    res.writeStatus(`${result.status} ${STATUS_CODES[result.status] ?? ''}`);
+    for (const name in headers) res.writeHeader(name, headers[name]!);
+    res.end(payload, closeConnection);
+  });
+}
 
 /**
  * One uWS request and its response, safe across aborts: the request is copied while uWS allows it,
@@ -51,12 +92,8 @@ export class UwsExchange implements Exchange {
     this.path = req.getUrl();
     this.queryString = req.getQuery() ?? '';
     this.query = new URLSearchParams(this.queryString);
-    const headers: Record<string, string> = {};
-    req.forEach((name, value) => {
-      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
-    });
-    this.headers = headers;
-    this.remoteAddress = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']);
+    this.headers = uwsHeaders(req);
+    this.remoteAddress = clientAddress(uwsPeer(res), this.headers['x-forwarded-for']);
     res.onAborted(() => this.#finish('aborted'));
   }
 
@@ -86,46 +123,7 @@ export class UwsExchange implements Exchange {
    * answers 413); rejects when the client goes away first. Start it inside the route handler.
    */
   readBody(limit: number): Promise<Buffer | undefined> {
-    if (this.#ended) return Promise.reject(new StreamClosedError(this.#ended));
-    const body = new Promise<Buffer | undefined>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let settled = false;
-      const timer = Number.isFinite(this.#requestTimeoutMs)
-        ? setTimeout(() => {
-            if (settled) return;
-            const { status, body } = tooSlow();
-            // Answering (or, once a stream has opened, cutting off) ends the exchange, which rejects the read below.
-            if (!this.answer(status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body), true)) this.destroy();
-          }, this.#requestTimeoutMs).unref()
-        : undefined;
-      const settle = () => {
-        settled = true;
-        clearTimeout(timer);
-      };
-      this.onEnd((how) => {
-        if (!settled) reject(new StreamClosedError(how));
-        settle();
-      });
-      this.#res.onData((chunk, isLast) => {
-        if (settled) return;
-        size += chunk.byteLength;
-        if (size > limit) {
-          settle();
-          resolve(undefined);
-          return;
-        }
-        // uWS reuses the chunk's memory after this call returns, so it must be copied.
-        chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
-        if (isLast) {
-          settle();
-          resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-        }
-      });
-    });
-    // The caller may still be authenticating when the client goes away; that must not be an unhandled rejection.
-    body.catch(() => undefined);
-    return body;
+    return readExchangeBody(this, uwsBody(this.#res), limit, this.#requestTimeoutMs);
   }
 
   /** Sends a complete response. False when the exchange already answered or the client is gone. */
