@@ -165,24 +165,20 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
     server.listen({ port: options.port, host: options.host, exclusive: true }, () => {
       server.off('error', onError);
       const address = server.address();
-      resolve({
-        port: typeof address === 'object' && address ? address.port : options.port,
-        get inFlight() {
-          return gate.inFlight;
-        },
-        ready() {
-          gate.ready();
-        },
-        async close(graceMs: number) {
-          const drained = gate.drain(graceMs);
-          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-          await drained;
-          server.closeAllConnections();
-          for (const ws of sockets) ws.terminate();
-          // Every socket was cut; the bound only guards against a socket node no longer tracks.
-          await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-        },
-      });
+      let closed: Promise<void> | undefined;
+      resolve(
+        gate.listener(typeof address === 'object' && address ? address.port : options.port, {
+          stopAccepting: () => {
+            closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          },
+          cut: async () => {
+            server.closeAllConnections();
+            for (const ws of sockets) ws.terminate();
+            // Every socket was cut; the bound only guards against a socket node no longer tracks.
+            await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+          },
+        }),
+      );
     });
   });
 }

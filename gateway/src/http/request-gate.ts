@@ -1,4 +1,5 @@
 import type { Logger } from '@switchboard/runtime';
+import type { Listener } from './adapter.js';
 import { BODYLESS, shuttingDown, STARTING, tooLarge } from './answers.js';
 import { peerIsClient, type ClientAddress } from './client-address.js';
 import { AddressCounts, DEFAULT_CONNECTION_LIMITS, tooManyConnections, tooSlow, type ConnectionLimits } from './connection-limits.js';
@@ -230,6 +231,27 @@ export class RequestGate {
       answer(body === 'too large' ? tooLarge(limit) : tooSlow(), true);
       release();
     });
+  }
+
+  /**
+   * The listener of a port behind this gate: closing stops accepting connections and drains the
+   * gate, then `cut` ends whatever is left (connections, streams, sockets).
+   */
+  listener(port: number, close: { stopAccepting(): void; cut(): void | Promise<void> }): Listener {
+    const inFlight = () => this.#inFlight;
+    return {
+      port,
+      get inFlight() {
+        return inFlight();
+      },
+      ready: () => this.ready(),
+      close: async (graceMs) => {
+        const drained = this.drain(graceMs);
+        close.stopAccepting();
+        await drained;
+        await close.cut();
+      },
+    };
   }
 
   /**

@@ -57,21 +57,12 @@ export function listen(app: GatewayApp, options: ListenOptions): Promise<Listene
         void bindError(options.host, options.port).then((errno) => reject(listenFailure(options.host, options.port, errno)));
         return;
       }
-      resolve({
-        port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket),
-        get inFlight() {
-          return gate.inFlight;
-        },
-        ready() {
-          gate.ready();
-        },
-        async close(graceMs: number) {
-          const drained = gate.drain(graceMs);
-          uWS.us_listen_socket_close(socket);
-          await drained;
-          (uws as unknown as { close(): void }).close();
-        },
-      });
+      resolve(
+        gate.listener(uWS.us_socket_local_port(socket as unknown as uWS.us_socket), {
+          stopAccepting: () => uWS.us_listen_socket_close(socket),
+          cut: () => (uws as unknown as { close(): void }).close(),
+        }),
+      );
     });
   });
 }
