@@ -263,6 +263,24 @@ describe('request gate', () => {
     assert.equal(gate.inFlight, 0);
   });
 
+  it('closes a listener: stops accepting at once, cuts what is left only after the drain', async () => {
+    const { app, finishAll } = heldApp();
+    const gate = new RequestGate(app, { logger, starting: true });
+    const steps: string[] = [];
+    const listener = gate.listener(1234, { stopAccepting: () => void steps.push('stop accepting'), cut: () => void steps.push('cut') });
+    assert.equal(listener.port, 1234);
+    listener.ready();
+    gate.serve(fakeSocket().request, false);
+    assert.equal(listener.inFlight, 1);
+    const closing = listener.close(10_000);
+    await settle();
+    assert.deepEqual(steps, ['stop accepting']);
+    finishAll();
+    await closing;
+    assert.deepEqual(steps, ['stop accepting', 'cut']);
+    assert.equal(listener.inFlight, 0);
+  });
+
   it('bounds the drain by its grace', async () => {
     const { app } = heldApp();
     const gate = new RequestGate(app, { logger });
