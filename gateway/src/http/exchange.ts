@@ -99,3 +99,81 @@ export function readExchangeBody(exchange: Exchange, source: BodySource, limit: 
   body.catch(() => undefined);
   return body;
 }
+
+/** A request head as an exchange copies it from its socket. */
+export interface ExchangeHead {
+  readonly method: string;
+  readonly path: string;
+  readonly queryString: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly remoteAddress: string;
+}
+
+/**
+ * What every adapter's exchange shares: the copied head, reading the body (limit and time-out),
+ * and finishing once, telling every end listener. A subclass writes to its socket and says, in
+ * `settleWrites`, what a finish does to the writes still waiting.
+ */
+export abstract class ExchangeBase implements Exchange {
+  readonly method: string;
+  readonly path: string;
+  readonly queryString: string;
+  readonly query: URLSearchParams;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly remoteAddress: string;
+  onHead: ((status: number) => void) | undefined;
+  protected state: 'new' | 'streaming' | 'done' = 'new';
+  readonly #requestTimeoutMs: number;
+  readonly #endListeners: Array<(how: ExchangeEnd) => void> = [];
+  #ended: ExchangeEnd | undefined;
+
+  constructor(head: ExchangeHead, requestTimeoutMs: number) {
+    this.method = head.method;
+    this.path = head.path;
+    this.queryString = head.queryString;
+    this.query = new URLSearchParams(head.queryString);
+    this.headers = head.headers;
+    this.remoteAddress = head.remoteAddress;
+    this.#requestTimeoutMs = requestTimeoutMs;
+  }
+
+  get streaming(): boolean {
+    return this.state === 'streaming';
+  }
+
+  get ended(): ExchangeEnd | undefined {
+    return this.#ended;
+  }
+
+  onEnd(listener: (how: ExchangeEnd) => void): void {
+    if (this.#ended) listener(this.#ended);
+    else this.#endListeners.push(listener);
+  }
+
+  readBody(limit: number): Promise<Buffer | undefined> {
+    return readExchangeBody(this, this.body(), limit, this.#requestTimeoutMs);
+  }
+
+  abstract readonly bufferedBytes: number;
+  abstract answer(status: number, headers: Readonly<Record<string, string>>, body?: string | Uint8Array, closeConnection?: boolean): boolean;
+  abstract open(status: number, headers: Readonly<Record<string, string>>, first: string): boolean;
+  abstract write(chunk: string | Uint8Array): Promise<void>;
+  abstract flushed(): Promise<void>;
+  abstract end(status?: number): void;
+  abstract destroy(): void;
+
+  /** The request body, as the socket feeds it. */
+  protected abstract body(): BodySource;
+
+  /** What finishing with `how` does to writes still waiting for confirmation. */
+  protected abstract settleWrites(how: ExchangeEnd): void;
+
+  /** Finishes the exchange once: later calls do nothing. */
+  protected finish(how: ExchangeEnd): void {
+    if (this.#ended) return;
+    this.#ended = how;
+    this.state = 'done';
+    this.settleWrites(how);
+    for (const listener of this.#endListeners.splice(0)) listener(how);
+  }
+}
