@@ -36,7 +36,7 @@ import { VoiceService } from './voice/voice-service.js';
 import type { PoolName } from './store/repositories/pools.js';
 import { openStore, type Store } from './store/store.js';
 import { PartitionedActors, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
-import { checkClusterSettings, clusterNodeId, connectClusterBus, liveSubject, type ClusterRole } from './cluster/cluster-mode.js';
+import { checkClusterSettings, clusterNodeId, connectClusterBus, liveSubject, natsUrlForLog, type ClusterRole } from './cluster/cluster-mode.js';
 import { NodeWork, resumeAfterMs } from './cluster/node-work.js';
 import { SharedCallSessions } from './cluster/shared-call-sessions.js';
 import type { NatsBus } from './bus/nats-bus.js';
@@ -178,7 +178,7 @@ export class Runtime {
       await store.close();
       throw err;
     }
-    if (cluster) logger.info({ nodeId: cluster.nodeId, nats: settings.NATS_URL }, `start-up: cluster ${cluster.role} ${cluster.nodeId} connected to NATS`);
+    if (cluster) logger.info({ nodeId: cluster.nodeId, nats: natsUrlForLog(settings.NATS_URL) }, `start-up: cluster ${cluster.role} ${cluster.nodeId} connected to NATS`);
     const placement =
       options.placement ??
       (cluster?.role === 'node'

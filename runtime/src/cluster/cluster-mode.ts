@@ -4,6 +4,9 @@ import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import { NatsBus } from '../bus/nats-bus.js';
 import { isDemoMode } from '../modes.js';
 import type { Settings } from '../settings/schema.js';
+import { natsConnectionOptions } from './nats-connection.js';
+
+export { natsUrlForLog } from './nats-connection.js';
 
 /**
  * What a cluster process is: a `gateway` terminates HTTP, MCP and webhooks and holds no actors; a
@@ -36,10 +39,9 @@ export function clusterNodeId(settings: Settings): string {
   return `${host}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
-/** Connects to NATS_URL under this node's name. */
+/** Connects to NATS_URL under this node's name, with the credentials and TLS of the NATS_* settings. */
 export function connectClusterBus(settings: Settings, nodeId: string): Promise<NatsBus> {
-  const servers = settings.NATS_URL.split(',').map((s) => s.trim()).filter(Boolean);
-  return NatsBus.connect({ servers, name: `switchboard-${nodeId}` });
+  return NatsBus.connect({ ...natsConnectionOptions(settings), name: `switchboard-${nodeId}` });
 }
 
 /**
