@@ -12,6 +12,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { WORK_STREAM, WORK_SUBJECT_PREFIX } from '../protocol/index.js';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger } from '../logger.js';
 
@@ -79,7 +80,7 @@ export class DurableWork {
   #ready: Promise<void> | undefined;
 
   constructor(private readonly options: DurableWorkOptions) {
-    this.stream = options.stream ?? 'SB_WORK';
+    this.stream = options.stream ?? WORK_STREAM;
     this.#js = jetstream(options.connection);
   }
 
@@ -229,7 +230,7 @@ export class DurableWork {
   }
 
   #prefix(): string {
-    return this.options.subjectPrefix ?? 'sb.work';
+    return this.options.subjectPrefix ?? WORK_SUBJECT_PREFIX;
   }
 
   #subject(kind: string): string {

@@ -1,5 +1,6 @@
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { LEASES_BUCKET } from '../protocol/index.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import pTimeout from 'p-timeout';
 import type { Logger } from '../logger.js';
@@ -80,7 +81,7 @@ export class PartitionLeases {
 
   /** Opens the buckets, starts watching them and takes this node's share of the partitions. */
   async start(): Promise<void> {
-    const bucket = this.options.bucket ?? 'sb_leases';
+    const bucket = this.options.bucket ?? LEASES_BUCKET;
     const kvm = new Kvm(this.options.connection);
     this.#leases = await openBucket(kvm, bucket, this.#ttlMs);
     this.#nodes = await openBucket(kvm, `${bucket}_nodes`, this.#ttlMs);
