@@ -173,7 +173,7 @@ export class Runtime {
     const tokens = new TokenService(store, box);
     let bus: Bus;
     try {
-      bus = options.bus ?? (cluster ? await connectClusterBus(settings, cluster.nodeId) : new MemoryBus());
+      bus = options.bus ?? (cluster ? await connectClusterBus(settings, cluster.nodeId, cluster.role) : new MemoryBus());
     } catch (err) {
       await store.close();
       throw err;

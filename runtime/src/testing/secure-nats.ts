@@ -31,13 +31,15 @@ export interface SecureNatsCluster {
   readonly passwords: Readonly<Record<NatsRole, string>>;
   /** The NATS_* settings of a process connecting as `role`. */
   settings(role: NatsRole): Record<string, string>;
-  /** A client connection as `role` (TLS with the client certificate). */
+  /** A client connection as `role` (TLS with the client certificate), with the role's inbox prefix (`_INBOX_gateway`, `_INBOX_node`). */
   connect(role: NatsRole, options?: { name?: string }): Promise<NatsConnection>;
   /** Stops server `index` (SIGKILL by default), keeping its store. */
   kill(index: number, signal?: NodeJS.Signals): Promise<void>;
   /** Starts server `index` again where it was, on its port with its store. */
   restart(index: number): Promise<void>;
   stop(): Promise<void>;
+  /** The servers' log lines about permission or authorization violations so far (clients refused something). */
+  violations(): string[];
 }
 
 /** Makes a CA, a server certificate (serverAuth and clientAuth, for routes too) and a client certificate in a new temp dir. */
@@ -109,7 +111,14 @@ export async function startSecureNats(options: { count?: 1 | 3 } = {}): Promise<
     return { file, port, storeDir };
   });
   const servers: TestNatsServer[] = [];
-  const start = (i: number) => startNatsServer({ port: configs[i]!.port, storeDir: configs[i]!.storeDir, configFile: configs[i]!.file, env });
+  const violations: string[] = [];
+  const start = async (i: number) => {
+    const server = await startNatsServer({ port: configs[i]!.port, storeDir: configs[i]!.storeDir, configFile: configs[i]!.file, env });
+    server.process.stderr!.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) if (/violation/i.test(line)) violations.push(line);
+    });
+    return server;
+  };
   try {
     servers.push(...(await Promise.all(configs.map((_, i) => start(i)))));
   } catch (err) {
@@ -125,6 +134,7 @@ export async function startSecureNats(options: { count?: 1 | 3 } = {}): Promise<
       user: role,
       pass: passwords[role],
       tls: { caFile: tls.caFile, certFile: tls.certFile, keyFile: tls.keyFile },
+      inboxPrefix: role === 'runtime' ? '_INBOX_node' : role === 'gateway' ? '_INBOX_gateway' : '_INBOX',
       ...(o.name ? { name: o.name } : {}),
     });
   await waitForJetStream(() => connectAs('admin'));
@@ -148,6 +158,7 @@ export async function startSecureNats(options: { count?: 1 | 3 } = {}): Promise<
     async restart(index) {
       servers[index] = await start(index);
     },
+    violations: () => [...violations],
     async stop() {
       await Promise.all(servers.map((s) => s.stop()));
       rmSync(work, { recursive: true, force: true });
