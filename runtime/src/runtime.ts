@@ -182,7 +182,7 @@ export class Runtime {
     const placement =
       options.placement ??
       (cluster?.role === 'node'
-        ? { connection: (bus as NatsBus).connection, nodeId: cluster.nodeId, partitions: settings.CLUSTER_PARTITIONS, leaseTtlMs: settings.CLUSTER_LEASE_TTL_MS }
+        ? { connection: (bus as NatsBus).connection, nodeId: cluster.nodeId, partitions: settings.CLUSTER_PARTITIONS, leaseTtlMs: settings.CLUSTER_LEASE_TTL_MS, replicas: settings.NATS_REPLICAS }
         : undefined);
     // Whatever crosses the bus is checked against the catalogue before an actor sees it.
     const check = (name: string, payload: unknown) => {
@@ -249,7 +249,7 @@ export class Runtime {
       return 'ok';
     });
     // A session is read when its call connects: ringing (outbound) plus the longest call bounds that.
-    const calls = await SharedCallSessions.open(bus.connection, (this.settings.VOICE_MAX_CALL_SECONDS + 300) * 1000);
+    const calls = await SharedCallSessions.open(bus.connection, (this.settings.VOICE_MAX_CALL_SECONDS + 300) * 1000, undefined, this.settings.NATS_REPLICAS);
     if (this.cluster !== 'node') {
       receiveEvents(this.events, bus);
       this.voice.share(calls, async (session, message) => {
@@ -272,6 +272,7 @@ export class Runtime {
       logger: this.logger,
       leaseTtlMs: this.settings.CLUSTER_LEASE_TTL_MS,
       resumeAfterMs: this.#resumeAfterMs(),
+      replicas: this.settings.NATS_REPLICAS,
     });
   }
 

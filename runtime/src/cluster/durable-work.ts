@@ -40,6 +40,8 @@ export interface DurableWorkOptions {
   subjectPrefix?: string;
   /** How long an enqueue with the same id is recognised as a duplicate and dropped (default 2 min). */
   duplicateWindowMs?: number;
+  /** JetStream replicas of the stream when this creates it (default 1). */
+  replicas?: number;
   logger?: Logger;
 }
 
@@ -214,6 +216,7 @@ export class DurableWork {
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
       duplicate_window: nanos(this.options.duplicateWindowMs ?? 120_000),
+      num_replicas: this.options.replicas ?? 1,
     };
     try {
       await this.#jsm.streams.info(this.stream);

@@ -18,6 +18,8 @@ export interface PartitionLeasesOptions {
   ttlMs?: number;
   /** KV bucket of the leases; `<bucket>_nodes` holds the nodes' heartbeats. */
   bucket?: string;
+  /** JetStream replicas of the buckets when this creates them (default 1). */
+  replicas?: number;
   logger?: Logger;
   /** The partition is now this node's, with `token` (the lease revision) as its fencing token; a throw hands it back. */
   onAcquired(partition: number, token: number): void | Promise<void>;
@@ -83,8 +85,8 @@ export class PartitionLeases {
   async start(): Promise<void> {
     const bucket = this.options.bucket ?? LEASES_BUCKET;
     const kvm = new Kvm(this.options.connection);
-    this.#leases = await openBucket(kvm, bucket, this.#ttlMs);
-    this.#nodes = await openBucket(kvm, `${bucket}_nodes`, this.#ttlMs);
+    this.#leases = await openBucket(kvm, bucket, this.#ttlMs, this.options.replicas ?? 1);
+    this.#nodes = await openBucket(kvm, `${bucket}_nodes`, this.#ttlMs, this.options.replicas ?? 1);
     const ttl = (await this.#leases.status()).ttl;
     if (ttl > 0 && ttl !== this.#ttlMs) {
       this.options.logger?.warn({ bucket, ttlMs: ttl, wanted: this.#ttlMs }, 'lease bucket exists with another TTL; using it');
@@ -307,9 +309,9 @@ function isWrongSequence(err: unknown): boolean {
   return err instanceof JetStreamApiError && WRONG_LAST_SEQUENCE.has(err.code);
 }
 
-async function openBucket(kvm: Kvm, name: string, ttlMs: number): Promise<KV> {
+async function openBucket(kvm: Kvm, name: string, ttlMs: number, replicas: number): Promise<KV> {
   try {
-    return await kvm.create(name, { ttl: ttlMs, history: 1 });
+    return await kvm.create(name, { ttl: ttlMs, history: 1, replicas });
   } catch {
     return kvm.open(name);
   }

@@ -77,6 +77,13 @@ export const SettingsSchema = Type.Object(
       description:
         'nats://host:4222 (comma-separated for several servers): the NATS server with JetStream that joins a cluster; `tls://` requires TLS. Read by `switchboard gateway` and `switchboard runtime`; `switchboard start` (embedded) ignores it. Credentials in the URL (`nats://user:password@host`) work but prefer NATS_USER/NATS_PASSWORD; logs print the URL without them.',
     }),
+    NATS_REPLICAS: Type.Integer({
+      default: 1,
+      minimum: 1,
+      maximum: 5,
+      description:
+        'Copies JetStream keeps of each stream and KV bucket Switchboard creates (work, leases, calls): 3 on a 3-node NATS cluster, so that losing one server loses nothing. Applies when they are created; an existing stream keeps its own (change it with `nats stream edit`).',
+    }),
     NATS_USER: Type.String({ default: '', description: 'NATS user name (with NATS_PASSWORD). One way to authenticate: a user and password, NATS_TOKEN, NATS_NKEY_SEED_FILE or NATS_CREDS_FILE.' }),
     NATS_PASSWORD: secret('Password of NATS_USER.'),
     NATS_TOKEN: secret('NATS authentication token (instead of a user and password).'),
