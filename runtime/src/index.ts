@@ -9,7 +9,7 @@ export type { RuntimeOptions } from './runtime.js';
 export type { GatewayPorts, AdminPort, MetricsPort, WebhookPort, VoicePort, LiveCall } from './ports.js';
 export type { LocalSessions, TurnCall } from './agents/agent-reach.js';
 export type { ListFilter, Totals, DashboardFigures } from './admin/operator-reads.js';
-export type { AgentClient, CallOptions } from './agents/agent-client.js';
+export type { AgentClient, CallOptions, ClientInput } from './agents/agent-client.js';
 export { AGENT_OPERATIONS, isOperationName } from './agents/catalogue.js';
 export type {
   OperationName,

@@ -127,7 +127,7 @@ export class Runtime {
     this.agents = new AgentClient(
       bus,
       Math.max(15_000, sendBudget + 5_000),
-      placement ? { partitions: placement.partitions, retryUnavailableMs: 3 * (placement.leaseTtlMs ?? 3000) } : cluster ? { partitions: settings.CLUSTER_PARTITIONS, retryUnavailableMs: 3 * settings.CLUSTER_LEASE_TTL_MS } : {},
+      { box, ...(placement ? { partitions: placement.partitions, retryUnavailableMs: 3 * (placement.leaseTtlMs ?? 3000) } : cluster ? { partitions: settings.CLUSTER_PARTITIONS, retryUnavailableMs: 3 * settings.CLUSTER_LEASE_TTL_MS } : {}) },
     );
     this.delivery = new DeliveryService(store, box, this.events, logger, {
       attempts: settings.CALLBACK_MAX_ATTEMPTS,
