@@ -49,7 +49,7 @@ describe('NATS connection options from the settings', () => {
 
   it('refuses two ways to authenticate, a password without a user, a certificate without its key, and an unreadable file, naming each', () => {
     const refused = (settings: Partial<typeof none>, pattern: RegExp) =>
-      assert.throws(() => natsConnectionOptions({ ...none, ...settings }), (err: unknown) => hasErrorCode(err, 'VALIDATION_FAILED') && pattern.test((err as Error).message));
+      assert.throws(() => natsConnectionOptions({ ...none, ...settings }), (err: unknown) => hasErrorCode(err, 'VALIDATION_FAILED') && pattern.test(String((err as { message?: unknown }).message)));
     refused({ NATS_USER: 'u', NATS_PASSWORD: 'p', NATS_TOKEN: 't' }, /NATS_USER and NATS_TOKEN/);
     refused({ NATS_PASSWORD: 'p' }, /NATS_PASSWORD needs NATS_USER/);
     refused({ NATS_TLS_CERT_FILE: file('c.pem', 'c') }, /NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE/);
