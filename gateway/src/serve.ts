@@ -1,4 +1,4 @@
-import { createLogger, type Logger, type Settings } from '@switchboard/runtime';
+import { createLogger, natsUrlForLog, type Logger, type Settings } from '@switchboard/runtime';
 import { Deployment, readSettings } from './deployment.js';
 import { startRuntimeNode } from './runtime-node.js';
 import { VERSION } from './version.js';
@@ -68,7 +68,7 @@ async function runNode(settings: Settings, stopRequested: Promise<string>): Prom
   const logger = createLogger({ level: settings.LOG_LEVEL, format: settings.LOG_FORMAT });
   const node = await startRuntimeNode({ settings, logger });
   const probes = node.healthUrl ? `; probes at ${node.healthUrl}/health and /health/ready` : '';
-  process.stdout.write(`Switchboard ${VERSION} runtime node ${node.nodeId} is running (NATS ${settings.NATS_URL}${probes}).\n`);
+  process.stdout.write(`Switchboard ${VERSION} runtime node ${node.nodeId} is running (NATS ${natsUrlForLog(settings.NATS_URL)}${probes}).\n`);
   return stopOn(stopRequested, logger, 'shutting down: handing partitions over', () => node.stop());
 }
 

@@ -9,7 +9,7 @@ export type { RuntimeOptions } from './runtime.js';
 export type { GatewayPorts, AdminPort, MetricsPort, WebhookPort, VoicePort, LiveCall } from './ports.js';
 export type { LocalSessions, TurnCall } from './agents/agent-reach.js';
 export type { ListFilter, Totals, DashboardFigures } from './admin/operator-reads.js';
-export type { AgentClient, CallOptions } from './agents/agent-client.js';
+export type { AgentClient, CallOptions, ClientInput } from './agents/agent-client.js';
 export { AGENT_OPERATIONS, isOperationName } from './agents/catalogue.js';
 export type {
   OperationName,
@@ -43,6 +43,7 @@ export { AuthLockout } from './auth/lockout.js';
 export type { LockoutOptions } from './auth/lockout.js';
 export { SessionEpoch } from './auth/session-epoch.js';
 export type { ClusterRole } from './cluster/cluster-mode.js';
+export { natsConnectionOptions, natsUrlForLog } from './cluster/nats-connection.js';
 export type { PoolName, PoolEntry } from './store/repositories/pools.js';
 export { keyInUse } from './store/repositories/idempotency.js';
 export type { IdempotencySlot, IdempotentResponse } from './store/repositories/idempotency.js';

@@ -36,7 +36,7 @@ import { VoiceService } from './voice/voice-service.js';
 import type { PoolName } from './store/repositories/pools.js';
 import { openStore, type Store } from './store/store.js';
 import { PartitionedActors, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
-import { checkClusterSettings, clusterNodeId, connectClusterBus, liveSubject, type ClusterRole } from './cluster/cluster-mode.js';
+import { checkClusterSettings, clusterNodeId, connectClusterBus, liveSubject, natsUrlForLog, type ClusterRole } from './cluster/cluster-mode.js';
 import { NodeWork, resumeAfterMs } from './cluster/node-work.js';
 import { SharedCallSessions } from './cluster/shared-call-sessions.js';
 import type { NatsBus } from './bus/nats-bus.js';
@@ -127,7 +127,7 @@ export class Runtime {
     this.agents = new AgentClient(
       bus,
       Math.max(15_000, sendBudget + 5_000),
-      placement ? { partitions: placement.partitions, retryUnavailableMs: 3 * (placement.leaseTtlMs ?? 3000) } : cluster ? { partitions: settings.CLUSTER_PARTITIONS, retryUnavailableMs: 3 * settings.CLUSTER_LEASE_TTL_MS } : {},
+      { box, ...(placement ? { partitions: placement.partitions, retryUnavailableMs: 3 * (placement.leaseTtlMs ?? 3000) } : cluster ? { partitions: settings.CLUSTER_PARTITIONS, retryUnavailableMs: 3 * settings.CLUSTER_LEASE_TTL_MS } : {}) },
     );
     this.delivery = new DeliveryService(store, box, this.events, logger, {
       attempts: settings.CALLBACK_MAX_ATTEMPTS,
@@ -173,16 +173,16 @@ export class Runtime {
     const tokens = new TokenService(store, box);
     let bus: Bus;
     try {
-      bus = options.bus ?? (cluster ? await connectClusterBus(settings, cluster.nodeId) : new MemoryBus());
+      bus = options.bus ?? (cluster ? await connectClusterBus(settings, cluster.nodeId, cluster.role) : new MemoryBus());
     } catch (err) {
       await store.close();
       throw err;
     }
-    if (cluster) logger.info({ nodeId: cluster.nodeId, nats: settings.NATS_URL }, `start-up: cluster ${cluster.role} ${cluster.nodeId} connected to NATS`);
+    if (cluster) logger.info({ nodeId: cluster.nodeId, nats: natsUrlForLog(settings.NATS_URL) }, `start-up: cluster ${cluster.role} ${cluster.nodeId} connected to NATS`);
     const placement =
       options.placement ??
       (cluster?.role === 'node'
-        ? { connection: (bus as NatsBus).connection, nodeId: cluster.nodeId, partitions: settings.CLUSTER_PARTITIONS, leaseTtlMs: settings.CLUSTER_LEASE_TTL_MS }
+        ? { connection: (bus as NatsBus).connection, nodeId: cluster.nodeId, partitions: settings.CLUSTER_PARTITIONS, leaseTtlMs: settings.CLUSTER_LEASE_TTL_MS, replicas: settings.NATS_REPLICAS }
         : undefined);
     // Whatever crosses the bus is checked against the catalogue before an actor sees it.
     const check = (name: string, payload: unknown) => {
@@ -249,7 +249,7 @@ export class Runtime {
       return 'ok';
     });
     // A session is read when its call connects: ringing (outbound) plus the longest call bounds that.
-    const calls = await SharedCallSessions.open(bus.connection, (this.settings.VOICE_MAX_CALL_SECONDS + 300) * 1000);
+    const calls = await SharedCallSessions.open(bus.connection, (this.settings.VOICE_MAX_CALL_SECONDS + 300) * 1000, undefined, this.settings.NATS_REPLICAS);
     if (this.cluster !== 'node') {
       receiveEvents(this.events, bus);
       this.voice.share(calls, async (session, message) => {
@@ -272,6 +272,7 @@ export class Runtime {
       logger: this.logger,
       leaseTtlMs: this.settings.CLUSTER_LEASE_TTL_MS,
       resumeAfterMs: this.#resumeAfterMs(),
+      replicas: this.settings.NATS_REPLICAS,
     });
   }
 

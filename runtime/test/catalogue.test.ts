@@ -57,7 +57,10 @@ describe('the agent operation catalogue at the bus edge', () => {
   });
 
   it('refuses a provision with a malformed channel list and creates no agent', async () => {
-    await assert.rejects(publish('provision', 'cat-2', { displayName: 'x', channels: 'sms' }), refusedAs('BAD_REQUEST', /channels/));
+    await assert.rejects(publish('provision', 'cat-2', { displayName: 'x', channels: 'sms', tokenHash: 'a'.repeat(64) }), refusedAs('BAD_REQUEST', /channels/));
+    // The caller mints the token: a provision over the bus carries its hash, never the token.
+    await assert.rejects(publish('provision', 'cat-2', { displayName: 'x', channels: ['sms'] }), refusedAs('BAD_REQUEST', /tokenHash/));
+    await assert.rejects(publish('provision', 'cat-2', { displayName: 'x', channels: ['sms'], tokenHash: 'sb_live_notahash' }), refusedAs('BAD_REQUEST', /tokenHash/));
     assert.equal(await runtime.store.agents.get('cat-2'), undefined);
   });
 

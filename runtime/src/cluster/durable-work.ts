@@ -12,6 +12,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { WORK_STREAM, WORK_SUBJECT_PREFIX } from '../protocol/index.js';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger } from '../logger.js';
 
@@ -39,6 +40,8 @@ export interface DurableWorkOptions {
   subjectPrefix?: string;
   /** How long an enqueue with the same id is recognised as a duplicate and dropped (default 2 min). */
   duplicateWindowMs?: number;
+  /** JetStream replicas of the stream when this creates it (default 1). */
+  replicas?: number;
   logger?: Logger;
 }
 
@@ -79,7 +82,7 @@ export class DurableWork {
   #ready: Promise<void> | undefined;
 
   constructor(private readonly options: DurableWorkOptions) {
-    this.stream = options.stream ?? 'SB_WORK';
+    this.stream = options.stream ?? WORK_STREAM;
     this.#js = jetstream(options.connection);
   }
 
@@ -213,6 +216,7 @@ export class DurableWork {
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
       duplicate_window: nanos(this.options.duplicateWindowMs ?? 120_000),
+      num_replicas: this.options.replicas ?? 1,
     };
     try {
       await this.#jsm.streams.info(this.stream);
@@ -229,7 +233,7 @@ export class DurableWork {
   }
 
   #prefix(): string {
-    return this.options.subjectPrefix ?? 'sb.work';
+    return this.options.subjectPrefix ?? WORK_SUBJECT_PREFIX;
   }
 
   #subject(kind: string): string {

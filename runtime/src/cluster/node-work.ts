@@ -14,6 +14,8 @@ export interface NodeWorkOptions {
   leaseTtlMs: number;
   /** How long after it was stored a send may be finished by another node (see `resumeAfterMs`). */
   resumeAfterMs: number;
+  /** JetStream replicas of the work stream when this creates it. */
+  replicas?: number;
 }
 
 /**
@@ -27,7 +29,7 @@ export class NodeWork {
   readonly #workers: Worker[] = [];
 
   constructor(private readonly options: NodeWorkOptions) {
-    this.#work = new DurableWork({ connection: options.connection, logger: options.logger });
+    this.#work = new DurableWork({ connection: options.connection, logger: options.logger, replicas: options.replicas ?? 1 });
     options.delivery.setQueue(async (message) => {
       await this.#work.enqueue('deliver', message.id, { messageId: message.id });
     });

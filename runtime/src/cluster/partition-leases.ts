@@ -1,5 +1,6 @@
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { LEASES_BUCKET } from '../protocol/index.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import pTimeout from 'p-timeout';
 import type { Logger } from '../logger.js';
@@ -17,6 +18,8 @@ export interface PartitionLeasesOptions {
   ttlMs?: number;
   /** KV bucket of the leases; `<bucket>_nodes` holds the nodes' heartbeats. */
   bucket?: string;
+  /** JetStream replicas of the buckets when this creates them (default 1). */
+  replicas?: number;
   logger?: Logger;
   /** The partition is now this node's, with `token` (the lease revision) as its fencing token; a throw hands it back. */
   onAcquired(partition: number, token: number): void | Promise<void>;
@@ -80,10 +83,10 @@ export class PartitionLeases {
 
   /** Opens the buckets, starts watching them and takes this node's share of the partitions. */
   async start(): Promise<void> {
-    const bucket = this.options.bucket ?? 'sb_leases';
+    const bucket = this.options.bucket ?? LEASES_BUCKET;
     const kvm = new Kvm(this.options.connection);
-    this.#leases = await openBucket(kvm, bucket, this.#ttlMs);
-    this.#nodes = await openBucket(kvm, `${bucket}_nodes`, this.#ttlMs);
+    this.#leases = await openBucket(kvm, bucket, this.#ttlMs, this.options.replicas ?? 1);
+    this.#nodes = await openBucket(kvm, `${bucket}_nodes`, this.#ttlMs, this.options.replicas ?? 1);
     const ttl = (await this.#leases.status()).ttl;
     if (ttl > 0 && ttl !== this.#ttlMs) {
       this.options.logger?.warn({ bucket, ttlMs: ttl, wanted: this.#ttlMs }, 'lease bucket exists with another TTL; using it');
@@ -306,9 +309,9 @@ function isWrongSequence(err: unknown): boolean {
   return err instanceof JetStreamApiError && WRONG_LAST_SEQUENCE.has(err.code);
 }
 
-async function openBucket(kvm: Kvm, name: string, ttlMs: number): Promise<KV> {
+async function openBucket(kvm: Kvm, name: string, ttlMs: number, replicas: number): Promise<KV> {
   try {
-    return await kvm.create(name, { ttl: ttlMs, history: 1 });
+    return await kvm.create(name, { ttl: ttlMs, history: 1, replicas });
   } catch {
     return kvm.open(name);
   }

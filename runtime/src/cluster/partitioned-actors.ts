@@ -17,6 +17,7 @@ export interface PartitionedActorsOptions {
   partitions?: number;
   leaseTtlMs?: number;
   bucket?: string;
+  replicas?: number;
   logger?: Logger;
   /** Where each partition's tenure is written before the node serves it, so that writes can be fenced in the store. */
   fences?: Pick<PartitionFenceRepository, 'claim' | 'force'>;
@@ -43,6 +44,7 @@ export class PartitionedActors {
       partitions: this.#partitions,
       ...(options.leaseTtlMs === undefined ? {} : { ttlMs: options.leaseTtlMs }),
       ...(options.bucket === undefined ? {} : { bucket: options.bucket }),
+      ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       onAcquired: (partition, token) => this.#attach(partition, token),
       onReleased: (partition, reason) => this.#detach(partition, reason),

@@ -1,5 +1,6 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { CALLS_BUCKET } from '../protocol/index.js';
 import type { CallSession } from '../voice/call-session.js';
 
 /** What crosses to another process: a session as it was created, without its live state. */
@@ -15,11 +16,11 @@ export class SharedCallSessions {
   private constructor(private readonly kv: KV) {}
 
   /** Opens (or creates) the bucket; when it already exists, its own TTL wins. */
-  static async open(connection: NatsConnection, ttlMs: number, bucket = 'sb_calls'): Promise<SharedCallSessions> {
+  static async open(connection: NatsConnection, ttlMs: number, bucket = CALLS_BUCKET, replicas = 1): Promise<SharedCallSessions> {
     const kvm = new Kvm(connection);
     let kv: KV;
     try {
-      kv = await kvm.create(bucket, { ttl: ttlMs, history: 1 });
+      kv = await kvm.create(bucket, { ttl: ttlMs, history: 1, replicas });
     } catch {
       kv = await kvm.open(bucket);
     }

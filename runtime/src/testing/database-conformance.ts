@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { hasErrorCode } from '@switchboard/sdk';
 import { TokenService } from '../auth/token-service.js';
 import { Provisioner } from '../provisioning/provisioner.js';
-import { SecretBox } from '../secrets.js';
+import { SecretBox, hashToken, newToken } from '../secrets.js';
 import type { Database } from '../store/database.js';
 import { migrate, schemaVersion } from '../store/migrate.js';
 import { MIGRATIONS } from '../store/migrations/index.js';
@@ -242,7 +242,7 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         const box = new SecretBox(randomBytes(32));
         const provisioners = stores.map((s) => new Provisioner(s, new TokenService(s, box), box, 'example.com'));
         const provision = (i: number, country?: string) =>
-          provisioners[i % provisioners.length]!.provision({ agentId: `race-${i}`, displayName: `Race ${i}`, channels: ['sms', 'voice'], ...(country ? { country } : {}) });
+          provisioners[i % provisioners.length]!.provision({ agentId: `race-${i}`, displayName: `Race ${i}`, channels: ['sms', 'voice'], tokenHash: hashToken(newToken('sb_live')), ...(country ? { country } : {}) });
         // Half pick any number, half ask for a country: both ways race for the same rows.
         const results = await Promise.all(Array.from({ length: numbers.length }, (_, i) => provision(i, i % 2 ? 'US' : undefined)));
         const addresses = results.map((r) => r.result.channels.sms!.address);
@@ -256,7 +256,7 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         const again = await Promise.all([provision(200), provision(201)]);
         assert.deepEqual(again.map((r) => r.result.channels.sms!.address).sort(), [addresses[0]!, addresses[1]!].sort());
         // The same agent id provisioned on both nodes at once: one wins, the other is a conflict.
-        const twice = await Promise.allSettled([provisioners[0]!.provision({ agentId: 'dup', displayName: 'D', channels: [] }), provisioners[1]!.provision({ agentId: 'dup', displayName: 'D', channels: [] })]);
+        const twice = await Promise.allSettled([provisioners[0]!.provision({ agentId: 'dup', displayName: 'D', channels: [], tokenHash: hashToken(newToken('sb_live')) }), provisioners[1]!.provision({ agentId: 'dup', displayName: 'D', channels: [], tokenHash: hashToken(newToken('sb_live')) })]);
         assert.deepEqual(twice.map((t) => t.status).sort(), ['fulfilled', 'rejected']);
         assert.ok(hasErrorCode((twice.find((t) => t.status === 'rejected') as PromiseRejectedResult).reason, 'CONFLICT'));
       });
