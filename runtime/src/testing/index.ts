@@ -4,3 +4,7 @@ export type { DatabaseUnderTest } from './database-conformance.js';
 export { createTestDatabase, TEST_POSTGRES_SERVER } from './postgres.js';
 export type { TestDatabase } from './postgres.js';
 export { startNatsServer, freePort, NATS_SERVER_BIN, type TestNatsServer } from './nats-server.js';
+export { describeLiveReachConformance } from './live-reach-conformance.js';
+export type { LiveReachUnderTest } from './live-reach-conformance.js';
+export { describeCallDirectoryConformance } from './call-directory-conformance.js';
+export type { CallDirectoryUnderTest } from './call-directory-conformance.js';
