@@ -111,7 +111,7 @@ interface Node {
   readonly runs: number[];
 }
 
-/** A runtime node's delivery worker, wired as `Runtime.attach` wires it, on its own NATS connection over the shared store. */
+/** A runtime node's delivery worker, wired as a node role wires it, on its own NATS connection over the shared store. */
 async function startNode(name: string, stream: string): Promise<Node> {
   const connection = await connect({ servers: server.url, name });
   const delivery = new DeliveryService(store, box, events, logger, policy, new LocalLiveReach());
