@@ -42,15 +42,16 @@ export async function runCommand(line: CommandLine): Promise<number> {
   const gateway = deployment.current;
   const { runtime } = gateway;
   // A cluster gateway is one of several behind PUBLIC_BASE_URL: it names its own address, and the shared one apart.
-  const base = runtime.cluster ? gateway.url : gateway.publicBaseUrl;
+  const clustered = runtime.role === 'gateway';
+  const base = clustered ? gateway.url : gateway.publicBaseUrl;
   const lines = [
-    `Switchboard ${VERSION} is running${runtime.cluster ? ` as cluster gateway ${runtime.nodeId}` : runtime.demoMode ? ' in demo mode (no provider credentials set)' : ''}.`,
+    `Switchboard ${VERSION} is running${clustered ? ` as cluster gateway ${runtime.nodeId}` : runtime.demoMode ? ' in demo mode (no provider credentials set)' : ''}.`,
     `  API:       ${base}/api/v1  (docs: ${base}/api/v1/openapi.json)`,
     `  Admin UI:  ${base}/admin/setup (setup wizard)  ${base}/admin/dashboard  ${base}/admin/api-docs (API explorer)`,
     `  Admin API: ${base}/admin/api/status  (orchestrator token)`,
     `  Health:    ${base}/health`,
   ];
-  if (runtime.cluster) lines.push(`  Public:    ${gateway.publicBaseUrl}  (PUBLIC_BASE_URL, shared by the gateways: providers call it, and webhook signatures cover it)`);
+  if (clustered) lines.push(`  Public:    ${gateway.publicBaseUrl}  (PUBLIC_BASE_URL, shared by the gateways: providers call it, and webhook signatures cover it)`);
   if (gateway.simulator) lines.push(`  Simulator: ${gateway.simulator.url}/_sim  (demo providers; POST /_sim/inbound/sms sends the agent a text)`);
   if (runtime.generatedOrchestratorToken) {
     lines.push(

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
+import { LocalLiveReach } from '../src/agents/live-reach.js';
 import { DurableWork, type Worker } from '../src/cluster/durable-work.js';
 import { DeliveryService, type CallbackPolicy } from '../src/delivery/delivery-service.js';
 import { deliveryEventId } from '../src/delivery/events.js';
@@ -110,10 +111,10 @@ interface Node {
   readonly runs: number[];
 }
 
-/** A runtime node's delivery worker, wired as `Runtime.attach` wires it, on its own NATS connection over the shared store. */
+/** A runtime node's delivery worker, wired as a node role wires it, on its own NATS connection over the shared store. */
 async function startNode(name: string, stream: string): Promise<Node> {
   const connection = await connect({ servers: server.url, name });
-  const delivery = new DeliveryService(store, box, events, logger, policy);
+  const delivery = new DeliveryService(store, box, events, logger, policy, new LocalLiveReach());
   const work = new DurableWork({ connection, stream, subjectPrefix: `sbcb.${stream}`, logger });
   const runs: number[] = [];
   const worker = await work.process<{ messageId: string }>(

@@ -7,11 +7,12 @@ import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { SqlStatement } from '../store/database.js';
 import type { Store } from '../store/store.js';
+import type { LiveReach } from '../agents/live-reach.js';
 import { postCallback } from './callback-client.js';
 import { agentEvent, deliveryEventId, inboundData, type AgentEvent } from './events.js';
 
-/** Hands an event to the agent's live session; true when the session took it. */
-export type LiveSink = (agentId: string, event: AgentEvent) => Promise<boolean>;
+/** How a delivery reaches the agent's live session (see LiveReach: in process, or over NATS). */
+export type LiveSink = Pick<LiveReach, 'deliver' | 'holds'>;
 
 /** Cluster mode: stores the delivery of a message as durable work; resolves once it is stored. */
 export type DeliveryQueue = (message: MessageRecord) => Promise<void>;
@@ -32,8 +33,6 @@ export interface CallbackPolicy {
  * acknowledged to a provider is lost.
  */
 export class DeliveryService {
-  #live: LiveSink | undefined;
-  #isLive: (agentId: string) => boolean = () => false;
   #queue: DeliveryQueue | undefined;
   readonly #inFlight = new Set<Promise<void>>();
   readonly #abort = new AbortController();
@@ -44,17 +43,13 @@ export class DeliveryService {
     private readonly events: RuntimeEvents,
     private readonly logger: Logger,
     private readonly policy: CallbackPolicy,
+    /** The agents' live sessions, wherever they are held. */
+    private readonly live: LiveSink,
   ) {}
-
-  /** Plugs in live-session delivery (MCP); `isLive` tells whether an agent has a session now. */
-  setLiveSink(sink: LiveSink | undefined, isLive: (agentId: string) => boolean = () => sink !== undefined): void {
-    this.#live = sink;
-    this.#isLive = isLive;
-  }
 
   /** Whether an event for this agent would reach anyone: a live session or a callback URL. */
   reachable(agent: AgentRecord): boolean {
-    return agent.callbackUrl !== null || this.#isLive(agent.agentId);
+    return agent.callbackUrl !== null || this.live.holds(agent.agentId);
   }
 
   /** Cluster mode: deliveries become durable work that any runtime node runs through {@link deliverQueued}. */
@@ -200,9 +195,8 @@ export class DeliveryService {
   }
 
   async #tryLive(agentId: string, event: AgentEvent): Promise<boolean> {
-    if (!this.#live) return false;
     try {
-      return await this.#live(agentId, event);
+      return await this.live.deliver(agentId, event);
     } catch (err) {
       this.logger.warn({ err, agentId }, 'live delivery failed; falling back');
       return false;

@@ -5,3 +5,7 @@ export { createTestDatabase, TEST_POSTGRES_SERVER } from './postgres.js';
 export type { TestDatabase } from './postgres.js';
 export { startNatsServer, freePort, NATS_SERVER_BIN, type TestNatsServer } from './nats-server.js';
 export { startSecureNats, createNatsTls, NATS_DEPLOY_DIR, type SecureNatsCluster, type NatsRole, type TestNatsTls } from './secure-nats.js';
+export { describeLiveReachConformance } from './live-reach-conformance.js';
+export type { LiveReachUnderTest } from './live-reach-conformance.js';
+export { describeCallDirectoryConformance } from './call-directory-conformance.js';
+export type { CallDirectoryUnderTest } from './call-directory-conformance.js';

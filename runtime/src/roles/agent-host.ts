@@ -1,0 +1,114 @@
+import { ActorSystem, type AgentOperations, type OperationHandler } from '../actors/actor-system.js';
+import type { AgentClient } from '../agents/agent-client.js';
+import { checkRequest, isOperationName } from '../agents/catalogue.js';
+import type { LiveReach } from '../agents/live-reach.js';
+import { lifecycleOperations } from '../agents/operations.js';
+import type { TokenService } from '../auth/token-service.js';
+import { Tariffs } from '../billing/tariffs.js';
+import type { Bus } from '../bus/bus.js';
+import { DeliveryService } from '../delivery/delivery-service.js';
+import type { DriverSet } from '../drivers/registry.js';
+import type { RuntimeEvents } from '../events.js';
+import { Limiter } from '../limits/limiter.js';
+import { defaultLimits } from '../limits/limits.js';
+import { limitOperations } from '../limits/operations.js';
+import { messagingOperations } from '../messaging/operations.js';
+import { SendsInFlight } from '../messaging/sends-in-flight.js';
+import { Provisioner } from '../provisioning/provisioner.js';
+import type { SecretBox } from '../secrets.js';
+import type { Store } from '../store/store.js';
+import { AgentTurns } from '../voice/agent-turns.js';
+import type { CallDirectory } from '../voice/call-directory.js';
+import { StoredCallMessages } from '../voice/call-messages.js';
+import { voiceOperations } from '../voice/operations.js';
+import { VoiceMessageStore } from '../voice/voice-messages.js';
+import { VoiceService } from '../voice/voice-service.js';
+import type { PublicAddress, RoleOptions } from './parts.js';
+
+/** What the agents' side is built from: the role's store, bus, live reach and call directory. */
+export interface AgentHostParts extends RoleOptions {
+  store: Store;
+  bus: Bus;
+  box: SecretBox;
+  tokens: TokenService;
+  events: RuntimeEvents;
+  drivers: DriverSet;
+  agents: AgentClient;
+  /** Where deliveries and voice turns reach agents' live sessions. */
+  reach: LiveReach;
+  /** Where admitted calls wait for their media connection. */
+  calls: CallDirectory;
+  emailDomain: string;
+  address: PublicAddress;
+}
+
+/**
+ * The agents' side, which embedded processes and runtime nodes hold and cluster gateways do not: the
+ * actor system serving the operation catalogue, limits, tariffs, the delivery chain, sends in flight,
+ * and the voice service the operations admit calls with.
+ */
+export class AgentHost {
+  readonly actors: ActorSystem;
+  readonly tariffs: Tariffs;
+  readonly limiter: Limiter;
+  readonly delivery: DeliveryService;
+  readonly sends: SendsInFlight;
+  readonly voice: VoiceService;
+  readonly voiceMessages: VoiceMessageStore;
+
+  constructor(parts: AgentHostParts) {
+    const { settings, logger, store, bus, box, tokens, events, drivers, reach, calls, address } = parts;
+    const publicBaseUrl = () => address.url;
+    this.tariffs = new Tariffs(settings.TARIFFS);
+    this.limiter = new Limiter(store, defaultLimits(settings), events);
+    this.delivery = new DeliveryService(
+      store,
+      box,
+      events,
+      logger,
+      { attempts: settings.CALLBACK_MAX_ATTEMPTS, baseDelayMs: settings.CALLBACK_RETRY_BASE_MS, timeoutMs: settings.CALLBACK_TIMEOUT_MS },
+      reach,
+    );
+    this.sends = new SendsInFlight(logger);
+    this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl);
+    const messages = new StoredCallMessages(store, events, this.delivery);
+    this.voice = new VoiceService(store, drivers, events, new AgentTurns(box, logger, settings.VOICE_TURN_TIMEOUT_MS, reach), calls, messages, {
+      mode: settings.VOICE_MODE,
+      maxCallSeconds: settings.VOICE_MAX_CALL_SECONDS,
+      publicBaseUrl,
+    }, logger);
+    // Whatever crosses the bus is checked against the catalogue before an actor sees it.
+    const check = (name: string, payload: unknown) => {
+      if (isOperationName(name)) checkRequest(name, payload);
+    };
+    this.actors = new ActorSystem({ bus, store, logger, check, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
+    const operations: AgentOperations = {
+      ...lifecycleOperations(new Provisioner(store, tokens, box, parts.emailDomain)),
+      ...limitOperations(this.limiter),
+      ...voiceOperations({
+        voice: this.voice,
+        messages,
+        limiter: this.limiter,
+        tariffs: this.tariffs,
+        delivery: this.delivery,
+        voiceMessages: this.voiceMessages,
+        logger,
+        publicBaseUrl,
+      }),
+      ...messagingOperations({
+        drivers,
+        delivery: this.delivery,
+        events,
+        box,
+        logger,
+        tariffs: this.tariffs,
+        limiter: this.limiter,
+        publicBaseUrl,
+        sendRetry: { attempts: settings.SEND_MAX_ATTEMPTS, baseDelayMs: settings.SEND_RETRY_BASE_MS, timeoutMs: settings.SEND_TIMEOUT_MS },
+        sends: this.sends,
+      }),
+    };
+    // `check` lets through only each operation's own request, which is what each handler is typed to take.
+    this.actors.serve(operations as unknown as Record<string, OperationHandler>);
+  }
+}
