@@ -26,6 +26,12 @@ export async function startRuntimeNode({ settings, logger, drivers }: { settings
   try {
     const specs = drivers ?? (await resolveProviders(settings, false, logger)).specs;
     await runtime.attach({ publicBaseUrl: settings.PUBLIC_BASE_URL.replace(/\/+$/, ''), drivers: specs, importer: importPackage });
+    // Not ready while a partition it holds is not listening or its operations keep failing (the node restarts it meanwhile).
+    runtime.readiness.register('partitions', async () => {
+      const problems = runtime.placement?.problems() ?? [];
+      if (problems.length > 0) throw new Error(problems.join('; '));
+      return 'ok';
+    });
     if (settings.HEALTH_PORT > 0) probes = await serveProbes(runtime, settings.HOST, settings.HEALTH_PORT);
   } catch (err) {
     await runtime.stop();

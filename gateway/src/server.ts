@@ -1,4 +1,4 @@
-import { Runtime, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
+import { Runtime, partitionsServed, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
 import { GatewayApp } from './http/app.js';
 import { clientAddress } from './http/client-address.js';
 import type { AdapterName, Listener } from './http/adapter.js';
@@ -71,6 +71,8 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const resolveClient = clientAddress(settings.TRUSTED_PROXIES);
   logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
   const runtime = await Runtime.start({ settings, logger, cluster });
+  // A cluster gateway is not ready while a partition goes unserved: its agents would get 503s behind a green probe.
+  if (cluster === 'gateway') runtime.readiness.register('partitions', partitionsServed(runtime.bus, settings.CLUSTER_PARTITIONS, 2 * settings.CLUSTER_LEASE_TTL_MS));
   // The gateway reaches the runtime only through its ports.
   const ports = runtime.ports();
   const metrics = new GatewayMetrics();
