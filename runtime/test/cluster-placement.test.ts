@@ -9,7 +9,7 @@ import { hasErrorCode } from '@switchboard/sdk';
 import { ActorSystem, type OperationHandler } from '../src/actors/actor-system.js';
 import { AgentClient } from '../src/agents/agent-client.js';
 import { NatsBus } from '../src/bus/nats-bus.js';
-import { PartitionedActors } from '../src/cluster/partitioned-actors.js';
+import { PartitionedActors, partitionsServed } from '../src/cluster/partitioned-actors.js';
 import { partitionOf } from '../src/cluster/partitions.js';
 import { RuntimeEvents } from '../src/events.js';
 import { newId } from '../src/ids.js';
@@ -227,12 +227,15 @@ describe('placement: one actor per agent across runtime nodes', () => {
       assert.match(problems[0]!, new RegExp(`partition ${partition}: \\d+ operations failed in a row .*restarted [1-9]`));
       // The gateways' probe of the partition is refused while it fails.
       await assert.rejects(caller.request(`sb.agent.${partition}._probe`, {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
+      // A gateway's readiness check names it (no grace here).
+      await assert.rejects(partitionsServed(caller, PARTITIONS, 0)(), new RegExp(`partition ${partition} not served`));
     } finally {
       broken = false;
     }
     assert.deepEqual(await quick.request('broken', agentId), { broken: false });
     assert.deepEqual(a().host!.problems(), []);
     assert.deepEqual(await caller.request(`sb.agent.${partition}._probe`, {}), { node: 'node-a', partition });
+    assert.equal(await partitionsServed(caller, PARTITIONS, 0)(), 'ok');
   });
 
   it('drops a partition at once when its lease is taken from under it (fencing), and refuses to act on it', async () => {
