@@ -14,7 +14,7 @@ export { MemoryBus } from './bus/memory-bus.js';
 export { NatsBus } from './bus/nats-bus.js';
 export { DEFAULT_PARTITIONS, partitionOf, preferredOwner } from './cluster/partitions.js';
 export { PartitionLeases, type PartitionLeasesOptions, type LeaseEnd } from './cluster/partition-leases.js';
-export { PartitionedActors, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
+export { PartitionedActors, partitionsServed, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
 export * as protocol from './protocol/index.js';
 export { checkClusterSettings, clusterNodeId, liveSubject, turnSubject, type ClusterRole } from './cluster/cluster-mode.js';
 export { DurableWork, type DurableWorkOptions, type ProcessOptions, type WorkHandler, type WorkItem, type Worker } from './cluster/durable-work.js';

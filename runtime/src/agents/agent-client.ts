@@ -67,7 +67,7 @@ export class AgentClient {
   async request(operation: string, agentId: string, payload: object = {}, { timeoutMs = this.timeoutMs }: CallOptions = {}): Promise<unknown> {
     const subject = `${AGENT_SUBJECT}.${partitionOf(agentId, this.#partitions)}.${operation}`;
     const deadline = Date.now() + this.#retryMs;
-    for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
+    for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
       try {
         return await this.bus.request(subject, { ...payload, agentId }, { timeoutMs });
       } catch (err) {

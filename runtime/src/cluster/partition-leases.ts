@@ -65,6 +65,8 @@ export class PartitionLeases {
   readonly #releases = new Map<number, Promise<void>>();
   readonly #watchers: { stop(): void }[] = [];
   #timer: NodeJS.Timeout | undefined;
+  /** A round due when the next lease seen held by another node expires (a dead node's), before the next regular one. */
+  #wake: NodeJS.Timeout | undefined;
   #tick: Promise<void> | undefined;
   #stopped = false;
 
@@ -127,6 +129,7 @@ export class PartitionLeases {
     if (this.#stopped) return;
     this.#stopped = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#wake);
     await this.#tick;
     const held = [...this.#held.keys()];
     await Promise.all(held.map((p) => this.#release(p, 'stopped')));
@@ -180,6 +183,7 @@ export class PartitionLeases {
     const live = this.liveNodes();
     const attempts: Promise<number | undefined>[] = [];
     const releases = new Map<number, Promise<void>>();
+    let expiring = Infinity;
     for (let partition = 0; partition < this.partitions; partition++) {
       const preferred = preferredOwner(partition, live);
       const held = this.#held.get(partition);
@@ -191,11 +195,18 @@ export class PartitionLeases {
       const free = seen === undefined || seen.owner === null || now - seen.at >= this.#ttlMs;
       if (!free) {
         this.#freeSince.delete(partition);
+        // Held elsewhere: if its holder died, the lease is free at this time; look again then, not up to a renewal period later.
+        if (seen.owner !== this.nodeId) expiring = Math.min(expiring, seen.at + this.#ttlMs);
         continue;
       }
       const since = this.#freeSince.get(partition) ?? now;
       this.#freeSince.set(partition, since);
       if (preferred === this.nodeId || now - since >= 2 * this.#renewMs) attempts.push(this.#acquire(partition));
+    }
+    if (expiring - now < this.#renewMs) {
+      clearTimeout(this.#wake);
+      this.#wake = setTimeout(() => void this.tick(), Math.max(0, expiring - now) + 5);
+      this.#wake.unref();
     }
     // One line per round and kind of change, not one per partition.
     if (releases.size > 0) void Promise.all(releases.values()).then(() => this.#summarise('info', 'handed over', [...releases.keys()], 'released'));

@@ -109,10 +109,22 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
       try {
         return await deliverToProvider(context, store, message, outbound, metering, idempotency, fence);
       } finally {
-        done();
+        // A node that lost the agent meanwhile (paused, cut off) could not store the outcome: its journal
+        // entry stays, for the agent's new holder to finish the send (removing it left the send, and its
+        // Idempotency-Key, in flight for ever).
+        done(stillHolds(fence));
       }
     });
   };
+}
+
+function stillHolds(fence: () => void): boolean {
+  try {
+    fence();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A send's usage record shares its message's ULID, so whoever finishes the send finds it. */
@@ -230,7 +242,17 @@ async function deliverToProvider(
       },
     );
   } catch (err) {
-    if (fenced) throw fenced;
+    // Stored (and admitted against the limits) already: not "UNAVAILABLE, not acted on", which the
+    // gateway would retry at the agent's new node, where the limit counts this send and refuses the
+    // retry (429) while the journal sends it all the same. The new node finishes it; its outcome is the
+    // Idempotency-Key's answer.
+    if (fenced) {
+      throw new SwitchboardError(
+        ErrorCodes.TIMEOUT,
+        `This node lost agent ${message.agentId} during send ${message.id}; the node that holds the agent now finishes it. Retry with the same Idempotency-Key for its outcome.`,
+        { retryable: true, cause: fenced },
+      );
+    }
     const reason = err instanceof Error ? err.message : String(err);
     context.logger.error({ ...where, attempts, reason }, 'provider refused the message; it is a send_failed dead letter');
     metering.ledger.release(metering.admission);

@@ -41,10 +41,11 @@ export class SendsInFlight {
 
   /**
    * Marks a stored send as in flight here and, in a cluster, journals it; call the returned function
-   * once its outcome is stored. A journal that cannot be written does not stop the send: the message
+   * once its outcome is stored (with `false` when it could not be: the journal entry then stays, for
+   * the node that holds the agent now). A journal that cannot be written does not stop the send: the message
    * is stored, and the caller has no answer yet, so nothing acknowledged depends on it.
    */
-  async begin(send: SendInFlight): Promise<() => void> {
+  async begin(send: SendInFlight): Promise<(outcomeStored?: boolean) => void> {
     const release = this.hold(send.messageId);
     let remove = () => {};
     if (this.#journal) {
@@ -54,9 +55,9 @@ export class SendsInFlight {
         this.logger.warn({ err, messageId: send.messageId }, 'send in flight not journaled; if this node dies, a start-up sweep finishes it');
       }
     }
-    return () => {
+    return (outcomeStored = true) => {
       release();
-      remove();
+      if (outcomeStored) remove();
     };
   }
 

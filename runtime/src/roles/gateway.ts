@@ -5,6 +5,7 @@ import { TokenService } from '../auth/token-service.js';
 import type { NatsBus } from '../bus/nats-bus.js';
 import { checkClusterSettings, clusterNodeId, connectClusterBus, natsUrlForLog } from '../cluster/cluster-mode.js';
 import { KvCallDirectory } from '../cluster/kv-call-directory.js';
+import { partitionsServed } from '../cluster/partitioned-actors.js';
 import { DriverSet } from '../drivers/registry.js';
 import { RuntimeEvents, receiveEvents } from '../events.js';
 import { ReadinessChecks } from '../health.js';
@@ -100,6 +101,8 @@ export class ClusterGatewayRuntime implements ServedRuntime {
     this.#audio = new AudioOnDemand(this.events, logger);
     probeDatabase(this.readiness, store);
     probeNats(this.readiness, bus);
+    // Not ready while a partition goes unserved: its agents would get 503s behind a green probe.
+    this.readiness.register('partitions', partitionsServed(bus, settings.CLUSTER_PARTITIONS, 2 * settings.CLUSTER_LEASE_TTL_MS));
     // The runtime nodes' events, for this gateway's metrics.
     receiveEvents(this.events, bus);
     this.ports = gatewayPorts({

@@ -120,6 +120,13 @@ export class RuntimeNodeRuntime {
       logger,
       fences: store.fences,
     });
+    // Not ready while a partition it holds is not listening or its operations keep failing (the node restarts it meanwhile).
+    const placement = this.placement;
+    this.readiness.register('partitions', async () => {
+      const problems = placement.problems();
+      if (problems.length > 0) throw new Error(problems.join('; '));
+      return 'ok';
+    });
     this.inspect = { store, bus, agents: this.#agents, tokens, readiness: this.readiness };
   }
 

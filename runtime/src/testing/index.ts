@@ -9,3 +9,4 @@ export { describeLiveReachConformance } from './live-reach-conformance.js';
 export type { LiveReachUnderTest } from './live-reach-conformance.js';
 export { describeCallDirectoryConformance } from './call-directory-conformance.js';
 export type { CallDirectoryUnderTest } from './call-directory-conformance.js';
+export { startPostgresInstance, POSTGRES_BIN_DIR, type TestPostgresInstance } from './postgres-instance.js';
