@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { PartitionFenceRepository, PartitionTenure } from '../store/repositories/partition-fences.js';
 import { PartitionLeases, type LeaseEnd } from './partition-leases.js';
 import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js';
+import { PARTITION_PROBE, agentSubject } from '../protocol/index.js';
 
 export interface PartitionedActorsOptions {
   /** Where the node takes agent operations (a NatsBus in a cluster). */
@@ -237,8 +238,6 @@ export class PartitionedActors {
   }
 }
 
-/** The operation a gateway's readiness sends to each partition: answered by its holder unless the partition keeps failing. */
-export const PARTITION_PROBE = '_probe';
 
 /** Consecutive failed operations (over at least a renewal period) after which a partition is restarted and shows red. */
 const FAILURES_BEFORE_RESTART = 5;
@@ -275,7 +274,7 @@ export function partitionsServed(bus: Bus, partitions: number, graceMs: number):
     const now = Date.now();
     const answers = await Promise.all(
       Array.from({ length: partitions }, (_, partition) =>
-        bus.request(`${AGENT_SUBJECT}.${partition}.${PARTITION_PROBE}`, {}, { timeoutMs: 2000 }).then(
+        bus.request(agentSubject(partition, PARTITION_PROBE), {}, { timeoutMs: 2000 }).then(
           () => undefined,
           (err: unknown) => (err as Error)?.message ?? String(err),
         ),

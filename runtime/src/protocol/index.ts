@@ -32,6 +32,9 @@ function agentToken(agentId: string): string {
   return agentId.replaceAll('.', '~');
 }
 
+/** The operation a gateway's readiness sends to each partition: answered by its holder unless the partition keeps failing. */
+export const PARTITION_PROBE = '_probe';
+
 /** `sb.agent.<partition>.<operation>`. */
 export function agentSubject(partition: number, operation: string): string {
   return `${AGENT_SUBJECT}.${partition}.${operation}`;
