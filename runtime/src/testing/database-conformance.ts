@@ -97,6 +97,60 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
+    it('concurrent writes share commits: each resolves only once committed, with its own results', async () => {
+      await withNodes(2, async ([a, b]) => {
+        const insert = 'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)';
+        const seen: string[] = [];
+        await Promise.all(
+          Array.from({ length: 60 }, async (_, i) => {
+            const key = `gc-${i}`;
+            const results =
+              i % 3 === 0
+                ? await a!.db.executeAll([
+                    { sql: insert, params: [key, '1', 'now'] },
+                    { sql: 'UPDATE settings SET value = ? WHERE key = ?', params: ['2', key] },
+                    { sql: 'UPDATE settings SET value = ? WHERE key = ?', params: ['x', `${key}-nobody`] },
+                  ])
+                : [await a!.db.execute(insert, [key, '2', 'now'])];
+            assert.deepEqual(results.map((r) => r.changes), i % 3 === 0 ? [1, 1, 0] : [1]);
+            // Acknowledged means committed: another node reads it at once.
+            assert.equal(await b!.settings.get(key), '2', `${key} resolved before another node could read it`);
+            seen.push(key);
+          }),
+        );
+        assert.equal(seen.length, 60);
+      });
+    });
+
+    it('a failing write in a shared commit fails alone and whole; the writes beside it are committed', async () => {
+      await withNodes(2, async ([a, b]) => {
+        const insert = 'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)';
+        await a!.db.execute(insert, ['taken', '0', 'now']);
+        for (let round = 0; round < 5; round++) {
+          const writes = Array.from({ length: 30 }, (_, i) => {
+            const key = `r${round}-${i}`;
+            if (i % 10 === 3) {
+              // An atomic group whose second statement fails: its first must not stay.
+              return a!.db.executeAll([{ sql: insert, params: [key, '1', 'now'] }, { sql: insert, params: ['taken', '1', 'now'] }]).then(
+                () => ({ key, ok: true }),
+                () => ({ key, ok: false }),
+              );
+            }
+            if (i % 10 === 7) return a!.db.execute(insert, ['taken', '1', 'now']).then(() => ({ key: 'taken', ok: true }), () => ({ key: 'taken', ok: false }));
+            return a!.db.execute(insert, [key, '1', 'now']).then(() => ({ key, ok: true }), () => ({ key, ok: false }));
+          });
+          const outcomes = await Promise.all(writes);
+          for (const [i, outcome] of outcomes.entries()) {
+            const failing = i % 10 === 3 || i % 10 === 7;
+            assert.equal(outcome.ok, !failing, `write ${i} of round ${round}`);
+            if (i % 10 === 3) assert.equal(await b!.settings.get(`r${round}-${i}`), undefined, 'half of a failed group was kept');
+            if (!failing) assert.equal(await b!.settings.get(outcome.key), '1');
+          }
+        }
+        assert.equal(await b!.settings.get('taken'), '0');
+      });
+    });
+
     it('stores and reads every aggregate through the repositories, counts and money as numbers', async () => {
       await withNodes(1, async ([store]) => {
         const s = store!;
