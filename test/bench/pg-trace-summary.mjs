@@ -24,6 +24,21 @@ for (const [server, shapes] of Object.entries(after)) {
   const total = rows.reduce((s, [, n]) => s + n, 0);
   all += total;
   console.log(`${server}: ${total} transactions${per ? ` (${(total / per).toFixed(2)} per unit)` : ''}`);
-  for (const [shape, n] of rows.slice(0, 25)) console.log(`  ${String(n).padStart(7)}${per ? ` ${(n / per).toFixed(2).padStart(6)}` : ''}  ${shape}`);
+  const line = (n, what) => console.log(`  ${String(n).padStart(7)}${per ? ` ${(n / per).toFixed(2).padStart(6)}` : ''}  ${what}`);
+  for (const [shape, n] of rows.filter(([shape]) => !shape.includes('[')).slice(0, 20)) line(n, shape);
+  // BEGIN … COMMIT transactions (group commits among them): how many, and the statements they ran by kind.
+  const inside = new Map();
+  let transactions = 0;
+  for (const [shape, n] of rows.filter(([shape]) => shape.includes('['))) {
+    transactions += n;
+    for (const part of shape.replace(/^.*?\[|\]$/g, '').split(' | ')) {
+      const m = /^(\d+)× (.*)$/.exec(part);
+      if (m) inside.set(m[2], (inside.get(m[2]) ?? 0) + Number(m[1]) * n);
+    }
+  }
+  if (transactions) {
+    line(transactions, 'BEGIN … COMMIT transactions, whose statements were:');
+    for (const [statement, n] of [...inside].sort((a, b) => b[1] - a[1])) line(n, `  ${statement}`);
+  }
 }
 console.log(`all: ${all}${per ? ` (${(all / per).toFixed(2)} per unit)` : ''}`);

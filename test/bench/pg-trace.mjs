@@ -14,6 +14,12 @@ if (dir) {
   const shapes = new Map();
   const open = new WeakMap();
   const short = (text) => text.replace(/\s+/g, ' ').trim().slice(0, 90);
+  // A transaction's statements, alike ones counted together (a group commit holds many): `2× INSERT INTO messages … | 1× …`.
+  const group = (statements) => {
+    const counts = new Map();
+    for (const s of statements) counts.set(s.slice(0, 40), (counts.get(s.slice(0, 40)) ?? 0) + 1);
+    return [...counts].map(([s, n]) => `${n}× ${s}`).join(' | ');
+  };
   const add = (shape) => shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
   const original = pg.Client.prototype.query;
   pg.Client.prototype.query = function (config, values, callback) {
@@ -22,7 +28,7 @@ if (dir) {
       const head = text.trim().toUpperCase();
       if (head === 'BEGIN') open.set(this, []);
       else if (head === 'COMMIT' || head === 'ROLLBACK') {
-        add(`${head === 'ROLLBACK' ? 'ROLLBACK ' : ''}[${(open.get(this) ?? []).join(' | ')}]`);
+        add(`${head === 'ROLLBACK' ? 'ROLLBACK ' : ''}[${group(open.get(this) ?? [])}]`);
         open.delete(this);
       } else if (open.has(this)) open.get(this).push(short(text));
       else add(short(text));

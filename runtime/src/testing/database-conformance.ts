@@ -202,6 +202,11 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.equal(totals.day!.actions, 3);
         assert.equal(typeof totals.day!.actions, 'number');
         assert.equal(Math.round(totals.day!.spend * 10_000) / 10_000, 0.0245);
+        // Several windows in one read: one that began after the records counts none of them.
+        const windows = await s.usage.totalsSince('crud-1', { minute: Date.now() + 60_000, month: Date.now() - 3_600_000 });
+        assert.deepEqual(windows.minute, { actions: 0, spend: 0 });
+        assert.equal(windows.month!.actions, 3);
+        assert.equal(Math.round(windows.month!.spend * 10_000) / 10_000, 0.0245);
         const [summary] = await s.usage.summarise(new Date(Date.now() - 60_000), 'crud-1');
         assert.deepEqual({ ...summary!, cost: Math.round(summary!.cost * 10_000) / 10_000 }, { agentId: 'crud-1', channel: 'sms', action: 'message', count: 3, quantity: 3, cost: 0.0245 });
 
