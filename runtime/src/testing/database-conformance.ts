@@ -184,7 +184,11 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.equal(await s.messages.insertInbound(message), true);
         assert.equal(await s.messages.insertInbound({ ...message, id: `${message.id}-again` }), false, 'a provider retry is a duplicate');
         assert.deepEqual((await s.messages.pendingDeliveries()).map((m) => m.id), [message.id]);
+        assert.deepEqual(await s.messages.pendingDeliveryWithCallback(message.id), { message, callbackUrl: null, sealedSigningSecret: null });
+        await s.agents.setCallback('crud-1', 'https://agent.example/cb', 'sealed');
+        assert.deepEqual(await s.messages.pendingDeliveryWithCallback(message.id), { message, callbackUrl: 'https://agent.example/cb', sealedSigningSecret: 'sealed' });
         await s.messages.markDelivered(message.id);
+        assert.equal(await s.messages.pendingDeliveryWithCallback(message.id), undefined, 'a delivered message is not pending');
         assert.equal((await s.messages.pendingDeliveries()).length, 0);
         const outbound = { ...message, id: 'msg-out-1', direction: 'outbound' as const, externalId: null, status: 'queued' as const, delivery: 'done' as const };
         await s.messages.insert(outbound);
