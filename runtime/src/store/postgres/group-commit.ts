@@ -92,7 +92,7 @@ export class PgGroupCommit {
           try {
             outcomes.push({ ok: true, results: await alone(client, write.statements) });
           } catch (err) {
-            if (err instanceof Unusable) broken = true;
+            if (err instanceof Unusable || !isServerError(err)) broken = true;
             outcomes.push({ ok: false, err });
           }
         }
