@@ -14,6 +14,9 @@ import { agentEvent, deliveryEventId, inboundData, type AgentEvent } from './eve
 /** How a delivery reaches the agent's live session (see LiveReach: in process, or over NATS). */
 export type LiveSink = Pick<LiveReach, 'deliver' | 'holds'>;
 
+/** Where an agent takes callbacks, as stored. */
+type Callback = Pick<AgentRecord, 'callbackUrl' | 'sealedSigningSecret'>;
+
 /** Cluster mode: stores the delivery of a message as durable work; resolves once it is stored. */
 export type DeliveryQueue = (message: MessageRecord) => Promise<void>;
 
@@ -98,10 +101,11 @@ export class DeliveryService {
    */
   async deliverQueued(messageId: string, attempt = 1): Promise<void> {
     if (this.#abort.signal.aborted) throw new Error(`stopping: message ${messageId} stays pending for another node`);
-    const message = await this.store.messages.pendingDelivery(messageId);
-    if (!message) return;
+    const pending = await this.store.messages.pendingDeliveryWithCallback(messageId);
+    if (!pending) return;
+    const { message } = pending;
     const event = inboundEvent(message);
-    const target = await this.#liveOrCallback(message, event);
+    const target = await this.#liveOrCallback(message, event, { callbackUrl: pending.callbackUrl, sealedSigningSecret: pending.sealedSigningSecret });
     if (!target) return;
     try {
       await postCallback(target.url, target.secret, event, this.policy.timeoutMs);
@@ -128,11 +132,11 @@ export class DeliveryService {
   }
 
   /** Best-effort notification (delivery receipts): live session, else callback with retries; not dead-lettered. */
-  notify(agentId: string, event: AgentEvent): void {
+  notify(agentId: string, event: AgentEvent, agent?: Callback): void {
     this.#track(
       (async () => {
         if (await this.#tryLive(agentId, event)) return;
-        const target = await this.#callbackOf(agentId);
+        const target = agent ? this.#callbackFrom(agent) : await this.#callbackOf(agentId);
         if (target) await this.#post(target, event).catch(() => undefined);
       })(),
     );
@@ -166,7 +170,7 @@ export class DeliveryService {
   }
 
   /** The live session takes the message (marked delivered), or the callback to post it to; without one it is dead-lettered. */
-  async #liveOrCallback(message: MessageRecord, event: AgentEvent, agent?: AgentRecord): Promise<{ url: string; secret: string } | undefined> {
+  async #liveOrCallback(message: MessageRecord, event: AgentEvent, agent?: Callback): Promise<{ url: string; secret: string } | undefined> {
     if (await this.#tryLive(message.agentId, event)) {
       await this.store.messages.markDelivered(message.id);
       return undefined;
@@ -208,7 +212,7 @@ export class DeliveryService {
     return agent && this.#callbackFrom(agent);
   }
 
-  #callbackFrom(agent: AgentRecord): { url: string; secret: string } | undefined {
+  #callbackFrom(agent: Callback): { url: string; secret: string } | undefined {
     if (!agent.callbackUrl || !agent.sealedSigningSecret) return undefined;
     return { url: agent.callbackUrl, secret: this.box.open(agent.sealedSigningSecret) };
   }
