@@ -23,7 +23,7 @@ export type { Bus, BusHandler, Subscription, SubscribeOptions, RequestOptions } 
 export { ActorSystem, AGENT_SUBJECT } from './actors/actor-system.js';
 export type { AgentOperation, AgentOperations, AgentOperationContext, ActorSystemOptions, OperationHandler } from './actors/actor-system.js';
 export { AgentActor } from './actors/agent-actor.js';
-export { AgentClient, type AgentClientOptions, type CallOptions } from './agents/agent-client.js';
+export { AgentClient, READ_TIMEOUT_MS, type AgentClientOptions, type CallOptions } from './agents/agent-client.js';
 export { AGENT_OPERATIONS, checkRequest, checkResponse, isOperationName } from './agents/catalogue.js';
 export { requireAgent } from './agents/operations.js';
 export { agentView } from './agents/view.js';

@@ -6,6 +6,16 @@ import { newSigningSecret } from '../provisioning/provisioner.js';
 import { hashToken, newToken, type SecretBox } from '../secrets.js';
 import { checkResponse, type CallbackUrlResult, type OperationInput, type OperationName, type OperationResponse, type ProvisionResult } from './catalogue.js';
 
+/**
+ * Operations that only read the agent's state: their answer is lost with nothing changed, so they wait
+ * a short time (a request lost with a node that died as it arrived, or one queued behind a send's
+ * provider attempts, answers TIMEOUT and the caller asks again) rather than a send's whole budget.
+ */
+const READS: ReadonlySet<string> = new Set<OperationName>(['get', 'getLimits', 'channelStatus']);
+
+/** How long a read waits for its answer. */
+export const READ_TIMEOUT_MS = 5_000;
+
 export interface AgentClientOptions {
   /** Partitions of the cluster; callers and runtime nodes must agree. */
   partitions?: number;
@@ -64,7 +74,7 @@ export class AgentClient {
   }
 
   /** Runs any operation the actors answer, unchecked (the actor system's own tests use operations of their own). */
-  async request(operation: string, agentId: string, payload: object = {}, { timeoutMs = this.timeoutMs }: CallOptions = {}): Promise<unknown> {
+  async request(operation: string, agentId: string, payload: object = {}, { timeoutMs = READS.has(operation) ? READ_TIMEOUT_MS : this.timeoutMs }: CallOptions = {}): Promise<unknown> {
     const subject = `${AGENT_SUBJECT}.${partitionOf(agentId, this.#partitions)}.${operation}`;
     const deadline = Date.now() + this.#retryMs;
     for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
