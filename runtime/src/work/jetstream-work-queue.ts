@@ -12,26 +12,11 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
-import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger } from '../logger.js';
+import { checkToken } from './in-process-work-queue.js';
+import { RetryLater, retryDelayOf, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work-queue.js';
 
-/** Thrown by a handler whose item is not due yet: offered again after the retry delay, logged as routine, not as a failure. */
-export class RetryLater extends Error {}
-
-/** What a handler learns about the work item it runs. */
-export interface WorkItem<T = unknown> {
-  /** The id it was enqueued under: the key to make the handler's effects idempotent. */
-  readonly id: string;
-  readonly kind: string;
-  readonly payload: T;
-  /** 1 on first delivery; more when an earlier attempt failed or its worker died before acking. */
-  readonly attempt: number;
-}
-
-/** Runs one work item; resolving acks it, throwing has it redelivered after `retryDelayMs` (until `maxDeliver`). */
-export type WorkHandler<T = unknown> = (item: WorkItem<T>) => Promise<void>;
-
-export interface DurableWorkOptions {
+export interface JetStreamWorkQueueOptions {
   connection: NatsConnection;
   /** JetStream stream holding the work (default `SB_WORK`). */
   stream?: string;
@@ -39,29 +24,9 @@ export interface DurableWorkOptions {
   subjectPrefix?: string;
   /** How long an enqueue with the same id is recognised as a duplicate and dropped (default 2 min). */
   duplicateWindowMs?: number;
-  logger?: Logger;
-}
-
-export interface ProcessOptions<T> {
-  /** Items run at once by this worker. */
-  concurrency?: number;
   /** Time a worker has to ack before the item goes to another worker (default 30 s); long handlers keep it alive. */
   ackWaitMs?: number;
-  /** Attempts before giving up on an item (default 5); `Infinity` when the handler decides itself. */
-  maxDeliver?: number;
-  /** Wait before a failed item is offered again (default 1 s), or the wait after a failed attempt `attempt`. */
-  retryDelayMs?: number | ((attempt: number) => number);
-  /**
-   * Called when the last attempt failed, or its worker was lost; once it resolves the item leaves the
-   * queue (make it a dead letter here). When it throws, the item comes back later to be given up again.
-   */
-  onGiveUp?: (item: WorkItem<T>, err: unknown) => Promise<void> | void;
-}
-
-/** A running worker. */
-export interface Worker {
-  /** Stops taking items and waits for the ones in hand to finish (and be acked). */
-  stop(): Promise<void>;
+  logger?: Logger;
 }
 
 /**
@@ -72,13 +37,13 @@ export interface Worker {
  * A retry is a delayed nak, so the attempt is the server's delivery count and outlives the worker.
  * Handlers must be idempotent by item id: a worker can die after its effect and before its ack.
  */
-export class DurableWork {
+export class JetStreamWorkQueue implements WorkQueue {
   readonly stream: string;
   readonly #js: JetStreamClient;
   #jsm: JetStreamManager | undefined;
   #ready: Promise<void> | undefined;
 
-  constructor(private readonly options: DurableWorkOptions) {
+  constructor(private readonly options: JetStreamWorkQueueOptions) {
     this.stream = options.stream ?? 'SB_WORK';
     this.#js = jetstream(options.connection);
   }
@@ -93,13 +58,13 @@ export class DurableWork {
   }
 
   /** Stores an item of `kind` under `id`; resolves once it is on the server. `duplicate` when that id was already enqueued. */
-  async enqueue(kind: string, id: string, payload: unknown): Promise<{ sequence: number; duplicate: boolean }> {
+  async enqueue(kind: string, id: string, payload: unknown): Promise<Enqueued> {
     checkToken('kind', kind);
     await this.ready();
     const h = headers();
     h.set('Sb-Work-Id', id);
     const ack = await this.#js.publish(this.#subject(kind), JSON.stringify(payload ?? null), { msgID: `${kind}:${id}`, headers: h });
-    return { sequence: ack.seq, duplicate: ack.duplicate };
+    return { duplicate: ack.duplicate, remove: () => this.#remove(ack.seq) };
   }
 
   /** Starts a worker taking items of `kind`. */
@@ -108,14 +73,13 @@ export class DurableWork {
     await this.ready();
     const durable = `work_${kind}`;
     const maxDeliver = options.maxDeliver ?? 5;
-    const { retryDelayMs = 1000 } = options;
-    const retryDelay = typeof retryDelayMs === 'function' ? retryDelayMs : () => retryDelayMs;
+    const retryDelay = retryDelayOf(options.retryDelayMs);
     const config = {
       durable_name: durable,
       filter_subject: this.#subject(kind),
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(options.ackWaitMs ?? 30_000),
+      ack_wait: nanos(this.options.ackWaitMs ?? 30_000),
       // The server redelivers without limit and the give-up is ours: at its own max_deliver a work-queue item would stay in the stream for good.
       max_deliver: -1,
     };
@@ -193,8 +157,8 @@ export class DurableWork {
     };
   }
 
-  /** Removes a stored item (by the sequence `enqueue` answered) whose work was done elsewhere; a worker holding it can no longer ack it, which is harmless. */
-  async remove(sequence: number): Promise<void> {
+  /** Removes a stored item (by the sequence `enqueue` answered). */
+  async #remove(sequence: number): Promise<void> {
     await this.ready();
     await this.#jsm!.streams.deleteMessage(this.stream, sequence, false);
   }
@@ -235,8 +199,4 @@ export class DurableWork {
   #subject(kind: string): string {
     return `${this.#prefix()}.${kind}`;
   }
-}
-
-function checkToken(what: string, value: string): void {
-  if (!/^[A-Za-z0-9_-]+$/.test(value)) throw new SwitchboardError(ErrorCodes.BAD_REQUEST, `Work ${what} ${value} must use letters, digits, - or _.`);
 }
