@@ -3,7 +3,8 @@ import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import { AGENT_SUBJECT, type ActorSystem } from '../actors/actor-system.js';
 import type { Bus, Subscription } from '../bus/bus.js';
 import type { Logger } from '../logger.js';
-import type { PartitionFenceRepository, PartitionTenure } from '../store/repositories/partition-fences.js';
+import type { TenureRepository } from '../store/repositories/tenures.js';
+import { tenureLost, type Tenure, type TenureRecord } from '../tenure.js';
 import { PartitionLeases, type LeaseEnd } from './partition-leases.js';
 import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js';
 
@@ -18,8 +19,32 @@ export interface PartitionedActorsOptions {
   leaseTtlMs?: number;
   bucket?: string;
   logger?: Logger;
-  /** Where each partition's tenure is written before the node serves it, so that writes can be fenced in the store. */
-  fences?: Pick<PartitionFenceRepository, 'claim' | 'force'>;
+  /** Where each partition's tenure is recorded before the node serves it, so that writes are fenced in the store; without it they are not. */
+  tenures?: Pick<TenureRepository, 'record' | 'takeOver'>;
+}
+
+/**
+ * A node's tenure of one partition, from one lease: it holds while the node still holds that lease
+ * (a later lease of the same partition is another tenure), and fences writes with the lease revision.
+ */
+class LeaseTenure implements Tenure {
+  constructor(
+    readonly partition: number,
+    readonly fence: TenureRecord | undefined,
+    private readonly current: (tenure: LeaseTenure) => boolean,
+    private readonly lost: (tenure: LeaseTenure) => void,
+    private readonly nodeId: string,
+  ) {}
+
+  holds(): boolean {
+    return this.current(this);
+  }
+
+  assert(): void {
+    if (this.holds()) return;
+    this.lost(this);
+    throw tenureLost(`Node ${this.nodeId} no longer holds partition ${this.partition}`);
+  }
 }
 
 /**
@@ -32,8 +57,8 @@ export class PartitionedActors {
   readonly leases: PartitionLeases;
   readonly #partitions: number;
   readonly #subscriptions = new Map<number, Subscription>();
-  /** The fencing token of each partition served, with which its writes are fenced. */
-  readonly #tokens = new Map<number, number>();
+  /** The tenure of each partition served. */
+  readonly #tenures = new Map<number, LeaseTenure>();
 
   constructor(private readonly options: PartitionedActorsOptions) {
     this.#partitions = options.partitions ?? DEFAULT_PARTITIONS;
@@ -73,27 +98,40 @@ export class PartitionedActors {
         ),
       );
     }
-    const fence = () => {
-      if (this.leases.holds(partition)) return;
-      this.#stepDown(partition);
-      throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `Node ${this.options.nodeId} no longer holds partition ${partition}; retry.`, { retryable: true });
-    };
+    const tenure = this.#tenures.get(partition);
     try {
-      fence();
+      if (!tenure) throw tenureLost(`Node ${this.options.nodeId} does not serve partition ${partition}`);
+      tenure.assert();
     } catch (err) {
       return Promise.reject(err);
     }
-    const token = this.#tokens.get(partition);
-    return this.options.system.dispatch(operation, data, fence, this.options.fences && token !== undefined ? { partition, token } : undefined);
+    return this.options.system.dispatch(operation, data, tenure);
+  }
+
+  /** The tenure this node serves a partition under now; undefined when it does not serve it. */
+  tenureOf(partition: number): Tenure | undefined {
+    return this.#tenures.get(partition);
   }
 
   async #attach(partition: number, token: number): Promise<void> {
-    if (this.options.fences) {
-      await this.#claimFence({ partition, token });
-      // Handed over or lapsed while its fence was written: another node serves it now.
+    const fence = this.options.tenures ? { partition, token } : undefined;
+    if (fence) {
+      await this.#record(fence);
+      // Handed over or lapsed while its tenure was recorded: another node serves it now.
       if (!this.leases.holds(partition)) return;
     }
-    this.#tokens.set(partition, token);
+    this.#tenures.set(
+      partition,
+      new LeaseTenure(
+        partition,
+        fence,
+        (tenure) => this.#tenures.get(partition) === tenure && this.leases.holds(partition),
+        (tenure) => {
+          if (this.#tenures.get(partition) === tenure) this.#stepDown(partition);
+        },
+        this.options.nodeId,
+      ),
+    );
     // Anything cached from an earlier tenure may be stale: another node may have served these agents since.
     void this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
     this.#subscriptions.get(partition)?.unsubscribe();
@@ -113,21 +151,21 @@ export class PartitionedActors {
   }
 
   /**
-   * Writes the new tenure to the store before the partition is served. A newer token can be there only
+   * Records the new tenure in the store before the partition is served. A newer token can be there only
    * from a lease bucket made anew (its revisions start again): while this node holds the lease no one
    * else can have taken it since, so the tenure is taken over.
    */
-  async #claimFence(tenure: PartitionTenure): Promise<void> {
-    const fences = this.options.fences!;
-    if (await fences.claim(tenure, this.options.nodeId)) return;
-    if (!this.leases.holds(tenure.partition)) throw new Error(`partition ${tenure.partition} was lost while its fence was written`);
-    this.options.logger?.warn({ partition: tenure.partition, token: tenure.token }, 'a newer fence from an earlier lease bucket; taking the partition over');
-    await fences.force(tenure, this.options.nodeId);
+  async #record(fence: TenureRecord): Promise<void> {
+    const tenures = this.options.tenures!;
+    if (await tenures.record(fence, this.options.nodeId)) return;
+    if (!this.leases.holds(fence.partition)) throw new Error(`partition ${fence.partition} was lost while its tenure was recorded`);
+    this.options.logger?.warn({ partition: fence.partition, token: fence.token }, 'a newer tenure from an earlier lease bucket; taking the partition over');
+    await tenures.takeOver(fence, this.options.nodeId);
   }
 
   #stepDown(partition: number): void {
     this.#subscriptions.get(partition)?.unsubscribe();
     this.#subscriptions.delete(partition);
-    this.#tokens.delete(partition);
+    this.#tenures.delete(partition);
   }
 }

@@ -1,41 +1,36 @@
 import type { SqlExecutor } from '../database.js';
+import type { Tenure, TenureRecord } from '../../tenure.js';
 
-/** A runtime node's tenure of a partition: the partition and the fencing token (lease revision) it took it with. */
-export interface PartitionTenure {
-  readonly partition: number;
-  readonly token: number;
+/** The condition a fenced write carries: true only while `fence` is the partition's current tenure. */
+export function fenceCondition(fence: TenureRecord): { sql: string; params: [number, number] } {
+  return { sql: 'EXISTS (SELECT 1 FROM partition_fences WHERE partition = ? AND token = ?)', params: [fence.partition, fence.token] };
 }
 
-/** The condition a fenced write carries: true only while `tenure` is the partition's current one. */
-export function fenceCondition(tenure: PartitionTenure): { sql: string; params: [number, number] } {
-  return { sql: 'EXISTS (SELECT 1 FROM partition_fences WHERE partition = ? AND token = ?)', params: [tenure.partition, tenure.token] };
-}
-
-/** The current tenure of each partition of a cluster (see migration 7). */
-export class PartitionFenceRepository {
+/** The current tenure of each partition of a cluster (table `partition_fences`, migration 7). */
+export class TenureRepository {
   constructor(private readonly db: SqlExecutor) {}
 
   /**
-   * Makes `tenure` the partition's current one, unless a newer token (a later lease) is there already;
+   * Makes `fence` the partition's current tenure, unless a newer token (a later lease) is there already;
    * false then. Lease revisions only grow, so the newer tenure always wins, whatever order the writes land in.
    */
-  async claim(tenure: PartitionTenure, nodeId: string): Promise<boolean> {
+  async record(fence: TenureRecord, nodeId: string): Promise<boolean> {
     const { changes } = await this.db.execute(
       `INSERT INTO partition_fences (partition, token, node_id, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (partition) DO UPDATE SET token = excluded.token, node_id = excluded.node_id, updated_at = excluded.updated_at
        WHERE partition_fences.token < excluded.token`,
-      [tenure.partition, tenure.token, nodeId, new Date().toISOString()],
+      [fence.partition, fence.token, nodeId, new Date().toISOString()],
     );
     return changes === 1;
   }
 
-  /** Takes the partition whatever token is stored: for a lease bucket made anew, whose revisions start again from 1. */
-  async force(tenure: PartitionTenure, nodeId: string): Promise<void> {
+  /** Records `fence` whatever token is stored: for a lease bucket made anew, whose revisions start again from 1. */
+  async takeOver(fence: TenureRecord, nodeId: string): Promise<void> {
     await this.db.execute('UPDATE partition_fences SET token = ?, node_id = ?, updated_at = ? WHERE partition = ?', [
-      tenure.token,
+      fence.token,
       nodeId,
       new Date().toISOString(),
-      tenure.partition,
+      fence.partition,
     ]);
   }
 
@@ -45,8 +40,8 @@ export class PartitionFenceRepository {
     return row === undefined ? undefined : Number(row.token);
   }
 
-  /** Whether `tenure` is still the partition's current one. */
-  async holds(tenure: PartitionTenure): Promise<boolean> {
-    return (await this.token(tenure.partition)) === tenure.token;
+  /** Whether `tenure` is still its partition's current one in the store (always, for an unfenced tenure). */
+  async isCurrent(tenure: Tenure): Promise<boolean> {
+    return tenure.fence === undefined || (await this.token(tenure.fence.partition)) === tenure.fence.token;
   }
 }
