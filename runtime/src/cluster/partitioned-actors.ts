@@ -24,25 +24,26 @@ export interface PartitionedActorsOptions {
 }
 
 /**
- * A node's tenure of one partition, from one lease: it holds while the node still holds that lease
- * (a later lease of the same partition is another tenure), and fences writes with the lease revision.
+ * A node's tenure of one partition: it holds while the node holds the partition's lease, and fences
+ * writes with the revision of the lease it was taken with (so a write of a lease lost and taken again
+ * since is refused by the store, while its provider call may go on: see DECISIONS, "One Tenure").
  */
 class LeaseTenure implements Tenure {
   constructor(
     readonly partition: number,
     readonly fence: TenureRecord | undefined,
-    private readonly current: (tenure: LeaseTenure) => boolean,
-    private readonly lost: (tenure: LeaseTenure) => void,
+    private readonly leases: PartitionLeases,
+    private readonly lost: () => void,
     private readonly nodeId: string,
   ) {}
 
   holds(): boolean {
-    return this.current(this);
+    return this.leases.holds(this.partition);
   }
 
   assert(): void {
     if (this.holds()) return;
-    this.lost(this);
+    this.lost();
     throw tenureLost(`Node ${this.nodeId} no longer holds partition ${this.partition}`);
   }
 }
@@ -122,15 +123,7 @@ export class PartitionedActors {
     }
     this.#tenures.set(
       partition,
-      new LeaseTenure(
-        partition,
-        fence,
-        (tenure) => this.#tenures.get(partition) === tenure && this.leases.holds(partition),
-        (tenure) => {
-          if (this.#tenures.get(partition) === tenure) this.#stepDown(partition);
-        },
-        this.options.nodeId,
-      ),
+      new LeaseTenure(partition, fence, this.leases, () => this.#stepDown(partition), this.options.nodeId),
     );
     // Anything cached from an earlier tenure may be stale: another node may have served these agents since.
     void this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
