@@ -82,7 +82,7 @@ for (const [name, create] of adapters) {
         const done = await box.begin({ agentId: 'a1', messageId: 'msg_done' });
         assert.equal(box.has('msg_done'), true);
         assert.equal(await queue.pending(), 1);
-        done();
+        done(true);
         assert.equal(box.has('msg_done'), false);
         await waitFor('the journal entry removed', async () => (await queue.pending()) === 0, 5000);
         await new Promise((r) => setTimeout(r, RESUME_AFTER_MS + 300));
@@ -97,8 +97,9 @@ for (const [name, create] of adapters) {
       const { box, queue, asked, stop } = await outbox(() => (inFlight-- > 0 ? 'in_flight' : 'sent'));
       try {
         const started = Date.now();
-        // Its process "dies": the send is never done, so its journal entry stays.
-        await box.begin({ agentId: 'a2', messageId: 'msg_orphan' });
+        // Its process lost the agent: the send ends here unsettled, so its journal entry stays.
+        const done = await box.begin({ agentId: 'a2', messageId: 'msg_orphan' });
+        done(false);
         await waitFor('finished elsewhere', () => asked.length === 3, 10_000);
         await waitFor('the journal entry acked', async () => (await queue.pending()) === 0, 5000);
         assert.ok(asked.every((a) => a.messageId === 'msg_orphan'));

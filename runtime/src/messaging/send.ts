@@ -107,10 +107,18 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
       }
       // Stored, so journaled too: a node that dies from here on leaves the send to another.
       const done = await context.outbox.begin({ agentId: agent.agentId, messageId: id });
+      // Its outcome is stored unless it threw other than as a final refusal (a node that lost the agent
+      // leaves it unsent): then its journal entry stays, for the agent's actor to finish it wherever it runs.
+      let settled = false;
       try {
-        return await deliverToProvider(context, store, message, outbound, metering, idempotency, tenure);
+        const response = await deliverToProvider(context, store, message, outbound, metering, idempotency, tenure);
+        settled = true;
+        return response;
+      } catch (err) {
+        settled = hasErrorCode(err, ErrorCodes.PROVIDER_ERROR);
+        throw err;
       } finally {
-        done();
+        done(settled);
       }
     });
   };

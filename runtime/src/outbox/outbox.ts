@@ -51,11 +51,14 @@ export class Outbox {
   }
 
   /**
-   * Marks a stored send as in flight here and journals it; call the returned function once its outcome
-   * is stored. A journal that cannot be written does not stop the send: the message is stored, and the
-   * caller has no answer yet, so nothing acknowledged depends on it (the sweep finishes it).
+   * Marks a stored send as in flight here and journals it; call the returned function once the send
+   * ends here: `settled` when its outcome is stored (the journal entry goes), false when it may not be
+   * (the process lost the agent, or a write failed): the entry stays, and comes back after the resume
+   * delay to the agent's actor, wherever it runs, which finishes the send or finds it settled. A journal
+   * that cannot be written does not stop the send: the message is stored, and the caller has no answer
+   * yet, so nothing acknowledged depends on it (the sweep finishes it).
    */
-  async begin(send: SendInFlight): Promise<() => void> {
+  async begin(send: SendInFlight): Promise<(settled: boolean) => void> {
     const release = this.hold(send.messageId);
     let remove = () => {};
     try {
@@ -65,9 +68,9 @@ export class Outbox {
     } catch (err) {
       this.options.logger.warn({ err, messageId: send.messageId }, 'send in flight not journaled; if this process dies, a start-up sweep finishes it');
     }
-    return () => {
+    return (settled) => {
       release();
-      remove();
+      if (settled) remove();
     };
   }
 
