@@ -23,7 +23,6 @@ import { RuntimeEvents, forwardEvents, receiveEvents } from './events.js';
 import { ReadinessChecks } from './health.js';
 import type { Logger } from './logger.js';
 import { messagingOperations } from './messaging/operations.js';
-import { SendsInFlight } from './messaging/sends-in-flight.js';
 import { DEMO_EMAIL_DOMAIN, demoPools, isDemoMode } from './modes.js';
 import { Provisioner } from './provisioning/provisioner.js';
 import { SecretBox, loadSecretKey } from './secrets.js';
@@ -37,7 +36,11 @@ import type { PoolName } from './store/repositories/pools.js';
 import { openStore, type Store } from './store/store.js';
 import { PartitionedActors, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
 import { checkClusterSettings, clusterNodeId, connectClusterBus, liveSubject, type ClusterRole } from './cluster/cluster-mode.js';
-import { NodeWork, resumeAfterMs } from './cluster/node-work.js';
+import { Outbox } from './outbox/outbox.js';
+import { resumeAfterMs } from './outbox/resume-delay.js';
+import { InProcessWorkQueue } from './work/in-process-work-queue.js';
+import { JetStreamWorkQueue } from './work/jetstream-work-queue.js';
+import type { WorkQueue } from './work/work-queue.js';
 import { SharedCallSessions } from './cluster/shared-call-sessions.js';
 import type { NatsBus } from './bus/nats-bus.js';
 import { OperatorReads } from './admin/operator-reads.js';
@@ -78,7 +81,7 @@ export class Runtime {
   readonly events = new RuntimeEvents();
   readonly drivers = new DriverSet();
   readonly delivery: DeliveryService;
-  readonly sends: SendsInFlight;
+  readonly outbox: Outbox;
   readonly tariffs: Tariffs;
   readonly limiter: Limiter;
   readonly reports: UsageReports;
@@ -93,7 +96,6 @@ export class Runtime {
   readonly cluster: ClusterRole | undefined;
   /** This process's name in a cluster. */
   readonly nodeId: string | undefined;
-  #work: NodeWork | undefined;
   #ports: GatewayPorts | undefined;
   /** Printed once by the CLI when the first start generated the orchestrator token. */
   generatedOrchestratorToken: string | undefined;
@@ -108,6 +110,7 @@ export class Runtime {
     readonly actors: ActorSystem,
     placement: RuntimeOptions['placement'],
     cluster: { role: ClusterRole; nodeId: string } | undefined,
+    work: WorkQueue,
   ) {
     this.cluster = cluster?.role;
     this.nodeId = cluster?.nodeId;
@@ -133,8 +136,18 @@ export class Runtime {
       attempts: settings.CALLBACK_MAX_ATTEMPTS,
       baseDelayMs: settings.CALLBACK_RETRY_BASE_MS,
       timeoutMs: settings.CALLBACK_TIMEOUT_MS,
+    }, work);
+    const resumeAfter = resumeAfterMs(settings.CLUSTER_LEASE_TTL_MS, settings.SEND_TIMEOUT_MS);
+    // Embedded, no other process can be at a send of this store: every unsent one at start is an orphan.
+    this.outbox = new Outbox({
+      queue: work,
+      agents: this.agents,
+      store,
+      logger,
+      resumeAfterMs: resumeAfter,
+      recheckMs: settings.CLUSTER_LEASE_TTL_MS,
+      sweepAgeMs: cluster ? resumeAfter : 0,
     });
-    this.sends = new SendsInFlight(logger);
     this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, () => this.publicBaseUrl);
     this.voice = new VoiceService(store, this.drivers, this.delivery, this.events, new AgentTurns(box, logger, settings.VOICE_TURN_TIMEOUT_MS), {
       mode: settings.VOICE_MODE,
@@ -189,7 +202,11 @@ export class Runtime {
       if (isOperationName(name)) checkRequest(name, payload);
     };
     const actors = new ActorSystem({ bus, store, logger, check, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
-    const runtime = new Runtime(settings, logger, store, bus, box, tokens, actors, placement, cluster);
+    // Deliveries, callback retries and the send outbox run on one work queue: JetStream, shared by a cluster's
+    // runtime nodes (a dead node's items come back to the others after one lease TTL, about when its agents do),
+    // or in process.
+    const work = cluster ? new JetStreamWorkQueue({ connection: (bus as NatsBus).connection, ackWaitMs: settings.CLUSTER_LEASE_TTL_MS, logger }) : new InProcessWorkQueue({ logger });
+    const runtime = new Runtime(settings, logger, store, bus, box, tokens, actors, placement, cluster, work);
     const operations: AgentOperations = {
       ...lifecycleOperations(new Provisioner(store, tokens, box, runtime.emailDomain)),
       ...limitOperations(runtime.limiter),
@@ -212,7 +229,7 @@ export class Runtime {
         limiter: runtime.limiter,
         publicBaseUrl: () => runtime.publicBaseUrl,
         sendRetry: { attempts: settings.SEND_MAX_ATTEMPTS, baseDelayMs: settings.SEND_RETRY_BASE_MS, timeoutMs: settings.SEND_TIMEOUT_MS },
-        sends: runtime.sends,
+        outbox: runtime.outbox,
       }),
     };
     // `check` lets through only each operation's own request, which is what each handler is typed to take.
@@ -228,7 +245,7 @@ export class Runtime {
     // A cluster gateway holds no actors: every agent operation goes over NATS to the node holding its partition.
     // A node takes its leases in attach(), once its drivers are loaded: loading them can block the event
     // loop for longer than a lease lives, and a node holds partitions only while it can serve them.
-    if (placement) runtime.placement = new PartitionedActors({ ...placement, bus, system: actors, logger, fences: store.fences });
+    if (placement) runtime.placement = new PartitionedActors({ ...placement, bus, system: actors, logger, tenures: store.tenures });
     else if (!cluster) actors.start();
     logger.info('start-up: runtime ready');
     return runtime;
@@ -240,8 +257,7 @@ export class Runtime {
    * call leaves for the agent goes back to the agent's actor); runtime nodes forward their events to
    * the gateways, whose metrics count them. A runtime node delivers to live sessions through whichever
    * gateway holds them (a request on the agent's live subject; no responders means no live session
-   * anywhere), and queues inbound deliveries as durable work that any node may run ({@link attach}
-   * starts the worker).
+   * anywhere).
    */
   async #joinCluster(bus: NatsBus): Promise<void> {
     this.readiness.register('nats', async () => {
@@ -264,15 +280,6 @@ export class Runtime {
       // Which gateway holds a session is known only by asking, so a status notification always asks.
       () => true,
     );
-    this.#work = new NodeWork({
-      connection: bus.connection,
-      delivery: this.delivery,
-      sends: this.sends,
-      agents: this.agents,
-      logger: this.logger,
-      leaseTtlMs: this.settings.CLUSTER_LEASE_TTL_MS,
-      resumeAfterMs: this.#resumeAfterMs(),
-    });
   }
 
   /** What a gateway reaches this runtime through (see ports.ts); built once. */
@@ -400,17 +407,11 @@ export class Runtime {
     await this.placement?.start();
     // A cluster gateway delivers nothing itself; runtime nodes run the queued deliveries.
     if (this.cluster === 'gateway') return;
-    await this.#work?.start();
+    await this.delivery.start();
+    await this.outbox.start();
     const pending = await this.delivery.recover();
     if (pending > 0) this.logger.info({ pending }, 're-driving deliveries left pending');
-    // Embedded, every unsent send is an orphan of the last run; in a cluster the journal finishes them,
-    // and the sweep catches older ones (a node that died between the store and the journal).
-    await this.sends.resumeUnsent(this.store, this.agents, new Date(Date.now() - (this.#work ? this.#resumeAfterMs() : 0)));
-  }
-
-  /** In a cluster, how long after it was stored another node may finish a send (see NodeWork). */
-  #resumeAfterMs(): number {
-    return resumeAfterMs(this.settings.CLUSTER_LEASE_TTL_MS, this.settings.SEND_TIMEOUT_MS);
+    await this.outbox.sweep();
   }
 
   /** Drains the actors and deliveries, then closes drivers, the bus and the store. */
@@ -419,7 +420,7 @@ export class Runtime {
     await this.actors.stop();
     // Retries stop first: a queued delivery still pending is handed back for another node.
     await this.delivery.stop();
-    await this.#work?.stop();
+    await this.outbox.stop();
     await this.#audio?.close();
     await this.drivers.close();
     await this.bus.close();
