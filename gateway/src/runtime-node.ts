@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Runtime, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
+import { startNode, type DriverSpec, type Logger, type RuntimeNodeRuntime, type Settings } from '@switchboard/runtime';
 import { importPackage, resolveProviders } from './providers.js';
 import { VERSION } from './version.js';
 
 /** A running cluster runtime node. */
 export interface RuntimeNode {
-  readonly runtime: Runtime;
+  readonly runtime: RuntimeNodeRuntime;
   readonly nodeId: string;
   /** Where its probes answer, when HEALTH_PORT is set. */
   readonly healthUrl: string | undefined;
@@ -21,7 +21,7 @@ export interface RuntimeNode {
  * liveness and readiness probes there, as a gateway does on its own port.
  */
 export async function startRuntimeNode({ settings, logger, drivers }: { settings: Settings; logger: Logger; drivers?: DriverSpec[] }): Promise<RuntimeNode> {
-  const runtime = await Runtime.start({ settings, logger, cluster: 'node' });
+  const runtime = await startNode({ settings, logger });
   let probes: Server | undefined;
   try {
     const specs = drivers ?? (await resolveProviders(settings, false, logger)).specs;
@@ -36,7 +36,7 @@ export async function startRuntimeNode({ settings, logger, drivers }: { settings
   logger.info({ nodeId: runtime.nodeId, healthUrl }, 'start-up: runtime node ready');
   return {
     runtime,
-    nodeId: runtime.nodeId!,
+    nodeId: runtime.nodeId,
     healthUrl,
     async stop() {
       await runtime.stop();
@@ -46,7 +46,7 @@ export async function startRuntimeNode({ settings, logger, drivers }: { settings
 }
 
 /** `GET /health` (the process is up, and which partitions it serves) and `GET /health/ready` (the database, NATS and the providers answer). */
-async function serveProbes(runtime: Runtime, host: string, port: number): Promise<Server> {
+async function serveProbes(runtime: RuntimeNodeRuntime, host: string, port: number): Promise<Server> {
   const started = Date.now();
   const server = createServer((request, response) => {
     const answer = (status: number, body: object) => {
@@ -57,7 +57,7 @@ async function serveProbes(runtime: Runtime, host: string, port: number): Promis
     if (path !== '/health' && path !== '/health/ready') return answer(404, { error: `No probe ${path}; runtime nodes answer GET /health and GET /health/ready.`, code: 'NOT_FOUND' });
     if (request.method !== 'GET') return answer(405, { error: `${request.method} is not allowed here; use GET.`, code: 'METHOD_NOT_ALLOWED' });
     if (path === '/health') {
-      const partitions = runtime.placement?.leases.owned() ?? [];
+      const partitions = runtime.partitions();
       return answer(200, { status: 'ok', role: 'runtime', nodeId: runtime.nodeId, uptime: (Date.now() - started) / 1000, version: VERSION, partitions });
     }
     runtime.readiness.run().then(

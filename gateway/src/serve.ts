@@ -1,4 +1,4 @@
-import { createLogger, type Logger, type Settings } from '@switchboard/runtime';
+import { createLogger, natsUrlForLog, type Logger, type Settings } from '@switchboard/runtime';
 import { Deployment, readSettings } from './deployment.js';
 import { startRuntimeNode } from './runtime-node.js';
 import { VERSION } from './version.js';
@@ -42,15 +42,16 @@ export async function runCommand(line: CommandLine): Promise<number> {
   const gateway = deployment.current;
   const { runtime } = gateway;
   // A cluster gateway is one of several behind PUBLIC_BASE_URL: it names its own address, and the shared one apart.
-  const base = runtime.cluster ? gateway.url : gateway.publicBaseUrl;
+  const clustered = runtime.role === 'gateway';
+  const base = clustered ? gateway.url : gateway.publicBaseUrl;
   const lines = [
-    `Switchboard ${VERSION} is running${runtime.cluster ? ` as cluster gateway ${runtime.nodeId}` : runtime.demoMode ? ' in demo mode (no provider credentials set)' : ''}.`,
+    `Switchboard ${VERSION} is running${clustered ? ` as cluster gateway ${runtime.nodeId}` : runtime.demoMode ? ' in demo mode (no provider credentials set)' : ''}.`,
     `  API:       ${base}/api/v1  (docs: ${base}/api/v1/openapi.json)`,
     `  Admin UI:  ${base}/admin/setup (setup wizard)  ${base}/admin/dashboard  ${base}/admin/api-docs (API explorer)`,
     `  Admin API: ${base}/admin/api/status  (orchestrator token)`,
     `  Health:    ${base}/health`,
   ];
-  if (runtime.cluster) lines.push(`  Public:    ${gateway.publicBaseUrl}  (PUBLIC_BASE_URL, shared by the gateways: providers call it, and webhook signatures cover it)`);
+  if (clustered) lines.push(`  Public:    ${gateway.publicBaseUrl}  (PUBLIC_BASE_URL, shared by the gateways: providers call it, and webhook signatures cover it)`);
   if (gateway.simulator) lines.push(`  Simulator: ${gateway.simulator.url}/_sim  (demo providers; POST /_sim/inbound/sms sends the agent a text)`);
   if (runtime.generatedOrchestratorToken) {
     lines.push(
@@ -68,7 +69,7 @@ async function runNode(settings: Settings, stopRequested: Promise<string>): Prom
   const logger = createLogger({ level: settings.LOG_LEVEL, format: settings.LOG_FORMAT });
   const node = await startRuntimeNode({ settings, logger });
   const probes = node.healthUrl ? `; probes at ${node.healthUrl}/health and /health/ready` : '';
-  process.stdout.write(`Switchboard ${VERSION} runtime node ${node.nodeId} is running (NATS ${settings.NATS_URL}${probes}).\n`);
+  process.stdout.write(`Switchboard ${VERSION} runtime node ${node.nodeId} is running (NATS ${natsUrlForLog(settings.NATS_URL)}${probes}).\n`);
   return stopOn(stopRequested, logger, 'shutting down: handing partitions over', () => node.stop());
 }
 

@@ -1,4 +1,4 @@
-import { Runtime, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
+import { startClusterGateway, startEmbedded, type DriverSpec, type Logger, type ServedRuntime, type Settings } from '@switchboard/runtime';
 import { GatewayApp } from './http/app.js';
 import { clientAddress } from './http/client-address.js';
 import type { AdapterName, Listener } from './http/adapter.js';
@@ -33,7 +33,8 @@ export interface Gateway {
   readonly url: string;
   readonly port: number;
   readonly publicBaseUrl: string;
-  readonly runtime: Runtime;
+  /** The runtime it serves: embedded, or a cluster gateway's side (see `runtime.role`). */
+  readonly runtime: ServedRuntime;
   readonly app: GatewayApp;
   readonly metrics: GatewayMetrics;
   /** The HTTP server under the gateway (see HTTP_ADAPTER). */
@@ -70,9 +71,9 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const { adapter, reason } = await selectAdapter(settings.HTTP_ADAPTER);
   const resolveClient = clientAddress(settings.TRUSTED_PROXIES);
   logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
-  const runtime = await Runtime.start({ settings, logger, cluster });
+  const runtime: ServedRuntime = cluster === 'gateway' ? await startClusterGateway({ settings, logger }) : await startEmbedded({ settings, logger });
   // The gateway reaches the runtime only through its ports.
-  const ports = runtime.ports();
+  const ports = runtime.ports;
   const metrics = new GatewayMetrics();
   metrics.observe(ports.metrics);
   const sessions = new AdminSessions(ports, () => publicBaseUrl ?? '');

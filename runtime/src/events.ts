@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Channel } from '@switchboard/sdk';
 import type { Bus, Subscription } from './bus/bus.js';
+import { EVENT_SUBJECT } from './protocol/index.js';
 
 /** What the runtime reports as it works; the gateway turns these into metrics. */
 export interface RuntimeEventMap {
@@ -19,8 +20,6 @@ export class RuntimeEvents extends EventEmitter<RuntimeEventMap> {}
 /** Events a cluster's runtime nodes forward to the gateways, whose metrics count them (frame delays stay where the call is). */
 export const FORWARDED_EVENTS = ['message', 'webhookRejected', 'deadLetter', 'usage', 'limitRejected'] as const satisfies readonly (keyof RuntimeEventMap)[];
 type ForwardedEvent = (typeof FORWARDED_EVENTS)[number];
-
-const EVENT_SUBJECT = 'sb.events';
 
 /** A runtime node publishes its events on `sb.events.<name>`, fire and forget. */
 export function forwardEvents(events: RuntimeEvents, bus: Bus): void {

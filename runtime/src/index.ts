@@ -4,12 +4,17 @@
  * (store, bus, actors, cluster, audio, voice internals) is `@switchboard/runtime/internal`, for the
  * project's own gateway, tests and benchmarks.
  */
-export { Runtime } from './runtime.js';
-export type { RuntimeOptions } from './runtime.js';
+export { startEmbedded, EmbeddedRuntime } from './roles/embedded.js';
+export type { EmbeddedOptions } from './roles/embedded.js';
+export { startClusterGateway, ClusterGatewayRuntime } from './roles/gateway.js';
+export { startNode, RuntimeNodeRuntime } from './roles/node.js';
+export type { NodeOptions } from './roles/node.js';
+export type { ServedRuntime, TestPorts } from './roles/served-runtime.js';
+export type { RoleOptions, AttachOptions } from './roles/parts.js';
 export type { GatewayPorts, AdminPort, MetricsPort, WebhookPort, VoicePort, LiveCall } from './ports.js';
-export type { LocalSessions, TurnCall } from './agents/agent-reach.js';
+export type { LocalSessions, TurnCall } from './agents/live-reach.js';
 export type { ListFilter, Totals, DashboardFigures } from './admin/operator-reads.js';
-export type { AgentClient, CallOptions } from './agents/agent-client.js';
+export type { AgentClient, CallOptions, ClientInput } from './agents/agent-client.js';
 export { AGENT_OPERATIONS, isOperationName } from './agents/catalogue.js';
 export type {
   OperationName,
@@ -43,6 +48,8 @@ export { AuthLockout } from './auth/lockout.js';
 export type { LockoutOptions } from './auth/lockout.js';
 export { SessionEpoch } from './auth/session-epoch.js';
 export type { ClusterRole } from './cluster/cluster-mode.js';
+export { natsConnectionOptions, natsUrlForLog } from './cluster/nats-connection.js';
+export { partitionsServed } from './cluster/partitioned-actors.js';
 export type { PoolName, PoolEntry } from './store/repositories/pools.js';
 export { keyInUse } from './store/repositories/idempotency.js';
 export type { IdempotencySlot, IdempotentResponse } from './store/repositories/idempotency.js';

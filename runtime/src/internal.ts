@@ -4,13 +4,18 @@
  * stable API.
  */
 export * from './index.js';
-export { AgentReach, type LocalSessions, type TurnCall } from './agents/agent-reach.js';
+export { AgentReach } from './agents/agent-reach.js';
+export { LocalLiveReach, NatsLiveReach, type LiveReach, type LocalSessions, type TurnCall } from './agents/live-reach.js';
+export { MemoryCallDirectory, type CallDirectory } from './voice/call-directory.js';
+export { KvCallDirectory } from './cluster/kv-call-directory.js';
+export { ForwardedCallMessages, StoredCallMessages, type CallMessages } from './voice/call-messages.js';
 export { OperatorReads, type ListFilter, type Totals, type DashboardFigures } from './admin/operator-reads.js';
 export { MemoryBus } from './bus/memory-bus.js';
 export { NatsBus } from './bus/nats-bus.js';
 export { DEFAULT_PARTITIONS, partitionOf, preferredOwner } from './cluster/partitions.js';
 export { PartitionLeases, type PartitionLeasesOptions, type LeaseEnd } from './cluster/partition-leases.js';
-export { PartitionedActors, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
+export { PartitionedActors, partitionsServed, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
+export * as protocol from './protocol/index.js';
 export { checkClusterSettings, clusterNodeId, liveSubject, turnSubject, type ClusterRole } from './cluster/cluster-mode.js';
 export { RetryLater, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work/work-queue.js';
 export { InProcessWorkQueue, type InProcessWorkQueueOptions } from './work/in-process-work-queue.js';

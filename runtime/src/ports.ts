@@ -19,7 +19,7 @@ import type { PoolRepository } from './store/repositories/pools.js';
  * Everything a gateway reaches the runtime through, as small ports: agent operations (the catalogue,
  * over the bus), tokens, idempotent answers, the operator's reads and writes, live reach of agents,
  * metrics' events, webhook and voice verification, the voice calls a gateway holds, and readiness.
- * Built by `Runtime.ports()`; a gateway's routes, MCP surface and sockets see nothing else.
+ * Built by `gatewayPorts()` (roles/gateway-ports.ts); a gateway's routes, MCP surface and sockets see nothing else.
  */
 export interface GatewayPorts {
   readonly settings: Settings;

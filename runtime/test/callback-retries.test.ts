@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
+import { LocalLiveReach } from '../src/agents/live-reach.js';
 import { DeliveryService, type CallbackPolicy } from '../src/delivery/delivery-service.js';
 import { deliveryEventId } from '../src/delivery/events.js';
 import { RuntimeEvents } from '../src/events.js';
@@ -129,7 +130,7 @@ async function startNode(name: string, stream: string): Promise<Node> {
   const connection = await connect({ servers: server.url, name });
   const runs: number[] = [];
   const work = recording(new JetStreamWorkQueue({ connection, stream, subjectPrefix: `sbcb.${stream}`, ackWaitMs: ACK_WAIT_MS, logger }), runs);
-  const delivery = new DeliveryService(store, box, events, logger, policy, work);
+  const delivery = new DeliveryService(store, box, events, logger, policy, work, new LocalLiveReach());
   await delivery.start();
   closers.push(async () => {
     // A node killed in the test is not stopped: its connection is gone.
@@ -146,7 +147,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 describe('embedded callback retries on the in-process work queue', () => {
   async function embedded() {
     const runs: number[] = [];
-    const delivery = new DeliveryService(store, box, events, logger, policy, recording(new InProcessWorkQueue({ logger }), runs));
+    const delivery = new DeliveryService(store, box, events, logger, policy, recording(new InProcessWorkQueue({ logger }), runs), new LocalLiveReach());
     await delivery.start();
     closers.push(() => delivery.stop());
     return { delivery, runs };

@@ -9,7 +9,7 @@ import { hasErrorCode } from '@switchboard/sdk';
 import { ActorSystem, type OperationHandler } from '../src/actors/actor-system.js';
 import { AgentClient } from '../src/agents/agent-client.js';
 import { NatsBus } from '../src/bus/nats-bus.js';
-import { PartitionedActors } from '../src/cluster/partitioned-actors.js';
+import { PartitionedActors, partitionsServed } from '../src/cluster/partitioned-actors.js';
 import { partitionOf } from '../src/cluster/partitions.js';
 import { RuntimeEvents } from '../src/events.js';
 import { newId } from '../src/ids.js';
@@ -26,6 +26,8 @@ const limits: Limits = { actionsPerMinute: null, actionsPerHour: null, actionsPe
 const logger = createLogger({ level: 'silent', pretty: false });
 /** Holds the `fenced` operation between its start and its effect. */
 let gate = open();
+/** Makes the `broken` operation fail as an operation does when its node cannot serve it. */
+let broken = false;
 function open() {
   let release!: () => void;
   const promise = new Promise<void>((r) => (release = r));
@@ -66,6 +68,10 @@ function operations(store: Store, node: () => Node): Record<string, OperationHan
         createdAt: new Date().toISOString(),
       });
       return { node: node().id };
+    },
+    async broken() {
+      if (broken) throw new Error('the store is gone');
+      return { broken: false };
     },
     async fenced({ tenure }) {
       await gate.promise;
@@ -187,6 +193,49 @@ describe('placement: one actor per agent across runtime nodes', () => {
     const held = a().host!.leases.owned()[0]!;
     const stranger = Array.from({ length: 100 }, (_, i) => `x${i}`).find((id) => partitionOf(id, PARTITIONS) !== held)!;
     await assert.rejects(a().host!.serve(held, 'act', { agentId: stranger }), (err: unknown) => hasErrorCode(err, 'BAD_REQUEST'));
+  });
+
+  it('keeps serving a partition after refusing a call in a moment its lease was not valid, once the lease is renewed', async () => {
+    // The moment between a lease's validity running out and its late renewal being answered (a NATS
+    // restart, a stalled event loop): calls are refused, and the node must not stop listening for good.
+    const partition = a().host!.leases.owned()[0]!;
+    const agentId = agents.find((id) => partitionOf(id, PARTITIONS) === partition) ?? Array.from({ length: 200 }, (_, i) => `late-${i}`).find((id) => partitionOf(id, PARTITIONS) === partition)!;
+    const leases = a().host!.leases;
+    const holds = leases.holds.bind(leases);
+    leases.holds = (p: number) => (p === partition ? false : holds(p));
+    try {
+      await assert.rejects(a().host!.serve(partition, 'act', { agentId }), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
+    } finally {
+      leases.holds = holds;
+    }
+    const quick = new AgentClient(caller, 2000, { partitions: PARTITIONS, retryUnavailableMs: 0 });
+    for (let i = 0; i < 5; i++) assert.deepEqual(await quick.request('broken', agentId), { broken: false }, `call ${i} after the refusal`);
+    assert.deepEqual(a().host!.problems(), []);
+  });
+
+  it('shows a partition whose operations keep failing as a problem and restarts it; a success clears it', async () => {
+    const partition = a().host!.leases.owned()[0]!;
+    const agentId = Array.from({ length: 200 }, (_, i) => `broken-${i}`).find((id) => partitionOf(id, PARTITIONS) === partition)!;
+    const quick = new AgentClient(caller, 2000, { partitions: PARTITIONS, retryUnavailableMs: 0 });
+    broken = true;
+    try {
+      for (const end = Date.now() + TTL_MS; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+        await assert.rejects(quick.request('broken', agentId));
+      }
+      const problems = a().host!.problems();
+      assert.equal(problems.length, 1, JSON.stringify(problems));
+      assert.match(problems[0]!, new RegExp(`partition ${partition}: \\d+ operations failed in a row .*restarted [1-9]`));
+      // The gateways' probe of the partition is refused while it fails.
+      await assert.rejects(caller.request(`sb.agent.${partition}._probe`, {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
+      // A gateway's readiness check names it (no grace here).
+      await assert.rejects(partitionsServed(caller, PARTITIONS, 0)(), new RegExp(`partition ${partition} not served`));
+    } finally {
+      broken = false;
+    }
+    assert.deepEqual(await quick.request('broken', agentId), { broken: false });
+    assert.deepEqual(a().host!.problems(), []);
+    assert.deepEqual(await caller.request(`sb.agent.${partition}._probe`, {}), { node: 'node-a', partition });
+    assert.equal(await partitionsServed(caller, PARTITIONS, 0)(), 'ok');
   });
 
   it('drops a partition at once when its lease is taken from under it (fencing), and refuses to act on it', async () => {

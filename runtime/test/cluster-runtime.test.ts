@@ -1,17 +1,20 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { pino } from 'pino';
 import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
-import { NatsBus } from '../src/bus/nats-bus.js';
+import { MemoryBus } from '../src/bus/memory-bus.js';
 import { partitionOf } from '../src/cluster/partitions.js';
-import { createLogger } from '../src/logger.js';
-import { Runtime } from '../src/runtime.js';
+import { createLogger, type Logger } from '../src/logger.js';
+import { startEmbedded, type EmbeddedRuntime } from '../src/roles/embedded.js';
+import { startNode, type RuntimeNodeRuntime } from '../src/roles/node.js';
 import { loadSettings } from '../src/settings/load.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+import { createTestDatabase, type TestDatabase } from '../src/testing/postgres.js';
 
 const PARTITIONS = 8;
 const TTL_MS = 1500;
@@ -20,11 +23,14 @@ const logger = createLogger({ level: 'silent', pretty: false });
 let server: TestNatsServer;
 let sim: Simulator;
 let dataDir: string;
-const runtimes: Runtime[] = [];
+let database: TestDatabase;
+const runtimes: { stop(): Promise<void> }[] = [];
 const connections: NatsConnection[] = [];
+const SECRET_KEY = randomBytes(32).toString('base64');
 before(async () => {
   server = await startNatsServer();
   sim = await startSimulator({ host: '127.0.0.1', port: 0 });
+  database = await createTestDatabase();
   dataDir = mkdtempSync(join(tmpdir(), 'sb-cluster-runtime-'));
 });
 after(async () => {
@@ -32,51 +38,78 @@ after(async () => {
   for (const c of connections) if (!c.isClosed()) await c.close();
   await sim?.close();
   await server?.stop();
+  await database?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A full runtime node (store, limits, drivers against the simulator) on the NATS bus, placed by leases. */
-async function startRuntimeNode(nodeId: string, placed = true, dir = dataDir): Promise<Runtime> {
-  const settings = loadSettings({
-    env: {},
-    overrides: { DATA_DIR: dir, NODE_ENV: 'test', LOG_LEVEL: 'silent', ORCHESTRATOR_TOKEN: 'sb_orch_cluster_test_token_0123456789', SEND_RETRY_BASE_MS: 10, SEND_TIMEOUT_MS: 2000 },
-  });
-  const bus = await NatsBus.connect({ servers: server.url, name: nodeId });
-  const leases = await connect({ servers: server.url, name: `${nodeId}-leases`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-  connections.push(leases);
-  const placement = { connection: leases, nodeId, partitions: PARTITIONS, leaseTtlMs: TTL_MS, bucket: placed ? 'sb_leases' : 'unused' };
-  const runtime = await Runtime.start({ settings, logger, bus, ...(placed ? { placement } : {}) }).catch(async (err: unknown) => {
-    await bus.close();
-    throw err;
-  });
-  runtimes.push(runtime);
+/** A cluster node's settings: this test's NATS server and PostgreSQL database, the simulator as provider. */
+function nodeSettings(nodeId: string, extra: Record<string, string | number> = {}) {
   const c = sim.credentials;
-  await runtime.attach({
-    publicBaseUrl: 'http://127.0.0.1:9',
-    drivers: [{ packageName: '@switchboard/driver-twilio', settings: { ...c.twilio, baseUrl: sim.baseUrls.twilio } }],
-    importer: (name) => import(name),
+  return loadSettings({
+    env: {},
+    overrides: {
+      DATA_DIR: dataDir,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      ORCHESTRATOR_TOKEN: 'sb_orch_cluster_test_token_0123456789',
+      SEND_RETRY_BASE_MS: 10,
+      SEND_TIMEOUT_MS: 2000,
+      NATS_URL: server.url,
+      DATABASE_URL: database.url,
+      SECRET_KEY,
+      PUBLIC_BASE_URL: 'http://127.0.0.1:9',
+      TWILIO_ACCOUNT_SID: c.twilio.accountSid,
+      TWILIO_AUTH_TOKEN: c.twilio.authToken,
+      TWILIO_BASE_URL: sim.baseUrls.twilio,
+      NODE_ID: nodeId,
+      CLUSTER_PARTITIONS: PARTITIONS,
+      CLUSTER_LEASE_TTL_MS: TTL_MS,
+      POOL_PHONE_NUMBERS: Array.from({ length: 20 }, (_, i) => `+1415555${String(1000 + i)}`).join(','),
+      ...extra,
+    },
   });
+}
+
+const twilio = () => [{ packageName: '@switchboard/driver-twilio', settings: { ...sim.credentials.twilio, baseUrl: sim.baseUrls.twilio } }];
+
+/** A full runtime node (store, limits, drivers against the simulator) on the NATS bus, placed by leases. */
+async function startRuntimeNode(nodeId: string, log: Logger = logger, leaseBucket?: string): Promise<RuntimeNodeRuntime> {
+  const runtime = await startNode({ settings: nodeSettings(nodeId), logger: log, ...(leaseBucket ? { leaseBucket } : {}) });
+  runtimes.push(runtime);
+  return runtime;
+}
+
+async function attachNode(runtime: RuntimeNodeRuntime, importer: (name: string) => Promise<unknown> = (name) => import(name)): Promise<RuntimeNodeRuntime> {
+  await runtime.attach({ publicBaseUrl: 'http://127.0.0.1:9', drivers: twilio(), importer });
+  return runtime;
+}
+
+/** An embedded runtime (its data dir locked) on a bus of its own. */
+async function startPlain(dir: string): Promise<EmbeddedRuntime> {
+  const settings = loadSettings({ env: {}, overrides: { DATA_DIR: dir, NODE_ENV: 'test', LOG_LEVEL: 'silent', ORCHESTRATOR_TOKEN: 'sb_orch_cluster_test_token_0123456789' } });
+  const runtime = await startEmbedded({ settings, logger, bus: new MemoryBus() });
+  runtimes.push(runtime);
   return runtime;
 }
 
 describe('full runtimes as cluster nodes', () => {
   it('two runtime nodes: 50 concurrent sends through both against a limit of 10 send exactly 10 to the provider', async () => {
-    const a = await startRuntimeNode('rt-a');
-    const b = await startRuntimeNode('rt-b');
+    const a = await attachNode(await startRuntimeNode('rt-a'));
+    const b = await attachNode(await startRuntimeNode('rt-b'));
     const started = Date.now();
-    while (a.placement!.leases.owned().length + b.placement!.leases.owned().length !== PARTITIONS || a.placement!.leases.owned().length === 0 || b.placement!.leases.owned().length === 0) {
+    while (a.placement.leases.owned().length + b.placement.leases.owned().length !== PARTITIONS || a.placement.leases.owned().length === 0 || b.placement.leases.owned().length === 0) {
       if (Date.now() - started > 6 * TTL_MS) throw new Error('the nodes did not split the partitions');
       await new Promise((r) => setTimeout(r, 25));
     }
     const agentIds = ['limited-1', 'limited-2', 'limited-3', 'limited-4'];
-    assert.ok(new Set(agentIds.map((id) => (a.placement!.leases.holds(partitionOf(id, PARTITIONS)) ? 'a' : 'b'))).size === 2, 'the agents are spread over both nodes');
+    assert.ok(new Set(agentIds.map((id) => (a.placement.leases.holds(partitionOf(id, PARTITIONS)) ? 'a' : 'b'))).size === 2, 'the agents are spread over both nodes');
     for (const agentId of agentIds) {
-      await a.agents.call('provision', agentId, { displayName: agentId, channels: ['sms'] });
-      await b.agents.call('setLimits', agentId, { overrides: { actionsPerDay: 10 }, markupPercent: null });
+      await a.inspect.agents.call('provision', agentId, { displayName: agentId, channels: ['sms'] });
+      await b.inspect.agents.call('setLimits', agentId, { overrides: { actionsPerDay: 10 }, markupPercent: null });
       const before = sim.messages().length;
       // Half the sends enter through each node's client, as through two gateways.
       const results = await Promise.allSettled(
-        Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).agents.call('send', agentId, { channel: 'sms', to: '+14155550100', body: `hello ${i}` })),
+        Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).inspect.agents.call('send', agentId, { channel: 'sms', to: '+14155550100', body: `hello ${i}` })),
       );
       const sent = results.filter((r) => r.status === 'fulfilled').length;
       const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code as string);
@@ -87,37 +120,37 @@ describe('full runtimes as cluster nodes', () => {
   });
 
   it('a node whose tenure of a partition was taken over in the store stores no send for its agents: UNAVAILABLE, nothing written, nothing sent', async () => {
-    const [a] = runtimes;
-    const partition = a!.placement!.leases.owned()[0]!;
+    const a = runtimes[0] as RuntimeNodeRuntime;
+    const partition = a.placement.leases.owned()[0]!;
     const agentId = Array.from({ length: 200 }, (_, i) => `fenced-${i}`).find((id) => partitionOf(id, PARTITIONS) === partition)!;
-    await a!.agents.call('provision', agentId, { displayName: agentId, channels: ['sms'] });
-    const ok = await a!.agents.call('send', agentId, { channel: 'sms', to: '+14155550100', body: 'under my own tenure' });
+    await a.inspect.agents.call('provision', agentId, { displayName: agentId, channels: ['sms'] });
+    const ok = await a.inspect.agents.call('send', agentId, { channel: 'sms', to: '+14155550100', body: 'under my own tenure' });
     assert.equal(ok.success, true);
     // What a node sees when its lease lapsed and another node took the partition over (and wrote its
     // tenure) while this one still believes, for a moment, that it holds it.
-    const mine = (await a!.store.tenures.token(partition))!;
-    await a!.store.tenures.takeOver({ partition, token: mine + 1_000_000 }, 'the-next-holder');
+    const mine = (await a.inspect.store.tenures.token(partition))!;
+    await a.inspect.store.tenures.takeOver({ partition, token: mine + 1_000_000 }, 'the-next-holder');
     const before = sim.messages().length;
     try {
       await assert.rejects(
-        a!.agents.call('send', agentId, { channel: 'sms', to: '+14155550100', body: 'after the takeover' }, { timeoutMs: 5000 }),
+        a.inspect.agents.call('send', agentId, { channel: 'sms', to: '+14155550100', body: 'after the takeover' }, { timeoutMs: 5000 }),
         (err: { code?: string }) => err.code === 'UNAVAILABLE',
       );
       assert.equal(sim.messages().length, before, 'nothing went to the provider');
-      const stored = await a!.store.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE body = 'after the takeover'");
+      const stored = await a.inspect.store.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE body = 'after the takeover'");
       assert.equal(Number(stored[0]!.n), 0, 'nothing was stored');
-      const usage = (await a!.store.usage.listForAgent(agentId)).length;
+      const usage = (await a.inspect.store.usage.listForAgent(agentId)).length;
       assert.equal(usage, 1, 'only the first send is in the usage');
     } finally {
-      await a!.store.tenures.takeOver({ partition, token: mine }, 'rt-a');
+      await a.inspect.store.tenures.takeOver({ partition, token: mine }, 'rt-a');
     }
   });
 
-  it('without placement a second runtime on the same store is refused (the data-dir lock); with it, nodes share the store', async () => {
+  it('an embedded runtime refuses a second one on the same store (the data-dir lock); nodes share theirs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-cluster-control-'));
     try {
-      await startRuntimeNode('plain-x', false, dir);
-      await assert.rejects(startRuntimeNode('plain-y', false, dir), /in use by another Switchboard server/);
+      await startPlain(dir);
+      await assert.rejects(startPlain(dir), /in use by another Switchboard server/);
     } finally {
       for (const runtime of runtimes.splice(2)) await runtime.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -127,25 +160,16 @@ describe('full runtimes as cluster nodes', () => {
   it('a node takes its leases only once its drivers are loaded, however long that blocks, and logs each change of its partitions in one line', async () => {
     const lines: string[] = [];
     const captured = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-    const settings = loadSettings({ env: {}, overrides: { DATA_DIR: dataDir, NODE_ENV: 'test', ORCHESTRATOR_TOKEN: 'sb_orch_cluster_test_token_0123456789' } });
-    const bus = await NatsBus.connect({ servers: server.url, name: 'rt-order' });
-    const leases = await connect({ servers: server.url, name: 'rt-order-leases' });
-    connections.push(leases);
-    const runtime = await Runtime.start({ settings, logger: captured, bus, placement: { connection: leases, nodeId: 'rt-order', partitions: PARTITIONS, leaseTtlMs: TTL_MS, bucket: 'sb_leases_order' } });
+    const runtime = await startNode({ settings: nodeSettings('rt-order', { LOG_LEVEL: 'info' }), logger: captured, leaseBucket: 'sb_leases_order' });
     try {
-      assert.deepEqual(runtime.placement!.leases.owned(), [], 'no partition is taken before the drivers are loaded');
-      const c = sim.credentials;
-      await runtime.attach({
-        publicBaseUrl: 'http://127.0.0.1:9',
-        drivers: [{ packageName: '@switchboard/driver-twilio', settings: { ...c.twilio, baseUrl: sim.baseUrls.twilio } }],
-        // A vendor SDK that blocks the event loop for two lease lifetimes while it loads.
-        importer: (name) => {
-          for (const until = Date.now() + 2 * TTL_MS; Date.now() < until; );
-          return import(name);
-        },
+      assert.deepEqual(runtime.partitions(), [], 'no partition is taken before the drivers are loaded');
+      // A vendor SDK that blocks the event loop for two lease lifetimes while it loads.
+      await attachNode(runtime, (name) => {
+        for (const until = Date.now() + 2 * TTL_MS; Date.now() < until; );
+        return import(name);
       });
-      for (const deadline = Date.now() + 10 * TTL_MS; runtime.placement!.leases.owned().length < PARTITIONS && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 25));
-      assert.equal(runtime.placement!.leases.owned().length, PARTITIONS, 'the only node of its bucket holds every partition');
+      for (const deadline = Date.now() + 10 * TTL_MS; runtime.partitions().length < PARTITIONS && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 25));
+      assert.equal(runtime.partitions().length, PARTITIONS, 'the only node of its bucket holds every partition');
       await new Promise((r) => setTimeout(r, TTL_MS));
       const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg).filter((m) => m.startsWith('partition'));
       assert.deepEqual(messages, [`partitions acquired: 0-${PARTITIONS - 1} (${PARTITIONS})`], 'one line for the round that took them; none lost or lapsed');

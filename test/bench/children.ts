@@ -32,6 +32,15 @@ function profileFlags(name: string): string[] {
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, name.replace(/[^\w.-]+/g, '-'))}`] : [];
 }
 
+/**
+ * `BENCH_PG_TRACE=<dir>` makes every server child count the transactions it runs on PostgreSQL, by
+ * shape, into `<dir>/<NODE_ID>.json` (see pg-trace.mjs; summarise with pg-trace-summary.mjs).
+ */
+function traceFlags(): { flags: string[]; env: Record<string, string> } {
+  const dir = process.env.BENCH_PG_TRACE;
+  return dir ? { flags: ['--import', join(ROOT, 'test/bench/pg-trace.mjs')], env: { BENCH_PG_TRACE: dir } } : { flags: [], env: {} };
+}
+
 /** Loading the server from source through tsx took over 30 s on the shared 2-core machine under load (load average 12+). */
 const START_TIMEOUT_MS = 90_000;
 
@@ -57,10 +66,11 @@ export interface SpawnOptions {
 
 /** Spawns a Node child that is tracked for clean-up from the first moment, and waits for its ready line. */
 export async function spawnServer(options: SpawnOptions): Promise<{ server: ChildServer; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [...sourceFlags(), ...profileFlags(options.name), ...options.args], {
+  const trace = traceFlags();
+  const child = spawn(process.execPath, [...sourceFlags(), ...profileFlags(options.name), ...trace.flags, ...options.args], {
     cwd: ROOT,
     // A clean environment: no provider credentials from the caller's shell can leak in.
-    env: { PATH: process.env.PATH ?? '', ...options.env },
+    env: { PATH: process.env.PATH ?? '', ...trace.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // Tracked from the first moment: a bench that crashes or is interrupted must not leave servers behind.

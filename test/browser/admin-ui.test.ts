@@ -95,7 +95,7 @@ describe('admin UI in a real browser', () => {
   it('the dashboard updates after sending and receiving messages', async () => {
     await page.goto(`${d.url}/admin/dashboard`);
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    const team = await d.deployment.current.runtime.tokens.teamToken();
+    const team = await d.deployment.current.runtime.inspect.tokens.teamToken();
     const prov = await d.call('POST', '/api/v1/provision', { token: team, json: { agentId: 'browser-1', displayName: 'Browser Bot', channels: ['sms'] } });
     assert.equal(prov.status, 201);
     const agent = await prov.json() as any;
@@ -123,7 +123,7 @@ describe('admin UI in a real browser', () => {
   });
 
   it('the API explorer calls GET /api/v1/channel-status with an entered token', async () => {
-    const team = await d.deployment.current.runtime.tokens.teamToken();
+    const team = await d.deployment.current.runtime.inspect.tokens.teamToken();
     await page.goto(`${d.url}/admin/api-docs`);
     await page.getByLabel('Bearer token').fill(team);
     await page.getByRole('button', { name: /GET \/api\/v1\/channel-status/ }).click();

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import twilio from 'twilio';
 import { openStore, partitionOf, type Store } from '@switchboard/runtime/internal';
-import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { createTestDatabase, freePort, startSecureNats, type SecureNatsCluster, type TestDatabase } from '@switchboard/runtime/testing';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { startClusterProcess as startProcess, type ClusterProcess } from '../helpers/cluster-process.js';
 import { connectMcp } from '../helpers/mcp-client.js';
@@ -32,7 +33,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // The suite, start-up included, outlives the runner's per-test default on a loaded machine; each test has its own limit.
 describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, the simulator in its own process', { timeout: 20 * 60_000 }, () => {
-  let nats: TestNatsServer;
+  let nats: SecureNatsCluster;
+  let spy: NatsConnection;
+  const onTheBus: string[] = [];
   let database: TestDatabase;
   let dataDir: string;
   let store: Store;
@@ -48,14 +51,14 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
   let limitedAgent: { token: string; address: string };
 
   const startGateway = async (name: string, port: number) =>
-    Object.assign(await startProcess(name, ['gateway/src/cli.ts', 'gateway', '--port', String(port)], { ...env, NODE_ID: name }, /API:\s+http/), {
+    Object.assign(await startProcess(name, ['gateway/src/cli.ts', 'gateway', '--port', String(port)], { ...env, ...nats.settings('gateway'), NODE_ID: name }, /API:\s+http/), {
       url: `http://127.0.0.1:${port}`,
     });
   const probeUrls: string[] = [];
   const startNode = async (name: string) => {
     const port = await freePort();
     probeUrls.push(`http://127.0.0.1:${port}`);
-    return startProcess(name, ['gateway/src/cli.ts', 'runtime'], { ...env, NODE_ID: name, HEALTH_PORT: String(port) }, /runtime node \S+ is running/);
+    return startProcess(name, ['gateway/src/cli.ts', 'runtime'], { ...env, ...nats.settings('runtime'), NODE_ID: name, HEALTH_PORT: String(port) }, /runtime node \S+ is running/);
   };
 
   /** A Twilio SMS webhook for agent `i` with a new MessageSid, signed for the public URL as Twilio would. */
@@ -68,7 +71,11 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
   };
 
   before(async () => {
-    nats = await startNatsServer();
+    // The shipped deploy/nats configuration: TLS with client certificates, a NATS user per role.
+    nats = await startSecureNats();
+    // Everything that crosses the bus while agents are provisioned and their callback URLs set, read with every permission.
+    spy = await nats.connect('admin');
+    spy.subscribe('>', { callback: (_err, msg) => void onTheBus.push(`${msg.subject} ${msg.headers ?? ''} ${msg.string()}`) });
     database = await createTestDatabase();
     dataDir = mkdtempSync(join(tmpdir(), 'switchboard-cluster-'));
     simulator = await startProcess('simulator', ['simulator/src/cli.ts', '--port', '0', '--json', '--record-limit', '100000'], {}, /"credentials"/);
@@ -295,6 +302,24 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     return Math.max(...waits);
   };
 
+  it('no agent token or signing secret crosses the bus in clear: not at provisioning, not from setCallbackUrl', async () => {
+    const agent = agents[0]!;
+    const res = await fetch(`${gateways[1]!.url}/api/v1/callback-url`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${agent.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ callbackUrl: receivers[0]!.url }),
+    });
+    const body = (await res.json()) as { signingSecret: string };
+    assert.equal(res.status, 200, JSON.stringify(body));
+    assert.equal(body.signingSecret, agent.secret, 'the signing secret changed with the URL');
+    await spy.flush();
+    await spy.close();
+    assert.ok(onTheBus.filter((m) => /^sb\.agent\.\d+\.provision /.test(m)).length >= AGENTS, 'the spy saw no provisioning');
+    assert.ok(onTheBus.some((m) => /^sb\.agent\.\d+\.setCallbackUrl /.test(m)), 'the spy saw no setCallbackUrl');
+    const secrets = [...agents.flatMap((a) => [a.token, a.secret, a.secret.slice('whsec_'.length)]), limitedAgent.token];
+    assert.deepEqual(onTheBus.filter((m) => secrets.some((s) => m.includes(s))), [], 'a token or signing secret crossed the bus in clear');
+  });
+
   it('runtime nodes answer liveness and readiness probes on HEALTH_PORT, and between them serve every partition once', async () => {
     for (const url of probeUrls) {
       const ready = await fetch(`${url}/health/ready`);
@@ -391,9 +416,9 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     let served: Promise<number> = Promise.resolve(Infinity);
     const probed = new Set<string>();
     const { ackedInbound, ackedSends, sendBodies, retries } = await runWork(live, async () => {
-      await nats.stop({ keepStore: true });
+      await nats.kill(0, 'SIGTERM');
       await sleep(500);
-      nats = await startNatsServer({ port: nats.port, storeDir: nats.storeDir });
+      await nats.restart(0);
       served = servedSteadily(live, Date.now(), probed);
     });
     const gap = await served;
@@ -478,5 +503,11 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     } finally {
       await fetch(`${simulatorUrl()}/_sim/faults`, { method: 'DELETE' });
     }
+  });
+
+  it('the shipped NATS permissions refused nothing the gateways and runtime nodes did', () => {
+    // Except a gateway's reply to a runtime node's live request that the restarted nats-server no longer knew
+    // (allow_responses): the node's request times out, as the delivery it carried is retried.
+    assert.deepEqual(nats.violations().filter((l) => !/Publish Violation - User "gateway", Subject "_INBOX_node\./.test(l)), []);
   });
 });

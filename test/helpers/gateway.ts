@@ -130,7 +130,7 @@ export async function startTestGateway(
     logger: options.logger ?? createLogger({ level: settings.LOG_LEVEL, pretty: false }),
     ...(cluster ? { cluster: 'gateway' as const, drivers: cluster.drivers } : {}),
   });
-  const teamToken = await gateway.runtime.tokens.teamToken();
+  const teamToken = await gateway.runtime.inspect.tokens.teamToken();
   const call: TestGateway['call'] = (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;

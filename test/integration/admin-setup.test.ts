@@ -236,7 +236,7 @@ describe('admin API: save and deploy', () => {
   });
 
   it('MCP clients reconnect after a deploy, over SSE and Streamable HTTP; the voice socket answers', async () => {
-    const team = await d.deployment.current.runtime.tokens.teamToken();
+    const team = await d.deployment.current.runtime.inspect.tokens.teamToken();
     const before = await connectMcp(d.url, 'streamable', team);
     const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });
     assert.equal(res.status, 202);
@@ -285,7 +285,7 @@ describe('admin API: a deploy under load', () => {
   after(() => d.close());
 
   it('loses nothing it acknowledged: every 200 send is in the store after the swap', async () => {
-    const team = await d.deployment.current.runtime.tokens.teamToken();
+    const team = await d.deployment.current.runtime.inspect.tokens.teamToken();
     const prov = await d.call('POST', '/api/v1/provision', { token: team, json: { agentId: 'load-1', displayName: 'Load', channels: ['sms'] } });
     assert.equal(prov.status, 201);
     const { securityToken } = await prov.json() as any;
@@ -325,7 +325,7 @@ describe('admin API: a deploy under load', () => {
     await acknowledgedAtLeast(acknowledged.length + 5, 'after the swap');
     sending = false;
     await Promise.all(workers);
-    const { db } = d.deployment.current.runtime.store;
+    const { db } = d.deployment.current.runtime.inspect.store;
     for (const id of acknowledged) {
       const row = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE external_id = ?', [id]);
       assert.equal(Number(row?.n), 1, `acknowledged message ${id} is stored`);

@@ -35,7 +35,7 @@ describe('platform routes', () => {
   });
 
   it('GET /health/ready answers 503 with the failing check when a probe fails', async () => {
-    t.gateway.runtime.readiness.register('telephony', async () => {
+    t.gateway.runtime.inspect.readiness.register('telephony', async () => {
       throw new Error('provider unreachable');
     });
     const res = await t.call('GET', '/health/ready');
@@ -43,7 +43,7 @@ describe('platform routes', () => {
     const body = (await res.json()) as { status: string; checks: Record<string, string> };
     assert.equal(body.status, 'not_ready');
     assert.equal(body.checks.telephony, 'error: provider unreachable');
-    t.gateway.runtime.readiness.register('telephony', async () => 'disabled');
+    t.gateway.runtime.inspect.readiness.register('telephony', async () => 'disabled');
     assert.equal((await t.call('GET', '/health/ready')).status, 200);
   });
 

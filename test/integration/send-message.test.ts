@@ -65,9 +65,9 @@ describe('POST /api/v1/send-message through the real vendor SDKs and the simulat
   it('writes a message row and a usage row with a cost for every send', async () => {
     const res = await send({ channel: 'sms', to: CUSTOMER, body: 'metered' });
     const { messageId, externalId } = (await res.json()) as { messageId: string; externalId: string };
-    const stored = await t.gateway.runtime.store.messages.get(messageId);
+    const stored = await t.gateway.runtime.inspect.store.messages.get(messageId);
     assert.equal(stored?.externalId, externalId);
-    const usage = (await t.gateway.runtime.store.usage.listForAgent('sender')).find((u) => u.externalId === externalId);
+    const usage = (await t.gateway.runtime.inspect.store.usage.listForAgent('sender')).find((u) => u.externalId === externalId);
     assert.ok(usage && usage.tariffCost > 0 && usage.action === 'message' && usage.quantity === 1);
   });
 
@@ -75,14 +75,14 @@ describe('POST /api/v1/send-message through the real vendor SDKs and the simulat
     const res = await send({ channel: 'sms', to: CUSTOMER, body: 'track me' });
     const { messageId, externalId } = (await res.json()) as { messageId: string; externalId: string };
     const deadline = Date.now() + 5000;
-    let stored = await t.gateway.runtime.store.messages.get(messageId);
+    let stored = await t.gateway.runtime.inspect.store.messages.get(messageId);
     while (stored?.status !== 'delivered' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
-      stored = await t.gateway.runtime.store.messages.get(messageId);
+      stored = await t.gateway.runtime.inspect.store.messages.get(messageId);
     }
     assert.equal(stored?.status, 'delivered');
     assert.ok((stored?.cost ?? 0) > 0, 'the price from the status callback is stored');
-    const usage = (await t.gateway.runtime.store.usage.listForAgent('sender')).find((u) => u.externalId === externalId);
+    const usage = (await t.gateway.runtime.inspect.store.usage.listForAgent('sender')).find((u) => u.externalId === externalId);
     assert.equal(usage?.providerCost, stored?.cost);
   });
 
@@ -138,12 +138,12 @@ describe('POST /api/v1/send-message through the real vendor SDKs and the simulat
     const slot = { scope: 'test:concurrent', key: 'two-callers', requestHash: 'h' };
     const before = t.sim.messages({ provider: 'twilio' }).length;
     const request = { channel: 'sms' as const, to: CUSTOMER, body: 'from two callers', idempotency: slot };
-    const outcomes = await Promise.allSettled([0, 1].map(() => t.gateway.runtime.agents.call('send', 'sender', request)));
+    const outcomes = await Promise.allSettled([0, 1].map(() => t.gateway.runtime.inspect.agents.call('send', 'sender', request)));
     assert.deepEqual(outcomes.map((o) => o.status).sort(), ['fulfilled', 'rejected']);
     const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
     assert.equal((refused.reason as { code: string }).code, 'CONFLICT');
     assert.equal(t.sim.messages({ provider: 'twilio' }).length, before + 1);
-    const stored = (await t.gateway.runtime.store.idempotency.find(slot.scope, slot.key))!;
+    const stored = (await t.gateway.runtime.inspect.store.idempotency.find(slot.scope, slot.key))!;
     assert.equal(stored.status, 200);
     assert.equal((stored.body as { messageId: string }).messageId, ((outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<{ messageId: string }>).value).messageId);
   });

@@ -23,3 +23,13 @@ export function tooLarge(limit: number): HttpResult {
 export function shuttingDown(): HttpResult {
   return errorResult(new SwitchboardError(ErrorCodes.UNAVAILABLE, 'The server is shutting down; retry shortly.'));
 }
+
+/** A result's body as it is written, with the JSON content type where the body is sent as JSON. */
+export function encodeResult(result: HttpResult): { headers: Record<string, string>; payload: string | Buffer } {
+  const headers = { ...result.headers };
+  const { body } = result;
+  if (body === undefined) return { headers, payload: '' };
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return { headers, payload: body };
+  headers['content-type'] ??= 'application/json; charset=utf-8';
+  return { headers, payload: JSON.stringify(body) };
+}

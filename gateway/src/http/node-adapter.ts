@@ -5,14 +5,15 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { ErrorCodes } from '@switchboard/sdk';
 import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
 import type { GatewayApp } from './app.js';
-import { BODYLESS, shuttingDown, STARTING, tooLarge } from './answers.js';
-import { peerIsClient } from './client-address.js';
-import { AddressCounts, DEFAULT_CONNECTION_LIMITS, tooManyConnections, tooSlow } from './connection-limits.js';
+import { encodeResult } from './answers.js';
+import { tooSlow } from './connection-limits.js';
 import { errorResult } from './errors.js';
+import { answerResult } from './exchange.js';
 import { listenFailure } from './listen-failure.js';
-import { joinHeaders, NodeExchange, peerAddress, splitUrl } from './node-exchange.js';
+import { joinHeaders, nodeBody, NodeExchange, peerAddress, splitUrl } from './node-exchange.js';
+import { NO_BODY, RequestGate } from './request-gate.js';
 import { matchPattern, type ExchangeHandler, type ServerWebSocket, type WebSocketRoute } from './socket-routes.js';
-import type { HttpRequest, HttpResult } from './types.js';
+import type { HttpResult } from './types.js';
 
 /** The gateway on node:http and ws: portable, for a Node or libc where uWS's native build cannot serve. */
 export const nodeAdapter: HttpAdapter = { name: 'node', listen };
@@ -33,7 +34,8 @@ interface SocketRoute {
  * 503 while starting, draining on close, exchanges for the socket routes, WebSockets through `ws`).
  */
 function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
-  const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS;
+  const gate = new RequestGate(app, options);
+  const { limits } = gate;
   // node refuses a headers time-out longer than the request time-out; a head is part of the request.
   const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
   // uWS does not require a Host header; nor does this. node checks its time-outs every
@@ -45,23 +47,11 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
     keepAliveTimeout: limits.idleTimeoutMs,
     connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeout / 4))),
   });
-  capConnections(server, new AddressCounts(limits.maxConnectionsPerAddress), limits.maxConnectionsPerAddress);
+  capConnections(server, gate);
   const exchangeRoutes = new Map<string, Map<string, ExchangeRoute>>();
   const socketRoutes: SocketRoute[] = [];
   const sockets = new Set<WebSocket>();
-  let inFlight = 0;
-  let draining = false;
-  let starting = options.starting === true;
-  let idle: (() => void) | undefined;
-  const release = (exchange: { counted: boolean }) => {
-    if (!exchange.counted) return;
-    exchange.counted = false;
-    inFlight--;
-    if (inFlight === 0) idle?.();
-  };
 
-  const clientAddress = options.clientAddress ?? peerIsClient;
-  const remoteAddressOf = (req: IncomingMessage, headers: Readonly<Record<string, string>>) => clientAddress(peerAddress(req.socket.remoteAddress), headers['x-forwarded-for']);
   options.before?.({
     route(method, path, handler, { maxBufferedBytes }) {
       const byMethod = exchangeRoutes.get(path) ?? new Map<string, ExchangeRoute>();
@@ -75,91 +65,41 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
   });
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (starting) {
-      writeResult(res, STARTING, !BODYLESS.has((req.method ?? 'GET').toUpperCase()));
-      return;
-    }
+    const method = (req.method ?? 'GET').toUpperCase();
     const { path, queryString } = splitUrl(req.url);
     const byMethod = exchangeRoutes.get(path);
-    const socketRoute = byMethod && (byMethod.get((req.method ?? 'GET').toUpperCase()) ?? byMethod.get('*'));
-    if (socketRoute) {
-      const exchange = new NodeExchange(req, res, socketRoute.maxBufferedBytes, clientAddress);
-      try {
-        socketRoute.handler(exchange);
-      } catch (err) {
-        // A throwing route is a bug; it costs one 500, never the process.
-        options.logger.error({ err, path }, 'socket route failed');
-        const { status, body } = errorResult(err);
-        exchange.answer(status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body), true);
-      }
+    const socketRoute = byMethod && (byMethod.get(method) ?? byMethod.get('*'));
+    if (!socketRoute) {
+      // The connection holds the peer's slot of the cap (capConnections), not the request.
+      gate.serve(
+        {
+          method,
+          path,
+          queryString,
+          headers: joinHeaders(req.rawHeaders),
+          peer: peerAddress(req.socket.remoteAddress),
+          answer: (result, closeConnection) => writeResult(res, result, closeConnection),
+          onGone: (listener) => res.on('close', listener),
+          body: nodeBody(req),
+        },
+        false,
+      );
       return;
     }
-    serveApp(req, res, path, queryString);
+    const refused = gate.refusal(method);
+    if (refused) {
+      writeResult(res, refused.result, refused.closeConnection);
+      return;
+    }
+    const exchange = new NodeExchange(req, res, socketRoute.maxBufferedBytes, gate.clientAddress, limits.requestTimeoutMs);
+    try {
+      socketRoute.handler(exchange);
+    } catch (err) {
+      // A throwing route is a bug; it costs one 500, never the process.
+      options.logger.error({ err, path }, 'socket route failed');
+      answerResult(exchange, errorResult(err), true);
+    }
   });
-
-  const serveApp = (req: IncomingMessage, res: ServerResponse, path: string, queryString: string) => {
-    const exchange = { answered: false, counted: false };
-    let reading = true;
-    res.on('close', () => {
-      exchange.answered = true;
-      // A client gone while the body is still arriving ends the exchange; once dispatched, the handler's end releases it.
-      if (reading) release(exchange);
-    });
-    const method = (req.method ?? 'GET').toUpperCase();
-    const headers = joinHeaders(req.rawHeaders);
-    const remoteAddress = remoteAddressOf(req, headers);
-    const reply = (result: HttpResult, closeConnection: boolean) => {
-      if (exchange.answered) return;
-      exchange.answered = true;
-      writeResult(res, result, closeConnection);
-    };
-    if (draining) {
-      reply(shuttingDown(), true);
-      return;
-    }
-    inFlight++;
-    exchange.counted = true;
-    const done = () => release(exchange);
-    const limit = app.bodyLimit(method, path);
-    const declared = Number(headers['content-length'] ?? 0);
-    if (declared > limit) {
-      reply(tooLarge(limit), true);
-      done();
-      return;
-    }
-    const dispatch = (rawBody: Buffer) => {
-      reading = false;
-      const request: HttpRequest = { method, path, queryString, headers, rawBody, remoteAddress };
-      app
-        .handle(request)
-        .then((result) => reply(result, false))
-        .catch((err) => {
-          options.logger.error({ err }, 'unhandled gateway error');
-          reply(errorResult(err), false);
-        })
-        .finally(done);
-    };
-    if (BODYLESS.has(method) && !declared && headers['transfer-encoding'] === undefined) {
-      dispatch(Buffer.alloc(0));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength;
-      if (size > limit) {
-        req.off('data', onData);
-        req.off('end', onEnd);
-        reply(tooLarge(limit), true);
-        done();
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => dispatch(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    req.on('data', onData);
-    req.on('end', onEnd);
-  };
 
   // A request node:http cannot parse gets the contract's error body, as every other refusal does.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
@@ -181,12 +121,9 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);
     const method = (req.method ?? 'GET').toUpperCase();
-    if (starting) {
-      writeRaw(socket, STARTING);
-      return;
-    }
-    if (draining) {
-      writeRaw(socket, shuttingDown());
+    const refused = gate.refusal(method);
+    if (refused) {
+      writeRaw(socket, refused.result);
       return;
     }
     const { path, queryString } = splitUrl(req.url);
@@ -205,11 +142,19 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
         );
       return;
     }
-    // Not a WebSocket route: the request is answered as uWS would, by the REST pipeline.
-    const request: HttpRequest = { method, path, queryString, headers, rawBody: Buffer.alloc(0), remoteAddress: remoteAddressOf(req, headers) };
-    app.handle(request).then(
-      (result) => writeRaw(socket, result),
-      (err) => writeRaw(socket, errorResult(err)),
+    // Not a WebSocket route: the request is answered as uWS would, through the gate and the REST pipeline.
+    gate.serve(
+      {
+        method,
+        path,
+        queryString,
+        headers,
+        peer: peerAddress(req.socket.remoteAddress),
+        answer: (result) => writeRaw(socket, result),
+        onGone: (listener) => socket.once('close', listener),
+        body: NO_BODY,
+      },
+      false,
     );
   });
 
@@ -220,32 +165,20 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
     server.listen({ port: options.port, host: options.host, exclusive: true }, () => {
       server.off('error', onError);
       const address = server.address();
-      resolve({
-        port: typeof address === 'object' && address ? address.port : options.port,
-        get inFlight() {
-          return inFlight;
-        },
-        ready() {
-          starting = false;
-        },
-        async close(graceMs: number) {
-          draining = true;
-          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-          if (inFlight > 0) {
-            await new Promise<void>((resolve) => {
-              const timer = setTimeout(resolve, graceMs);
-              idle = () => {
-                clearTimeout(timer);
-                resolve();
-              };
-            });
-          }
-          server.closeAllConnections();
-          for (const ws of sockets) ws.terminate();
-          // Every socket was cut; the bound only guards against a socket node no longer tracks.
-          await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-        },
-      });
+      let closed: Promise<void> | undefined;
+      resolve(
+        gate.listener(typeof address === 'object' && address ? address.port : options.port, {
+          stopAccepting: () => {
+            closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          },
+          cut: async () => {
+            server.closeAllConnections();
+            for (const ws of sockets) ws.terminate();
+            // Every socket was cut; the bound only guards against a socket node no longer tracks.
+            await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+          },
+        }),
+      );
     });
   });
 }
@@ -255,14 +188,15 @@ function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
  * client holding many sockets (slow or idle) costs one file descriptor per socket for a moment only.
  * node:http's own connection handler is taken off the server and called for admitted sockets.
  */
-function capConnections(server: Server, counts: AddressCounts, max: number): void {
-  if (max === 0) return;
+function capConnections(server: Server, gate: RequestGate): void {
+  if (gate.limits.maxConnectionsPerAddress === 0) return;
   const handlers = server.listeners('connection') as Array<(socket: Socket) => void>;
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
     const address = peerAddress(socket.remoteAddress);
-    if (counts.admit(address)) {
-      socket.once('close', () => counts.release(address));
+    const refused = gate.admitAddress(address);
+    if (!refused) {
+      socket.once('close', () => gate.releaseAddress(address));
       for (const handler of handlers) handler.call(server, socket);
       return;
     }
@@ -270,7 +204,7 @@ function capConnections(server: Server, counts: AddressCounts, max: number): voi
     // that closing does not reset the connection before the answer is read.
     socket.on('error', () => undefined);
     socket.resume();
-    writeRaw(socket, tooManyConnections(max));
+    writeRaw(socket, refused.result);
     setTimeout(() => socket.destroy(), 1000).unref();
   });
 }
@@ -328,17 +262,9 @@ function toBuffer(message: RawData): Buffer {
 }
 
 function payloadOf(result: HttpResult): { headers: Record<string, string>; payload: Buffer } {
-  const headers = { ...result.headers };
-  let payload: Buffer;
-  if (result.body === undefined) payload = Buffer.alloc(0);
-  else if (typeof result.body === 'string') payload = Buffer.from(result.body);
-  else if (Buffer.isBuffer(result.body)) payload = result.body;
-  else {
-    payload = Buffer.from(JSON.stringify(result.body));
-    headers['content-type'] ??= 'application/json; charset=utf-8';
-  }
-  headers['content-length'] = String(payload.byteLength);
-  return { headers, payload };
+  const encoded = encodeResult(result);
+  const payload = typeof encoded.payload === 'string' ? Buffer.from(encoded.payload) : encoded.payload;
+  return { headers: { ...encoded.headers, 'content-length': String(payload.byteLength) }, payload };
 }
 
 function writeResult(res: ServerResponse, result: HttpResult, closeConnection: boolean): void {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { peerIsClient, type ClientAddress } from './client-address.js';
-import { StreamClosedError, type Exchange, type ExchangeEnd } from './exchange.js';
+import { ExchangeBase, StreamClosedError, type ExchangeEnd } from './exchange.js';
+import type { BodySource } from './request-gate.js';
 
 interface PendingWrite {
   readonly bytes: number;
@@ -35,115 +36,80 @@ export function peerAddress(address: string | undefined): string {
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
+/** A node:http request's body as a {@link BodySource}. */
+export function nodeBody(req: IncomingMessage): BodySource {
+  return (onChunk, onEnd) => {
+    req.on('data', onChunk);
+    req.on('end', onEnd);
+    return () => {
+      req.off('data', onChunk);
+      req.off('end', onEnd);
+    };
+  };
+}
+
 /**
  * One node:http request and its response, with the semantics of the uWS exchange: a streamed write
  * resolves once node has handed its bytes to the kernel (the socket holds nothing, or the write
  * callback ran), and the client is cut off when more than `maxBufferedBytes` wait in user space.
  */
-export class NodeExchange implements Exchange {
-  readonly method: string;
-  readonly path: string;
-  readonly queryString: string;
-  readonly query: URLSearchParams;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly remoteAddress: string;
-  onHead: ((status: number) => void) | undefined;
+export class NodeExchange extends ExchangeBase {
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   readonly #maxBufferedBytes: number;
-  readonly #endListeners: Array<(how: ExchangeEnd) => void> = [];
   #pending: PendingWrite[] = [];
   #bufferedBytes = 0;
-  #state: 'new' | 'streaming' | 'done' = 'new';
-  #ended: ExchangeEnd | undefined;
 
-  constructor(req: IncomingMessage, res: ServerResponse, maxBufferedBytes: number, clientAddress: ClientAddress = peerIsClient) {
+  /** A body that takes longer than `requestTimeoutMs` to arrive is answered 408, as the gate answers one. */
+  constructor(req: IncomingMessage, res: ServerResponse, maxBufferedBytes: number, clientAddress: ClientAddress = peerIsClient, requestTimeoutMs = Infinity) {
+    const headers = joinHeaders(req.rawHeaders);
+    super(
+      {
+        method: (req.method ?? 'GET').toUpperCase(),
+        ...splitUrl(req.url),
+        headers,
+        remoteAddress: clientAddress(peerAddress(req.socket.remoteAddress), headers['x-forwarded-for']),
+      },
+      requestTimeoutMs,
+    );
     this.#req = req;
     this.#res = res;
     this.#maxBufferedBytes = maxBufferedBytes;
-    this.method = (req.method ?? 'GET').toUpperCase();
-    const { path, queryString } = splitUrl(req.url);
-    this.path = path;
-    this.queryString = queryString;
-    this.query = new URLSearchParams(queryString);
-    this.headers = joinHeaders(req.rawHeaders);
-    this.remoteAddress = clientAddress(peerAddress(req.socket.remoteAddress), this.headers['x-forwarded-for']);
     res.on('close', () => {
-      this.#finish(res.writableFinished ? 'ended' : 'aborted');
+      this.finish(res.writableFinished ? 'ended' : 'aborted');
       // Whatever node did not confirm by now never left.
-      this.#settlePending(new StreamClosedError(this.#ended ?? 'destroyed'));
+      this.#settlePending(new StreamClosedError(this.ended ?? 'destroyed'));
     });
-  }
-
-  get streaming(): boolean {
-    return this.#state === 'streaming';
-  }
-
-  get ended(): ExchangeEnd | undefined {
-    return this.#ended;
   }
 
   get bufferedBytes(): number {
     return this.#bufferedBytes;
   }
 
-  onEnd(listener: (how: ExchangeEnd) => void): void {
-    if (this.#ended) listener(this.#ended);
-    else this.#endListeners.push(listener);
+  protected body(): BodySource {
+    return nodeBody(this.#req);
   }
 
-  readBody(limit: number): Promise<Buffer | undefined> {
-    if (this.#ended) return Promise.reject(new StreamClosedError(this.#ended));
-    const req = this.#req;
-    const body = new Promise<Buffer | undefined>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let settled = false;
-      const stop = () => {
-        settled = true;
-        req.off('data', onData);
-        req.off('end', onEnd);
-      };
-      const onData = (chunk: Buffer) => {
-        size += chunk.byteLength;
-        if (size > limit) {
-          stop();
-          resolve(undefined);
-          return;
-        }
-        chunks.push(chunk);
-      };
-      const onEnd = () => {
-        stop();
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-      };
-      this.onEnd((how) => {
-        if (settled) return;
-        stop();
-        reject(new StreamClosedError(how));
-      });
-      req.on('data', onData);
-      req.on('end', onEnd);
-    });
-    body.catch(ignore);
-    return body;
+  /** A clean end leaves its writes to be confirmed by node; any other end loses them. */
+  protected settleWrites(how: ExchangeEnd): void {
+    if (how !== 'ended') this.#settlePending(new StreamClosedError(how));
   }
 
   answer(status: number, headers: Readonly<Record<string, string>>, body: string | Uint8Array = '', closeConnection = false): boolean {
-    if (this.#state !== 'new' || this.#res.destroyed) return false;
+    if (this.state !== 'new' || this.#res.destroyed) return false;
     const payload = typeof body === 'string' ? Buffer.from(body) : body;
     const head: Record<string, string> = { ...headers, 'content-length': String(payload.byteLength) };
     if (closeConnection) head.connection = 'close';
     this.onHead?.(status);
     this.#res.writeHead(status, head);
     this.#res.end(payload);
-    this.#finish('ended');
+    this.finish('ended');
     return true;
   }
 
   open(status: number, headers: Readonly<Record<string, string>>, first: string): boolean {
-    if (this.#state !== 'new' || this.#res.destroyed) return false;
-    this.#state = 'streaming';
+    if (this.state !== 'new' || this.#res.destroyed) return false;
+    this.state = 'streaming';
     this.onHead?.(status);
     this.#res.writeHead(status, headers);
     void this.write(first);
@@ -151,7 +117,7 @@ export class NodeExchange implements Exchange {
   }
 
   write(chunk: string | Uint8Array): Promise<void> {
-    if (this.#state !== 'streaming') return Promise.reject(new StreamClosedError(this.#ended ?? 'destroyed'));
+    if (this.state !== 'streaming') return Promise.reject(new StreamClosedError(this.ended ?? 'destroyed'));
     const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
     let entry!: PendingWrite;
     const confirmed = new Promise<void>((resolve, reject) => {
@@ -172,20 +138,20 @@ export class NodeExchange implements Exchange {
   }
 
   flushed(): Promise<void> {
-    if (this.#state !== 'streaming' && this.#ended !== 'ended') return Promise.reject(new StreamClosedError(this.#ended ?? 'destroyed'));
+    if (this.state !== 'streaming' && this.ended !== 'ended') return Promise.reject(new StreamClosedError(this.ended ?? 'destroyed'));
     if (this.#pending.length === 0) return Promise.resolve();
     // A zero-byte marker, settled with the write before it.
     return new Promise<void>((resolve, reject) => this.#pending.push({ bytes: 0, settled: false, resolve, reject }));
   }
 
   end(status = 204): void {
-    if (this.#state === 'new') {
+    if (this.state === 'new') {
       this.answer(status, {});
       return;
     }
-    if (this.#state !== 'streaming') return;
+    if (this.state !== 'streaming') return;
     this.#res.end();
-    this.#finish('ended');
+    this.finish('ended');
   }
 
   destroy(): void {
@@ -203,7 +169,7 @@ export class NodeExchange implements Exchange {
       if (item.settled) continue;
       item.settled = true;
       this.#bufferedBytes -= item.bytes;
-      if (err) item.reject(new StreamClosedError(this.#ended ?? 'destroyed'));
+      if (err) item.reject(new StreamClosedError(this.ended ?? 'destroyed'));
       else item.resolve();
     }
   }
@@ -222,17 +188,9 @@ export class NodeExchange implements Exchange {
   }
 
   #cutOff(how: 'overflow' | 'destroyed'): void {
-    if (this.#ended) return;
-    this.#finish(how);
+    if (this.ended) return;
+    this.finish(how);
     this.#res.destroy();
   }
 
-  #finish(how: ExchangeEnd): void {
-    if (this.#ended) return;
-    this.#ended = how;
-    this.#state = 'done';
-    // A clean end leaves its writes to be confirmed by node; any other end loses them.
-    if (how !== 'ended') this.#settlePending(new StreamClosedError(how));
-    for (const listener of this.#endListeners.splice(0)) listener(how);
-  }
 }

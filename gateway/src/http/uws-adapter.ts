@@ -1,26 +1,13 @@
-import { request as httpRequest, STATUS_CODES } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import uWS from 'uWebSockets.js';
 import type { HttpAdapter, Listener, ListenOptions } from './adapter.js';
 import type { GatewayApp } from './app.js';
-import { BODYLESS, shuttingDown, STARTING, tooLarge } from './answers.js';
-import { peerIsClient, type ClientAddress } from './client-address.js';
-import { AddressCounts, DEFAULT_CONNECTION_LIMITS, tooManyConnections, tooSlow, type ConnectionLimits } from './connection-limits.js';
 import { errorResult } from './errors.js';
+import { answerResult } from './exchange.js';
 import { bindError, listenFailure } from './listen-failure.js';
+import { RequestGate } from './request-gate.js';
 import type { ServerWebSocket, SocketRoutes, WebSocketRoute } from './socket-routes.js';
-import type { HttpRequest, HttpResult } from './types.js';
-import { UwsExchange } from './uws-exchange.js';
-
-interface Exchange {
-  /** The client went away or the answer was sent: the response must not be touched again. */
-  aborted: boolean;
-  /** Counted in `inFlight` and against its address, and not yet released. */
-  counted: boolean;
-  /** The peer's address, once the exchange counts against it. */
-  address?: string;
-  /** Stops the body's time-out once the exchange ends another way. */
-  stopReading?: () => void;
-}
+import { uwsBody, UwsExchange, uwsHeaders, uwsPeer, writeUws } from './uws-exchange.js';
 
 /**
  * uWS's LIBUS_LISTEN_EXCLUSIVE_PORT (1): the native module exports it, but its typings have it only as
@@ -33,98 +20,32 @@ type ListenExclusive = (host: string, port: number, options: number, cb: (socket
 export const uwsAdapter: HttpAdapter = { name: 'uws', listen };
 
 /**
- * With `uws-exchange.ts`, the only place uWebSockets.js is touched: it turns a uWS request into a
- * plain HttpRequest (reading the body within its limit and honouring aborts), hands it to the app,
- * and writes the plain result back. Routes that need the exchange or a socket (SSE, voice WS)
- * attach via `before`.
+ * With `uws-exchange.ts`, the only place uWebSockets.js is touched: it translates a uWS request for
+ * the request gate (its head, body, abort and answer), which decides everything else. Routes that
+ * need the exchange or a socket (SSE, voice WS) attach via `before`.
  */
 export function listen(app: GatewayApp, options: ListenOptions): Promise<Listener> {
   const uws = uWS.App();
-  const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS;
   // uWS shows no connection to JavaScript before its request head has arrived (and closes one that
-  // takes 10 s for that, or sits idle 10 s), so what is counted per address is the open exchanges:
-  // requests being read or answered, streams and WebSockets.
-  const addresses = new AddressCounts(limits.maxConnectionsPerAddress);
-  let inFlight = 0;
-  let draining = false;
-  let starting = options.starting === true;
-  let idle: (() => void) | undefined;
-  const release = (exchange: Exchange) => {
-    exchange.stopReading?.();
-    if (!exchange.counted) return;
-    exchange.counted = false;
-    if (exchange.address !== undefined) addresses.release(exchange.address);
-    inFlight--;
-    if (inFlight === 0) idle?.();
-  };
-
-  const clientAddress = options.clientAddress ?? peerIsClient;
-  options.before?.(socketRoutes(uws, () => starting, clientAddress, addresses, limits));
+  // takes 10 s for that, or sits idle 10 s), so what holds a slot of the per-address cap is the open
+  // exchange: a request being read or answered, a stream, a WebSocket.
+  const gate = new RequestGate(app, options);
+  options.before?.(socketRoutes(uws, gate));
   uws.any('/*', (res, req) => {
-    if (starting) {
-      answerStarting(res, req);
-      return;
-    }
-    const exchange: Exchange = { aborted: false, counted: false };
-    let reading = true;
-    res.onAborted(() => {
-      exchange.aborted = true;
-      // An abort while the body is still arriving ends the exchange; once dispatched, the handler's end releases it.
-      if (reading) release(exchange);
-    });
     const method = req.getCaseSensitiveMethod().toUpperCase();
-    const path = req.getUrl();
-    const queryString = req.getQuery() ?? '';
-    const headers: Record<string, string> = {};
-    req.forEach((name, value) => {
-      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
-    });
-    const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
-    const remoteAddress = clientAddress(peer, headers['x-forwarded-for']);
-    if (draining) {
-      send(res, exchange, shuttingDown(), true);
-      return;
-    }
-    // The cap counts by the socket's peer, as node:http's does: it bounds what one host holds open here.
-    if (!addresses.admit(peer)) {
-      send(res, exchange, tooManyConnections(limits.maxConnectionsPerAddress), true);
-      return;
-    }
-    inFlight++;
-    exchange.counted = true;
-    exchange.address = peer;
-    const done = () => release(exchange);
-    const limit = app.bodyLimit(method, path);
-    const declared = Number(headers['content-length'] ?? 0);
-    if (declared > limit) {
-      send(res, exchange, tooLarge(limit), true);
-      done();
-      return;
-    }
-    const dispatch = (rawBody: Buffer) => {
-      reading = false;
-      const request: HttpRequest = { method, path, queryString, headers, rawBody, remoteAddress };
-      app
-        .handle(request)
-        .then((result) => send(res, exchange, result, false))
-        .catch((err) => {
-          options.logger.error({ err }, 'unhandled gateway error');
-          send(res, exchange, errorResult(err), false);
-        })
-        .finally(done);
-    };
-    if (BODYLESS.has(method) && !declared && headers['transfer-encoding'] === undefined) {
-      dispatch(Buffer.alloc(0));
-      return;
-    }
-    exchange.stopReading = readBody(res, limit, limits.requestTimeoutMs, (body) => {
-      if (body === 'too large' || body === 'too slow') {
-        send(res, exchange, body === 'too large' ? tooLarge(limit) : tooSlow(), true);
-        done();
-      } else {
-        dispatch(body);
-      }
-    });
+    gate.serve(
+      {
+        method,
+        path: req.getUrl(),
+        queryString: req.getQuery() ?? '',
+        headers: uwsHeaders(req),
+        peer: uwsPeer(res),
+        answer: (result, closeConnection) => writeUws(res, result, closeConnection),
+        onGone: (listener) => res.onAborted(listener),
+        body: uwsBody(res),
+      },
+      true,
+    );
   });
 
   return new Promise((resolve, reject) => {
@@ -136,71 +57,44 @@ export function listen(app: GatewayApp, options: ListenOptions): Promise<Listene
         void bindError(options.host, options.port).then((errno) => reject(listenFailure(options.host, options.port, errno)));
         return;
       }
-      resolve({
-        port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket),
-        get inFlight() {
-          return inFlight;
-        },
-        ready() {
-          starting = false;
-        },
-        async close(graceMs: number) {
-          draining = true;
-          uWS.us_listen_socket_close(socket);
-          if (inFlight > 0) {
-            await new Promise<void>((resolve) => {
-              const timer = setTimeout(resolve, graceMs);
-              idle = () => {
-                clearTimeout(timer);
-                resolve();
-              };
-            });
-          }
-          (uws as unknown as { close(): void }).close();
-        },
-      });
+      resolve(
+        gate.listener(uWS.us_socket_local_port(socket as unknown as uWS.us_socket), {
+          stopAccepting: () => uWS.us_listen_socket_close(socket),
+          cut: () => (uws as unknown as { close(): void }).close(),
+        }),
+      );
     });
-  });
-}
-
-/** {@link STARTING}, written straight on a uWS response. */
-function answerStarting(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
-  // A request body is left unread, so the connection cannot be reused after it.
-  const closeConnection = !BODYLESS.has(req.getCaseSensitiveMethod().toUpperCase());
-  res.cork(() => {
-    res.writeStatus('503 Service Unavailable');
-    for (const [name, value] of Object.entries(STARTING.headers)) res.writeHeader(name, value);
-    res.end(STARTING.body, closeConnection);
   });
 }
 
 const ROUTE_FUNCTIONS = { GET: 'get', POST: 'post', DELETE: 'del', '*': 'any' } as const;
 
 /**
- * The socket routes on uWS: each answers 503 `starting` while `isStarting()` holds, as the catch-all
- * route does, and counts against its address until it ends.
+ * The socket routes on uWS: each is refused as the gate says (503 while starting or draining), as the
+ * catch-all route is, and holds a slot of its peer's address until it ends.
  */
-function socketRoutes(uws: uWS.TemplatedApp, isStarting: () => boolean, clientAddress: ClientAddress, addresses: AddressCounts, limits: ConnectionLimits): SocketRoutes {
+function socketRoutes(uws: uWS.TemplatedApp, gate: RequestGate): SocketRoutes {
   return {
     route(method, path, handler, { maxBufferedBytes }) {
       uws[ROUTE_FUNCTIONS[method]](path, (res, req) => {
-        if (isStarting()) {
-          answerStarting(res, req);
+        const refused = gate.refusal(req.getCaseSensitiveMethod().toUpperCase());
+        if (refused) {
+          writeUws(res, refused.result, refused.closeConnection);
           return;
         }
-        const address = Buffer.from(res.getRemoteAddressAsText()).toString();
-        const exchange = new UwsExchange(res, req, maxBufferedBytes, clientAddress, limits.requestTimeoutMs);
-        if (!addresses.admit(address)) {
-          const { status, headers, body } = tooManyConnections(limits.maxConnectionsPerAddress);
-          exchange.answer(status, { ...headers, 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body), true);
+        const address = uwsPeer(res);
+        const exchange = new UwsExchange(res, req, maxBufferedBytes, gate.clientAddress, gate.limits.requestTimeoutMs);
+        const capped = gate.admitAddress(address);
+        if (capped) {
+          answerResult(exchange, capped.result, capped.closeConnection);
           return;
         }
-        exchange.onEnd(() => addresses.release(address));
+        exchange.onEnd(() => gate.releaseAddress(address));
         handler(exchange);
       });
     },
     webSocket(pattern, route) {
-      attachWebSocket(uws, pattern, route, isStarting, addresses, limits);
+      attachWebSocket(uws, pattern, route, gate);
     },
   };
 }
@@ -213,14 +107,7 @@ interface SocketHolder<Data> {
   closed?: boolean;
 }
 
-function attachWebSocket<Data>(
-  uws: uWS.TemplatedApp,
-  pattern: string,
-  route: WebSocketRoute<Data>,
-  isStarting: () => boolean,
-  addresses: AddressCounts,
-  limits: ConnectionLimits,
-): void {
+function attachWebSocket<Data>(uws: uWS.TemplatedApp, pattern: string, route: WebSocketRoute<Data>, gate: RequestGate): void {
   const names = pattern
     .split('/')
     .filter((segment) => segment.startsWith(':'))
@@ -230,24 +117,16 @@ function attachWebSocket<Data>(
     idleTimeout: route.idleTimeoutSeconds,
     maxBackpressure: route.maxBackpressure,
     upgrade: (res, req, context) => {
-      if (isStarting()) {
-        answerStarting(res, req);
-        return;
-      }
-      const address = Buffer.from(res.getRemoteAddressAsText()).toString();
-      if (!addresses.admit(address)) {
-        const { status, headers, body } = tooManyConnections(limits.maxConnectionsPerAddress);
-        res.cork(() => {
-          res.writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`);
-          for (const [name, value] of Object.entries({ ...headers, 'content-type': 'application/json; charset=utf-8' })) res.writeHeader(name, value);
-          res.end(JSON.stringify(body), true);
-        });
+      const address = uwsPeer(res);
+      const refused = gate.refusal(req.getCaseSensitiveMethod().toUpperCase()) ?? gate.admitAddress(address);
+      if (refused) {
+        writeUws(res, refused.result, refused.closeConnection);
         return;
       }
       // Counted from here until the socket closes; an upgrade that is refused or abandoned lets go at once.
       let counted = true;
       const letGo = () => {
-        if (counted) addresses.release(address);
+        if (counted) gate.releaseAddress(address);
         counted = false;
       };
       let aborted = false;
@@ -260,10 +139,7 @@ function attachWebSocket<Data>(
         params[name] = req.getParameter(index) ?? '';
       });
       const queryString = req.getQuery() ?? '';
-      const headers: Record<string, string> = {};
-      req.forEach((name, value) => {
-        headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
-      });
+      const headers = uwsHeaders(req);
       const key = req.getHeader('sec-websocket-key');
       const protocol = req.getHeader('sec-websocket-protocol');
       const extensions = req.getHeader('sec-websocket-extensions');
@@ -276,13 +152,7 @@ function attachWebSocket<Data>(
           (err: unknown) => {
             if (aborted) return;
             letGo();
-            const { status, body } = errorResult(err);
-            res.cork(() =>
-              res
-                .writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`)
-                .writeHeader('content-type', 'application/json; charset=utf-8')
-                .end(JSON.stringify(body), true),
-            );
+            writeUws(res, errorResult(err), true);
           },
         );
     },
@@ -319,57 +189,6 @@ function attachWebSocket<Data>(
       route.close?.(holder.socket!);
     },
   });
-}
-
-/**
- * Reads a request body within `limit` bytes and `timeoutMs` (node:http's requestTimeout, which uWS
- * lacks: uWS itself cuts a body only when it arrives slower than 16 KB/s for 10 s).
- */
-function readBody(res: uWS.HttpResponse, limit: number, timeoutMs: number, callback: (body: Buffer | 'too large' | 'too slow') => void): () => void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let settled = false;
-  const settle = (body: Buffer | 'too large' | 'too slow') => {
-    settled = true;
-    clearTimeout(timer);
-    callback(body);
-  };
-  const timer = setTimeout(() => settle('too slow'), timeoutMs);
-  timer.unref();
-  res.onData((chunk, isLast) => {
-    if (settled) return;
-    size += chunk.byteLength;
-    if (size > limit) {
-      settle('too large');
-      return;
-    }
-    // uWS reuses the chunk's memory after this call returns, so it must be copied.
-    chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
-    if (isLast) settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-  });
-  return () => {
-    settled = true;
-    clearTimeout(timer);
-  };
-}
-
-function send(res: uWS.HttpResponse, exchange: Exchange, result: HttpResult, closeConnection: boolean): void {
-  if (exchange.aborted) return;
-  const { status } = result;
-  const headers = { ...result.headers };
-  let payload: string | Buffer;
-  if (result.body === undefined) payload = '';
-  else if (typeof result.body === 'string' || Buffer.isBuffer(result.body)) payload = result.body;
-  else {
-    payload = JSON.stringify(result.body);
-    headers['content-type'] ??= 'application/json; charset=utf-8';
-  }
-  res.cork(() => {
-    res.writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`);
-    for (const name in headers) res.writeHeader(name, headers[name]!);
-    res.end(payload, closeConnection);
-  });
-  exchange.aborted = true;
 }
 
 /**

@@ -1,8 +1,10 @@
 import { STATUS_CODES } from 'node:http';
 import type uWS from 'uWebSockets.js';
 import { peerIsClient, type ClientAddress } from './client-address.js';
-import { tooSlow } from './connection-limits.js';
-import { StreamClosedError, type Exchange, type ExchangeEnd } from './exchange.js';
+import { encodeResult } from './answers.js';
+import { ExchangeBase, StreamClosedError, type ExchangeEnd } from './exchange.js';
+import type { BodySource } from './request-gate.js';
+import type { HttpResult } from './types.js';
 import { WriteConfirmations } from './write-confirmations.js';
 
 /**
@@ -11,6 +13,45 @@ import { WriteConfirmations } from './write-confirmations.js';
  */
 const PROBE = ':\n\n';
 
+/** A uWS request's headers: lower-case names, repeats joined with `, `. Only inside its handler. */
+export function uwsHeaders(req: uWS.HttpRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  req.forEach((name, value) => {
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  });
+  return headers;
+}
+
+/** The socket's peer address, as uWS writes it. */
+export function uwsPeer(res: uWS.HttpResponse): string {
+  return Buffer.from(res.getRemoteAddressAsText()).toString();
+}
+
+/** A uWS request's body as a {@link BodySource}: chunks copied, since uWS reuses their memory. */
+export function uwsBody(res: uWS.HttpResponse): BodySource {
+  return (onChunk, onEnd) => {
+    let stopped = false;
+    res.onData((chunk, isLast) => {
+      if (stopped) return;
+      onChunk(Buffer.from(new Uint8Array(chunk).slice()));
+      if (isLast && !stopped) onEnd();
+    });
+    return () => {
+      stopped = true;
+    };
+  };
+}
+
+/** Writes a complete result on a uWS response that has not answered and whose client is still there. */
+export function writeUws(res: uWS.HttpResponse, result: HttpResult, closeConnection: boolean): void {
+  const { headers, payload } = encodeResult(result);
+  res.cork(() => {
+    res.writeStatus(`${result.status} ${STATUS_CODES[result.status] ?? ''}`);
+    for (const name in headers) res.writeHeader(name, headers[name]!);
+    res.end(payload, closeConnection);
+  });
+}
+
 /**
  * One uWS request and its response, safe across aborts: the request is copied while uWS allows it,
  * and nothing touches the uWS response after the client went away or after it was ended.
@@ -18,56 +59,33 @@ const PROBE = ':\n\n';
  * once its bytes have left user space, and the client is cut off when more than
  * `maxBufferedBytes` wait there.
  */
-export class UwsExchange implements Exchange {
-  readonly method: string;
-  readonly path: string;
-  readonly queryString: string;
-  readonly query: URLSearchParams;
-  /** Lower-case names; repeated headers joined with `, `. */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly remoteAddress: string;
+export class UwsExchange extends ExchangeBase {
   readonly #res: uWS.HttpResponse;
   readonly #maxBufferedBytes: number;
-  readonly #requestTimeoutMs: number;
   readonly #pending = new WriteConfirmations();
-  readonly #endListeners: Array<(how: ExchangeEnd) => void> = [];
-  #state: 'new' | 'streaming' | 'done' = 'new';
-  #ended: ExchangeEnd | undefined;
   /** uWS reported that it holds bytes the socket did not take; an onWritable event will follow. */
   #congested = false;
   #probeScheduled = false;
-  /** Called with the status when the response head is written (for request metrics). */
-  onHead: ((status: number) => void) | undefined;
 
   /**
    * Call synchronously inside the uWS route handler: it copies the request and registers the abort handler.
    * A body that takes longer than `requestTimeoutMs` to arrive is answered 408 (node:http's requestTimeout).
    */
   constructor(res: uWS.HttpResponse, req: uWS.HttpRequest, maxBufferedBytes: number, clientAddress: ClientAddress = peerIsClient, requestTimeoutMs = Infinity) {
+    const headers = uwsHeaders(req);
+    super(
+      {
+        method: req.getCaseSensitiveMethod().toUpperCase(),
+        path: req.getUrl(),
+        queryString: req.getQuery() ?? '',
+        headers,
+        remoteAddress: clientAddress(uwsPeer(res), headers['x-forwarded-for']),
+      },
+      requestTimeoutMs,
+    );
     this.#res = res;
     this.#maxBufferedBytes = maxBufferedBytes;
-    this.#requestTimeoutMs = requestTimeoutMs;
-    this.method = req.getCaseSensitiveMethod().toUpperCase();
-    this.path = req.getUrl();
-    this.queryString = req.getQuery() ?? '';
-    this.query = new URLSearchParams(this.queryString);
-    const headers: Record<string, string> = {};
-    req.forEach((name, value) => {
-      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
-    });
-    this.headers = headers;
-    this.remoteAddress = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']);
-    res.onAborted(() => this.#finish('aborted'));
-  }
-
-  /** True while a streamed response can take writes. */
-  get streaming(): boolean {
-    return this.#state === 'streaming';
-  }
-
-  /** Why the exchange finished, once it has. */
-  get ended(): ExchangeEnd | undefined {
-    return this.#ended;
+    res.onAborted(() => this.finish('aborted'));
   }
 
   /** Bytes written but not yet confirmed to have left user space. */
@@ -75,67 +93,23 @@ export class UwsExchange implements Exchange {
     return this.#pending.bytes;
   }
 
-  /** Runs once when the exchange finishes, however it finishes; at once if it already has. */
-  onEnd(listener: (how: ExchangeEnd) => void): void {
-    if (this.#ended) listener(this.#ended);
-    else this.#endListeners.push(listener);
+  protected body(): BodySource {
+    return uwsBody(this.#res);
   }
 
-  /**
-   * Reads the request body up to `limit` bytes. Resolves undefined when it is larger (the caller
-   * answers 413); rejects when the client goes away first. Start it inside the route handler.
-   */
-  readBody(limit: number): Promise<Buffer | undefined> {
-    if (this.#ended) return Promise.reject(new StreamClosedError(this.#ended));
-    const body = new Promise<Buffer | undefined>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let settled = false;
-      const timer = Number.isFinite(this.#requestTimeoutMs)
-        ? setTimeout(() => {
-            if (settled) return;
-            const { status, body } = tooSlow();
-            // Answering (or, once a stream has opened, cutting off) ends the exchange, which rejects the read below.
-            if (!this.answer(status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body), true)) this.destroy();
-          }, this.#requestTimeoutMs).unref()
-        : undefined;
-      const settle = () => {
-        settled = true;
-        clearTimeout(timer);
-      };
-      this.onEnd((how) => {
-        if (!settled) reject(new StreamClosedError(how));
-        settle();
-      });
-      this.#res.onData((chunk, isLast) => {
-        if (settled) return;
-        size += chunk.byteLength;
-        if (size > limit) {
-          settle();
-          resolve(undefined);
-          return;
-        }
-        // uWS reuses the chunk's memory after this call returns, so it must be copied.
-        chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
-        if (isLast) {
-          settle();
-          resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-        }
-      });
-    });
-    // The caller may still be authenticating when the client goes away; that must not be an unhandled rejection.
-    body.catch(() => undefined);
-    return body;
+  /** Whatever uWS has not confirmed by the finish is not known to have left. */
+  protected settleWrites(how: ExchangeEnd): void {
+    this.#pending.rejectAll(new StreamClosedError(how));
   }
 
   /** Sends a complete response. False when the exchange already answered or the client is gone. */
   answer(status: number, headers: Readonly<Record<string, string>>, body: string | Uint8Array = '', closeConnection = false): boolean {
-    if (this.#state !== 'new') return false;
+    if (this.state !== 'new') return false;
     this.#res.cork(() => {
       this.#writeHead(status, headers);
       this.#res.end(body, closeConnection);
     });
-    this.#finish('ended');
+    this.finish('ended');
     return true;
   }
 
@@ -144,8 +118,8 @@ export class UwsExchange implements Exchange {
    * so `first` must not be empty. False when the exchange already answered or the client is gone.
    */
   open(status: number, headers: Readonly<Record<string, string>>, first: string): boolean {
-    if (this.#state !== 'new') return false;
-    this.#state = 'streaming';
+    if (this.state !== 'new') return false;
+    this.state = 'streaming';
     this.#res.onWritable(() => {
       this.#probe();
       return true;
@@ -165,7 +139,7 @@ export class UwsExchange implements Exchange {
    * before that is known. A write that takes the unconfirmed bytes past the limit disconnects the client.
    */
   write(chunk: string | Uint8Array): Promise<void> {
-    if (this.#state !== 'streaming') return Promise.reject(new StreamClosedError(this.#ended ?? 'destroyed'));
+    if (this.state !== 'streaming') return Promise.reject(new StreamClosedError(this.ended ?? 'destroyed'));
     let ok = false;
     this.#res.cork(() => {
       ok = this.#res.write(chunk);
@@ -184,20 +158,20 @@ export class UwsExchange implements Exchange {
 
   /** Resolves once every byte written so far has left user space; rejects if the stream closes first. */
   flushed(): Promise<void> {
-    if (this.#state === 'streaming') return this.#pending.size === 0 ? Promise.resolve() : this.#pending.add(0);
-    return this.#ended === 'ended' ? Promise.resolve() : Promise.reject(new StreamClosedError(this.#ended ?? 'destroyed'));
+    if (this.state === 'streaming') return this.#pending.size === 0 ? Promise.resolve() : this.#pending.add(0);
+    return this.ended === 'ended' ? Promise.resolve() : Promise.reject(new StreamClosedError(this.ended ?? 'destroyed'));
   }
 
   /** Ends a streamed response cleanly (the chunked terminator), or answers an unanswered exchange with `status`. */
   end(status = 204): void {
-    if (this.#state === 'new') {
+    if (this.state === 'new') {
       this.answer(status, {});
       return;
     }
-    if (this.#state !== 'streaming') return;
+    if (this.state !== 'streaming') return;
     if (!this.#congested && this.#pending.size > 0) this.#probe();
     this.#res.cork(() => this.#res.end());
-    this.#finish('ended');
+    this.finish('ended');
   }
 
   /** Drops the connection at once. */
@@ -219,13 +193,13 @@ export class UwsExchange implements Exchange {
     this.#probeScheduled = true;
     setImmediate(() => {
       this.#probeScheduled = false;
-      if (this.#state === 'streaming' && !this.#congested && this.#pending.size > 0) this.#probe();
+      if (this.state === 'streaming' && !this.#congested && this.#pending.size > 0) this.#probe();
     });
   }
 
   /** Writes a probe: it drives uWS's drain, and its success confirms every earlier byte. */
   #probe(): void {
-    if (this.#state !== 'streaming') return;
+    if (this.state !== 'streaming') return;
     let ok = false;
     this.#res.cork(() => {
       ok = this.#res.write(PROBE);
@@ -235,18 +209,11 @@ export class UwsExchange implements Exchange {
   }
 
   #cutOff(how: 'overflow' | 'destroyed'): void {
-    if (this.#ended) return;
+    if (this.ended) return;
     const res = this.#res;
-    this.#finish(how);
-    // close() fires onAborted synchronously; #finish has already run, so that is a no-op.
+    this.finish(how);
+    // close() fires onAborted synchronously; finish has already run, so that is a no-op.
     res.close();
   }
 
-  #finish(how: ExchangeEnd): void {
-    if (this.#ended) return;
-    this.#ended = how;
-    this.#state = 'done';
-    this.#pending.rejectAll(new StreamClosedError(how));
-    for (const listener of this.#endListeners.splice(0)) listener(how);
-  }
 }

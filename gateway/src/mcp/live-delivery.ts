@@ -10,7 +10,7 @@ const LOGGERS: Partial<Record<AgentEvent['type'], string>> = {
 
 /**
  * Makes this gateway's MCP sessions the way the runtime reaches their agents live (see the runtime's
- * AgentReach, which also carries it across a cluster): an event for an agent with a live session goes
+ * LiveReach, which also carries it across a cluster): an event for an agent with a live session goes
  * out as `notifications/message`, and a session that cannot take it (closed, or too far behind)
  * reports false, so the chain moves on to the callback URL or a dead letter; a live call's turns go to
  * a session that supports sampling. On connect, a session is told how many messages wait for it.

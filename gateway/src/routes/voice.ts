@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { ErrorCodes } from '@switchboard/sdk';
-import type { OperationInput } from '@switchboard/runtime';
+import type { ClientInput } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
 import { json, type HttpRequest, type RouteContext, type RouteDefinition } from '../http/types.js';
 import { errorResponses } from '../schemas/common.js';
@@ -42,7 +42,7 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
       const agentId = resolveAgentId(principal, input.agentId);
       const { agentId: _named, ...request } = input;
       // The route's body schema is the operation's input, less the agent (checked again at the bus edge).
-      return json(200, await ports.agents.call<K>(op, agentId, ...([request as OperationInput<K>] as const)));
+      return json(200, await ports.agents.call<K>(op, agentId, ...([request as ClientInput<K>] as const)));
     },
   });
   const webhook = (path: string, operationId: string, summary: string, op: 'incomingCall' | 'outboundAnswer' | 'callStatus'): RouteDefinition => ({

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
-import { Runtime, createLogger, loadSettings } from '@switchboard/runtime';
+import { startEmbedded, createLogger, loadSettings, type EmbeddedRuntime } from '@switchboard/runtime';
 import { GatewayApp } from '../../src/http/app.js';
 import type { HttpRequest } from '../../src/http/types.js';
 import { GatewayMetrics } from '../../src/metrics.js';
@@ -31,7 +31,7 @@ function request(method: string, path: string, token: string, body?: object): Ht
 describe('the gateway pipeline over the runtime ports, without sockets', () => {
   let sim: Simulator;
   let dataDir: string;
-  let runtime: Runtime;
+  let runtime: EmbeddedRuntime;
   let app: GatewayApp;
 
   before(async () => {
@@ -42,14 +42,14 @@ describe('the gateway pipeline over the runtime ports, without sockets', () => {
       overrides: { DATA_DIR: dataDir, NODE_ENV: 'test', LOG_LEVEL: 'silent', ORCHESTRATOR_TOKEN: ORCHESTRATOR, POOL_PHONE_NUMBERS: '+15550002222' },
     });
     const logger = createLogger({ level: 'silent', pretty: false });
-    runtime = await Runtime.start({ settings, logger });
+    runtime = await startEmbedded({ settings, logger });
     await runtime.attach({
       publicBaseUrl: 'http://127.0.0.1:9',
       drivers: [{ packageName: '@switchboard/driver-twilio', settings: { ...sim.credentials.twilio, baseUrl: sim.baseUrls.twilio } }],
       importer: (name) => import(name),
     });
     // The routes and the pipeline get the ports and nothing else of the runtime.
-    const ports = runtime.ports();
+    const ports = runtime.ports;
     const metrics = new GatewayMetrics();
     const deps: RouteDeps = { ports, metrics, version: 'test', startedAt: Date.now(), publicBaseUrl: 'http://127.0.0.1:9' };
     app = new GatewayApp({ ports, metrics, logger, bodyLimits: { api: 1 << 20, webhook: 1 << 20 } });

@@ -6,12 +6,13 @@ import type { Store } from '../store/store.js';
 import type { OperationName, OperationRequest, OperationResponse } from '../agents/catalogue.js';
 import { AgentActor } from './agent-actor.js';
 import { Continuation } from './continuation.js';
+import { AGENT_SUBJECT } from '../protocol/index.js';
 
 /**
  * Subject prefix of agent operations: `sb.agent.<partition>.<operation>` with `{agentId, ...}` as
  * payload; the partition (cluster/partitions.ts) says which runtime node of a cluster serves the agent.
  */
-export const AGENT_SUBJECT = 'sb.agent';
+export { AGENT_SUBJECT };
 
 /** What an operation gets: the agent's actor (its state loaded) and the store. */
 export interface AgentOperationContext {

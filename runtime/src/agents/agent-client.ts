@@ -2,7 +2,9 @@ import { hasErrorCode } from '@switchboard/sdk';
 import type { Bus } from '../bus/bus.js';
 import { AGENT_SUBJECT } from '../actors/actor-system.js';
 import { DEFAULT_PARTITIONS, partitionOf } from '../cluster/partitions.js';
-import { checkResponse, type OperationInput, type OperationName, type OperationResponse } from './catalogue.js';
+import { newSigningSecret } from '../provisioning/provisioner.js';
+import { hashToken, newToken, type SecretBox } from '../secrets.js';
+import { checkResponse, type CallbackUrlResult, type OperationInput, type OperationName, type OperationResponse, type ProvisionResult } from './catalogue.js';
 
 export interface AgentClientOptions {
   /** Partitions of the cluster; callers and runtime nodes must agree. */
@@ -12,12 +14,18 @@ export interface AgentClientOptions {
    * agent's partition yet, or a node just handed it over): a refused call was not acted on. 0 = no retry.
    */
   retryUnavailableMs?: number;
+  /**
+   * Seals the signing secret a provision sends and opens the one setCallbackUrl answers (SECRET_KEY,
+   * the same on every process): agent tokens and signing secrets never cross the bus in clear.
+   */
+  box?: SecretBox;
 }
 
 /** Calls the catalogue's agent operations over the bus and checks their answers; the gateway's only way to agent state. */
 export class AgentClient {
   readonly #partitions: number;
   readonly #retryMs: number;
+  readonly #box: SecretBox | undefined;
 
   constructor(
     private readonly bus: Bus,
@@ -26,18 +34,40 @@ export class AgentClient {
   ) {
     this.#partitions = options.partitions ?? DEFAULT_PARTITIONS;
     this.#retryMs = options.retryUnavailableMs ?? 0;
+    this.#box = options.box;
   }
 
-  /** Runs catalogue operation `operation` on the agent's actor and checks its answer; `timeoutMs` overrides the client's time-out. */
-  async call<K extends OperationName>(operation: K, agentId: string, ...[payload, options]: CallArgs<K>): Promise<OperationResponse<K>> {
-    return checkResponse(operation, await this.request(operation, agentId, payload ?? {}, options));
+  /**
+   * Runs catalogue operation `operation` on the agent's actor and checks its answer; `timeoutMs` overrides the client's time-out.
+   * A provision mints the agent's client token and signing secret here, sends the token's hash and the
+   * sealed secret, and returns both in clear to its caller only; setCallbackUrl's secret is opened here.
+   */
+  async call<K extends OperationName>(operation: K, agentId: string, ...[payload, options]: CallArgs<K>): Promise<ClientResponse<K>> {
+    if (operation === 'provision') return (await this.#provision(agentId, payload as ClientInput<'provision'>, options)) as ClientResponse<K>;
+    const answer = checkResponse(operation, await this.request(operation, agentId, payload ?? {}, options));
+    if (operation !== 'setCallbackUrl') return answer as ClientResponse<K>;
+    const { sealedSigningSecret, ...rest } = answer as OperationResponse<'setCallbackUrl'>;
+    return { ...rest, signingSecret: sealedSigningSecret === null ? null : this.#sealer().open(sealedSigningSecret) } satisfies CallbackUrlResult as ClientResponse<K>;
+  }
+
+  async #provision(agentId: string, payload: ClientInput<'provision'>, options?: CallOptions): Promise<ProvisionResult> {
+    const securityToken = newToken('sb_live');
+    const signingSecret = payload.callbackUrl ? newSigningSecret() : undefined;
+    const wire = { ...payload, tokenHash: hashToken(securityToken), ...(signingSecret ? { sealedSigningSecret: this.#sealer().seal(signingSecret) } : {}) };
+    const { success, channels } = checkResponse('provision', await this.request('provision', agentId, wire, options));
+    return { success, agentId, securityToken, channels, ...(signingSecret ? { signingSecret } : {}) };
+  }
+
+  #sealer(): SecretBox {
+    if (!this.#box) throw new Error('AgentClient: provision and setCallbackUrl need the SecretBox (options.box).');
+    return this.#box;
   }
 
   /** Runs any operation the actors answer, unchecked (the actor system's own tests use operations of their own). */
   async request(operation: string, agentId: string, payload: object = {}, { timeoutMs = this.timeoutMs }: CallOptions = {}): Promise<unknown> {
     const subject = `${AGENT_SUBJECT}.${partitionOf(agentId, this.#partitions)}.${operation}`;
     const deadline = Date.now() + this.#retryMs;
-    for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
+    for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
       try {
         return await this.bus.request(subject, { ...payload, agentId }, { timeoutMs });
       } catch (err) {
@@ -53,5 +83,10 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** What a caller passes: the operation's input, less what the client adds itself (a provision's token hash and sealed secret). */
+export type ClientInput<K extends OperationName> = K extends 'provision' ? Omit<OperationInput<'provision'>, 'tokenHash' | 'sealedSigningSecret'> : OperationInput<K>;
+/** What a caller gets: the operation's answer, with the secrets the client minted or opened. */
+export type ClientResponse<K extends OperationName> = K extends 'provision' ? ProvisionResult : K extends 'setCallbackUrl' ? CallbackUrlResult : OperationResponse<K>;
+
 /** An operation's input and options; the input may be left out when the operation needs nothing but the agent. */
-type CallArgs<K extends OperationName> = {} extends OperationInput<K> ? [payload?: OperationInput<K>, options?: CallOptions] : [payload: OperationInput<K>, options?: CallOptions];
+type CallArgs<K extends OperationName> = {} extends ClientInput<K> ? [payload?: ClientInput<K>, options?: CallOptions] : [payload: ClientInput<K>, options?: CallOptions];

@@ -85,6 +85,20 @@ const ProvisionRequestSchema = Type.Object({
   voice: Type.Optional(Type.String()),
   language: Type.Optional(Type.String()),
   callbackUrl: Type.Optional(Type.String()),
+  /**
+   * The caller mints the agent's client token and sends only its hash (secrets.ts `hashToken`), and
+   * seals the callback signing secret with the cluster's SECRET_KEY: neither crosses the bus in clear.
+   */
+  tokenHash: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  /** Required with a callbackUrl. */
+  sealedSigningSecret: Type.Optional(Type.String()),
+});
+
+/** What the actor answers: the caller adds the token and secret it minted ({@link ProvisionResult}). */
+const ProvisionedSchema = Type.Object({
+  success: Type.Literal(true),
+  agentId: Type.String(),
+  channels: perChannel(Type.Object({ address: Type.String(), status: Type.Literal('active') })),
 });
 
 const ProvisionResultSchema = Type.Object({
@@ -172,7 +186,7 @@ const Ok = Type.Object({ success: Type.Literal(true) });
 const AgentOnly = Type.Object(Agent);
 
 export const AGENT_OPERATIONS = {
-  provision: operation(ProvisionRequestSchema, ProvisionResultSchema),
+  provision: operation(ProvisionRequestSchema, ProvisionedSchema),
   deprovision: operation(AgentOnly, DeprovisionResultSchema),
   get: operation(AgentOnly, AgentViewSchema),
   setBlockedChannels: operation(
@@ -186,7 +200,8 @@ export const AGENT_OPERATIONS = {
   inbound: operation(Type.Composite([AgentOnly, InboundWebhookSchema]), WebhookAnswerSchema),
   setCallbackUrl: operation(
     Type.Object({ ...Agent, callbackUrl: Nullable(Type.String()) }),
-    Type.Object({ success: Type.Literal(true), agentId: Type.String(), callbackUrl: Nullable(Type.String()), signingSecret: Nullable(Type.String()) }),
+    // The signing secret travels sealed with SECRET_KEY; the caller opens it (agent-client.ts).
+    Type.Object({ success: Type.Literal(true), agentId: Type.String(), callbackUrl: Nullable(Type.String()), sealedSigningSecret: Nullable(Type.String()) }),
   ),
   takeWaiting: operation(
     Type.Object({ ...Agent, channel: Type.Optional(Channel), limit: Type.Integer({ minimum: 1 }) }),
@@ -243,7 +258,15 @@ export type SendRequest = Static<typeof SendRequestSchema>;
 export type SendResponse = Static<typeof SendResponseSchema>;
 export type ResumeSendRequest = Static<typeof ResumeSendRequestSchema>;
 export type ProvisionRequest = Static<typeof ProvisionRequestSchema>;
+/** What a provision gives its caller: the actor's answer with the token and secret the caller minted. */
 export type ProvisionResult = Static<typeof ProvisionResultSchema>;
+/** What setCallbackUrl gives its caller, the secret opened. */
+export interface CallbackUrlResult {
+  success: true;
+  agentId: string;
+  callbackUrl: string | null;
+  signingSecret: string | null;
+}
 export type DeprovisionResult = Static<typeof DeprovisionResultSchema>;
 export type MakeCallRequest = Static<typeof MakeCallRequestSchema>;
 export type ChannelStatus = Static<typeof ChannelStatusSchema>;

@@ -102,11 +102,9 @@ export class TokenService {
     return token;
   }
 
-  /** Issues a client token for an agent inside the caller's transaction; the clear token is returned once. */
-  async issueClientToken(tx: SqlExecutor, agentId: string): Promise<string> {
-    const token = newToken('sb_live');
-    await this.#insert(tx, 'client', agentId, token, false);
-    return token;
+  /** Records an agent's client token, minted by the caller (which alone sees it in clear), by its hash inside the caller's transaction. */
+  async registerClientToken(tx: SqlExecutor, agentId: string, tokenHash: string): Promise<void> {
+    await this.store.tokens.insert({ id: newId('tok'), kind: 'client', agentId, tokenHash, sealedToken: null, createdAt: new Date().toISOString() }, tx);
   }
 
   /** Revokes an agent's client tokens inside the caller's transaction. */

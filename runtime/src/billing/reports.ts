@@ -1,4 +1,4 @@
-import type { Limiter } from '../limits/limiter.js';
+import type { StoredLimits } from '../limits/stored-limits.js';
 import { LIMIT_NAMES, type Limits } from '../limits/limits.js';
 import { UsageLedger } from '../limits/usage-ledger.js';
 import type { Store } from '../store/store.js';
@@ -18,7 +18,7 @@ interface ChannelUsage {
 export class UsageReports {
   constructor(
     private readonly store: Store,
-    private readonly limiter: Limiter,
+    private readonly limiter: Pick<StoredLimits, 'limitsOf'>,
     private readonly globalMarkup: () => Promise<number>,
   ) {}
 

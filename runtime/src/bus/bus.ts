@@ -4,6 +4,8 @@ export type BusHandler = (data: unknown, subject: string) => unknown;
 /** A live subscription. */
 export interface Subscription {
   unsubscribe(): void;
+  /** True once the subscription no longer delivers (unsubscribed, or closed by the server or the connection). */
+  isClosed?(): boolean;
 }
 
 export interface SubscribeOptions {

@@ -15,10 +15,35 @@ const decoder = new TextDecoder();
  */
 export class NatsBus implements Bus {
   #closed = false;
-  readonly #pending = new Set<(err: SwitchboardError) => void>();
+  /** False between a disconnect and the reconnect that follows. */
+  #connected = true;
+  /** Each request waiting for its reply, with its subject. */
+  readonly #pending = new Map<(err: SwitchboardError) => void, string>();
   readonly #subscriptions = new Set<NatsSubscription>();
 
-  private constructor(readonly connection: NatsConnection) {}
+  private constructor(readonly connection: NatsConnection) {
+    // The status stream ends, or throws ClosedConnectionError, when the connection closes.
+    this.#followStatus().catch(() => undefined);
+  }
+
+  /**
+   * A request waiting when the connection drops is answered at once with TIMEOUT (it may have been
+   * acted on; its reply may never come, and the client would otherwise wait its whole time-out, 41 s
+   * for a send); one made while disconnected is refused with UNAVAILABLE (never sent, so never acted
+   * on), which the agent client retries until the bus is back or its retry window ends.
+   */
+  async #followStatus(): Promise<void> {
+    for await (const status of this.connection.status()) {
+      if (status.type === 'disconnect') {
+        this.#connected = false;
+        for (const [fail, subject] of [...this.#pending]) {
+          fail(new SwitchboardError(ErrorCodes.TIMEOUT, `The connection to NATS dropped while waiting for a reply on ${subject}; the outcome is unknown.`, { retryable: true }));
+        }
+      } else if (status.type === 'reconnect') {
+        this.#connected = true;
+      }
+    }
+  }
 
   /**
    * Connects to `servers` (default `nats://127.0.0.1:4222`), retrying the first connect for a while,
@@ -39,13 +64,14 @@ export class NatsBus implements Bus {
 
   request<T = unknown>(subject: string, data: unknown, options: RequestOptions = {}): Promise<T> {
     if (this.#closed) return Promise.reject(closedError());
+    if (!this.#connected) return Promise.reject(new SwitchboardError(ErrorCodes.UNAVAILABLE, `Not connected to NATS; ${subject} was not sent.`, { retryable: true }));
     const timeoutMs = options.timeoutMs ?? 5000;
     return new Promise<T>((resolve, reject) => {
       const fail = (err: SwitchboardError) => {
         this.#pending.delete(fail);
         reject(err);
       };
-      this.#pending.add(fail);
+      this.#pending.set(fail, subject);
       this.connection.request(subject, encode(data), { timeout: timeoutMs }).then(
         (msg) => {
           if (!this.#pending.delete(fail)) return;
@@ -81,6 +107,7 @@ export class NatsBus implements Bus {
         this.#subscriptions.delete(sub);
         sub.unsubscribe();
       },
+      isClosed: () => sub.isClosed(),
     };
   }
 
@@ -92,7 +119,7 @@ export class NatsBus implements Bus {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const fail of [...this.#pending]) fail(closedError());
+    for (const fail of [...this.#pending.keys()]) fail(closedError());
     for (const sub of this.#subscriptions) sub.unsubscribe();
     this.#subscriptions.clear();
     if (!this.connection.isClosed()) await this.connection.close();

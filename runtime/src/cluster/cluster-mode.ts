@@ -4,6 +4,9 @@ import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import { NatsBus } from '../bus/nats-bus.js';
 import { isDemoMode } from '../modes.js';
 import type { Settings } from '../settings/schema.js';
+import { natsConnectionOptions } from './nats-connection.js';
+
+export { natsUrlForLog } from './nats-connection.js';
 
 /**
  * What a cluster process is: a `gateway` terminates HTTP, MCP and webhooks and holds no actors; a
@@ -36,25 +39,15 @@ export function clusterNodeId(settings: Settings): string {
   return `${host}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
-/** Connects to NATS_URL under this node's name. */
-export function connectClusterBus(settings: Settings, nodeId: string): Promise<NatsBus> {
-  const servers = settings.NATS_URL.split(',').map((s) => s.trim()).filter(Boolean);
-  return NatsBus.connect({ servers, name: `switchboard-${nodeId}` });
+/**
+ * Connects to NATS_URL under this node's name, with the credentials and TLS of the NATS_* settings.
+ * Replies come to the role's own inboxes (`_INBOX_gateway.…`, `_INBOX_node.…`), so that NATS can let a
+ * gateway read its replies and not a runtime node's (deploy/nats/switchboard-accounts.conf).
+ */
+export function connectClusterBus(settings: Settings, nodeId: string, role?: ClusterRole): Promise<NatsBus> {
+  return NatsBus.connect({ ...natsConnectionOptions(settings), name: `switchboard-${nodeId}`, ...(role ? { inboxPrefix: `_INBOX_${role}` } : {}) });
 }
 
-/**
- * The subject a gateway holding an agent's live MCP session listens on; runtime nodes deliver to it
- * by request (no responders: no live session anywhere). Agent ids may hold dots, which NATS reads as
- * token separators, and never hold `~`.
- */
-export function liveSubject(agentId: string): string {
-  return `sb.live.${agentId.replaceAll('.', '~')}`;
-}
 
-/**
- * The subject a gateway holding an agent's MCP session with sampling listens on for the voice turns
- * of calls held by other gateways (no responders: no such session anywhere).
- */
-export function turnSubject(agentId: string): string {
-  return `sb.turn.${agentId.replaceAll('.', '~')}`;
-}
+/** The live and turn subjects live with the rest of the wire, in protocol/. */
+export { liveSubject, turnSubject } from '../protocol/index.js';

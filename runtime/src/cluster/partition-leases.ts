@@ -1,5 +1,6 @@
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { LEASES_BUCKET } from '../protocol/index.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import pTimeout from 'p-timeout';
 import type { Logger } from '../logger.js';
@@ -17,6 +18,8 @@ export interface PartitionLeasesOptions {
   ttlMs?: number;
   /** KV bucket of the leases; `<bucket>_nodes` holds the nodes' heartbeats. */
   bucket?: string;
+  /** JetStream replicas of the buckets when this creates them (default 1). */
+  replicas?: number;
   logger?: Logger;
   /** The partition is now this node's, with `token` (the lease revision) as its fencing token; a throw hands it back. */
   onAcquired(partition: number, token: number): void | Promise<void>;
@@ -62,6 +65,8 @@ export class PartitionLeases {
   readonly #releases = new Map<number, Promise<void>>();
   readonly #watchers: { stop(): void }[] = [];
   #timer: NodeJS.Timeout | undefined;
+  /** A round due when the next lease seen held by another node expires (a dead node's), before the next regular one. */
+  #wake: NodeJS.Timeout | undefined;
   #tick: Promise<void> | undefined;
   #stopped = false;
 
@@ -80,10 +85,10 @@ export class PartitionLeases {
 
   /** Opens the buckets, starts watching them and takes this node's share of the partitions. */
   async start(): Promise<void> {
-    const bucket = this.options.bucket ?? 'sb_leases';
+    const bucket = this.options.bucket ?? LEASES_BUCKET;
     const kvm = new Kvm(this.options.connection);
-    this.#leases = await openBucket(kvm, bucket, this.#ttlMs);
-    this.#nodes = await openBucket(kvm, `${bucket}_nodes`, this.#ttlMs);
+    this.#leases = await openBucket(kvm, bucket, this.#ttlMs, this.options.replicas ?? 1);
+    this.#nodes = await openBucket(kvm, `${bucket}_nodes`, this.#ttlMs, this.options.replicas ?? 1);
     const ttl = (await this.#leases.status()).ttl;
     if (ttl > 0 && ttl !== this.#ttlMs) {
       this.options.logger?.warn({ bucket, ttlMs: ttl, wanted: this.#ttlMs }, 'lease bucket exists with another TTL; using it');
@@ -124,6 +129,7 @@ export class PartitionLeases {
     if (this.#stopped) return;
     this.#stopped = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#wake);
     await this.#tick;
     const held = [...this.#held.keys()];
     await Promise.all(held.map((p) => this.#release(p, 'stopped')));
@@ -177,6 +183,7 @@ export class PartitionLeases {
     const live = this.liveNodes();
     const attempts: Promise<number | undefined>[] = [];
     const releases = new Map<number, Promise<void>>();
+    let expiring = Infinity;
     for (let partition = 0; partition < this.partitions; partition++) {
       const preferred = preferredOwner(partition, live);
       const held = this.#held.get(partition);
@@ -188,11 +195,18 @@ export class PartitionLeases {
       const free = seen === undefined || seen.owner === null || now - seen.at >= this.#ttlMs;
       if (!free) {
         this.#freeSince.delete(partition);
+        // Held elsewhere: if its holder died, the lease is free at this time; look again then, not up to a renewal period later.
+        if (seen.owner !== this.nodeId) expiring = Math.min(expiring, seen.at + this.#ttlMs);
         continue;
       }
       const since = this.#freeSince.get(partition) ?? now;
       this.#freeSince.set(partition, since);
       if (preferred === this.nodeId || now - since >= 2 * this.#renewMs) attempts.push(this.#acquire(partition));
+    }
+    if (expiring - now < this.#renewMs) {
+      clearTimeout(this.#wake);
+      this.#wake = setTimeout(() => void this.tick(), Math.max(0, expiring - now) + 5);
+      this.#wake.unref();
     }
     // One line per round and kind of change, not one per partition.
     if (releases.size > 0) void Promise.all(releases.values()).then(() => this.#summarise('info', 'handed over', [...releases.keys()], 'released'));
@@ -306,9 +320,9 @@ function isWrongSequence(err: unknown): boolean {
   return err instanceof JetStreamApiError && WRONG_LAST_SEQUENCE.has(err.code);
 }
 
-async function openBucket(kvm: Kvm, name: string, ttlMs: number): Promise<KV> {
+async function openBucket(kvm: Kvm, name: string, ttlMs: number, replicas: number): Promise<KV> {
   try {
-    return await kvm.create(name, { ttl: ttlMs, history: 1 });
+    return await kvm.create(name, { ttl: ttlMs, history: 1, replicas });
   } catch {
     return kvm.open(name);
   }

@@ -7,6 +7,7 @@ import type { TenureRepository } from '../store/repositories/tenures.js';
 import { tenureLost, type Tenure, type TenureRecord } from '../tenure.js';
 import { PartitionLeases, type LeaseEnd } from './partition-leases.js';
 import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js';
+import { PARTITION_PROBE, agentSubject } from '../protocol/index.js';
 
 export interface PartitionedActorsOptions {
   /** Where the node takes agent operations (a NatsBus in a cluster). */
@@ -18,6 +19,7 @@ export interface PartitionedActorsOptions {
   partitions?: number;
   leaseTtlMs?: number;
   bucket?: string;
+  replicas?: number;
   logger?: Logger;
   /** Where each partition's tenure is recorded before the node serves it, so that writes are fenced in the store; without it they are not. */
   tenures?: Pick<TenureRepository, 'record' | 'takeOver'>;
@@ -27,13 +29,14 @@ export interface PartitionedActorsOptions {
  * A node's tenure of one partition: it holds while the node holds the partition's lease, and fences
  * writes with the revision of the lease it was taken with (so a write of a lease lost and taken again
  * since is refused by the store, while its provider call may go on: see DECISIONS, "One Tenure").
+ * A refusal only refuses: whether the lease is gone for good is the lease keeper's to say (its
+ * onReleased stops the subscription), see DECISIONS.md.
  */
 class LeaseTenure implements Tenure {
   constructor(
     readonly partition: number,
     readonly fence: TenureRecord | undefined,
     private readonly leases: PartitionLeases,
-    private readonly lost: () => void,
     private readonly nodeId: string,
   ) {}
 
@@ -43,8 +46,7 @@ class LeaseTenure implements Tenure {
 
   assert(): void {
     if (this.holds()) return;
-    this.lost();
-    throw tenureLost(`Node ${this.nodeId} no longer holds partition ${this.partition}`);
+    throw tenureLost(`Node ${this.nodeId} does not hold partition ${this.partition} now`);
   }
 }
 
@@ -60,6 +62,11 @@ export class PartitionedActors {
   readonly #subscriptions = new Map<number, Subscription>();
   /** The tenure of each partition served. */
   readonly #tenures = new Map<number, LeaseTenure>();
+  /** The token of the latest tenure being taken up, so that an older take-up finishing late does nothing. */
+  readonly #taking = new Map<number, number>();
+  /** Partitions whose operations keep failing, by partition. */
+  readonly #failing = new Map<number, Streak>();
+  #watchdog: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: PartitionedActorsOptions) {
     this.#partitions = options.partitions ?? DEFAULT_PARTITIONS;
@@ -69,6 +76,7 @@ export class PartitionedActors {
       partitions: this.#partitions,
       ...(options.leaseTtlMs === undefined ? {} : { ttlMs: options.leaseTtlMs }),
       ...(options.bucket === undefined ? {} : { bucket: options.bucket }),
+      ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       onAcquired: (partition, token) => this.#attach(partition, token),
       onReleased: (partition, reason) => this.#detach(partition, reason),
@@ -78,10 +86,13 @@ export class PartitionedActors {
   async start(): Promise<void> {
     this.options.system.start({ listen: false });
     await this.leases.start();
+    this.#watchdog = setInterval(() => this.#check(), Math.max(50, Math.floor(this.leases.ttlMs / 4)));
+    this.#watchdog.unref();
   }
 
   /** Hands every partition over (work drained first), then stops the actors. */
   async stop(): Promise<void> {
+    clearInterval(this.#watchdog);
     await this.leases.stop();
     for (const sub of this.#subscriptions.values()) sub.unsubscribe();
     this.#subscriptions.clear();
@@ -106,7 +117,101 @@ export class PartitionedActors {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.options.system.dispatch(operation, data, tenure);
+    if (operation === PARTITION_PROBE) {
+      const streak = this.#failing.get(partition);
+      if (streak && this.#red(streak)) return Promise.reject(new SwitchboardError(ErrorCodes.UNAVAILABLE, `Partition ${partition} on node ${this.options.nodeId}: ${describe(streak)}.`, { retryable: true }));
+      return Promise.resolve({ node: this.options.nodeId, partition });
+    }
+    return this.options.system.dispatch(operation, data, tenure).then(
+      (result) => {
+        this.#failing.delete(partition);
+        return result;
+      },
+      (err: unknown) => {
+        if (isInfrastructureFailure(err) && this.leases.holds(partition)) this.#failed(partition, err);
+        else this.#failing.delete(partition);
+        throw err;
+      },
+    );
+  }
+
+  /**
+   * Partitions this node holds but cannot serve: not listening, or whose operations keep failing.
+   * Empty when all is well; a runtime node's readiness turns red on anything here.
+   */
+  problems(): string[] {
+    const problems: string[] = [];
+    for (const partition of this.leases.owned()) {
+      if (this.#tenures.has(partition) && !this.#listening(partition)) problems.push(`partition ${partition} held but not listening`);
+      const streak = this.#failing.get(partition);
+      if (streak && this.#red(streak)) problems.push(`partition ${partition}: ${describe(streak)}`);
+    }
+    return problems;
+  }
+
+  /** True while the partition's subscription delivers. */
+  #listening(partition: number): boolean {
+    const sub = this.#subscriptions.get(partition);
+    return sub !== undefined && !(sub.isClosed?.() ?? false);
+  }
+
+  /** Red while failures keep coming: a streak with no failure for two lease TTLs (and no success either) is old news. */
+  #red(streak: Streak): boolean {
+    return streak.red && Date.now() - streak.lastAt < 2 * this.leases.ttlMs;
+  }
+
+  #failed(partition: number, err: unknown): void {
+    const now = Date.now();
+    const streak = this.#failing.get(partition) ?? { since: now, lastAt: now, count: 0, restarts: 0, restartedAt: 0, red: false, last: '' };
+    streak.count++;
+    streak.lastAt = now;
+    streak.last = (err as Error)?.message ?? String(err);
+    this.#failing.set(partition, streak);
+    // A run of failures over at least a renewal period, not one unlucky request.
+    if (streak.count < FAILURES_BEFORE_RESTART || now - streak.since < this.leases.ttlMs / 4) return;
+    streak.red = true;
+    if (now - streak.restartedAt < this.leases.ttlMs) return;
+    streak.restarts++;
+    streak.restartedAt = now;
+    this.options.logger?.warn({ node: this.options.nodeId, partition, failures: streak.count, err: streak.last }, `partition ${partition}: operations keep failing; restarting it (its actors reload from the store)`);
+    this.#restart(partition);
+  }
+
+  /**
+   * The watchdog, every renewal period: a partition held and taken up must have a live subscription.
+   * One that is gone (closed by the connection or the server) is made again, and said so.
+   */
+  #check(): void {
+    for (const partition of this.leases.owned()) {
+      if (!this.#tenures.has(partition) || this.#listening(partition)) continue;
+      this.options.logger?.warn({ node: this.options.nodeId, partition }, `partition ${partition} held but not listening; subscribing again`);
+      try {
+        this.#subscribe(partition);
+      } catch (err) {
+        // The connection is closed for good: the lease lapses and another node takes the partition.
+        this.options.logger?.warn({ err, node: this.options.nodeId, partition }, `partition ${partition} could not be subscribed again`);
+      }
+    }
+  }
+
+  /** Drops the partition's actors (their state reloads from the store) and its subscription, then listens again. */
+  #restart(partition: number): void {
+    void this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
+    try {
+      this.#subscribe(partition);
+    } catch (err) {
+      this.options.logger?.warn({ err, node: this.options.nodeId, partition }, `partition ${partition} could not be subscribed again`);
+    }
+  }
+
+  #subscribe(partition: number): void {
+    this.#subscriptions.get(partition)?.unsubscribe();
+    this.#subscriptions.set(
+      partition,
+      this.options.bus.subscribe(`${AGENT_SUBJECT}.${partition}.*`, (data, subject) => this.serve(partition, subject.slice(subject.lastIndexOf('.') + 1), data), {
+        queue: 'runtime',
+      }),
+    );
   }
 
   /** The tenure this node serves a partition under now; undefined when it does not serve it. */
@@ -115,25 +220,19 @@ export class PartitionedActors {
   }
 
   async #attach(partition: number, token: number): Promise<void> {
+    this.#taking.set(partition, token);
     const fence = this.options.tenures ? { partition, token } : undefined;
     if (fence) {
       await this.#record(fence);
-      // Handed over or lapsed while its tenure was recorded: another node serves it now.
-      if (!this.leases.holds(partition)) return;
+      // Handed over, lapsed or taken again while its tenure was recorded: a later tenure (or another node) serves it.
+      if (!this.leases.holds(partition) || this.#taking.get(partition) !== token) return;
     }
-    this.#tenures.set(
-      partition,
-      new LeaseTenure(partition, fence, this.leases, () => this.#stepDown(partition), this.options.nodeId),
-    );
+    this.#taking.delete(partition);
+    this.#tenures.set(partition, new LeaseTenure(partition, fence, this.leases, this.options.nodeId));
+    this.#failing.delete(partition);
     // Anything cached from an earlier tenure may be stale: another node may have served these agents since.
     void this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
-    this.#subscriptions.get(partition)?.unsubscribe();
-    this.#subscriptions.set(
-      partition,
-      this.options.bus.subscribe(`${AGENT_SUBJECT}.${partition}.*`, (data, subject) => this.serve(partition, subject.slice(subject.lastIndexOf('.') + 1), data), {
-        queue: 'runtime',
-      }),
-    );
+    this.#subscribe(partition);
   }
 
   async #detach(partition: number, reason: LeaseEnd): Promise<void> {
@@ -160,5 +259,61 @@ export class PartitionedActors {
     this.#subscriptions.get(partition)?.unsubscribe();
     this.#subscriptions.delete(partition);
     this.#tenures.delete(partition);
+    this.#taking.delete(partition);
+    this.#failing.delete(partition);
   }
+}
+
+
+/** Consecutive failed operations (over at least a renewal period) after which a partition is restarted and shows red. */
+const FAILURES_BEFORE_RESTART = 5;
+
+interface Streak {
+  since: number;
+  lastAt: number;
+  count: number;
+  restarts: number;
+  restartedAt: number;
+  red: boolean;
+  last: string;
+}
+
+function describe(streak: Streak): string {
+  return `${streak.count} operations failed in a row since ${new Date(streak.since).toISOString()} (restarted ${streak.restarts}×; last: ${streak.last})`;
+}
+
+/** A failure of the node, not an answer about the request: what the caller did not cause (store or bus down, a bug, a time-out). */
+function isInfrastructureFailure(err: unknown): boolean {
+  if (!(err instanceof SwitchboardError)) return true;
+  return err.code === ErrorCodes.INTERNAL || err.code === ErrorCodes.TIMEOUT || err.code === ErrorCodes.UNAVAILABLE;
+}
+
+/**
+ * A gateway's readiness check that every partition is served: it asks each partition's holder (over
+ * the bus, as agent operations go) and fails when one has gone unanswered, or kept failing, for
+ * longer than `graceMs` (a partition moving between nodes is dark for less than a lease TTL, which
+ * must not take every gateway out of a load balancer at once).
+ */
+export function partitionsServed(bus: Bus, partitions: number, graceMs: number): () => Promise<'ok'> {
+  const darkSince = new Map<number, number>();
+  return async () => {
+    const now = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: partitions }, (_, partition) =>
+        bus.request(agentSubject(partition, PARTITION_PROBE), {}, { timeoutMs: 2000 }).then(
+          () => undefined,
+          (err: unknown) => (err as Error)?.message ?? String(err),
+        ),
+      ),
+    );
+    const dark: string[] = [];
+    answers.forEach((failure, partition) => {
+      if (failure === undefined) return void darkSince.delete(partition);
+      const since = darkSince.get(partition) ?? now;
+      darkSince.set(partition, since);
+      if (now - since >= graceMs) dark.push(`partition ${partition} not served for ${now - since} ms (${failure})`);
+    });
+    if (dark.length > 0) throw new Error(dark.join('; '));
+    return 'ok';
+  };
 }

@@ -7,11 +7,15 @@ import type { MessageRecord } from '../store/repositories/messages.js';
 import type { SqlStatement } from '../store/database.js';
 import type { Store } from '../store/store.js';
 import { RetryLater, type WorkQueue, type Worker } from '../work/work-queue.js';
+import type { LiveReach } from '../agents/live-reach.js';
 import { postCallback } from './callback-client.js';
 import { agentEvent, deliveryEventId, inboundData, type AgentEvent } from './events.js';
 
-/** Hands an event to the agent's live session; true when the session took it. */
-export type LiveSink = (agentId: string, event: AgentEvent) => Promise<boolean>;
+/** How a delivery reaches the agent's live session (see LiveReach: in process, or over NATS). */
+export type LiveSink = Pick<LiveReach, 'deliver' | 'holds'>;
+
+/** Where an agent takes callbacks, as stored. */
+type Callback = Pick<AgentRecord, 'callbackUrl' | 'sealedSigningSecret'>;
 
 export interface CallbackPolicy {
   /** Attempts in all, the first included. */
@@ -45,8 +49,6 @@ const MAX_SCHEDULED = 1000;
  * again at start, so nothing acknowledged to a provider is lost.
  */
 export class DeliveryService {
-  #live: LiveSink | undefined;
-  #isLive: (agentId: string) => boolean = () => false;
   readonly #scheduled = new Map<string, Scheduled>();
   readonly #workers: Worker[] = [];
   readonly #inFlight = new Set<Promise<void>>();
@@ -59,6 +61,8 @@ export class DeliveryService {
     private readonly logger: Logger,
     private readonly policy: CallbackPolicy,
     private readonly queue: WorkQueue,
+    /** The agents' live sessions, wherever they are held. */
+    private readonly live: LiveSink,
   ) {}
 
   /**
@@ -81,15 +85,9 @@ export class DeliveryService {
     );
   }
 
-  /** Plugs in live-session delivery (MCP); `isLive` tells whether an agent has a session now. */
-  setLiveSink(sink: LiveSink | undefined, isLive: (agentId: string) => boolean = () => sink !== undefined): void {
-    this.#live = sink;
-    this.#isLive = isLive;
-  }
-
   /** Whether an event for this agent would reach anyone: a live session or a callback URL. */
   reachable(agent: AgentRecord): boolean {
-    return agent.callbackUrl !== null || this.#isLive(agent.agentId);
+    return agent.callbackUrl !== null || this.live.holds(agent.agentId);
   }
 
   /**
@@ -137,11 +135,21 @@ export class DeliveryService {
     const scheduled = this.#scheduled.get(messageId);
     this.#scheduled.delete(messageId);
     if (this.#abort.signal.aborted) throw new Error(`stopping: message ${messageId} stays pending for another node`);
-    // A first attempt of a delivery scheduled here starts from the records it was scheduled with: the message was stored pending just before.
-    const message = attempt === 1 && scheduled ? scheduled.message : await this.store.messages.pendingDelivery(messageId);
-    if (!message) return;
+    // A first attempt of a delivery scheduled here starts from the records it was scheduled with (the
+    // message was stored pending just before); any other from one read of the message and its callback.
+    let message: MessageRecord;
+    let callback: Callback | undefined;
+    if (attempt === 1 && scheduled) {
+      message = scheduled.message;
+      callback = scheduled.agent;
+    } else {
+      const pending = await this.store.messages.pendingDeliveryWithCallback(messageId);
+      if (!pending) return;
+      message = pending.message;
+      callback = { callbackUrl: pending.callbackUrl, sealedSigningSecret: pending.sealedSigningSecret };
+    }
     const event = inboundEvent(message);
-    const target = await this.#liveOrCallback(message, event, attempt === 1 ? scheduled?.agent : undefined);
+    const target = await this.#liveOrCallback(message, event, callback);
     if (!target) return;
     try {
       await postCallback(target.url, target.secret, event, this.policy.timeoutMs);
@@ -163,11 +171,12 @@ export class DeliveryService {
    * Best-effort notification (delivery receipts): live session, else one callback post now; a failed
    * post is retried as queued work (`notify`), never dead-lettered.
    */
-  notify(agentId: string, event: AgentEvent): void {
+  notify(agentId: string, event: AgentEvent, agent?: Callback): void {
     this.#track(
       (async () => {
         if (await this.#tryLive(agentId, event)) return;
-        const target = await this.#callbackOf(agentId);
+        // The actor's current record, when given, saves a read.
+        const target = agent ? this.#callbackFrom(agent) : await this.#callbackOf(agentId);
         if (!target) return;
         try {
           await postCallback(target.url, target.secret, event, this.policy.timeoutMs);
@@ -204,7 +213,7 @@ export class DeliveryService {
   }
 
   /** The live session takes the message (marked delivered), or the callback to post it to; without one it is dead-lettered. */
-  async #liveOrCallback(message: MessageRecord, event: AgentEvent, agent?: AgentRecord): Promise<{ url: string; secret: string } | undefined> {
+  async #liveOrCallback(message: MessageRecord, event: AgentEvent, agent?: Callback): Promise<{ url: string; secret: string } | undefined> {
     if (await this.#tryLive(message.agentId, event)) {
       await this.store.messages.markDelivered(message.id);
       return undefined;
@@ -215,9 +224,8 @@ export class DeliveryService {
   }
 
   async #tryLive(agentId: string, event: AgentEvent): Promise<boolean> {
-    if (!this.#live) return false;
     try {
-      return await this.#live(agentId, event);
+      return await this.live.deliver(agentId, event);
     } catch (err) {
       this.logger.warn({ err, agentId }, 'live delivery failed; falling back');
       return false;
@@ -229,7 +237,7 @@ export class DeliveryService {
     return agent && this.#callbackFrom(agent);
   }
 
-  #callbackFrom(agent: AgentRecord): { url: string; secret: string } | undefined {
+  #callbackFrom(agent: Callback): { url: string; secret: string } | undefined {
     if (!agent.callbackUrl || !agent.sealedSigningSecret) return undefined;
     return { url: agent.callbackUrl, secret: this.box.open(agent.sealedSigningSecret) };
   }

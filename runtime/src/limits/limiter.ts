@@ -2,20 +2,18 @@ import { hasErrorCode } from '@switchboard/sdk';
 import type { AgentActor } from '../actors/agent-actor.js';
 import type { RuntimeEvents } from '../events.js';
 import type { Store } from '../store/store.js';
-import { effectiveLimits, type Limits } from './limits.js';
+import type { Limits } from './limits.js';
+import { StoredLimits } from './stored-limits.js';
 import { UsageLedger, type Admission } from './usage-ledger.js';
 
 /** Admits billable actions against an agent's limits, through the ledger its actor holds. */
-export class Limiter {
+export class Limiter extends StoredLimits {
   constructor(
-    private readonly store: Store,
-    private readonly defaults: Limits,
+    store: Store,
+    defaults: Limits,
     private readonly events: RuntimeEvents,
-  ) {}
-
-  /** The agent's effective limits. */
-  async limitsOf(agentId: string): Promise<Limits> {
-    return effectiveLimits(this.defaults, (await this.store.limits.get(agentId)).overrides);
+  ) {
+    super(store, defaults);
   }
 
   /** The actor's ledger, loaded from the store on first use (so limits hold across restarts). */

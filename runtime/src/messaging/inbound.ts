@@ -146,5 +146,6 @@ async function applyStatus(context: MessagingContext, store: Store, agent: Agent
       cost: event.cost,
       ...(event.errorCode ? { errorCode: event.errorCode } : {}),
     }),
+    agent,
   );
 }

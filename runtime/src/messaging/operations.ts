@@ -20,11 +20,11 @@ export function messagingOperations(
       const agent = requireAgent(actor);
       const { callbackUrl } = payload;
       // Keep the secret across URL changes so the agent's receiver keeps verifying; clearing drops both.
-      const secret = callbackUrl === null ? null : agent.sealedSigningSecret ? context.box.open(agent.sealedSigningSecret) : newSigningSecret();
-      const sealed = secret === null ? null : context.box.seal(secret);
+      // It goes back sealed: the caller opens it (agent-client.ts), the bus never carries it in clear.
+      const sealed = callbackUrl === null ? null : (agent.sealedSigningSecret ?? context.box.seal(newSigningSecret()));
       await store.agents.setCallback(agent.agentId, callbackUrl, sealed);
       actor.state = { ...agent, callbackUrl, sealedSigningSecret: sealed, updatedAt: new Date().toISOString() };
-      return { success: true as const, agentId: agent.agentId, callbackUrl, signingSecret: secret };
+      return { success: true as const, agentId: agent.agentId, callbackUrl, sealedSigningSecret: sealed };
     },
 
     async takeWaiting({ actor, store }, payload) {

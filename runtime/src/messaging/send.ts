@@ -239,7 +239,17 @@ async function deliverToProvider(
       },
     );
   } catch (err) {
-    if (lost) throw lost;
+    // Stored (and admitted against the limits) already: not "UNAVAILABLE, not acted on", which the
+    // gateway would retry at the agent's new node, where the limit counts this send and refuses the
+    // retry (429) while the journal sends it all the same. The new node finishes it; its outcome is the
+    // Idempotency-Key's answer.
+    if (lost) {
+      throw new SwitchboardError(
+        ErrorCodes.TIMEOUT,
+        `This node lost agent ${message.agentId} during send ${message.id}; the node that holds the agent now finishes it. Retry with the same Idempotency-Key for its outcome.`,
+        { retryable: true, cause: lost },
+      );
+    }
     const reason = err instanceof Error ? err.message : String(err);
     context.logger.error({ ...where, attempts, reason }, 'provider refused the message; it is a send_failed dead letter');
     metering.ledger.release(metering.admission);

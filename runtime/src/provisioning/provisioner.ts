@@ -1,4 +1,4 @@
-import type { DeprovisionResult, ProvisionRequest, ProvisionResult } from '../agents/catalogue.js';
+import type { DeprovisionResult, OperationResponse, ProvisionRequest } from '../agents/catalogue.js';
 import { randomBytes } from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
@@ -27,9 +27,12 @@ export class Provisioner {
     private readonly emailDomain: string,
   ) {}
 
-  async provision(request: ProvisionRequest): Promise<{ result: ProvisionResult; record: AgentRecord }> {
+  /** Creates the agent with the client token (by hash) and the sealed signing secret its caller minted. */
+  async provision(request: ProvisionRequest): Promise<{ result: OperationResponse<'provision'>; record: AgentRecord }> {
     const channels = [...new Set(request.channels)];
-    const signingSecret = request.callbackUrl ? newSigningSecret() : undefined;
+    if (request.callbackUrl && !request.sealedSigningSecret) {
+      throw new SwitchboardError(ErrorCodes.BAD_REQUEST, 'A provision with a callbackUrl carries the sealed signing secret its caller minted.');
+    }
     return this.store.db.transaction(async (tx) => {
       const now = new Date().toISOString();
       const record: AgentRecord = {
@@ -38,7 +41,7 @@ export class Provisioner {
         status: 'active',
         blockedChannels: [],
         callbackUrl: request.callbackUrl ?? null,
-        sealedSigningSecret: signingSecret ? this.box.seal(signingSecret) : null,
+        sealedSigningSecret: request.callbackUrl ? request.sealedSigningSecret! : null,
         greeting: request.greeting ?? null,
         systemPrompt: request.systemPrompt ?? null,
         voice: request.voice ?? null,
@@ -54,13 +57,11 @@ export class Provisioner {
       }
       const held = await this.#claimChannels(tx, request, channels);
       await this.store.agents.addChannels(tx, request.agentId, held, now);
-      const securityToken = await this.tokens.issueClientToken(tx, request.agentId);
-      const result: ProvisionResult = {
+      await this.tokens.registerClientToken(tx, request.agentId, request.tokenHash);
+      const result: OperationResponse<'provision'> = {
         success: true,
         agentId: request.agentId,
-        securityToken,
         channels: Object.fromEntries(held.map((c) => [c.channel, { address: c.address, status: 'active' as const }])),
-        ...(signingSecret ? { signingSecret } : {}),
       };
       return { result, record: { ...record, channels: held } };
     });

@@ -73,9 +73,25 @@ export const SettingsSchema = Type.Object(
     NATS_URL: Type.String({
       default: '',
       pattern: '^$|^(nats|tls)://\\S+(\\s*,\\s*(nats|tls)://\\S+)*$',
+      secret: true,
       description:
-        'nats://host:4222 (comma-separated for several servers): the NATS server with JetStream that joins a cluster. Read by `switchboard gateway` and `switchboard runtime`; `switchboard start` (embedded) ignores it.',
+        'nats://host:4222 (comma-separated for several servers): the NATS server with JetStream that joins a cluster; `tls://` requires TLS. Read by `switchboard gateway` and `switchboard runtime`; `switchboard start` (embedded) ignores it. Credentials in the URL (`nats://user:password@host`) work but prefer NATS_USER/NATS_PASSWORD; logs print the URL without them.',
     }),
+    NATS_REPLICAS: Type.Integer({
+      default: 1,
+      minimum: 1,
+      maximum: 5,
+      description:
+        'Copies JetStream keeps of each stream and KV bucket Switchboard creates (work, leases, calls): 3 on a 3-node NATS cluster, so that losing one server loses nothing. Applies when they are created; an existing stream keeps its own (change it with `nats stream edit`).',
+    }),
+    NATS_USER: Type.String({ default: '', description: 'NATS user name (with NATS_PASSWORD). One way to authenticate: a user and password, NATS_TOKEN, NATS_NKEY_SEED_FILE or NATS_CREDS_FILE.' }),
+    NATS_PASSWORD: secret('Password of NATS_USER.'),
+    NATS_TOKEN: secret('NATS authentication token (instead of a user and password).'),
+    NATS_NKEY_SEED_FILE: Type.String({ default: '', description: 'File holding the NKey seed (`SU…`) this process authenticates with; read at each connect.' }),
+    NATS_CREDS_FILE: Type.String({ default: '', description: 'NATS credentials file (user JWT and NKey seed, as `nsc` writes it) for operator/JWT deployments; read at each connect.' }),
+    NATS_TLS_CA_FILE: Type.String({ default: '', description: 'PEM file of the CA that signed the NATS servers\' certificates. Setting any NATS_TLS_* requires TLS.' }),
+    NATS_TLS_CERT_FILE: Type.String({ default: '', description: 'PEM client certificate, for servers that verify clients (`verify: true`); with NATS_TLS_KEY_FILE.' }),
+    NATS_TLS_KEY_FILE: Type.String({ default: '', description: 'PEM private key of NATS_TLS_CERT_FILE.' }),
     NODE_ID: Type.String({
       default: '',
       pattern: '^$|^[A-Za-z0-9_-]{1,64}$',

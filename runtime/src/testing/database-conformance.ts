@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { hasErrorCode } from '@switchboard/sdk';
 import { TokenService } from '../auth/token-service.js';
 import { Provisioner } from '../provisioning/provisioner.js';
-import { SecretBox } from '../secrets.js';
+import { SecretBox, hashToken, newToken } from '../secrets.js';
 import type { Database } from '../store/database.js';
 import { migrate, schemaVersion } from '../store/migrate.js';
 import { MIGRATIONS } from '../store/migrations/index.js';
@@ -97,6 +97,60 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
+    it('concurrent writes share commits: each resolves only once committed, with its own results', async () => {
+      await withNodes(2, async ([a, b]) => {
+        const insert = 'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)';
+        const seen: string[] = [];
+        await Promise.all(
+          Array.from({ length: 60 }, async (_, i) => {
+            const key = `gc-${i}`;
+            const results =
+              i % 3 === 0
+                ? await a!.db.executeAll([
+                    { sql: insert, params: [key, '1', 'now'] },
+                    { sql: 'UPDATE settings SET value = ? WHERE key = ?', params: ['2', key] },
+                    { sql: 'UPDATE settings SET value = ? WHERE key = ?', params: ['x', `${key}-nobody`] },
+                  ])
+                : [await a!.db.execute(insert, [key, '2', 'now'])];
+            assert.deepEqual(results.map((r) => r.changes), i % 3 === 0 ? [1, 1, 0] : [1]);
+            // Acknowledged means committed: another node reads it at once.
+            assert.equal(await b!.settings.get(key), '2', `${key} resolved before another node could read it`);
+            seen.push(key);
+          }),
+        );
+        assert.equal(seen.length, 60);
+      });
+    });
+
+    it('a failing write in a shared commit fails alone and whole; the writes beside it are committed', async () => {
+      await withNodes(2, async ([a, b]) => {
+        const insert = 'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)';
+        await a!.db.execute(insert, ['taken', '0', 'now']);
+        for (let round = 0; round < 5; round++) {
+          const writes = Array.from({ length: 30 }, (_, i) => {
+            const key = `r${round}-${i}`;
+            if (i % 10 === 3) {
+              // An atomic group whose second statement fails: its first must not stay.
+              return a!.db.executeAll([{ sql: insert, params: [key, '1', 'now'] }, { sql: insert, params: ['taken', '1', 'now'] }]).then(
+                () => ({ key, ok: true }),
+                () => ({ key, ok: false }),
+              );
+            }
+            if (i % 10 === 7) return a!.db.execute(insert, ['taken', '1', 'now']).then(() => ({ key: 'taken', ok: true }), () => ({ key: 'taken', ok: false }));
+            return a!.db.execute(insert, [key, '1', 'now']).then(() => ({ key, ok: true }), () => ({ key, ok: false }));
+          });
+          const outcomes = await Promise.all(writes);
+          for (const [i, outcome] of outcomes.entries()) {
+            const failing = i % 10 === 3 || i % 10 === 7;
+            assert.equal(outcome.ok, !failing, `write ${i} of round ${round}`);
+            if (i % 10 === 3) assert.equal(await b!.settings.get(`r${round}-${i}`), undefined, 'half of a failed group was kept');
+            if (!failing) assert.equal(await b!.settings.get(outcome.key), '1');
+          }
+        }
+        assert.equal(await b!.settings.get('taken'), '0');
+      });
+    });
+
     it('stores and reads every aggregate through the repositories, counts and money as numbers', async () => {
       await withNodes(1, async ([store]) => {
         const s = store!;
@@ -130,7 +184,11 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.equal(await s.messages.insertInbound(message), true);
         assert.equal(await s.messages.insertInbound({ ...message, id: `${message.id}-again` }), false, 'a provider retry is a duplicate');
         assert.deepEqual((await s.messages.pendingDeliveries()).map((m) => m.id), [message.id]);
+        assert.deepEqual(await s.messages.pendingDeliveryWithCallback(message.id), { message, callbackUrl: null, sealedSigningSecret: null });
+        await s.agents.setCallback('crud-1', 'https://agent.example/cb', 'sealed');
+        assert.deepEqual(await s.messages.pendingDeliveryWithCallback(message.id), { message, callbackUrl: 'https://agent.example/cb', sealedSigningSecret: 'sealed' });
         await s.messages.markDelivered(message.id);
+        assert.equal(await s.messages.pendingDeliveryWithCallback(message.id), undefined, 'a delivered message is not pending');
         assert.equal((await s.messages.pendingDeliveries()).length, 0);
         const outbound = { ...message, id: 'msg-out-1', direction: 'outbound' as const, externalId: null, status: 'queued' as const, delivery: 'done' as const };
         await s.messages.insert(outbound);
@@ -148,6 +206,11 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.equal(totals.day!.actions, 3);
         assert.equal(typeof totals.day!.actions, 'number');
         assert.equal(Math.round(totals.day!.spend * 10_000) / 10_000, 0.0245);
+        // Several windows in one read: one that began after the records counts none of them.
+        const windows = await s.usage.totalsSince('crud-1', { minute: Date.now() + 60_000, month: Date.now() - 3_600_000 });
+        assert.deepEqual(windows.minute, { actions: 0, spend: 0 });
+        assert.equal(windows.month!.actions, 3);
+        assert.equal(Math.round(windows.month!.spend * 10_000) / 10_000, 0.0245);
         const [summary] = await s.usage.summarise(new Date(Date.now() - 60_000), 'crud-1');
         assert.deepEqual({ ...summary!, cost: Math.round(summary!.cost * 10_000) / 10_000 }, { agentId: 'crud-1', channel: 'sms', action: 'message', count: 3, quantity: 3, cost: 0.0245 });
 
@@ -242,7 +305,7 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         const box = new SecretBox(randomBytes(32));
         const provisioners = stores.map((s) => new Provisioner(s, new TokenService(s, box), box, 'example.com'));
         const provision = (i: number, country?: string) =>
-          provisioners[i % provisioners.length]!.provision({ agentId: `race-${i}`, displayName: `Race ${i}`, channels: ['sms', 'voice'], ...(country ? { country } : {}) });
+          provisioners[i % provisioners.length]!.provision({ agentId: `race-${i}`, displayName: `Race ${i}`, channels: ['sms', 'voice'], tokenHash: hashToken(newToken('sb_live')), ...(country ? { country } : {}) });
         // Half pick any number, half ask for a country: both ways race for the same rows.
         const results = await Promise.all(Array.from({ length: numbers.length }, (_, i) => provision(i, i % 2 ? 'US' : undefined)));
         const addresses = results.map((r) => r.result.channels.sms!.address);
@@ -256,7 +319,7 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         const again = await Promise.all([provision(200), provision(201)]);
         assert.deepEqual(again.map((r) => r.result.channels.sms!.address).sort(), [addresses[0]!, addresses[1]!].sort());
         // The same agent id provisioned on both nodes at once: one wins, the other is a conflict.
-        const twice = await Promise.allSettled([provisioners[0]!.provision({ agentId: 'dup', displayName: 'D', channels: [] }), provisioners[1]!.provision({ agentId: 'dup', displayName: 'D', channels: [] })]);
+        const twice = await Promise.allSettled([provisioners[0]!.provision({ agentId: 'dup', displayName: 'D', channels: [], tokenHash: hashToken(newToken('sb_live')) }), provisioners[1]!.provision({ agentId: 'dup', displayName: 'D', channels: [], tokenHash: hashToken(newToken('sb_live')) })]);
         assert.deepEqual(twice.map((t) => t.status).sort(), ['fulfilled', 'rejected']);
         assert.ok(hasErrorCode((twice.find((t) => t.status === 'rejected') as PromiseRejectedResult).reason, 'CONFLICT'));
       });

@@ -23,7 +23,9 @@ export interface TestNatsServer {
  * Fails loudly when the binary is missing: tests that need NATS never skip.
  * Pass `port` and `storeDir` to restart a server where a stopped one was.
  */
-export async function startNatsServer(options: { port?: number; storeDir?: string; bin?: string } = {}): Promise<TestNatsServer> {
+export async function startNatsServer(
+  options: { port?: number; storeDir?: string; bin?: string; /** Run `-c <file>` instead of the flags; it must set port and store dir to the ones given. */ configFile?: string; env?: Record<string, string> } = {},
+): Promise<TestNatsServer> {
   const bin = options.bin ?? NATS_SERVER_BIN;
   if (!existsSync(bin)) {
     throw new Error(
@@ -33,8 +35,10 @@ export async function startNatsServer(options: { port?: number; storeDir?: strin
   }
   const port = options.port ?? (await freePort());
   const storeDir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'sb-nats-'));
-  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+  const args = options.configFile ? ['-c', options.configFile] : ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir];
+  const child = spawn(bin, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
   let log = '';
   child.stderr!.on('data', (chunk: Buffer) => {

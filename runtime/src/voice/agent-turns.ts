@@ -3,6 +3,7 @@ import { agentEvent } from '../delivery/events.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
+import type { LiveReach } from '../agents/live-reach.js';
 import type { CallSession } from './call-session.js';
 
 /** The agent's answer to one turn of a call. */
@@ -15,10 +16,10 @@ export interface TurnReply {
 }
 
 /**
- * Asks a live MCP session to sample a reply (`sampling/createMessage`), given the conversation so
- * far. Returns undefined when the agent has no live session that supports sampling.
+ * Asks a live MCP session to sample a reply (`sampling/createMessage`), given the conversation so far
+ * (see LiveReach: in process, or over NATS); `sample` gives undefined or '' when no session can.
  */
-export type Sampler = (session: CallSession, timeoutMs: number) => Promise<string> | undefined;
+export type Sampler = Pick<LiveReach, 'sample' | 'samples'>;
 
 /**
  * Where a call's turns are answered: the agent's live MCP session when it supports sampling, else its
@@ -26,32 +27,22 @@ export type Sampler = (session: CallSession, timeoutMs: number) => Promise<strin
  * call becomes an answering machine.
  */
 export class AgentTurns {
-  #sampler: Sampler = () => undefined;
-  #canSample: (agentId: string) => boolean | Promise<boolean> = () => false;
-
   constructor(
     private readonly box: SecretBox,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
+    /** The agents' live sessions that answer turns (MCP sampling), wherever they are held. */
+    private readonly sampler: Sampler,
   ) {}
-
-  /**
-   * Plugs in MCP sampling; `canSample` tells whether an agent has a session that supports it (in a
-   * cluster it may have to ask the other gateways).
-   */
-  setSampler(sampler: Sampler, canSample: (agentId: string) => boolean | Promise<boolean>): void {
-    this.#sampler = sampler;
-    this.#canSample = canSample;
-  }
 
   /** Whether anyone can answer this agent's turns right now. */
   async reachable(agent: AgentRecord): Promise<boolean> {
-    return (await this.#canSample(agent.agentId)) || (agent.callbackUrl !== null && agent.sealedSigningSecret !== null);
+    return (await this.sampler.samples(agent.agentId)) || (agent.callbackUrl !== null && agent.sealedSigningSecret !== null);
   }
 
   /** The agent's reply to the caller's last words, or null when no one answered in time. */
   async reply(session: CallSession, agent: AgentRecord): Promise<TurnReply | null> {
-    const sampled = this.#sampler(session, this.timeoutMs);
+    const sampled = this.sampler.sample(session, this.timeoutMs);
     if (sampled) {
       try {
         const text = await sampled;

@@ -12,6 +12,7 @@ import type { Limiter } from '../limits/limiter.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { Store } from '../store/store.js';
 import { newSessionId, type CallPurpose, type CallSession } from './call-session.js';
+import type { CallMessages } from './call-messages.js';
 import type { VoiceService } from './voice-service.js';
 import type { VoiceMessageStore } from './voice-messages.js';
 import type { Logger } from '../logger.js';
@@ -19,6 +20,8 @@ import type { Logger } from '../logger.js';
 /** What voice operations work with. */
 export interface VoiceContext {
   readonly voice: VoiceService;
+  /** Messages calls took for their agents, stored and delivered here. */
+  readonly messages: CallMessages;
   readonly limiter: Limiter;
   readonly tariffs: Tariffs;
   readonly delivery: DeliveryService;
@@ -262,7 +265,7 @@ export function voiceOperations(
       const { session, message } = payload;
       if (session.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.BAD_REQUEST, 'The call belongs to another agent.');
       return new Continuation(async () => {
-        await voice.messageTaken(session, agent, message);
+        await context.messages.take(session, agent, message);
         return { success: true as const };
       });
     },

@@ -12,6 +12,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { WORK_STREAM, WORK_SUBJECT_PREFIX } from '../protocol/index.js';
 import type { Logger } from '../logger.js';
 import { checkToken } from './in-process-work-queue.js';
 import { RetryLater, retryDelayOf, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work-queue.js';
@@ -24,6 +25,8 @@ export interface JetStreamWorkQueueOptions {
   subjectPrefix?: string;
   /** How long an enqueue with the same id is recognised as a duplicate and dropped (default 2 min). */
   duplicateWindowMs?: number;
+  /** JetStream replicas of the stream when this creates it (default 1). */
+  replicas?: number;
   /** Time a worker has to ack before the item goes to another worker (default 30 s); long handlers keep it alive. */
   ackWaitMs?: number;
   logger?: Logger;
@@ -44,7 +47,7 @@ export class JetStreamWorkQueue implements WorkQueue {
   #ready: Promise<void> | undefined;
 
   constructor(private readonly options: JetStreamWorkQueueOptions) {
-    this.stream = options.stream ?? 'SB_WORK';
+    this.stream = options.stream ?? WORK_STREAM;
     this.#js = jetstream(options.connection);
   }
 
@@ -177,6 +180,7 @@ export class JetStreamWorkQueue implements WorkQueue {
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
       duplicate_window: nanos(this.options.duplicateWindowMs ?? 120_000),
+      num_replicas: this.options.replicas ?? 1,
     };
     try {
       await this.#jsm.streams.info(this.stream);
@@ -193,7 +197,7 @@ export class JetStreamWorkQueue implements WorkQueue {
   }
 
   #prefix(): string {
-    return this.options.subjectPrefix ?? 'sb.work';
+    return this.options.subjectPrefix ?? WORK_SUBJECT_PREFIX;
   }
 
   #subject(kind: string): string {

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { partitionOf, preferredOwner } from '@switchboard/runtime/internal';
 import { startCluster } from '../cluster-processes.js';
 import { cpuPerUnit, startGroupWindow, untilQuiet } from '../cpu.js';
@@ -77,8 +79,10 @@ async function measureCluster(ctx: BenchContext): Promise<{ rows: Measurement[];
   const transactions = async () => {
     // A PostgreSQL 15 backend publishes its counters when idle, at most once a second.
     await new Promise((r) => setTimeout(r, 1_500));
+    snapshotPgTrace(`${++snapshots}`);
     return count('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
   };
+  let snapshots = 0;
   const ingestStart = await transactions();
   const { full, paced } = await measureIngest(ctx, {
     url: cluster.url,
@@ -116,6 +120,17 @@ async function measureCluster(ctx: BenchContext): Promise<{ rows: Measurement[];
     rows: [{ ...full, notes: `${full.notes}; ${perWebhook}; idle cluster before the load: ${idle} of a core` }, paced, { ...send, notes: `${send.notes}; ${perSend}` }],
     failover,
   };
+}
+
+/**
+ * With `BENCH_PG_TRACE=<dir>`, copies the servers' transaction counts (see pg-trace.mjs) as they are
+ * now into `<dir>/<name>/`: the phases' shapes are the differences between snapshots.
+ */
+function snapshotPgTrace(name: string): void {
+  const dir = process.env.BENCH_PG_TRACE;
+  if (!dir) return;
+  mkdirSync(join(dir, name), { recursive: true });
+  for (const file of readdirSync(dir)) if (file.endsWith('.json')) copyFileSync(join(dir, file), join(dir, name, file));
 }
 
 /** What the cluster costs with no load (lease renewals, consumers waiting for work), as shares of a core. */

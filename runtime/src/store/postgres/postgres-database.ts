@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Database, Dialect, ExecuteResult, SqlExecutor, SqlStatement, SqlValue } from '../database.js';
+import { PgGroupCommit } from './group-commit.js';
 import { toNumbered } from './placeholders.js';
 
 /** Counts (`COUNT`, integer `SUM`: int8) and money (`NUMERIC`) come back as numbers, as from SQLite. */
@@ -20,15 +21,20 @@ export interface PostgresOptions {
 
 type Queryable = pg.Pool | pg.PoolClient;
 
+/** Group commits that may run at once, each on a connection of its own (see PgGroupCommit). */
+const COMMITTERS = 2;
+
 /**
- * PostgreSQL through `pg` with a pool. Single statements run on any pooled connection in autocommit;
- * `executeAll` and `transaction` take one connection for BEGIN … COMMIT. PostgreSQL commits
- * concurrent transactions on its own (its WAL writer groups them), so there is no client-side
- * group commit here.
+ * PostgreSQL through `pg` with a pool. Reads outside a transaction run on any pooled connection in
+ * autocommit. Writes (`execute`, `executeAll`) go through a group commit: those that arrive while
+ * others are being committed share the next transaction, each resolving only once it is committed
+ * (a busy node runs one transaction for many messages, not one or more per message). `transaction`
+ * takes one connection of its own for BEGIN … COMMIT.
  */
 export class PostgresDatabase implements Database {
   readonly dialect: Dialect = 'postgres';
   readonly #pool: pg.Pool;
+  readonly #commits: PgGroupCommit;
   #closed = false;
 
   constructor(options: PostgresOptions) {
@@ -36,6 +42,7 @@ export class PostgresDatabase implements Database {
     // An idle connection the server dropped is reported here; the pool replaces it. Without a
     // listener the error would end the process.
     this.#pool.on('error', () => undefined);
+    this.#commits = new PgGroupCommit(this.#pool, COMMITTERS);
   }
 
   async query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
@@ -46,17 +53,15 @@ export class PostgresDatabase implements Database {
     return (await rows<T>(this.#open(), sql, params))[0];
   }
 
+  /** A single write, committed with whatever else is queued (see PgGroupCommit). */
   async execute(sql: string, params: readonly SqlValue[] = []): Promise<ExecuteResult> {
-    return run(this.#open(), sql, params);
+    return (await this.executeAll([{ sql, params }]))[0]!;
   }
 
   async executeAll(statements: readonly SqlStatement[]): Promise<ExecuteResult[]> {
-    if (statements.length === 1) return [await this.execute(statements[0]!.sql, statements[0]!.params)];
-    return this.transaction(async (tx) => {
-      const results: ExecuteResult[] = [];
-      for (const s of statements) results.push(await tx.execute(s.sql, s.params));
-      return results;
-    });
+    this.#open();
+    if (statements.length === 0) return [];
+    return this.#commits.submit(statements);
   }
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {

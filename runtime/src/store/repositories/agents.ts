@@ -52,11 +52,17 @@ interface ChannelRow {
 export class AgentRepository {
   constructor(private readonly db: SqlExecutor) {}
 
+  /** The agent and its channels in one statement (one round trip, one transaction outside a unit of work). */
   async get(agentId: string, tx: SqlExecutor = this.db): Promise<AgentRecord | undefined> {
-    const row = await tx.get<AgentRow>('SELECT * FROM agents WHERE agent_id = ?', [agentId]);
-    if (!row) return undefined;
-    const channels = await tx.query<ChannelRow>('SELECT * FROM agent_channels WHERE agent_id = ? ORDER BY channel', [agentId]);
-    return toRecord(row, channels);
+    const rows = await tx.query<AgentRow & { channel: Channel | null; channel_address: string | null; channel_pool: string | null }>(
+      `SELECT a.*, c.channel AS channel, c.address AS channel_address, c.pool AS channel_pool
+       FROM agents a LEFT JOIN agent_channels c ON c.agent_id = a.agent_id WHERE a.agent_id = ? ORDER BY c.channel`,
+      [agentId],
+    );
+    if (rows.length === 0) return undefined;
+    const channels: ChannelRow[] = [];
+    for (const r of rows) if (r.channel !== null) channels.push({ agent_id: agentId, channel: r.channel, address: r.channel_address!, pool: r.channel_pool! });
+    return toRecord(rows[0]!, channels);
   }
 
   async list(): Promise<AgentRecord[]> {

@@ -1,9 +1,9 @@
-import type { Limits } from '../../limits/limits.js';
 import type { SqlExecutor } from '../database.js';
 
 /** An agent's own limits and markup, laid over the defaults. */
 export interface AgentLimitOverrides {
-  readonly overrides: Partial<Limits>;
+  /** Limit name to value (null: unlimited), as limits/limits.ts names them; the store keeps them as given. */
+  readonly overrides: Readonly<Record<string, number | null>>;
   /** Markup for this agent in percent; null uses the global markup. */
   readonly markupPercent: number | null;
 }
@@ -17,7 +17,7 @@ export class LimitsRepository {
       'SELECT overrides, markup_percent FROM agent_limits WHERE agent_id = ?',
       [agentId],
     );
-    return { overrides: row ? (JSON.parse(row.overrides) as Partial<Limits>) : {}, markupPercent: row?.markup_percent ?? null };
+    return { overrides: row ? (JSON.parse(row.overrides) as Record<string, number | null>) : {}, markupPercent: row?.markup_percent ?? null };
   }
 
   async set(agentId: string, value: AgentLimitOverrides): Promise<void> {

@@ -185,6 +185,20 @@ export class MessageRepository {
     return row && toRecord(row);
   }
 
+  /**
+   * {@link pendingDelivery} and where its agent takes callbacks, in one read: the message if it is
+   * still to be delivered, with the agent's callback URL and sealed signing secret (null when the
+   * agent has none, or is gone).
+   */
+  async pendingDeliveryWithCallback(id: string): Promise<{ message: MessageRecord; callbackUrl: string | null; sealedSigningSecret: string | null } | undefined> {
+    const [row] = await this.db.query<MessageRow & { agent_callback_url: string | null; agent_signing_secret: string | null }>(
+      `SELECT m.*, a.callback_url AS agent_callback_url, a.signing_secret AS agent_signing_secret
+       FROM messages m LEFT JOIN agents a ON a.agent_id = m.agent_id WHERE m.id = ? AND ${UNDELIVERED}`,
+      [id],
+    );
+    return row && { message: toRecord(row), callbackUrl: row.agent_callback_url, sealedSigningSecret: row.agent_signing_secret };
+  }
+
   /** Message counts per channel for one agent. */
   async countByChannel(agentId: string): Promise<Partial<Record<Channel, number>>> {
     const rows = await this.db.query<{ channel: Channel; n: number }>('SELECT channel, COUNT(*) AS n FROM messages WHERE agent_id = ? GROUP BY channel', [

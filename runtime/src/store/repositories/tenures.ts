@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../database.js';
+import type { Database } from '../database.js';
 import type { Tenure, TenureRecord } from '../../tenure.js';
 
 /** The condition a fenced write carries: true only while `fence` is the partition's current tenure. */
@@ -8,30 +8,28 @@ export function fenceCondition(fence: TenureRecord): { sql: string; params: [num
 
 /** The current tenure of each partition of a cluster (table `partition_fences`, migration 7). */
 export class TenureRepository {
-  constructor(private readonly db: SqlExecutor) {}
+  constructor(private readonly db: Database) {}
 
   /**
    * Makes `fence` the partition's current tenure, unless a newer token (a later lease) is there already;
    * false then. Lease revisions only grow, so the newer tenure always wins, whatever order the writes land in.
    */
   async record(fence: TenureRecord, nodeId: string): Promise<boolean> {
-    const { changes } = await this.db.execute(
+    // Its own transaction, not the group commit: on PostgreSQL a takeover never waits for other writes' commit.
+    const { changes } = await this.db.transaction((tx) => tx.execute(
       `INSERT INTO partition_fences (partition, token, node_id, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (partition) DO UPDATE SET token = excluded.token, node_id = excluded.node_id, updated_at = excluded.updated_at
        WHERE partition_fences.token < excluded.token`,
       [fence.partition, fence.token, nodeId, new Date().toISOString()],
-    );
+    ));
     return changes === 1;
   }
 
   /** Records `fence` whatever token is stored: for a lease bucket made anew, whose revisions start again from 1. */
   async takeOver(fence: TenureRecord, nodeId: string): Promise<void> {
-    await this.db.execute('UPDATE partition_fences SET token = ?, node_id = ?, updated_at = ? WHERE partition = ?', [
-      fence.token,
-      nodeId,
-      new Date().toISOString(),
-      fence.partition,
-    ]);
+    await this.db.transaction((tx) =>
+      tx.execute('UPDATE partition_fences SET token = ?, node_id = ?, updated_at = ? WHERE partition = ?', [fence.token, nodeId, new Date().toISOString(), fence.partition]),
+    );
   }
 
   /** The stored token of a partition. */

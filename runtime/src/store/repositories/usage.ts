@@ -63,18 +63,19 @@ export class UsageRepository {
     await tx.execute('DELETE FROM usage_records WHERE id = ?', [id]);
   }
 
-  /** Actions and spend (provider cost when known, else tariff) since each given time. */
+  /** Actions and spend (provider cost when known, else tariff) since each given time, in one statement. */
   async totalsSince(agentId: string, starts: Record<string, number>): Promise<Record<string, { actions: number; spend: number }>> {
-    const entries = await Promise.all(
-      Object.entries(starts).map(async ([name, start]) => {
-        const row = await this.db.get<{ actions: number; spend: number | null }>(
-          'SELECT COUNT(*) AS actions, SUM(COALESCE(provider_cost, tariff_cost)) AS spend FROM usage_records WHERE agent_id = ? AND created_at >= ?',
-          [agentId, new Date(start).toISOString()],
-        );
-        return [name, { actions: row?.actions ?? 0, spend: row?.spend ?? 0 }] as const;
-      }),
+    const windows = Object.entries(starts).map(([name, start]) => [name, new Date(start).toISOString()] as const);
+    if (windows.length === 0) return {};
+    const columns = windows.map(
+      (_, i) => `COALESCE(SUM(CASE WHEN created_at >= ? THEN 1 ELSE 0 END), 0) AS a${i}, SUM(CASE WHEN created_at >= ? THEN COALESCE(provider_cost, tariff_cost) END) AS s${i}`,
     );
-    return Object.fromEntries(entries);
+    const earliest = windows.reduce((min, [, at]) => (at < min ? at : min), windows[0]![1]);
+    const row = await this.db.get<Record<string, number | null>>(
+      `SELECT ${columns.join(', ')} FROM usage_records WHERE agent_id = ? AND created_at >= ?`,
+      [...windows.flatMap(([, at]) => [at, at]), agentId, earliest],
+    );
+    return Object.fromEntries(windows.map(([name], i) => [name, { actions: Number(row?.[`a${i}`] ?? 0), spend: Number(row?.[`s${i}`] ?? 0) }]));
   }
 
   /** Sums per agent and channel since a time: actions, units, provider-or-tariff cost. */

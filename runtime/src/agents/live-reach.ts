@@ -1,0 +1,158 @@
+import { ErrorCodes, hasErrorCode, SwitchboardError } from '@switchboard/sdk';
+import type { Bus, Subscription } from '../bus/bus.js';
+import { liveSubject, turnSubject } from '../cluster/cluster-mode.js';
+import type { AgentEvent } from '../delivery/events.js';
+import type { CallSession } from '../voice/call-session.js';
+
+/** A call as far as asking an agent for one turn needs it. */
+export type TurnCall = Pick<CallSession, 'agentId' | 'sessionId' | 'callSid' | 'direction' | 'from' | 'to' | 'systemPrompt' | 'transcript'>;
+
+/** The live agent sessions one gateway holds (MCP), as the runtime reaches agents through them. */
+export interface LocalSessions {
+  /** Hands an event to the agent's live session here; false when there is none or it cannot take it. */
+  deliver(agentId: string, event: AgentEvent): Promise<boolean>;
+  /** True when a live session of the agent is held here. */
+  holds(agentId: string): boolean;
+  /** Asks the agent's session here for a call's next turn (MCP sampling); undefined when none here can. */
+  sample(call: TurnCall, timeoutMs: number): Promise<string> | undefined;
+  /** True when a session of the agent that can answer turns is held here. */
+  samples(agentId: string): boolean;
+}
+
+/**
+ * The live reach of agents: how deliveries and voice turns get to an agent's live session wherever a
+ * gateway holds it. DeliveryService and AgentTurns reach through it; the gateway serves its own
+ * sessions into it. In process ({@link LocalLiveReach}) or over NATS ({@link NatsLiveReach}).
+ */
+export interface LiveReach {
+  /** Hands an event to the agent's live session; false when there is none or it could not take it. */
+  deliver(agentId: string, event: AgentEvent): Promise<boolean>;
+  /** Whether an event for the agent may reach a live session (true when only asking would tell). */
+  holds(agentId: string): boolean;
+  /** Asks a live session for a call's next turn; undefined (or '') when no session answers turns. */
+  sample(call: TurnCall, timeoutMs: number): Promise<string> | undefined;
+  /** Whether a session of the agent that answers turns exists. */
+  samples(agentId: string): Promise<boolean>;
+  /**
+   * Makes `local` the sessions this process holds; the returned function is called whenever the
+   * sessions it holds of an agent change (opened or closed).
+   */
+  serve(local: LocalSessions): (agentId: string) => void;
+}
+
+/** No sessions: what a process reaches before a gateway serves its own. */
+const NO_SESSIONS: LocalSessions = {
+  deliver: async () => false,
+  holds: () => false,
+  sample: () => undefined,
+  samples: () => false,
+};
+
+/** Embedded: the agents' sessions are this process's own. */
+export class LocalLiveReach implements LiveReach {
+  #local: LocalSessions = NO_SESSIONS;
+
+  deliver(agentId: string, event: AgentEvent): Promise<boolean> {
+    return this.#local.deliver(agentId, event);
+  }
+
+  holds(agentId: string): boolean {
+    return this.#local.holds(agentId);
+  }
+
+  sample(call: TurnCall, timeoutMs: number): Promise<string> | undefined {
+    return this.#local.sample(call, timeoutMs);
+  }
+
+  async samples(agentId: string): Promise<boolean> {
+    return this.#local.samples(agentId);
+  }
+
+  serve(local: LocalSessions): (agentId: string) => void {
+    this.#local = local;
+    return () => undefined;
+  }
+}
+
+/**
+ * Cluster: a gateway answers on the live and turn subjects of each agent it holds a session for (one
+ * gateway of the queue group answers; no responders means no session anywhere). Sessions held here
+ * are reached directly; any other is asked for over the bus, so a runtime node delivers through
+ * whichever gateway holds the session, and a call held by one gateway asks its turns of the gateway
+ * holding the agent's session.
+ */
+export class NatsLiveReach implements LiveReach {
+  #local: LocalSessions = NO_SESSIONS;
+  readonly #live = new Map<string, Subscription>();
+  readonly #turns = new Map<string, Subscription>();
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly deliverTimeoutMs = 5000,
+  ) {}
+
+  async deliver(agentId: string, event: AgentEvent): Promise<boolean> {
+    if (this.#local.holds(agentId)) return this.#local.deliver(agentId, event);
+    return this.bus.request<boolean>(liveSubject(agentId), event, { timeoutMs: this.deliverTimeoutMs }).then(
+      (taken) => taken === true,
+      () => false,
+    );
+  }
+
+  /** Which gateway holds a session is known only by asking, so a delivery always asks. */
+  holds(_agentId: string): boolean {
+    return true;
+  }
+
+  sample(call: TurnCall, timeoutMs: number): Promise<string> {
+    const here = this.#local.sample(call, timeoutMs);
+    if (here) return here;
+    const request: TurnRequest = { call: turnCall(call), timeoutMs };
+    // No session anywhere is no answer (the callback URL is next), not a failure to log.
+    return this.bus
+      .request<string>(turnSubject(call.agentId), request, { timeoutMs: timeoutMs + 1000 })
+      .catch((err: unknown) => (hasErrorCode(err, ErrorCodes.UNAVAILABLE) ? '' : Promise.reject(err)));
+  }
+
+  async samples(agentId: string): Promise<boolean> {
+    if (this.#local.samples(agentId)) return true;
+    return this.bus.request<boolean>(turnSubject(agentId), { probe: true } satisfies TurnRequest, { timeoutMs: 2000 }).then(
+      (answer) => answer === true,
+      () => false,
+    );
+  }
+
+  serve(local: LocalSessions): (agentId: string) => void {
+    this.#local = local;
+    const answerTurn = (agentId: string) => (data: unknown) => {
+      const request = data as TurnRequest;
+      if ('probe' in request) return local.samples(agentId);
+      const answer = local.sample(request.call, request.timeoutMs);
+      if (!answer) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `No session that answers turns for agent ${agentId} here.`);
+      return answer;
+    };
+    return (agentId) => {
+      reconcile(this.#live, local.holds(agentId), agentId, () =>
+        this.bus.subscribe(liveSubject(agentId), (event) => local.deliver(agentId, event as AgentEvent), { queue: 'live' }),
+      );
+      reconcile(this.#turns, local.samples(agentId), agentId, () => this.bus.subscribe(turnSubject(agentId), answerTurn(agentId), { queue: 'turn' }));
+    };
+  }
+}
+
+/** A turn asked of another gateway: the call so far, or a probe (does a session that answers turns exist?). */
+type TurnRequest = { probe: true } | { call: TurnCall; timeoutMs: number };
+
+/** Subscribes while `wanted`, unsubscribes once not. */
+function reconcile(held: Map<string, Subscription>, wanted: boolean, agentId: string, subscribe: () => Subscription): void {
+  const subscription = held.get(agentId);
+  if (wanted && !subscription) held.set(agentId, subscribe());
+  else if (!wanted && subscription) {
+    subscription.unsubscribe();
+    held.delete(agentId);
+  }
+}
+
+function turnCall({ agentId, sessionId, callSid, direction, from, to, systemPrompt, transcript }: TurnCall): TurnCall {
+  return { agentId, sessionId, callSid, direction, from, to, systemPrompt, transcript };
+}

@@ -1,0 +1,57 @@
+/**
+ * The wire of cluster mode in one place: every NATS subject, stream and KV bucket name a gateway or a
+ * runtime node uses, and the builders that both ends of a subject share. deploy/nats/switchboard-accounts.conf
+ * grants each role its subjects by these names: renaming one here means changing the permissions there.
+ * This folder imports nothing from the rest of the runtime (test/dependency-direction.test.ts).
+ */
+
+/** Agent operations: `sb.agent.<partition>.<operation>`; gateways and nodes request, the node holding the partition serves. */
+export const AGENT_SUBJECT = 'sb.agent';
+
+/** Live reach of an agent's MCP session: `sb.live.<agentId>`; runtime nodes request, the gateway holding the session serves. */
+export const LIVE_SUBJECT = 'sb.live';
+
+/** Voice turns for calls held by another gateway: `sb.turn.<agentId>`; gateways request and serve. */
+export const TURN_SUBJECT = 'sb.turn';
+
+/** Runtime events (metrics): `sb.events.<name>`; runtime nodes publish, gateways subscribe. */
+export const EVENT_SUBJECT = 'sb.events';
+
+/** The JetStream stream of durable work, and its subjects `sb.work.<kind>`; runtime nodes only. */
+export const WORK_STREAM = 'SB_WORK';
+export const WORK_SUBJECT_PREFIX = 'sb.work';
+
+/** The KV bucket of partition leases (and `<bucket>_nodes`, the live nodes); runtime nodes only. */
+export const LEASES_BUCKET = 'sb_leases';
+
+/** The KV bucket of call sessions (the call directory); gateways and runtime nodes. */
+export const CALLS_BUCKET = 'sb_calls';
+
+/** Agent ids may hold dots, which NATS reads as token separators, and never hold `~`. */
+function agentToken(agentId: string): string {
+  return agentId.replaceAll('.', '~');
+}
+
+/** The operation a gateway's readiness sends to each partition: answered by its holder unless the partition keeps failing. */
+export const PARTITION_PROBE = '_probe';
+
+/** `sb.agent.<partition>.<operation>`. */
+export function agentSubject(partition: number, operation: string): string {
+  return `${AGENT_SUBJECT}.${partition}.${operation}`;
+}
+
+/**
+ * The subject a gateway holding an agent's live MCP session listens on; runtime nodes deliver to it
+ * by request (no responders: no live session anywhere).
+ */
+export function liveSubject(agentId: string): string {
+  return `${LIVE_SUBJECT}.${agentToken(agentId)}`;
+}
+
+/**
+ * The subject a gateway holding an agent's MCP session with sampling listens on for the voice turns
+ * of calls held by other gateways (no responders: no such session anywhere).
+ */
+export function turnSubject(agentId: string): string {
+  return `${TURN_SUBJECT}.${agentToken(agentId)}`;
+}

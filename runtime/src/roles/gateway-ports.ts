@@ -1,0 +1,53 @@
+import { StoreAdminPort, StoreMetricsPort } from '../admin/admin-port.js';
+import type { AgentClient } from '../agents/agent-client.js';
+import { AgentReach } from '../agents/agent-reach.js';
+import type { LiveReach } from '../agents/live-reach.js';
+import { Markup } from '../billing/markup.js';
+import { UsageReports } from '../billing/reports.js';
+import type { StoredLimits } from '../limits/stored-limits.js';
+import type { DriverSet } from '../drivers/registry.js';
+import { DriverWebhookPort } from '../drivers/webhook-port.js';
+import type { RuntimeEvents } from '../events.js';
+import type { ReadinessChecks } from '../health.js';
+import type { GatewayPorts, VoicePort } from '../ports.js';
+import type { SecretBox } from '../secrets.js';
+import type { Store } from '../store/store.js';
+import type { ApiAccess, RoleOptions } from './parts.js';
+
+/** What the ports of a process serving the API are made of. */
+export interface GatewayPortParts extends RoleOptions {
+  demoMode: boolean;
+  store: Store;
+  box: SecretBox;
+  access: ApiAccess;
+  agents: AgentClient;
+  limits: Pick<StoredLimits, 'limitsOf'>;
+  drivers: DriverSet;
+  events: RuntimeEvents;
+  reach: LiveReach;
+  voice: VoicePort;
+  readiness: ReadinessChecks;
+}
+
+/** The ports a gateway reaches its runtime through (see ports.ts), embedded or in a cluster. */
+export function gatewayPorts(parts: GatewayPortParts): GatewayPorts {
+  const { settings, store, access, events, drivers } = parts;
+  const markup = new Markup(store, settings.MARKUP_PERCENT);
+  return {
+    settings,
+    demoMode: parts.demoMode,
+    logger: parts.logger,
+    agents: parts.agents,
+    tokens: access.tokens,
+    lockout: access.lockout,
+    sessionEpoch: access.sessionEpoch,
+    idempotency: store.idempotency,
+    sealer: parts.box,
+    admin: new StoreAdminPort(store, new UsageReports(store, parts.limits, () => markup.percent()), markup, drivers),
+    reach: new AgentReach(store, parts.reach),
+    metrics: new StoreMetricsPort(events, store),
+    webhooks: new DriverWebhookPort(drivers, events),
+    voice: parts.voice,
+    readiness: parts.readiness,
+  };
+}

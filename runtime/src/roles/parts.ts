@@ -1,0 +1,168 @@
+import type { DriverContext } from '@switchboard/sdk';
+import { AgentClient } from '../agents/agent-client.js';
+import { AuthLockout } from '../auth/lockout.js';
+import { SessionEpoch } from '../auth/session-epoch.js';
+import type { TokenService } from '../auth/token-service.js';
+import type { NatsBus } from '../bus/nats-bus.js';
+import type { Bus } from '../bus/bus.js';
+import { driverSpecs } from '../drivers/driver-settings.js';
+import { loadDriver, type DriverSpec, type PackageImporter } from '../drivers/loader.js';
+import type { DriverSet } from '../drivers/registry.js';
+import type { ReadinessChecks } from '../health.js';
+import type { Logger } from '../logger.js';
+import { DEMO_EMAIL_DOMAIN, demoPools } from '../modes.js';
+import type { SecretBox } from '../secrets.js';
+import type { Settings } from '../settings/schema.js';
+import type { PoolName } from '../store/repositories/pools.js';
+import { openStore, type Store } from '../store/store.js';
+
+/** How long a process may go on using the admin sessions' epoch it read: how late a sign-out elsewhere reaches it. */
+const SESSION_EPOCH_MAX_AGE_MS = 2000;
+
+/** What every role starts from. */
+export interface RoleOptions {
+  settings: Settings;
+  logger: Logger;
+}
+
+/** What a role connects to once its gateway listens (see each role's `attach`). */
+export interface AttachOptions {
+  publicBaseUrl: string;
+  drivers: readonly DriverSpec[];
+  importer: PackageImporter;
+}
+
+/** Opens (and migrates) the store the settings name: SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL. */
+export async function openRoleStore({ settings, logger }: RoleOptions): Promise<Store> {
+  const store = await openStore({ dataDir: settings.DATA_DIR, synchronous: settings.SQLITE_SYNCHRONOUS, databaseUrl: settings.DATABASE_URL });
+  logger.info({ store: store.db.dialect, dataDir: settings.DATA_DIR }, 'start-up: store open and migrated');
+  return store;
+}
+
+/** The public base URL of the gateways, known once the gateway listens. */
+export class PublicAddress {
+  #url = '';
+
+  get url(): string {
+    return this.#url;
+  }
+
+  set(url: string): void {
+    this.#url = url;
+  }
+}
+
+/** The email domain agents' addresses are given in. */
+export function emailDomain(settings: Settings, demoMode: boolean): string {
+  return settings.EMAIL_DOMAIN || (demoMode ? DEMO_EMAIL_DOMAIN : '');
+}
+
+/**
+ * The client agent operations go through. `partitions` (cluster) spreads them over the partitions and
+ * retries one whose node is gone for about three lease lifetimes.
+ */
+export function agentClient(bus: Bus, settings: Settings, box: SecretBox, cluster?: { partitions: number; leaseTtlMs: number }): AgentClient {
+  // A bus request must outlive the slowest operation: every send attempt timing out, plus backoff.
+  const sendBudget = settings.SEND_MAX_ATTEMPTS * (settings.SEND_TIMEOUT_MS + settings.SEND_RETRY_BASE_MS * 2 ** settings.SEND_MAX_ATTEMPTS);
+  return new AgentClient(bus, Math.max(15_000, sendBudget + 5_000), { box, ...(cluster ? { partitions: cluster.partitions, retryUnavailableMs: 3 * cluster.leaseTtlMs } : {}) });
+}
+
+/** Readiness checks the store answers. */
+export function probeDatabase(readiness: ReadinessChecks, store: Store): void {
+  readiness.register('database', async () => {
+    await store.db.ping();
+    return 'ok';
+  });
+}
+
+/** Readiness checks NATS answers. */
+export function probeNats(readiness: ReadinessChecks, bus: NatsBus): void {
+  readiness.register('nats', async () => {
+    await bus.flush();
+    return 'ok';
+  });
+}
+
+/** Adds the configured pool entries (and, in demo mode, the demo ones to empty pools). */
+export async function fillPools(store: Store, settings: Settings, demoMode: boolean): Promise<void> {
+  const list = (csv: string) => csv.split(',').map((s) => s.trim()).filter(Boolean);
+  const configured: [PoolName, string[]][] = [
+    ['phone', list(settings.POOL_PHONE_NUMBERS)],
+    ['whatsapp', list(settings.POOL_WHATSAPP_SENDERS)],
+    ['line', list(settings.POOL_LINE_CHANNELS)],
+  ];
+  const counts = await store.pools.counts();
+  const demo = demoPools();
+  for (const [pool, addresses] of configured) {
+    const entries = addresses.length === 0 && demoMode && counts[pool].total === 0 ? demo[pool as keyof typeof demo] : addresses;
+    if (entries.length > 0) await store.pools.add(pool, entries);
+  }
+}
+
+/** What a process serving the API checks callers with: tokens, the lockout, the admin sessions' epoch. */
+export class ApiAccess {
+  readonly lockout: AuthLockout;
+  /** The admin UI sessions' epoch, kept in the store. */
+  readonly sessionEpoch: SessionEpoch;
+  /** Printed once by the CLI when the first start generated the orchestrator token. */
+  generatedOrchestratorToken: string | undefined;
+
+  constructor(
+    private readonly settings: Settings,
+    store: Store,
+    box: ConstructorParameters<typeof SessionEpoch>[1],
+    readonly tokens: TokenService,
+  ) {
+    this.lockout = new AuthLockout({
+      attempts: settings.AUTH_LOCKOUT_ATTEMPTS,
+      windowMs: settings.AUTH_LOCKOUT_WINDOW_SECONDS * 1000,
+      lockMs: settings.AUTH_LOCKOUT_SECONDS * 1000,
+    });
+    this.sessionEpoch = new SessionEpoch(store.settings, box, SESSION_EPOCH_MAX_AGE_MS);
+  }
+
+  /** Creates the orchestrator token on the first start (or takes ORCHESTRATOR_TOKEN) and the sessions' epoch. */
+  async init(): Promise<void> {
+    const { generatedOrchestratorToken } = await this.tokens.init(this.settings.ORCHESTRATOR_TOKEN);
+    this.generatedOrchestratorToken = generatedOrchestratorToken;
+    await this.sessionEpoch.init(this.tokens.orchestratorHash);
+  }
+}
+
+/**
+ * Loads the provider drivers by package name (the configured built-in ones, then those DRIVERS
+ * names), chooses one per capability, and registers their readiness probes.
+ */
+export async function loadProviderDrivers(drivers: DriverSet, readiness: ReadinessChecks, { settings, logger }: RoleOptions, options: AttachOptions): Promise<void> {
+  const context: DriverContext = { logger, publicBaseUrl: options.publicBaseUrl };
+  const loaded = [];
+  try {
+    for (const spec of driverSpecs(options.drivers, settings.DRIVERS, settings)) loaded.push(await loadDriver(spec, options.importer, context));
+    const s = settings;
+    drivers.use(loaded, {
+      sms: s.SMS_DRIVER,
+      whatsapp: s.WHATSAPP_DRIVER,
+      email: s.EMAIL_DRIVER,
+      line: s.LINE_DRIVER,
+      voice: s.VOICE_DRIVER,
+      tts: s.TTS_DRIVER,
+      stt: s.STT_DRIVER,
+    });
+  } catch (err) {
+    await Promise.all(loaded.map((d) => d.close?.()));
+    throw err;
+  }
+  logger.info({ drivers: drivers.all.map((d) => `${d.manifest.name}@${d.manifest.version}`), chosen: drivers.chosen }, 'start-up: drivers loaded');
+  const probe = (kind: string, channel: 'sms' | 'email' | 'voice' | 'tts') => {
+    readiness.register(kind, async () => {
+      const driver = drivers.for(channel);
+      if (!driver?.health) return 'disabled';
+      const result = await driver.health();
+      if (!result.ok) throw new Error(result.message);
+      return 'ok';
+    });
+  };
+  probe('telephony', 'sms');
+  probe('email', 'email');
+  probe('tts', 'tts');
+}

@@ -1,0 +1,188 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { freePort, startNatsServer, type TestNatsServer } from './nats-server.js';
+
+/** The shipped nats-server configuration (deploy/nats), which these servers run with ports, dirs and certificates of the test. */
+export const NATS_DEPLOY_DIR = fileURLToPath(new URL('../../../deploy/nats/', import.meta.url));
+
+/** The users of deploy/nats/switchboard-accounts.conf. */
+export type NatsRole = 'runtime' | 'gateway' | 'admin';
+
+/** PEM files made for one test run with `openssl`: a CA, a server certificate for 127.0.0.1 and localhost, a client certificate. */
+export interface TestNatsTls {
+  readonly dir: string;
+  readonly caFile: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+/** nats-server(s) running the shipped configuration: TLS required with client certificates, a password per role. */
+export interface SecureNatsCluster {
+  /** `tls://127.0.0.1:<port>` of each server, comma-separated (a NATS_URL). */
+  readonly url: string;
+  readonly servers: TestNatsServer[];
+  readonly tls: TestNatsTls;
+  readonly passwords: Readonly<Record<NatsRole, string>>;
+  /** The NATS_* settings of a process connecting as `role`. */
+  settings(role: NatsRole): Record<string, string>;
+  /** A client connection as `role` (TLS with the client certificate), with the role's inbox prefix (`_INBOX_gateway`, `_INBOX_node`). */
+  connect(role: NatsRole, options?: { name?: string }): Promise<NatsConnection>;
+  /** Stops server `index` (SIGKILL by default), keeping its store. */
+  kill(index: number, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts server `index` again where it was, on its port with its store. */
+  restart(index: number): Promise<void>;
+  stop(): Promise<void>;
+  /** The servers' log lines about permission or authorization violations so far (clients refused something). */
+  violations(): string[];
+}
+
+/** Makes a CA, a server certificate (serverAuth and clientAuth, for routes too) and a client certificate in a new temp dir. */
+export function createNatsTls(): TestNatsTls {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-nats-tls-'));
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  try {
+    openssl('req', '-x509', ...ec, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=switchboard-test-ca');
+    const sign = (name: string, subject: string, extensions: string) => {
+      openssl('req', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', subject);
+      writeFileSync(join(dir, `${name}.ext`), extensions);
+      openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
+    };
+    sign('server', '/CN=localhost', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n');
+    sign('client', '/CN=switchboard-client', 'extendedKeyUsage=clientAuth\n');
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`openssl could not make the test certificates (is openssl installed?): ${(err as { stderr?: Buffer }).stderr?.toString() ?? err}`);
+  }
+  return { dir, caFile: join(dir, 'ca.pem'), certFile: join(dir, 'client.pem'), keyFile: join(dir, 'client-key.pem') };
+}
+
+/**
+ * Starts `count` nats-servers (1: deploy/nats/nats-server.conf; 3: deploy/nats/cluster/nats-<i>.conf)
+ * on loopback, with free ports, temp stores, new certificates and random passwords, and waits until
+ * JetStream answers (a cluster has elected its meta leader). What the shipped files say is what runs:
+ * a line the helper expects to rewrite and cannot find fails the start.
+ */
+export async function startSecureNats(options: { count?: 1 | 3 } = {}): Promise<SecureNatsCluster> {
+  const count = options.count ?? 1;
+  const tls = createNatsTls();
+  const work = mkdtempSync(join(tmpdir(), 'sb-nats-conf-'));
+  const passwords: Record<NatsRole, string> = {
+    runtime: `p${randomBytes(18).toString('hex')}`,
+    gateway: `p${randomBytes(18).toString('hex')}`,
+    admin: `p${randomBytes(18).toString('hex')}`,
+  };
+  const env = { SB_NATS_RUNTIME_PASSWORD: passwords.runtime, SB_NATS_GATEWAY_PASSWORD: passwords.gateway, SB_NATS_ADMIN_PASSWORD: passwords.admin };
+  const clientPorts: number[] = [];
+  const routePorts: number[] = [];
+  for (let i = 0; i < count; i++) {
+    clientPorts.push(await freePort());
+    routePorts.push(await freePort());
+  }
+  mkdirSync(join(work, 'cluster'));
+  copyFileSync(join(NATS_DEPLOY_DIR, 'switchboard-accounts.conf'), join(work, 'switchboard-accounts.conf'));
+  const configs = clientPorts.map((port, i) => {
+    const source = count === 1 ? join(NATS_DEPLOY_DIR, 'nats-server.conf') : join(NATS_DEPLOY_DIR, 'cluster', `nats-${i + 1}.conf`);
+    const storeDir = mkdtempSync(join(tmpdir(), 'sb-nats-'));
+    let text = readFileSync(source, 'utf8');
+    const rewrite = (from: RegExp, to: string) => {
+      if (!from.test(text)) throw new Error(`${source} no longer has ${from}; update runtime/src/testing/secure-nats.ts with it`);
+      text = text.replace(from, to);
+    };
+    rewrite(/^host: 0\.0\.0\.0$/m, 'host: 127.0.0.1');
+    rewrite(/^port: 4222$/m, `port: ${port}`);
+    rewrite(/store_dir: "\/var\/lib\/nats\/jetstream"/, `store_dir: ${JSON.stringify(storeDir)}`);
+    rewrite(/\/etc\/nats\/tls\/server\.pem/g, join(tls.dir, 'server.pem'));
+    rewrite(/\/etc\/nats\/tls\/server-key\.pem/g, join(tls.dir, 'server-key.pem'));
+    rewrite(/\/etc\/nats\/tls\/ca\.pem/g, tls.caFile);
+    if (count > 1) {
+      rewrite(/listen: 0\.0\.0\.0:6222/, `listen: 127.0.0.1:${routePorts[i]}`);
+      for (let j = 0; j < count; j++) rewrite(new RegExp(`nats-route://nats-${j + 1}:6222`), `nats-route://127.0.0.1:${routePorts[j]}`);
+    }
+    // Includes are relative to the including file: the copies keep deploy/nats's layout.
+    const file = count === 1 ? join(work, 'nats-server.conf') : join(work, 'cluster', `nats-${i + 1}.conf`);
+    writeFileSync(file, text);
+    return { file, port, storeDir };
+  });
+  const servers: TestNatsServer[] = [];
+  const violations: string[] = [];
+  const start = async (i: number) => {
+    const server = await startNatsServer({ port: configs[i]!.port, storeDir: configs[i]!.storeDir, configFile: configs[i]!.file, env });
+    server.process.stderr!.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) if (/violation/i.test(line)) violations.push(line);
+    });
+    return server;
+  };
+  try {
+    servers.push(...(await Promise.all(configs.map((_, i) => start(i)))));
+  } catch (err) {
+    await Promise.all(servers.map((s) => s.stop()));
+    rmSync(work, { recursive: true, force: true });
+    rmSync(tls.dir, { recursive: true, force: true });
+    throw err;
+  }
+  const url = clientPorts.map((p) => `tls://127.0.0.1:${p}`).join(',');
+  const connectAs = (role: NatsRole, o: { name?: string } = {}) =>
+    connect({
+      servers: clientPorts.map((p) => `127.0.0.1:${p}`),
+      user: role,
+      pass: passwords[role],
+      tls: { caFile: tls.caFile, certFile: tls.certFile, keyFile: tls.keyFile },
+      inboxPrefix: role === 'runtime' ? '_INBOX_node' : role === 'gateway' ? '_INBOX_gateway' : '_INBOX',
+      ...(o.name ? { name: o.name } : {}),
+    });
+  await waitForJetStream(() => connectAs('admin'));
+  return {
+    url,
+    servers,
+    tls,
+    passwords,
+    settings: (role) => ({
+      NATS_URL: url,
+      NATS_USER: role,
+      NATS_PASSWORD: passwords[role],
+      NATS_TLS_CA_FILE: tls.caFile,
+      NATS_TLS_CERT_FILE: tls.certFile,
+      NATS_TLS_KEY_FILE: tls.keyFile,
+    }),
+    connect: connectAs,
+    async kill(index, signal = 'SIGKILL') {
+      await servers[index]!.stop({ keepStore: true, signal });
+    },
+    async restart(index) {
+      servers[index] = await start(index);
+    },
+    violations: () => [...violations],
+    async stop() {
+      await Promise.all(servers.map((s) => s.stop()));
+      rmSync(work, { recursive: true, force: true });
+      rmSync(tls.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitForJetStream(open: () => Promise<NatsConnection>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    let nc: NatsConnection | undefined;
+    try {
+      nc = await open();
+      const jsm = await jetstreamManager(nc, { timeout: 2000 });
+      await jsm.getAccountInfo();
+      return;
+    } catch (err) {
+      last = err;
+      await new Promise((r) => setTimeout(r, 250));
+    } finally {
+      await nc?.close().catch(() => {});
+    }
+  }
+  throw new Error(`JetStream did not answer within 30 s: ${(last as Error)?.message ?? last}`);
+}

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { NatsBus, protocol } from '@switchboard/runtime/internal';
+import { startSecureNats, type SecureNatsCluster } from '@switchboard/runtime/testing';
+
+const { AGENT_SUBJECT, LEASES_BUCKET, liveSubject, WORK_STREAM, WORK_SUBJECT_PREFIX } = protocol;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The shipped nats-server configuration (deploy/nats) under test: TLS with client certificates, a user
+ * per role. What each role may do on the bus, and what the server refuses it.
+ */
+describe('NATS as deploy/nats configures it: TLS, a user per role, subject permissions', { timeout: 120_000 }, () => {
+  let nats: SecureNatsCluster;
+  let runtime: NatsConnection;
+  let gateway: NatsConnection;
+  let runtimeJsm: JetStreamManager;
+  let leases: KV;
+
+  before(async () => {
+    nats = await startSecureNats();
+    runtime = await nats.connect('runtime');
+    gateway = await nats.connect('gateway');
+    runtimeJsm = await jetstreamManager(runtime);
+    // What a runtime node makes: the work stream and the lease bucket, each with an item in it.
+    await runtimeJsm.streams.add({ name: WORK_STREAM, subjects: [`${WORK_SUBJECT_PREFIX}.>`], retention: RetentionPolicy.Workqueue, storage: StorageType.File });
+    await jetstream(runtime).publish(`${WORK_SUBJECT_PREFIX}.deliver`, JSON.stringify({ acknowledged: 'inbound' }));
+    leases = await new Kvm(runtime).create(LEASES_BUCKET, { history: 1 });
+    await leases.put('p.1', 'rt-1');
+  });
+
+  after(async () => {
+    await runtime?.close();
+    await gateway?.close();
+    await nats?.stop();
+  });
+
+  const workItems = async () => (await runtimeJsm.streams.info(WORK_STREAM)).state.messages;
+  /** Runs `attempt` as the gateway: it must fail, and the server must log a violation naming `subject`. */
+  const refused = async (subject: string, attempt: () => Promise<unknown>) => {
+    const before = nats.violations().length;
+    await assert.rejects(attempt(), `the gateway was allowed ${subject}`);
+    for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(50)) {
+      if (nats.violations().slice(before).some((line) => line.includes(subject))) return;
+    }
+    assert.fail(`nats-server logged no violation for ${subject}: ${nats.violations().slice(before).join('\n')}`);
+  };
+
+  it('refuses a client without credentials, and one without TLS', async () => {
+    const noUser = connect({ servers: nats.url.replace('tls://', ''), tls: { caFile: nats.tls.caFile, certFile: nats.tls.certFile, keyFile: nats.tls.keyFile }, reconnect: false });
+    await assert.rejects(noUser, /authorization/i);
+    const noTls = connect({ servers: nats.url.replace('tls://', ''), user: 'gateway', pass: nats.passwords.gateway, tls: null, reconnect: false });
+    await assert.rejects(noTls);
+    const noClientCert = connect({ servers: nats.url.replace('tls://', ''), user: 'gateway', pass: nats.passwords.gateway, tls: { caFile: nats.tls.caFile }, reconnect: false });
+    await assert.rejects(noClientCert);
+    const wrongPassword = connect({ servers: nats.url.replace('tls://', ''), user: 'runtime', pass: nats.passwords.gateway, tls: { caFile: nats.tls.caFile, certFile: nats.tls.certFile, keyFile: nats.tls.keyFile }, reconnect: false });
+    await assert.rejects(wrongPassword, /authorization/i);
+  });
+
+  it('connects a Switchboard process from its NATS_* settings', async () => {
+    const { natsConnectionOptions } = await import('@switchboard/runtime');
+    const bus = await NatsBus.connect(natsConnectionOptions({ ...emptyNatsSettings, ...nats.settings('gateway') }));
+    try {
+      await bus.flush();
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('lets a gateway request agent operations and serve live reach; a runtime node serves and requests them', async () => {
+    const node = NatsBus.fromConnection(runtime);
+    const gw = NatsBus.fromConnection(gateway);
+    const served = node.subscribe(`${AGENT_SUBJECT}.3.*`, (data) => ({ echoed: data }));
+    const live = gw.subscribe(liveSubject('agent.one'), () => true);
+    await node.flush();
+    await gw.flush();
+    assert.deepEqual(await gw.request(`${AGENT_SUBJECT}.3.send`, { agentId: 'a' }), { echoed: { agentId: 'a' } });
+    assert.equal(await node.request(liveSubject('agent.one'), { kind: 'message' }), true);
+    served.unsubscribe();
+    live.unsubscribe();
+  });
+
+  it('a gateway cannot take a work item, enqueue one, or purge or delete the work stream', async () => {
+    const gwJs = jetstream(gateway, { timeout: 2000 });
+    const gwJsm = await jetstreamManager(gateway, { timeout: 2000, checkAPI: false });
+    await refused(`$JS.API.CONSUMER.CREATE.${WORK_STREAM}`, () => gwJsm.consumers.add(WORK_STREAM, { durable_name: 'thief', ack_policy: AckPolicy.Explicit }));
+    await refused(`$JS.API.CONSUMER.MSG.NEXT.${WORK_STREAM}`, () => gateway.request(`$JS.API.CONSUMER.MSG.NEXT.${WORK_STREAM}.work_deliver`, JSON.stringify({ batch: 1 }), { timeout: 2000 }));
+    await refused(`${WORK_SUBJECT_PREFIX}.deliver`, () => gwJs.publish(`${WORK_SUBJECT_PREFIX}.deliver`, JSON.stringify({ forged: true })));
+    await refused(`$JS.API.STREAM.PURGE.${WORK_STREAM}`, () => gwJsm.streams.purge(WORK_STREAM));
+    await refused(`$JS.API.STREAM.DELETE.${WORK_STREAM}`, () => gwJsm.streams.delete(WORK_STREAM));
+    await refused(`$JS.API.STREAM.MSG.DELETE.${WORK_STREAM}`, () => gwJsm.streams.deleteMessage(WORK_STREAM, 1));
+    assert.equal(await workItems(), 1, 'the acknowledged work item is gone');
+  });
+
+  it('a gateway cannot write, delete or purge a lease', async () => {
+    const put = `$KV.${LEASES_BUCKET}.p.1`;
+    await refused(put, () => gateway.request(put, 'gw-thief', { timeout: 2000 }));
+    const del = headers();
+    del.set('KV-Operation', 'DEL');
+    await refused(put, () => gateway.request(put, '', { timeout: 2000, headers: del }));
+    await refused(`$JS.API.STREAM.PURGE.KV_${LEASES_BUCKET}`, () => gateway.request(`$JS.API.STREAM.PURGE.KV_${LEASES_BUCKET}`, '{}', { timeout: 2000 }));
+    await refused(`$JS.API.STREAM.INFO.KV_${LEASES_BUCKET}`, () => new Kvm(gateway).open(LEASES_BUCKET).then((kv) => kv.status()));
+    assert.equal((await leases.get('p.1'))?.string(), 'rt-1', 'the lease was overwritten');
+  });
+
+  it("a gateway cannot listen to agent operations, read runtime nodes' replies or read the bus at large", async () => {
+    const before = nats.violations().length;
+    const subjects = [`${AGENT_SUBJECT}.>`, '_INBOX_node.>', '_INBOX.>', '>'];
+    for (const subject of subjects) gateway.subscribe(subject);
+    await gateway.flush().catch(() => {});
+    for (const deadline = Date.now() + 5000; Date.now() < deadline && nats.violations().length < before + subjects.length; ) await sleep(50);
+    const lines = nats.violations().slice(before);
+    for (const subject of subjects) assert.ok(lines.some((l) => /subscription/i.test(l) && l.includes(`"${subject}"`)), `${subject}: ${lines.join('\n')}`);
+  });
+
+  it('a runtime node takes and acks work, writes and deletes leases; it cannot purge the work stream either', async () => {
+    await runtimeJsm.consumers.add(WORK_STREAM, { durable_name: 'work_deliver', filter_subject: `${WORK_SUBJECT_PREFIX}.deliver`, ack_policy: AckPolicy.Explicit });
+    const consumer = await jetstream(runtime).consumers.get(WORK_STREAM, 'work_deliver');
+    const item = await consumer.next({ expires: 5000 });
+    assert.deepEqual(item?.json(), { acknowledged: 'inbound' });
+    await item!.ackAck();
+    assert.equal(await workItems(), 0);
+    await leases.put('p.1', 'rt-2');
+    assert.equal((await leases.get('p.1'))?.string(), 'rt-2');
+    await leases.delete('p.1');
+    assert.equal((await leases.get('p.1'))?.operation, 'DEL');
+    const before = nats.violations().length;
+    await assert.rejects(runtimeJsm.streams.purge(WORK_STREAM));
+    for (const deadline = Date.now() + 5000; Date.now() < deadline && nats.violations().length === before; ) await sleep(50);
+    assert.ok(nats.violations().slice(before).some((l) => l.includes(`$JS.API.STREAM.PURGE.${WORK_STREAM}`)));
+  });
+});
+
+const emptyNatsSettings = {
+  NATS_URL: '',
+  NATS_USER: '',
+  NATS_PASSWORD: '',
+  NATS_TOKEN: '',
+  NATS_NKEY_SEED_FILE: '',
+  NATS_CREDS_FILE: '',
+  NATS_TLS_CA_FILE: '',
+  NATS_TLS_CERT_FILE: '',
+  NATS_TLS_KEY_FILE: '',
+};
