@@ -10,8 +10,10 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
+  type PubAck,
 } from '@nats-io/jetstream';
 import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import { WORK_STREAM, WORK_SUBJECT_PREFIX } from '../protocol/index.js';
 import type { Logger } from '../logger.js';
 import { checkToken } from './in-process-work-queue.js';
@@ -45,10 +47,29 @@ export class JetStreamWorkQueue implements WorkQueue {
   readonly #js: JetStreamClient;
   #jsm: JetStreamManager | undefined;
   #ready: Promise<void> | undefined;
+  /** Each enqueue waiting for the server's acknowledgement. */
+  readonly #pending = new Set<(err: Error) => void>();
 
   constructor(private readonly options: JetStreamWorkQueueOptions) {
     this.stream = options.stream ?? WORK_STREAM;
     this.#js = jetstream(options.connection);
+    // The status stream ends, or throws, when the connection closes.
+    this.#followStatus().catch(() => undefined);
+  }
+
+  /**
+   * An enqueue waiting when the connection drops fails at once, as the bus's requests do: its
+   * acknowledgement may never come, and waiting the publish's whole time-out held the agent's mailbox
+   * (an inbound message, a send's journal entry) for seconds after NATS came back. It may have been
+   * stored: enqueueing it again is safe, a repeat of its id is dropped.
+   */
+  async #followStatus(): Promise<void> {
+    for await (const status of this.options.connection.status()) {
+      if (status.type !== 'disconnect') continue;
+      for (const fail of [...this.#pending]) {
+        fail(new SwitchboardError(ErrorCodes.TIMEOUT, 'The connection to NATS dropped while a work item was being stored; the outcome is unknown.', { retryable: true }));
+      }
+    }
   }
 
   /** Creates the stream if missing (safe to call from every node at once). */
@@ -66,7 +87,21 @@ export class JetStreamWorkQueue implements WorkQueue {
     await this.ready();
     const h = headers();
     h.set('Sb-Work-Id', id);
-    const ack = await this.#js.publish(this.#subject(kind), JSON.stringify(payload ?? null), { msgID: `${kind}:${id}`, headers: h });
+    const ack = await new Promise<PubAck>((resolve, reject) => {
+      const fail = (err: Error) => {
+        this.#pending.delete(fail);
+        reject(err);
+      };
+      this.#pending.add(fail);
+      this.#js.publish(this.#subject(kind), JSON.stringify(payload ?? null), { msgID: `${kind}:${id}`, headers: h }).then(
+        (ack) => {
+          if (this.#pending.delete(fail)) resolve(ack);
+        },
+        (err: unknown) => {
+          if (this.#pending.has(fail)) fail(err as Error);
+        },
+      );
+    });
     return { duplicate: ack.duplicate, remove: () => this.#remove(ack.seq) };
   }
 
