@@ -17,7 +17,12 @@ export { PartitionLeases, type PartitionLeasesOptions, type LeaseEnd } from './c
 export { PartitionedActors, partitionsServed, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
 export * as protocol from './protocol/index.js';
 export { checkClusterSettings, clusterNodeId, liveSubject, turnSubject, type ClusterRole } from './cluster/cluster-mode.js';
-export { DurableWork, type DurableWorkOptions, type ProcessOptions, type WorkHandler, type WorkItem, type Worker } from './cluster/durable-work.js';
+export { RetryLater, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work/work-queue.js';
+export { InProcessWorkQueue, type InProcessWorkQueueOptions } from './work/in-process-work-queue.js';
+export { JetStreamWorkQueue, type JetStreamWorkQueueOptions } from './work/jetstream-work-queue.js';
+export { Outbox, type OutboxOptions, type SendInFlight } from './outbox/outbox.js';
+export { resumeAfterMs } from './outbox/resume-delay.js';
+export { ALWAYS, type Tenure, type TenureRecord } from './tenure.js';
 export { subjectMatches } from './bus/bus.js';
 export type { Bus, BusHandler, Subscription, SubscribeOptions, RequestOptions } from './bus/bus.js';
 export { ActorSystem, AGENT_SUBJECT } from './actors/actor-system.js';

@@ -8,7 +8,6 @@ import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
 import { LocalLiveReach } from '../src/agents/live-reach.js';
-import { DurableWork, type Worker } from '../src/cluster/durable-work.js';
 import { DeliveryService, type CallbackPolicy } from '../src/delivery/delivery-service.js';
 import { deliveryEventId } from '../src/delivery/events.js';
 import { RuntimeEvents } from '../src/events.js';
@@ -18,9 +17,12 @@ import { SecretBox } from '../src/secrets.js';
 import type { MessageRecord } from '../src/store/repositories/messages.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+import { InProcessWorkQueue } from '../src/work/in-process-work-queue.js';
+import { JetStreamWorkQueue } from '../src/work/jetstream-work-queue.js';
+import type { WorkQueue } from '../src/work/work-queue.js';
 
-// Cluster-mode callback retries: each attempt is one redelivery of the work item, so a node that dies
-// mid-chain leaves the next node the next attempt, not a fresh chain.
+// Callback retries: each attempt is one run of the delivery's work item, on either work queue; in a
+// cluster a node that dies mid-chain leaves the next node the next attempt, not a fresh chain.
 const ATTEMPTS = 4;
 const BASE_MS = 100;
 const ACK_WAIT_MS = 1500;
@@ -105,38 +107,89 @@ async function pendingMessage(url: string): Promise<MessageRecord> {
 
 interface Node {
   readonly connection: NatsConnection;
-  readonly work: DurableWork;
-  readonly worker: Worker;
+  readonly work: WorkQueue;
   /** The attempt of every work delivery this node ran. */
   readonly runs: number[];
 }
 
-/** A runtime node's delivery worker, wired as a node role wires it, on its own NATS connection over the shared store. */
+/** A queue that records the attempt of every delivery its workers run. */
+function recording(queue: WorkQueue, runs: number[]): WorkQueue {
+  return {
+    enqueue: (kind, id, payload) => queue.enqueue(kind, id, payload),
+    pending: () => queue.pending(),
+    process: (kind, handler, options) =>
+      queue.process(kind, (item) => {
+        if (kind === 'deliver') runs.push(item.attempt);
+        return handler(item);
+      }, options),
+  };
+}
+
+/** A runtime node's delivery service, on its own NATS connection over the shared store. */
 async function startNode(name: string, stream: string): Promise<Node> {
   const connection = await connect({ servers: server.url, name });
-  const delivery = new DeliveryService(store, box, events, logger, policy, new LocalLiveReach());
-  const work = new DurableWork({ connection, stream, subjectPrefix: `sbcb.${stream}`, logger });
   const runs: number[] = [];
-  const worker = await work.process<{ messageId: string }>(
-    'deliver',
-    (item) => {
-      runs.push(item.attempt);
-      return delivery.deliverQueued(item.payload.messageId, item.attempt);
-    },
-    { concurrency: 4, ackWaitMs: ACK_WAIT_MS, maxDeliver: Infinity, retryDelayMs: (attempt) => delivery.retryDelayMs(attempt) },
-  );
+  const work = recording(new JetStreamWorkQueue({ connection, stream, subjectPrefix: `sbcb.${stream}`, ackWaitMs: ACK_WAIT_MS, logger }), runs);
+  const delivery = new DeliveryService(store, box, events, logger, policy, work, new LocalLiveReach());
+  await delivery.start();
   closers.push(async () => {
+    // A node killed in the test is not stopped: its connection is gone.
+    if (connection.isClosed()) return;
     await delivery.stop();
-    if (!connection.isClosed()) {
-      await worker.stop();
-      await connection.close();
-    }
+    await connection.close();
   });
-  return { connection, work, worker, runs };
+  return { connection, work, runs };
 }
 
 const letters = (agentId: string) => store.db.query<{ reason: string; attempts: number }>('SELECT reason, attempts FROM dead_letters WHERE agent_id = ?', [agentId]);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('embedded callback retries on the in-process work queue', () => {
+  async function embedded() {
+    const runs: number[] = [];
+    const delivery = new DeliveryService(store, box, events, logger, policy, recording(new InProcessWorkQueue({ logger }), runs), new LocalLiveReach());
+    await delivery.start();
+    closers.push(() => delivery.stop());
+    return { delivery, runs };
+  }
+
+  it('retries a failed callback with doubling backoff until it is delivered', async () => {
+    const receiver = await startReceiver((n) => (n <= 2 ? 500 : 200));
+    const message = await pendingMessage(receiver.url);
+    const { delivery, runs } = await embedded();
+    await delivery.schedule(message);
+    await waitFor('delivered', async () => (await store.messages.get(message.id))?.delivery === 'done', 10_000);
+    assert.deepEqual(runs, [1, 2, 3]);
+    assert.equal(receiver.posts.length, 3);
+    const gaps = receiver.posts.slice(1).map((p, i) => p.at - receiver.posts[i]!.at);
+    gaps.forEach((gap, i) => assert.ok(gap >= BASE_MS * 2 ** i - 5, `retry ${i + 1} after ${gap} ms, backoff ${BASE_MS * 2 ** i} ms`));
+    assert.ok(receiver.posts.every((p) => p.eventId === deliveryEventId(message.id)));
+    assert.deepEqual(await letters(message.agentId), []);
+  });
+
+  it('makes exactly CALLBACK_MAX_ATTEMPTS posts, then one callback_failed dead letter', async () => {
+    const receiver = await startReceiver(() => 503);
+    const message = await pendingMessage(receiver.url);
+    const { delivery, runs } = await embedded();
+    await delivery.schedule(message);
+    await waitFor('dead-lettered', async () => (await letters(message.agentId)).length > 0, 10_000);
+    await sleep(2 * BASE_MS * 2 ** (ATTEMPTS - 1));
+    assert.equal(receiver.posts.length, ATTEMPTS);
+    assert.deepEqual(runs, range(1, ATTEMPTS));
+    assert.deepEqual(await letters(message.agentId), [{ reason: 'callback_failed', attempts: ATTEMPTS }]);
+  });
+
+  it('recover() queues again what a process left pending, and it is delivered once', async () => {
+    const receiver = await startReceiver(() => 200);
+    const message = await pendingMessage(receiver.url);
+    const { delivery } = await embedded();
+    const recovered = await delivery.recover();
+    assert.ok(recovered >= 1, `${recovered} recovered`);
+    await waitFor('delivered', async () => (await store.messages.get(message.id))?.delivery === 'done', 10_000);
+    await sleep(200);
+    assert.equal(receiver.posts.length, 1);
+  });
+});
 
 describe('cluster callback retries as work redeliveries', () => {
   it('a node dies between attempts: the next node makes the next attempt after the backoff, and the message is delivered', async () => {

@@ -73,9 +73,9 @@ function operations(store: Store, node: () => Node): Record<string, OperationHan
       if (broken) throw new Error('the store is gone');
       return { broken: false };
     },
-    async fenced({ fence }) {
+    async fenced({ tenure }) {
       await gate.promise;
-      fence();
+      tenure.assert();
       return { fenced: 'passed' };
     },
   };
@@ -182,7 +182,7 @@ describe('placement: one actor per agent across runtime nodes', () => {
     assert.equal(served.size, 2, 'the agents are spread over both nodes');
   });
 
-  it('gives operations a fence that holds while the node holds the partition', async () => {
+  it('gives operations a tenure that holds while the node holds the partition', async () => {
     const partition = a().host!.leases.owned()[0]!;
     const agentId = Array.from({ length: 200 }, (_, i) => `f-${i}`).find((id) => partitionOf(id, PARTITIONS) === partition)!;
     gate.release();

@@ -7,7 +7,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ActorSystem } from '../src/actors/actor-system.js';
 import { AgentClient } from '../src/agents/agent-client.js';
 import { NatsBus } from '../src/bus/nats-bus.js';
-import { DurableWork } from '../src/cluster/durable-work.js';
+import { JetStreamWorkQueue } from '../src/work/jetstream-work-queue.js';
 import { PartitionedActors } from '../src/cluster/partitioned-actors.js';
 import { createLogger } from '../src/logger.js';
 import { openStore, type Store } from '../src/store/store.js';
@@ -66,7 +66,7 @@ describe('a nats-server restart', () => {
     const client = new AgentClient(caller, 2000, { partitions: PARTITIONS, retryUnavailableMs: 15_000 });
     const workConnection = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
     closers.push(() => workConnection.close());
-    const work = new DurableWork({ connection: workConnection });
+    const work = new JetStreamWorkQueue({ connection: workConnection });
     for (let i = 0; i < 5; i++) await work.enqueue('deliver', `before-restart-${i}`, { i });
     // A worker that stays running across the restart.
     const live = new Set<string>();

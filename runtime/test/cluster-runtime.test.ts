@@ -128,8 +128,8 @@ describe('full runtimes as cluster nodes', () => {
     assert.equal(ok.success, true);
     // What a node sees when its lease lapsed and another node took the partition over (and wrote its
     // tenure) while this one still believes, for a moment, that it holds it.
-    const mine = (await a.inspect.store.fences.token(partition))!;
-    await a.inspect.store.fences.force({ partition, token: mine + 1_000_000 }, 'the-next-holder');
+    const mine = (await a.inspect.store.tenures.token(partition))!;
+    await a.inspect.store.tenures.takeOver({ partition, token: mine + 1_000_000 }, 'the-next-holder');
     const before = sim.messages().length;
     try {
       await assert.rejects(
@@ -142,7 +142,7 @@ describe('full runtimes as cluster nodes', () => {
       const usage = (await a.inspect.store.usage.listForAgent(agentId)).length;
       assert.equal(usage, 1, 'only the first send is in the usage');
     } finally {
-      await a.inspect.store.fences.force({ partition, token: mine }, 'rt-a');
+      await a.inspect.store.tenures.takeOver({ partition, token: mine }, 'rt-a');
     }
   });
 

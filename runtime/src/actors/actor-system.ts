@@ -1,7 +1,7 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Bus, Subscription } from '../bus/bus.js';
 import type { Logger } from '../logger.js';
-import type { PartitionTenure } from '../store/repositories/partition-fences.js';
+import { ALWAYS, type Tenure } from '../tenure.js';
 import type { Store } from '../store/store.js';
 import type { OperationName, OperationRequest, OperationResponse } from '../agents/catalogue.js';
 import { AgentActor } from './agent-actor.js';
@@ -19,12 +19,10 @@ export interface AgentOperationContext {
   readonly actor: AgentActor;
   readonly store: Store;
   /**
-   * Throws UNAVAILABLE when this process may no longer act for the agent (a cluster node that lost the
-   * agent's partition); a no-op in embedded mode. Call it before an effect that runs outside the mailbox.
+   * This process's tenure of the agent: `tenure.assert()` before an effect that runs outside the
+   * mailbox, and fenced writes carry it to the store (embedded: {@link ALWAYS}).
    */
-  readonly fence: () => void;
-  /** A cluster node's tenure of the agent's partition, for writes fenced in the store; undefined in embedded mode. */
-  readonly tenure?: PartitionTenure;
+  readonly tenure: Tenure;
 }
 
 /** An operation on one agent, run inside its mailbox; it may return a Continuation to finish outside it. */
@@ -118,11 +116,11 @@ export class ActorSystem {
 
   /**
    * Runs operation `name` in the mailbox of the payload's agent, once the `check` option passed it
-   * (a refused payload is not acted on). `guard`, when given, runs inside the
-   * mailbox turn right before the operation and may throw to refuse it (a cluster node's fencing check);
-   * `tenure` is that node's tenure of the partition, which fenced writes carry to the store.
+   * (a refused payload is not acted on) and while `tenure` holds: it is asserted inside the mailbox
+   * turn right before the operation, and handed to the operation (a cluster node's tenure of the
+   * agent's partition; embedded, {@link ALWAYS}).
    */
-  dispatch(name: string, data: unknown, guard?: (agentId: string) => void, tenure?: PartitionTenure): Promise<unknown> {
+  dispatch(name: string, data: unknown, tenure: Tenure = ALWAYS): Promise<unknown> {
     const operation = this.#operations && Object.hasOwn(this.#operations, name) ? this.#operations[name] : undefined;
     const payload = data as { agentId?: unknown } | null;
     const agentId = payload?.agentId;
@@ -141,9 +139,9 @@ export class ActorSystem {
     }
     const target = actor;
     const turn = target.enqueue(async () => {
-      guard?.(agentId);
+      tenure.assert();
       if (target.state === undefined) target.state = (await this.options.store.agents.get(agentId)) ?? null;
-      const context = { actor: target, store: this.options.store, fence: () => guard?.(agentId), ...(tenure ? { tenure } : {}) };
+      const context: AgentOperationContext = { actor: target, store: this.options.store, tenure };
       return operation(context, payload as { agentId: string });
     });
     return turn.then((result) => (result instanceof Continuation ? result.run() : result));

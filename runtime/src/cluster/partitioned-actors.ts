@@ -3,7 +3,8 @@ import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import { AGENT_SUBJECT, type ActorSystem } from '../actors/actor-system.js';
 import type { Bus, Subscription } from '../bus/bus.js';
 import type { Logger } from '../logger.js';
-import type { PartitionFenceRepository, PartitionTenure } from '../store/repositories/partition-fences.js';
+import type { TenureRepository } from '../store/repositories/tenures.js';
+import { tenureLost, type Tenure, type TenureRecord } from '../tenure.js';
 import { PartitionLeases, type LeaseEnd } from './partition-leases.js';
 import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js';
 import { PARTITION_PROBE, agentSubject } from '../protocol/index.js';
@@ -20,8 +21,33 @@ export interface PartitionedActorsOptions {
   bucket?: string;
   replicas?: number;
   logger?: Logger;
-  /** Where each partition's tenure is written before the node serves it, so that writes can be fenced in the store. */
-  fences?: Pick<PartitionFenceRepository, 'claim' | 'force'>;
+  /** Where each partition's tenure is recorded before the node serves it, so that writes are fenced in the store; without it they are not. */
+  tenures?: Pick<TenureRepository, 'record' | 'takeOver'>;
+}
+
+/**
+ * A node's tenure of one partition: it holds while the node holds the partition's lease, and fences
+ * writes with the revision of the lease it was taken with (so a write of a lease lost and taken again
+ * since is refused by the store, while its provider call may go on: see DECISIONS, "One Tenure").
+ * A refusal only refuses: whether the lease is gone for good is the lease keeper's to say (its
+ * onReleased stops the subscription), see DECISIONS.md.
+ */
+class LeaseTenure implements Tenure {
+  constructor(
+    readonly partition: number,
+    readonly fence: TenureRecord | undefined,
+    private readonly leases: PartitionLeases,
+    private readonly nodeId: string,
+  ) {}
+
+  holds(): boolean {
+    return this.leases.holds(this.partition);
+  }
+
+  assert(): void {
+    if (this.holds()) return;
+    throw tenureLost(`Node ${this.nodeId} does not hold partition ${this.partition} now`);
+  }
 }
 
 /**
@@ -34,8 +60,8 @@ export class PartitionedActors {
   readonly leases: PartitionLeases;
   readonly #partitions: number;
   readonly #subscriptions = new Map<number, Subscription>();
-  /** The fencing token of each partition served, with which its writes are fenced. */
-  readonly #tokens = new Map<number, number>();
+  /** The tenure of each partition served. */
+  readonly #tenures = new Map<number, LeaseTenure>();
   /** The token of the latest tenure being taken up, so that an older take-up finishing late does nothing. */
   readonly #taking = new Map<number, number>();
   /** Partitions whose operations keep failing, by partition. */
@@ -84,15 +110,10 @@ export class PartitionedActors {
         ),
       );
     }
-    // Refuses, and nothing else: whether the lease is gone for good is the lease keeper's to say (its
-    // onReleased stops the subscription). Unsubscribing here, on a refusal, left a partition whose lease
-    // was renewed a moment later held and renewed for ever with nobody listening (see DECISIONS.md).
-    const fence = () => {
-      if (this.leases.holds(partition)) return;
-      throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `Node ${this.options.nodeId} does not hold partition ${partition} now; retry.`, { retryable: true });
-    };
+    const tenure = this.#tenures.get(partition);
     try {
-      fence();
+      if (!tenure) throw tenureLost(`Node ${this.options.nodeId} does not serve partition ${partition}`);
+      tenure.assert();
     } catch (err) {
       return Promise.reject(err);
     }
@@ -101,8 +122,7 @@ export class PartitionedActors {
       if (streak && this.#red(streak)) return Promise.reject(new SwitchboardError(ErrorCodes.UNAVAILABLE, `Partition ${partition} on node ${this.options.nodeId}: ${describe(streak)}.`, { retryable: true }));
       return Promise.resolve({ node: this.options.nodeId, partition });
     }
-    const token = this.#tokens.get(partition);
-    return this.options.system.dispatch(operation, data, fence, this.options.fences && token !== undefined ? { partition, token } : undefined).then(
+    return this.options.system.dispatch(operation, data, tenure).then(
       (result) => {
         this.#failing.delete(partition);
         return result;
@@ -122,7 +142,7 @@ export class PartitionedActors {
   problems(): string[] {
     const problems: string[] = [];
     for (const partition of this.leases.owned()) {
-      if (this.#tokens.has(partition) && !this.#listening(partition)) problems.push(`partition ${partition} held but not listening`);
+      if (this.#tenures.has(partition) && !this.#listening(partition)) problems.push(`partition ${partition} held but not listening`);
       const streak = this.#failing.get(partition);
       if (streak && this.#red(streak)) problems.push(`partition ${partition}: ${describe(streak)}`);
     }
@@ -163,7 +183,7 @@ export class PartitionedActors {
    */
   #check(): void {
     for (const partition of this.leases.owned()) {
-      if (!this.#tokens.has(partition) || this.#listening(partition)) continue;
+      if (!this.#tenures.has(partition) || this.#listening(partition)) continue;
       this.options.logger?.warn({ node: this.options.nodeId, partition }, `partition ${partition} held but not listening; subscribing again`);
       try {
         this.#subscribe(partition);
@@ -194,15 +214,21 @@ export class PartitionedActors {
     );
   }
 
+  /** The tenure this node serves a partition under now; undefined when it does not serve it. */
+  tenureOf(partition: number): Tenure | undefined {
+    return this.#tenures.get(partition);
+  }
+
   async #attach(partition: number, token: number): Promise<void> {
     this.#taking.set(partition, token);
-    if (this.options.fences) {
-      await this.#claimFence({ partition, token });
-      // Handed over, lapsed or taken again while its fence was written: a later tenure (or another node) serves it.
+    const fence = this.options.tenures ? { partition, token } : undefined;
+    if (fence) {
+      await this.#record(fence);
+      // Handed over, lapsed or taken again while its tenure was recorded: a later tenure (or another node) serves it.
       if (!this.leases.holds(partition) || this.#taking.get(partition) !== token) return;
     }
     this.#taking.delete(partition);
-    this.#tokens.set(partition, token);
+    this.#tenures.set(partition, new LeaseTenure(partition, fence, this.leases, this.options.nodeId));
     this.#failing.delete(partition);
     // Anything cached from an earlier tenure may be stale: another node may have served these agents since.
     void this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
@@ -217,22 +243,22 @@ export class PartitionedActors {
   }
 
   /**
-   * Writes the new tenure to the store before the partition is served. A newer token can be there only
+   * Records the new tenure in the store before the partition is served. A newer token can be there only
    * from a lease bucket made anew (its revisions start again): while this node holds the lease no one
    * else can have taken it since, so the tenure is taken over.
    */
-  async #claimFence(tenure: PartitionTenure): Promise<void> {
-    const fences = this.options.fences!;
-    if (await fences.claim(tenure, this.options.nodeId)) return;
-    if (!this.leases.holds(tenure.partition)) throw new Error(`partition ${tenure.partition} was lost while its fence was written`);
-    this.options.logger?.warn({ partition: tenure.partition, token: tenure.token }, 'a newer fence from an earlier lease bucket; taking the partition over');
-    await fences.force(tenure, this.options.nodeId);
+  async #record(fence: TenureRecord): Promise<void> {
+    const tenures = this.options.tenures!;
+    if (await tenures.record(fence, this.options.nodeId)) return;
+    if (!this.leases.holds(fence.partition)) throw new Error(`partition ${fence.partition} was lost while its tenure was recorded`);
+    this.options.logger?.warn({ partition: fence.partition, token: fence.token }, 'a newer tenure from an earlier lease bucket; taking the partition over');
+    await tenures.takeOver(fence, this.options.nodeId);
   }
 
   #stepDown(partition: number): void {
     this.#subscriptions.get(partition)?.unsubscribe();
     this.#subscriptions.delete(partition);
-    this.#tokens.delete(partition);
+    this.#tenures.delete(partition);
     this.#taking.delete(partition);
     this.#failing.delete(partition);
   }

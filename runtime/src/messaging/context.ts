@@ -5,7 +5,7 @@ import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
-import type { SendsInFlight } from './sends-in-flight.js';
+import type { Outbox } from '../outbox/outbox.js';
 
 /** What the messaging operations work with. */
 export interface MessagingContext {
@@ -19,6 +19,6 @@ export interface MessagingContext {
   /** Public base URL of the gateway, for provider status callbacks. */
   publicBaseUrl(): string;
   readonly sendRetry: { attempts: number; baseDelayMs: number; timeoutMs: number };
-  /** Sends calling their provider on this node (and, in a cluster, journaled). */
-  readonly sends: SendsInFlight;
+  /** Sends calling their provider in this process, journaled. */
+  readonly outbox: Outbox;
 }

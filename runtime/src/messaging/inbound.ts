@@ -111,10 +111,9 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
     ? (await store.db.executeAll([store.messages.insertInboundStatement(message), letter]))[0]!.changes === 1
     : await store.messages.insertInbound(message);
   if (!stored) {
-    // A provider retry: stored already. In a cluster, the first attempt may have stored the message and
-    // failed to queue its delivery (NATS away, so the provider got a 5xx): queue it now (queued work is
-    // deduplicated by message id, and a delivered message is skipped).
-    if (!context.delivery.queued) return;
+    // A provider retry: stored already. The first attempt may have stored the message and failed to
+    // queue its delivery (in a cluster, NATS away, so the provider got a 5xx): queue it now (queued work
+    // is deduplicated by message id, and a delivered message is skipped).
     const stored = await store.messages.pendingInbound(agent.agentId, event.channel, event.externalId);
     if (stored) await context.delivery.schedule(stored);
     return;

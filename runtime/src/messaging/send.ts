@@ -2,6 +2,7 @@ import pRetry, { AbortError } from 'p-retry';
 import { ErrorCodes, SwitchboardError, countSegments, hasErrorCode, isRetryable, type Channel, type OutboundMessage, type SendResult } from '@switchboard/sdk';
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
+import type { Tenure } from '../tenure.js';
 import type { SendResponse } from '../agents/catalogue.js';
 import { UsageLedger, type Admission } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
@@ -23,7 +24,7 @@ import type { MessagingContext } from './context.js';
  * PROVIDER_ERROR.
  */
 export function sendOperation(context: MessagingContext): AgentOperation<'send'> {
-  return async ({ actor, store, fence, tenure }, request) => {
+  return async ({ actor, store, tenure }, request) => {
     const agent = requireAgent(actor);
     const { channel } = request;
     if (channel === 'voice') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Voice is not a message channel; use /api/v1/make-call or /api/v1/send-voice-message.');
@@ -87,7 +88,7 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
         const [stored, , claimed] = await store.db.executeAll(writes);
         if (stored!.changes === 0) {
           // In a cluster the INSERT is fenced: another node took the agent over since this one admitted the send.
-          if (tenure && !(await store.fences.holds(tenure))) {
+          if (!(await store.tenures.isCurrent(tenure))) {
             throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `Agent ${agent.agentId} moved to another node; retry.`, { retryable: true });
           }
           throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${request.to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
@@ -104,27 +105,23 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
         ledger.release(admission);
         throw err;
       }
-      // Stored, so in a cluster journaled too: a node that dies from here on leaves the send to another.
-      const done = await context.sends.begin({ agentId: agent.agentId, messageId: id });
+      // Stored, so journaled too: a node that dies from here on leaves the send to another.
+      const done = await context.outbox.begin({ agentId: agent.agentId, messageId: id });
+      // Its outcome is stored unless it threw other than as a final refusal (a node that lost the agent
+      // leaves it unsent): then its journal entry stays, for the agent's actor to finish it wherever it runs.
+      let settled = false;
       try {
-        return await deliverToProvider(context, store, message, outbound, metering, idempotency, fence);
+        const response = await deliverToProvider(context, store, message, outbound, metering, idempotency, tenure);
+        settled = true;
+        return response;
+      } catch (err) {
+        settled = hasErrorCode(err, ErrorCodes.PROVIDER_ERROR);
+        throw err;
       } finally {
-        // A node that lost the agent meanwhile (paused, cut off) could not store the outcome: its journal
-        // entry stays, for the agent's new holder to finish the send (removing it left the send, and its
-        // Idempotency-Key, in flight for ever).
-        done(stillHolds(fence));
+        done(settled);
       }
     });
   };
-}
-
-function stillHolds(fence: () => void): boolean {
-  try {
-    fence();
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A send's usage record shares its message's ULID, so whoever finishes the send finds it. */
@@ -140,8 +137,8 @@ function usageIdOf(messageId: string): string {
  * same addresses and body, and no other message of ours claims, is adopted instead of sent twice.
  */
 export function resumeSendOperation(context: MessagingContext): AgentOperation<'resumeSend'> {
-  return async ({ actor, store, fence }, request) => {
-    if (context.sends.has(request.messageId)) return { outcome: 'in_flight' };
+  return async ({ actor, store, tenure }, request) => {
+    if (context.outbox.has(request.messageId)) return { outcome: 'in_flight' };
     const message = await store.messages.unsent(request.messageId);
     if (!message || message.agentId !== request.agentId) return { outcome: 'settled' };
     const usageId = usageIdOf(message.id);
@@ -151,10 +148,10 @@ export function resumeSendOperation(context: MessagingContext): AgentOperation<'
     const metering: Metering = { ledger, admission: { cost: tariffCost, starts: UsageLedger.windowStarts(Date.parse(message.createdAt)) }, usageId, tariffCost };
     const outbound = outboundOf(context, message);
     // What asked is the journal (a work item, or the start-up sweep): if this node dies too, it asks again.
-    const done = context.sends.hold(request.messageId);
+    const done = context.outbox.hold(request.messageId);
     return new Continuation(async () => {
       try {
-        fence();
+        tenure.assert();
         const driver = context.drivers.require(message.channel);
         const found = driver.findSent ? await driver.findSent(outbound, new Date(message.createdAt)) : [];
         for (const result of found) {
@@ -163,7 +160,7 @@ export function resumeSendOperation(context: MessagingContext): AgentOperation<'
           return { outcome: 'adopted' as const };
         }
         // A final refusal is stored as the first node would have (failed, a send_failed dead letter).
-        return await deliverToProvider(context, store, message, outbound, metering, idempotency, fence).then(
+        return await deliverToProvider(context, store, message, outbound, metering, idempotency, tenure).then(
           () => ({ outcome: 'sent' as const }),
           (err: unknown) => {
             if (hasErrorCode(err, ErrorCodes.PROVIDER_ERROR)) return { outcome: 'failed' as const };
@@ -211,21 +208,21 @@ async function deliverToProvider(
   outbound: OutboundMessage,
   metering: Metering,
   idempotency: IdempotencySlot | undefined,
-  fence: () => void,
+  tenure: Tenure,
 ): Promise<SendResponse> {
   const driver = context.drivers.require(message.channel);
   const where = { provider: driver.manifest.name, agentId: message.agentId, messageId: message.id, channel: message.channel };
   let attempts = 0;
-  let fenced: unknown;
+  let lost: unknown;
   let result: SendResult;
   try {
     result = await pRetry(
       () => {
         // A node that lost the agent makes no further attempt: the send stays unsent for the new holder to finish.
         try {
-          fence();
+          tenure.assert();
         } catch (err) {
-          fenced = err;
+          lost = err;
           throw new AbortError(err as Error);
         }
         attempts++;
@@ -246,11 +243,11 @@ async function deliverToProvider(
     // gateway would retry at the agent's new node, where the limit counts this send and refuses the
     // retry (429) while the journal sends it all the same. The new node finishes it; its outcome is the
     // Idempotency-Key's answer.
-    if (fenced) {
+    if (lost) {
       throw new SwitchboardError(
         ErrorCodes.TIMEOUT,
         `This node lost agent ${message.agentId} during send ${message.id}; the node that holds the agent now finishes it. Retry with the same Idempotency-Key for its outcome.`,
-        { retryable: true, cause: fenced },
+        { retryable: true, cause: lost },
       );
     }
     const reason = err instanceof Error ? err.message : String(err);

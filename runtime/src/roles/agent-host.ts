@@ -13,7 +13,8 @@ import { Limiter } from '../limits/limiter.js';
 import { defaultLimits } from '../limits/limits.js';
 import { limitOperations } from '../limits/operations.js';
 import { messagingOperations } from '../messaging/operations.js';
-import { SendsInFlight } from '../messaging/sends-in-flight.js';
+import { Outbox } from '../outbox/outbox.js';
+import { resumeAfterMs } from '../outbox/resume-delay.js';
 import { Provisioner } from '../provisioning/provisioner.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/store.js';
@@ -23,6 +24,7 @@ import { StoredCallMessages } from '../voice/call-messages.js';
 import { voiceOperations } from '../voice/operations.js';
 import { VoiceMessageStore } from '../voice/voice-messages.js';
 import { VoiceService } from '../voice/voice-service.js';
+import type { WorkQueue } from '../work/work-queue.js';
 import type { PublicAddress, RoleOptions } from './parts.js';
 
 /** What the agents' side is built from: the role's store, bus, live reach and call directory. */
@@ -40,11 +42,19 @@ export interface AgentHostParts extends RoleOptions {
   calls: CallDirectory;
   emailDomain: string;
   address: PublicAddress;
+  /**
+   * Where deliveries, callback retries and the send outbox run: JetStream, shared by a cluster's runtime
+   * nodes (a dead node's items come back to the others after one lease TTL, about when its agents do),
+   * or in process.
+   */
+  work: WorkQueue;
+  /** Whether other processes may be at a send of this store (runtime nodes of a cluster); not embedded. */
+  shared: boolean;
 }
 
 /**
  * The agents' side, which embedded processes and runtime nodes hold and cluster gateways do not: the
- * actor system serving the operation catalogue, limits, tariffs, the delivery chain, sends in flight,
+ * actor system serving the operation catalogue, limits, tariffs, the delivery chain, the send outbox,
  * and the voice service the operations admit calls with.
  */
 export class AgentHost {
@@ -52,12 +62,12 @@ export class AgentHost {
   readonly tariffs: Tariffs;
   readonly limiter: Limiter;
   readonly delivery: DeliveryService;
-  readonly sends: SendsInFlight;
+  readonly outbox: Outbox;
   readonly voice: VoiceService;
   readonly voiceMessages: VoiceMessageStore;
 
   constructor(parts: AgentHostParts) {
-    const { settings, logger, store, bus, box, tokens, events, drivers, reach, calls, address } = parts;
+    const { settings, logger, store, bus, box, tokens, events, drivers, reach, calls, address, work } = parts;
     const publicBaseUrl = () => address.url;
     this.tariffs = new Tariffs(settings.TARIFFS);
     this.limiter = new Limiter(store, defaultLimits(settings), events);
@@ -67,9 +77,20 @@ export class AgentHost {
       events,
       logger,
       { attempts: settings.CALLBACK_MAX_ATTEMPTS, baseDelayMs: settings.CALLBACK_RETRY_BASE_MS, timeoutMs: settings.CALLBACK_TIMEOUT_MS },
+      work,
       reach,
     );
-    this.sends = new SendsInFlight(logger);
+    const resumeAfter = resumeAfterMs(settings.CLUSTER_LEASE_TTL_MS, settings.SEND_TIMEOUT_MS);
+    this.outbox = new Outbox({
+      queue: work,
+      agents: parts.agents,
+      store,
+      logger,
+      resumeAfterMs: resumeAfter,
+      recheckMs: settings.CLUSTER_LEASE_TTL_MS,
+      // Embedded, no other process can be at a send of this store: every unsent one at start is an orphan.
+      sweepAgeMs: parts.shared ? resumeAfter : 0,
+    });
     this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl);
     const messages = new StoredCallMessages(store, events, this.delivery);
     this.voice = new VoiceService(store, drivers, events, new AgentTurns(box, logger, settings.VOICE_TURN_TIMEOUT_MS, reach), calls, messages, {
@@ -105,10 +126,25 @@ export class AgentHost {
         limiter: this.limiter,
         publicBaseUrl,
         sendRetry: { attempts: settings.SEND_MAX_ATTEMPTS, baseDelayMs: settings.SEND_RETRY_BASE_MS, timeoutMs: settings.SEND_TIMEOUT_MS },
-        sends: this.sends,
+        outbox: this.outbox,
       }),
     };
     // `check` lets through only each operation's own request, which is what each handler is typed to take.
     this.actors.serve(operations as unknown as Record<string, OperationHandler>);
+  }
+
+  /** Starts the delivery and outbox workers, then queues again what the last run left: pending deliveries, unsent sends. */
+  async start(logger: RoleOptions['logger']): Promise<void> {
+    await this.delivery.start();
+    await this.outbox.start();
+    const pending = await this.delivery.recover();
+    if (pending > 0) logger.info({ pending }, 're-driving deliveries left pending');
+    await this.outbox.sweep();
+  }
+
+  /** Stops retries first (a queued delivery still pending is handed back, for another node or the next start), then the outbox. */
+  async stop(): Promise<void> {
+    await this.delivery.stop();
+    await this.outbox.stop();
   }
 }

@@ -15,6 +15,7 @@ import { SecretBox, loadSecretKey } from '../secrets.js';
 import type { Store } from '../store/store.js';
 import { MemoryCallDirectory } from '../voice/call-directory.js';
 import { CallVoicePort } from '../voice/voice-port.js';
+import { InProcessWorkQueue } from '../work/in-process-work-queue.js';
 import { AgentHost } from './agent-host.js';
 import { gatewayPorts } from './gateway-ports.js';
 import { ApiAccess, PublicAddress, agentClient, emailDomain, fillPools, loadProviderDrivers, openRoleStore, probeDatabase, type AttachOptions, type RoleOptions } from './parts.js';
@@ -98,6 +99,8 @@ export class EmbeddedRuntime implements ServedRuntime {
       calls: new MemoryCallDirectory(),
       emailDomain: emailDomain(settings, this.demoMode),
       address: this.#address,
+      work: new InProcessWorkQueue({ logger }),
+      shared: false,
     });
     this.#audio = new AudioOnDemand(this.events, logger);
     probeDatabase(this.readiness, store);
@@ -133,15 +136,13 @@ export class EmbeddedRuntime implements ServedRuntime {
     await loadProviderDrivers(this.drivers, this.readiness, { settings: this.settings, logger: this.#logger }, options);
     // Stream-mode calls need the audio workers; starting them now keeps their start-up off the first call.
     if (this.settings.VOICE_MODE === 'stream' && this.drivers.for('stt')) await this.#audio.get().ready();
-    const pending = await this.host.delivery.recover();
-    if (pending > 0) this.#logger.info({ pending }, 're-driving deliveries left pending');
     // Every unsent send is an orphan of the last run.
-    await this.host.sends.resumeUnsent(this.store, this.#agents, new Date());
+    await this.host.start(this.#logger);
   }
 
   async stop(): Promise<void> {
     await this.host.actors.stop();
-    await this.host.delivery.stop();
+    await this.host.stop();
     await this.#audio.close();
     await this.drivers.close();
     await this.bus.close();

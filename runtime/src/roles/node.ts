@@ -4,7 +4,6 @@ import { TokenService } from '../auth/token-service.js';
 import type { NatsBus } from '../bus/nats-bus.js';
 import { checkClusterSettings, clusterNodeId, connectClusterBus, natsUrlForLog } from '../cluster/cluster-mode.js';
 import { KvCallDirectory } from '../cluster/kv-call-directory.js';
-import { NodeWork, resumeAfterMs } from '../cluster/node-work.js';
 import { PartitionedActors, type PartitionedActorsOptions } from '../cluster/partitioned-actors.js';
 import { DriverSet } from '../drivers/registry.js';
 import { RuntimeEvents, forwardEvents } from '../events.js';
@@ -12,6 +11,7 @@ import { ReadinessChecks } from '../health.js';
 import { isDemoMode } from '../modes.js';
 import { SecretBox, loadSecretKey } from '../secrets.js';
 import type { Store } from '../store/store.js';
+import { JetStreamWorkQueue } from '../work/jetstream-work-queue.js';
 import { AgentHost } from './agent-host.js';
 import { callDirectoryTtlMs } from './gateway.js';
 import { PublicAddress, agentClient, emailDomain, fillPools, loadProviderDrivers, openRoleStore, probeDatabase, probeNats, type AttachOptions, type RoleOptions } from './parts.js';
@@ -61,7 +61,6 @@ export class RuntimeNodeRuntime {
   readonly placement: PartitionedActors;
   readonly inspect: TestPorts;
   readonly #address = new PublicAddress();
-  readonly #work: NodeWork;
   readonly #agents: AgentClient;
   readonly #logger: RoleOptions['logger'];
 
@@ -94,21 +93,14 @@ export class RuntimeNodeRuntime {
       calls,
       emailDomain: emailDomain(settings, isDemoMode(settings)),
       address: this.#address,
+      // Shared by the runtime nodes: an item a node took and did not ack (it died) goes to another after one lease TTL.
+      work: new JetStreamWorkQueue({ connection: bus.connection, ackWaitMs: settings.CLUSTER_LEASE_TTL_MS, replicas: settings.NATS_REPLICAS, logger }),
+      shared: true,
     });
     probeDatabase(this.readiness, store);
     probeNats(this.readiness, bus);
     // The gateways' metrics count this node's events.
     forwardEvents(this.events, bus);
-    this.#work = new NodeWork({
-      connection: bus.connection,
-      delivery: this.host.delivery,
-      sends: this.host.sends,
-      agents: this.#agents,
-      logger,
-      leaseTtlMs: settings.CLUSTER_LEASE_TTL_MS,
-      resumeAfterMs: this.#resumeAfterMs(),
-      replicas: settings.NATS_REPLICAS,
-    });
     this.placement = new PartitionedActors({
       connection: bus.connection,
       nodeId,
@@ -118,7 +110,7 @@ export class RuntimeNodeRuntime {
       bus,
       system: this.host.actors,
       logger,
-      fences: store.fences,
+      tenures: store.tenures,
     });
     // Not ready while a partition it holds is not listening or its operations keep failing (the node restarts it meanwhile).
     const placement = this.placement;
@@ -144,16 +136,8 @@ export class RuntimeNodeRuntime {
     this.#address.set(options.publicBaseUrl);
     await loadProviderDrivers(this.drivers, this.readiness, { settings: this.settings, logger: this.#logger }, options);
     await this.placement.start();
-    await this.#work.start();
-    const pending = await this.host.delivery.recover();
-    if (pending > 0) this.#logger.info({ pending }, 're-driving deliveries left pending');
-    // The journal finishes unsent sends; the sweep catches older ones (a node that died between the store and the journal).
-    await this.host.sends.resumeUnsent(this.store, this.#agents, new Date(Date.now() - this.#resumeAfterMs()));
-  }
-
-  /** How long after it was stored another node may finish a send (see NodeWork). */
-  #resumeAfterMs(): number {
-    return resumeAfterMs(this.settings.CLUSTER_LEASE_TTL_MS, this.settings.SEND_TIMEOUT_MS);
+    // The outbox finishes journaled sends; its sweep catches older ones (a node that died between the store and the journal).
+    await this.host.start(this.#logger);
   }
 
   /** Hands its partitions over, drains the actors and deliveries, then closes drivers, the bus and the store. */
@@ -161,8 +145,7 @@ export class RuntimeNodeRuntime {
     await this.placement.stop();
     await this.host.actors.stop();
     // Retries stop first: a queued delivery still pending is handed back for another node.
-    await this.host.delivery.stop();
-    await this.#work.stop();
+    await this.host.stop();
     await this.drivers.close();
     await this.bus.close();
     await this.store.close();

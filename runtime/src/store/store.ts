@@ -11,7 +11,7 @@ import { OptOutRepository } from './repositories/opt-outs.js';
 import { UsageRepository } from './repositories/usage.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { PoolRepository } from './repositories/pools.js';
-import { PartitionFenceRepository } from './repositories/partition-fences.js';
+import { TenureRepository } from './repositories/tenures.js';
 import { SettingsRepository } from './repositories/settings.js';
 import { TokenRepository } from './repositories/tokens.js';
 import { openPostgres } from './postgres/index.js';
@@ -30,7 +30,7 @@ export class Store {
   readonly optOuts: OptOutRepository;
   readonly calls: CallRepository;
   readonly limits: LimitsRepository;
-  readonly fences: PartitionFenceRepository;
+  readonly tenures: TenureRepository;
 
   constructor(readonly db: Database) {
     this.agents = new AgentRepository(db);
@@ -44,7 +44,7 @@ export class Store {
     this.optOuts = new OptOutRepository(db);
     this.calls = new CallRepository(db);
     this.limits = new LimitsRepository(db);
-    this.fences = new PartitionFenceRepository(db);
+    this.tenures = new TenureRepository(db);
   }
 
   close(): Promise<void> {

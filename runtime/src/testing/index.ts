@@ -4,6 +4,7 @@ export type { DatabaseUnderTest } from './database-conformance.js';
 export { createTestDatabase, TEST_POSTGRES_SERVER } from './postgres.js';
 export type { TestDatabase } from './postgres.js';
 export { startNatsServer, freePort, NATS_SERVER_BIN, type TestNatsServer } from './nats-server.js';
+export { describeWorkQueueConformance, type WorkQueueUnderTest } from './work-queue-conformance.js';
 export { startSecureNats, createNatsTls, NATS_DEPLOY_DIR, type SecureNatsCluster, type NatsRole, type TestNatsTls } from './secure-nats.js';
 export { describeLiveReachConformance } from './live-reach-conformance.js';
 export type { LiveReachUnderTest } from './live-reach-conformance.js';

@@ -99,7 +99,7 @@ export function voiceOperations(
   }
 
   /** Admits, registers and places a live call; the provider call runs outside the mailbox. */
-  async function call<E extends object>({ actor, store, fence }: AgentOperationContext, agent: AgentRecord, session: CallSession, extra: E) {
+  async function call<E extends object>({ actor, store, tenure }: AgentOperationContext, agent: AgentRecord, session: CallSession, extra: E) {
     const { admission } = await place(actor, store, agent, session);
     try {
       await voice.register(session);
@@ -109,7 +109,7 @@ export function voiceOperations(
     }
     return new Continuation(async () => {
       try {
-        fence();
+        tenure.assert();
         const placed = await dial(store, agent, session);
         return { success: true as const, callSid: placed.callSid, sessionId: session.sessionId, status: placed.status, from: session.from, to: session.to, ...extra };
       } catch (err) {
@@ -144,7 +144,7 @@ export function voiceOperations(
 
   return {
     /** Synthesises the text, keeps it as a WAV under an unguessable URL, and places a call that plays it. */
-    async sendVoiceMessage({ actor, store, fence }, payload) {
+    async sendVoiceMessage({ actor, store, tenure }, payload) {
       const agent = requireAgent(actor);
       const { to, text, voice: voiceId } = payload;
       const from = voiceAddress(agent);
@@ -158,7 +158,7 @@ export function voiceOperations(
           const session: CallSession = { ...placeholder, purpose: { kind: 'voice-message', audioUrl: message.url } };
           await voice.register(session);
           // Synthesis can take seconds: a node that lost the agent meanwhile places no call.
-          fence();
+          tenure.assert();
           const placed = await dial(store, agent, session);
           await store.usage.insert({
             id: newId('use'),

@@ -1,6 +1,7 @@
 import type { Channel, MessageStatus } from '@switchboard/sdk';
 import type { SqlExecutor, SqlStatement } from '../database.js';
-import { fenceCondition, type PartitionTenure } from './partition-fences.js';
+import type { Tenure } from '../../tenure.js';
+import { fenceCondition } from './tenures.js';
 
 export type Direction = 'inbound' | 'outbound';
 
@@ -72,12 +73,12 @@ export class MessageRepository {
   }
 
   /**
-   * The INSERT for a message, to run in an atomic group. With a tenure (a cluster node's), it stores
-   * nothing (0 changes) unless that tenure is still the partition's current one.
+   * The INSERT for a message, to run in an atomic group. With a fenced tenure (a cluster node's), it
+   * stores nothing (0 changes) unless that tenure is still the partition's current one.
    */
-  insertStatement(message: MessageRecord, tenure?: PartitionTenure): SqlStatement {
-    if (!tenure) return { sql: INSERT, params: params(message) };
-    const fence = fenceCondition(tenure);
+  insertStatement(message: MessageRecord, tenure?: Tenure): SqlStatement {
+    if (!tenure?.fence) return { sql: INSERT, params: params(message) };
+    const fence = fenceCondition(tenure.fence);
     return { sql: `INSERT INTO messages (${COLUMNS}) SELECT ${ROW} WHERE ${fence.sql}`, params: [...params(message), ...fence.params] };
   }
 
@@ -86,10 +87,10 @@ export class MessageRepository {
    * of its sender's address on its channel: the opt-out check and the write are one statement. A
    * tenure fences it as in {@link insertStatement}.
    */
-  insertUnlessOptedOutStatement(message: MessageRecord, tenure?: PartitionTenure): SqlStatement {
+  insertUnlessOptedOutStatement(message: MessageRecord, tenure?: Tenure): SqlStatement {
     const optOut = [...params(message), message.channel, message.from, message.to];
-    if (!tenure) return { sql: INSERT_UNLESS_OPTED_OUT, params: optOut };
-    const fence = fenceCondition(tenure);
+    if (!tenure?.fence) return { sql: INSERT_UNLESS_OPTED_OUT, params: optOut };
+    const fence = fenceCondition(tenure.fence);
     return { sql: `${INSERT_UNLESS_OPTED_OUT} AND ${fence.sql}`, params: [...optOut, ...fence.params] };
   }
 

@@ -10,29 +10,16 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
+  type PubAck,
 } from '@nats-io/jetstream';
 import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
-import { WORK_STREAM, WORK_SUBJECT_PREFIX } from '../protocol/index.js';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import { WORK_STREAM, WORK_SUBJECT_PREFIX } from '../protocol/index.js';
 import type { Logger } from '../logger.js';
+import { checkToken } from './in-process-work-queue.js';
+import { RetryLater, retryDelayOf, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work-queue.js';
 
-/** Thrown by a handler whose item is not due yet: offered again after the retry delay, logged as routine, not as a failure. */
-export class RetryLater extends Error {}
-
-/** What a handler learns about the work item it runs. */
-export interface WorkItem<T = unknown> {
-  /** The id it was enqueued under: the key to make the handler's effects idempotent. */
-  readonly id: string;
-  readonly kind: string;
-  readonly payload: T;
-  /** 1 on first delivery; more when an earlier attempt failed or its worker died before acking. */
-  readonly attempt: number;
-}
-
-/** Runs one work item; resolving acks it, throwing has it redelivered after `retryDelayMs` (until `maxDeliver`). */
-export type WorkHandler<T = unknown> = (item: WorkItem<T>) => Promise<void>;
-
-export interface DurableWorkOptions {
+export interface JetStreamWorkQueueOptions {
   connection: NatsConnection;
   /** JetStream stream holding the work (default `SB_WORK`). */
   stream?: string;
@@ -42,29 +29,9 @@ export interface DurableWorkOptions {
   duplicateWindowMs?: number;
   /** JetStream replicas of the stream when this creates it (default 1). */
   replicas?: number;
-  logger?: Logger;
-}
-
-export interface ProcessOptions<T> {
-  /** Items run at once by this worker. */
-  concurrency?: number;
   /** Time a worker has to ack before the item goes to another worker (default 30 s); long handlers keep it alive. */
   ackWaitMs?: number;
-  /** Attempts before giving up on an item (default 5); `Infinity` when the handler decides itself. */
-  maxDeliver?: number;
-  /** Wait before a failed item is offered again (default 1 s), or the wait after a failed attempt `attempt`. */
-  retryDelayMs?: number | ((attempt: number) => number);
-  /**
-   * Called when the last attempt failed, or its worker was lost; once it resolves the item leaves the
-   * queue (make it a dead letter here). When it throws, the item comes back later to be given up again.
-   */
-  onGiveUp?: (item: WorkItem<T>, err: unknown) => Promise<void> | void;
-}
-
-/** A running worker. */
-export interface Worker {
-  /** Stops taking items and waits for the ones in hand to finish (and be acked). */
-  stop(): Promise<void>;
+  logger?: Logger;
 }
 
 /**
@@ -75,15 +42,34 @@ export interface Worker {
  * A retry is a delayed nak, so the attempt is the server's delivery count and outlives the worker.
  * Handlers must be idempotent by item id: a worker can die after its effect and before its ack.
  */
-export class DurableWork {
+export class JetStreamWorkQueue implements WorkQueue {
   readonly stream: string;
   readonly #js: JetStreamClient;
   #jsm: JetStreamManager | undefined;
   #ready: Promise<void> | undefined;
+  /** Each enqueue waiting for the server's acknowledgement. */
+  readonly #pending = new Set<(err: Error) => void>();
 
-  constructor(private readonly options: DurableWorkOptions) {
+  constructor(private readonly options: JetStreamWorkQueueOptions) {
     this.stream = options.stream ?? WORK_STREAM;
     this.#js = jetstream(options.connection);
+    // The status stream ends, or throws, when the connection closes.
+    this.#followStatus().catch(() => undefined);
+  }
+
+  /**
+   * An enqueue waiting when the connection drops fails at once, as the bus's requests do: its
+   * acknowledgement may never come, and waiting the publish's whole time-out held the agent's mailbox
+   * (an inbound message, a send's journal entry) for seconds after NATS came back. It may have been
+   * stored: enqueueing it again is safe, a repeat of its id is dropped.
+   */
+  async #followStatus(): Promise<void> {
+    for await (const status of this.options.connection.status()) {
+      if (status.type !== 'disconnect') continue;
+      for (const fail of [...this.#pending]) {
+        fail(new SwitchboardError(ErrorCodes.TIMEOUT, 'The connection to NATS dropped while a work item was being stored; the outcome is unknown.', { retryable: true }));
+      }
+    }
   }
 
   /** Creates the stream if missing (safe to call from every node at once). */
@@ -96,13 +82,27 @@ export class DurableWork {
   }
 
   /** Stores an item of `kind` under `id`; resolves once it is on the server. `duplicate` when that id was already enqueued. */
-  async enqueue(kind: string, id: string, payload: unknown): Promise<{ sequence: number; duplicate: boolean }> {
+  async enqueue(kind: string, id: string, payload: unknown): Promise<Enqueued> {
     checkToken('kind', kind);
     await this.ready();
     const h = headers();
     h.set('Sb-Work-Id', id);
-    const ack = await this.#js.publish(this.#subject(kind), JSON.stringify(payload ?? null), { msgID: `${kind}:${id}`, headers: h });
-    return { sequence: ack.seq, duplicate: ack.duplicate };
+    const ack = await new Promise<PubAck>((resolve, reject) => {
+      const fail = (err: Error) => {
+        this.#pending.delete(fail);
+        reject(err);
+      };
+      this.#pending.add(fail);
+      this.#js.publish(this.#subject(kind), JSON.stringify(payload ?? null), { msgID: `${kind}:${id}`, headers: h }).then(
+        (ack) => {
+          if (this.#pending.delete(fail)) resolve(ack);
+        },
+        (err: unknown) => {
+          if (this.#pending.has(fail)) fail(err as Error);
+        },
+      );
+    });
+    return { duplicate: ack.duplicate, remove: () => this.#remove(ack.seq) };
   }
 
   /** Starts a worker taking items of `kind`. */
@@ -111,14 +111,13 @@ export class DurableWork {
     await this.ready();
     const durable = `work_${kind}`;
     const maxDeliver = options.maxDeliver ?? 5;
-    const { retryDelayMs = 1000 } = options;
-    const retryDelay = typeof retryDelayMs === 'function' ? retryDelayMs : () => retryDelayMs;
+    const retryDelay = retryDelayOf(options.retryDelayMs);
     const config = {
       durable_name: durable,
       filter_subject: this.#subject(kind),
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(options.ackWaitMs ?? 30_000),
+      ack_wait: nanos(this.options.ackWaitMs ?? 30_000),
       // The server redelivers without limit and the give-up is ours: at its own max_deliver a work-queue item would stay in the stream for good.
       max_deliver: -1,
     };
@@ -196,8 +195,8 @@ export class DurableWork {
     };
   }
 
-  /** Removes a stored item (by the sequence `enqueue` answered) whose work was done elsewhere; a worker holding it can no longer ack it, which is harmless. */
-  async remove(sequence: number): Promise<void> {
+  /** Removes a stored item (by the sequence `enqueue` answered). */
+  async #remove(sequence: number): Promise<void> {
     await this.ready();
     await this.#jsm!.streams.deleteMessage(this.stream, sequence, false);
   }
@@ -239,8 +238,4 @@ export class DurableWork {
   #subject(kind: string): string {
     return `${this.#prefix()}.${kind}`;
   }
-}
-
-function checkToken(what: string, value: string): void {
-  if (!/^[A-Za-z0-9_-]+$/.test(value)) throw new SwitchboardError(ErrorCodes.BAD_REQUEST, `Work ${what} ${value} must use letters, digits, - or _.`);
 }
