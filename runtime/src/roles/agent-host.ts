@@ -48,8 +48,11 @@ export interface AgentHostParts extends RoleOptions {
    * or in process.
    */
   work: WorkQueue;
-  /** Whether other processes may be at a send of this store (runtime nodes of a cluster); not embedded. */
-  shared: boolean;
+  /**
+   * How old an unsent send must be for the start-up sweep to finish it: 0 embedded (no other process can
+   * be at a send of this store, so every unsent one is an orphan); in a cluster, the resume delay.
+   */
+  sweepAgeMs: number;
 }
 
 /**
@@ -88,8 +91,7 @@ export class AgentHost {
       logger,
       resumeAfterMs: resumeAfter,
       recheckMs: settings.CLUSTER_LEASE_TTL_MS,
-      // Embedded, no other process can be at a send of this store: every unsent one at start is an orphan.
-      sweepAgeMs: parts.shared ? resumeAfter : 0,
+      sweepAgeMs: parts.sweepAgeMs,
     });
     this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl);
     const messages = new StoredCallMessages(store, events, this.delivery);

@@ -100,7 +100,8 @@ export class EmbeddedRuntime implements ServedRuntime {
       emailDomain: emailDomain(settings, this.demoMode),
       address: this.#address,
       work: new InProcessWorkQueue({ logger }),
-      shared: false,
+      // No other process can be at a send of this store: every unsent one at start is an orphan.
+      sweepAgeMs: 0,
     });
     this.#audio = new AudioOnDemand(this.events, logger);
     probeDatabase(this.readiness, store);

@@ -11,6 +11,7 @@ import { ReadinessChecks } from '../health.js';
 import { isDemoMode } from '../modes.js';
 import { SecretBox, loadSecretKey } from '../secrets.js';
 import type { Store } from '../store/store.js';
+import { resumeAfterMs } from '../outbox/resume-delay.js';
 import { JetStreamWorkQueue } from '../work/jetstream-work-queue.js';
 import { AgentHost } from './agent-host.js';
 import { callDirectoryTtlMs } from './gateway.js';
@@ -95,7 +96,7 @@ export class RuntimeNodeRuntime {
       address: this.#address,
       // Shared by the runtime nodes: an item a node took and did not ack (it died) goes to another after one lease TTL.
       work: new JetStreamWorkQueue({ connection: bus.connection, ackWaitMs: settings.CLUSTER_LEASE_TTL_MS, replicas: settings.NATS_REPLICAS, logger }),
-      shared: true,
+      sweepAgeMs: resumeAfterMs(settings.CLUSTER_LEASE_TTL_MS, settings.SEND_TIMEOUT_MS),
     });
     probeDatabase(this.readiness, store);
     probeNats(this.readiness, bus);
