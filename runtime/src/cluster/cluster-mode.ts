@@ -44,10 +44,9 @@ export function clusterNodeId(settings: Settings): string {
  * Replies come to the role's own inboxes (`_INBOX_gateway.…`, `_INBOX_node.…`), so that NATS can let a
  * gateway read its replies and not a runtime node's (deploy/nats/switchboard-accounts.conf).
  */
-export function connectClusterBus(settings: Settings, nodeId: string, role?: ClusterRole): Promise<NatsBus> {
-  return NatsBus.connect({ ...natsConnectionOptions(settings), name: `switchboard-${nodeId}`, ...(role ? { inboxPrefix: `_INBOX_${role}` } : {}) });
+export function connectClusterBus(settings: Settings, nodeId: string, role: ClusterRole): Promise<NatsBus> {
+  return NatsBus.connect({ ...natsConnectionOptions(settings), name: `switchboard-${nodeId}`, inboxPrefix: `_INBOX_${role}` });
 }
-
 
 /** The live and turn subjects live with the rest of the wire, in protocol/. */
 export { liveSubject, turnSubject } from '../protocol/index.js';
