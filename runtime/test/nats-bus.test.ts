@@ -38,6 +38,32 @@ describe('NatsBus across connections', () => {
     assert.ok(served.a > 0 && served.b > 0, `both members served: ${JSON.stringify(served)}`);
   });
 
+  it('a member leaving a queue group mid-stream answers every request already routed to it: none waits out its time-out', async () => {
+    // A partition handed over is a member unsubscribing while requests stream in: those the server sent
+    // it before it saw the UNSUB must still be answered (here, refused as a handed-over node refuses).
+    const [caller, leaving, staying] = [await open(), await open(), await open()];
+    let left = false;
+    const leaver = leaving.subscribe('x.handover', () => {
+      if (left) throw Object.assign(new Error('handed over'), { code: 'UNAVAILABLE' });
+      return 'leaving';
+    }, { queue: 'w' });
+    staying.subscribe('x.handover', () => 'staying', { queue: 'w' });
+    await Promise.all([leaving.flush(), staying.flush()]);
+    const outcomes: string[] = [];
+    setTimeout(() => {
+      left = true;
+      leaver.unsubscribe();
+    }, 50);
+    const requests = Array.from({ length: 400 }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, i % 100));
+      outcomes.push(await caller.request<string>('x.handover', {}, { timeoutMs: 3000 }).catch((err: { code?: string }) => String(err.code)));
+    });
+    await Promise.all(requests);
+    assert.deepEqual(outcomes.filter((o) => o === 'TIMEOUT'), [], 'a request routed to the leaving member went unanswered');
+    assert.equal(outcomes.length, 400);
+    assert.ok(outcomes.includes('staying') && outcomes.includes('leaving'), 'both members served');
+  });
+
   it('fails pending requests with UNAVAILABLE when closed, and refuses new ones', async () => {
     const [caller, slow] = [await open(), await open()];
     slow.subscribe('x.never', () => new Promise(() => undefined));

@@ -3,6 +3,7 @@ export type BusHandler = (data: unknown, subject: string) => unknown;
 
 /** A live subscription. */
 export interface Subscription {
+  /** Stops taking new messages; one already on its way to this subscriber is still handled, so a request is never dropped unanswered. */
   unsubscribe(): void;
   /** True once the subscription no longer delivers (unsubscribed, or closed by the server or the connection). */
   isClosed?(): boolean;

@@ -103,9 +103,14 @@ export class NatsBus implements Bus {
     });
     this.#subscriptions.add(sub);
     return {
+      // Drained, not dropped: a request the server routed here before it saw the UNSUB is still
+      // answered (a partition handed over refuses it, and the caller retries with the next holder);
+      // dropped, it went unanswered for the caller's whole time-out. Disconnected, the server holds
+      // no interest to drain and the client resubscribes only what is still open.
       unsubscribe: () => {
         this.#subscriptions.delete(sub);
-        sub.unsubscribe();
+        if (!this.#connected || this.connection.isClosed()) return sub.unsubscribe();
+        sub.drain().catch(() => sub.unsubscribe());
       },
       isClosed: () => sub.isClosed(),
     };
