@@ -48,7 +48,7 @@ const WRONG_LAST_SEQUENCE = new Set([10071, 10164]);
  * while `holds()` — i.e. before its last successful renewal + TTL − margin, which is always before the
  * server lets anyone else take it. Rendezvous hashing over the live nodes says which node should hold
  * which partition; a node hands over partitions preferred by another (after its work drains) and
- * takes free ones it is preferred for at once, any free one after a short grace.
+ * takes free ones it is preferred for at once, any free one after a TTL.
  * Safety rests on the server's compare-and-set alone; the watches only make takeover fast.
  */
 export class PartitionLeases {
@@ -69,6 +69,8 @@ export class PartitionLeases {
   #wake: NodeJS.Timeout | undefined;
   #tick: Promise<void> | undefined;
   #stopped = false;
+  /** When this node's own heartbeat last went through (its watch may echo it before the server's answer). */
+  #heardAt: number | undefined;
 
   constructor(private readonly options: PartitionLeasesOptions) {
     if (!/^[A-Za-z0-9_=-]+$/.test(options.nodeId)) throw new Error(`Node id ${options.nodeId} must use letters, digits, -, _ or =.`);
@@ -96,6 +98,7 @@ export class PartitionLeases {
       this.#renewMs = Math.max(50, Math.floor(ttl / 4));
     }
     await this.#watch();
+    this.#followReconnects().catch(() => undefined);
     await this.tick();
     this.#timer = setInterval(() => void this.tick(), this.#renewMs);
   }
@@ -135,7 +138,7 @@ export class PartitionLeases {
     await Promise.all(held.map((p) => this.#release(p, 'stopped')));
     await Promise.all(this.#releases.values());
     this.#summarise('info', 'handed over', held, 'stopped');
-    for (const w of this.#watchers) w.stop();
+    this.#stopWatching();
     await this.#nodes?.delete(this.nodeId).catch(() => undefined);
   }
 
@@ -151,9 +154,12 @@ export class PartitionLeases {
   async #round(): Promise<void> {
     const nodes = this.#nodes!;
     const leases = this.#leases!;
+    if (this.#watchers.length === 0) await this.#bounded(this.#watch(), 'watch').catch((err: unknown) => this.options.logger?.debug({ err }, 'lease watch not made again yet'));
+    let heard = false;
     try {
       await this.#bounded(nodes.put(this.nodeId, JSON.stringify({ at: new Date().toISOString() })), 'heartbeat');
-      this.#live.set(this.nodeId, Date.now());
+      this.#heardSelf(Date.now());
+      heard = true;
     } catch (err) {
       this.options.logger?.debug({ err, node: this.nodeId }, 'heartbeat failed');
     }
@@ -179,7 +185,8 @@ export class PartitionLeases {
     }
     this.#summarise('warn', 'lost (another node holds them); no longer acting on them', lost, 'lost');
     this.#summarise('warn', 'lapsed (not renewed in time); no longer acting on them', lapsed, 'lapsed');
-    if (this.#stopped) return;
+    // A node the others cannot hear has no view of who is live: it keeps what it holds and takes or hands over nothing.
+    if (this.#stopped || !heard) return;
     const live = this.liveNodes();
     const attempts: Promise<number | undefined>[] = [];
     const releases = new Map<number, Promise<void>>();
@@ -201,7 +208,9 @@ export class PartitionLeases {
       }
       const since = this.#freeSince.get(partition) ?? now;
       this.#freeSince.set(partition, since);
-      if (preferred === this.nodeId || now - since >= 2 * this.#renewMs) attempts.push(this.#acquire(partition));
+      // Another live node's to take: left to it for a TTL (it may be back from the same outage a moment
+      // later), then taken all the same, so that a partition never waits on a node that cannot take it.
+      if (preferred === this.nodeId || now - since >= this.#ttlMs) attempts.push(this.#acquire(partition));
     }
     if (expiring - now < this.#renewMs) {
       clearTimeout(this.#wake);
@@ -212,6 +221,21 @@ export class PartitionLeases {
     if (releases.size > 0) void Promise.all(releases.values()).then(() => this.#summarise('info', 'handed over', [...releases.keys()], 'released'));
     const acquired = (await Promise.all(attempts)).filter((p) => p !== undefined);
     this.#summarise('info', 'acquired', acquired);
+  }
+
+  /**
+   * This node's heartbeat went through. After a silence of a TTL or more (NATS away, this process
+   * paused), the others' silence meant nothing: the nodes live when it fell silent get a TTL to be
+   * heard again before they count as gone, or every node back from a NATS restart would see itself
+   * alone, take every free partition and hand most of them over again a moment later.
+   */
+  #heardSelf(now: number): void {
+    const last = this.#heardAt;
+    if (last !== undefined && now - last >= this.#ttlMs) {
+      for (const [node, at] of this.#live) if (last - at < this.#ttlMs) this.#live.set(node, now);
+    }
+    this.#heardAt = now;
+    this.#live.set(this.nodeId, now);
   }
 
   /** Logs one line for a round's partitions of one kind of change, e.g. `partitions acquired: 0-15,20 (17)`. */
@@ -228,7 +252,9 @@ export class PartitionLeases {
     try {
       token = await this.#bounded(this.#leases!.create(key(partition), this.#value()), 'acquisition');
     } catch (err) {
-      if (!isWrongSequence(err)) this.options.logger?.debug({ err, partition }, 'lease acquisition failed');
+      // Still held (a lease the server has not expired yet): not free, so another node's grace starts again.
+      if (isWrongSequence(err)) this.#freeSince.delete(partition);
+      else this.options.logger?.debug({ err, partition }, 'lease acquisition failed');
       return undefined;
     }
     if (this.#stopped) {
@@ -284,9 +310,29 @@ export class PartitionLeases {
     return JSON.stringify({ node: this.nodeId });
   }
 
+  /**
+   * A server restarted under the watches loses their consumers, and the client notices only after
+   * missed heartbeats, seconds later: blind meanwhile, this node would see the others as gone. So the
+   * watches are made anew on every reconnect (a new watch starts from each key's latest value); the
+   * rounds make them again while that fails (JetStream still starting).
+   */
+  async #followReconnects(): Promise<void> {
+    for await (const status of this.options.connection.status()) {
+      if (status.type === 'reconnect' && !this.#stopped) this.#stopWatching();
+    }
+  }
+
+  #stopWatching(): void {
+    for (const w of this.#watchers.splice(0)) w.stop();
+  }
+
   async #watch(): Promise<void> {
     const leases = await this.#leases!.watch({ key: 'p.>' });
-    const nodes = await this.#nodes!.watch();
+    const nodes = await this.#nodes!.watch().catch((err: unknown) => {
+      leases.stop();
+      throw err;
+    });
+    this.#stopWatching();
     this.#watchers.push(leases, nodes);
     void (async () => {
       for await (const entry of leases) {
