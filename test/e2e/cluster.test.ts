@@ -278,23 +278,29 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     const probe = async (agent: number, attempt: number) => {
       const sid = `SM${randomBytes(16).toString('hex')}`;
       const { path, init } = signedSms(agent, sid);
-      const res = await fetch(`${targets[attempt % targets.length]!.url}${path}`, { ...init, signal: AbortSignal.timeout(15_000) }).catch(() => undefined);
-      await res?.arrayBuffer();
-      if (res?.status === 200) acked.add(sid);
-      return res?.status ?? 0;
+      const res = await fetch(`${targets[attempt % targets.length]!.url}${path}`, { ...init, signal: AbortSignal.timeout(15_000) }).catch((err: Error) => err);
+      if (res instanceof Error) return `${res.name} from ${targets[attempt % targets.length]!.url}`;
+      const body = await res.text();
+      if (res.status === 200) acked.add(sid);
+      return res.status === 200 ? 200 : `${res.status} ${body.slice(0, 200)} from ${targets[attempt % targets.length]!.url}`;
+    };
+    /** What the nodes' probes say and what every process logged last, for a failure's message. */
+    const diagnose = async () => {
+      const health = await Promise.all(probeUrls.map((u) => fetch(`${u}/health/ready`).then((r) => r.text(), (e: Error) => e.message)));
+      return `\nnodes: ${health.join('\n')}\n${[...nodes, ...gateways].map((p) => `--- ${p.name}\n${p.output().slice(-3000)}`).join('\n')}`;
     };
     const waits = await Promise.all(
       agents.map(async (_, agent) => {
         let attempt = 0;
-        while ((await probe(agent, attempt++)) !== 200) {
-          assert.ok(Date.now() - since < SERVED_AGAIN_DEADLINE_MS, `agent ${agent} was not served again within ${SERVED_AGAIN_DEADLINE_MS / 1000} s`);
+        for (let got = await probe(agent, attempt++); got !== 200; got = await probe(agent, attempt++)) {
+          if (Date.now() - since >= SERVED_AGAIN_DEADLINE_MS) assert.fail(`agent ${agent} (${agents[agent]!.agentId}, partition ${partitionOf(agents[agent]!.agentId, PARTITIONS)}) was not served again within ${SERVED_AGAIN_DEADLINE_MS / 1000} s: the last probe got ${got}${await diagnose()}`);
           await sleep(100);
         }
         const wait = Date.now() - since;
         for (let steady = 0; steady < STEADY_PROBES; steady++, attempt++) {
           await sleep(LEASE_TTL_MS / 4);
           const status = await probe(agent, attempt);
-          assert.equal(status, 200, `agent ${agent} was served again ${wait} ms after the fault, then failed (${status}) on probe ${steady + 1} of ${STEADY_PROBES}`);
+          if (status !== 200) assert.fail(`agent ${agent} was served again ${wait} ms after the fault, then failed (${status}) on probe ${steady + 1} of ${STEADY_PROBES}${await diagnose()}`);
         }
         return wait;
       }),
