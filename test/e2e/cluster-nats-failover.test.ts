@@ -19,6 +19,11 @@ const WEBHOOKS = 60;
 /** The NATS server is killed once this many webhooks were acknowledged. */
 const KILL_AFTER = 15;
 const WORK_DEADLINE_MS = 180_000;
+const LEASE_TTL_MS = 2000;
+/** After the kill, each agent is served again within this, then steadily. */
+const SERVED_AGAIN_DEADLINE_MS = 60_000;
+/** Probes each agent must answer once served again, LEASE_TTL_MS / 4 apart: two lease TTLs. */
+const STEADY_PROBES = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -61,7 +66,7 @@ describe('cluster mode on a 3-node NATS cluster: one NATS server killed under lo
       TWILIO_BASE_URL: info.baseUrls.twilio!,
       POOL_PHONE_NUMBERS: Array.from({ length: AGENTS }, (_, i) => `+1202555${String(300 + i).padStart(4, '0')}`).join(','),
       CLUSTER_PARTITIONS: '8',
-      CLUSTER_LEASE_TTL_MS: '2000',
+      CLUSTER_LEASE_TTL_MS: String(LEASE_TTL_MS),
       CALLBACK_RETRY_BASE_MS: '100',
       NATS_REPLICAS: '3',
     };
@@ -104,6 +109,39 @@ describe('cluster mode on a 3-node NATS cluster: one NATS server killed under lo
     return { url: `${publicBaseUrl}${path}`, init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature }, body: new URLSearchParams(params).toString() } };
   };
 
+  /**
+   * Served again, steadily: from `since`, each agent is sent new signed webhooks until one is
+   * acknowledged, then STEADY_PROBES more over two lease TTLs, every one of which must be acknowledged
+   * too (an agent that fails after it was served again is not served steadily). Returns the longest wait
+   * for a first acknowledgement; acknowledged ids join `acked`, so they are checked for delivery too.
+   */
+  const servedSteadily = async (since: number, acked: Set<string>): Promise<number> => {
+    const probe = async (agent: number) => {
+      const sid = `SM${randomBytes(16).toString('hex')}`;
+      const { url, init } = signedSms(agent, sid);
+      const res = await fetch(url, { ...init, signal: AbortSignal.timeout(15_000) }).catch(() => undefined);
+      await res?.arrayBuffer();
+      if (res?.status === 200) acked.add(sid);
+      return res?.status ?? 0;
+    };
+    const waits = await Promise.all(
+      agents.map(async (_, agent) => {
+        while ((await probe(agent)) !== 200) {
+          assert.ok(Date.now() - since < SERVED_AGAIN_DEADLINE_MS, `agent ${agent} was not served again within ${SERVED_AGAIN_DEADLINE_MS / 1000} s of the kill`);
+          await sleep(100);
+        }
+        const wait = Date.now() - since;
+        for (let steady = 0; steady < STEADY_PROBES; steady++) {
+          await sleep(LEASE_TTL_MS / 4);
+          const status = await probe(agent);
+          assert.equal(status, 200, `agent ${agent} was served again ${wait} ms after the kill, then failed (${status}) on probe ${steady + 1} of ${STEADY_PROBES}`);
+        }
+        return wait;
+      }),
+    );
+    return Math.max(...waits);
+  };
+
   it('creates the work stream and the KV buckets with 3 replicas', async () => {
     const admin = await nats.connect('admin');
     try {
@@ -117,7 +155,7 @@ describe('cluster mode on a 3-node NATS cluster: one NATS server killed under lo
     }
   });
 
-  it('the leader of the work stream killed under webhooks: every acknowledged webhook reaches its agent, once', async () => {
+  it('the leader of the work stream killed under webhooks: every acknowledged webhook reaches its agent, once; every agent is served again, then steadily', async () => {
     const admin = await nats.connect('admin');
     const leader = (await (await jetstreamManager(admin)).streams.info(protocol.WORK_STREAM)).cluster?.leader;
     await admin.close();
@@ -127,6 +165,8 @@ describe('cluster mode on a 3-node NATS cluster: one NATS server killed under lo
     const acked = new Set<string>();
     const failures: string[] = [];
     let killed: Promise<void> | undefined;
+    let served: Promise<number> = Promise.resolve(Infinity);
+    const probed = new Set<string>();
     let retries = 0;
     const deadline = Date.now() + WORK_DEADLINE_MS;
     const worker = async () => {
@@ -143,7 +183,13 @@ describe('cluster mode on a 3-node NATS cluster: one NATS server killed under lo
         }
         if (Date.now() >= deadline) failures.push(`${item.sid}: ${last}`);
         else acked.add(item.sid);
-        if (acked.size === KILL_AFTER && !killed) killed = nats.kill(victim, 'SIGKILL');
+        if (acked.size === KILL_AFTER && !killed) {
+          killed = nats.kill(victim, 'SIGKILL').then(() => {
+            served = servedSteadily(Date.now(), probed);
+            // Awaited below, after the work; until then a failure waits there.
+            served.catch(() => undefined);
+          });
+        }
       }
     };
     await Promise.all(Array.from({ length: 4 }, () => worker()));
@@ -151,17 +197,22 @@ describe('cluster mode on a 3-node NATS cluster: one NATS server killed under lo
     assert.ok(killed, 'the NATS server was never killed');
     assert.deepEqual(failures, [], 'webhooks never acknowledged');
     assert.equal(acked.size, WEBHOOKS);
-    const arrivals = () => receivers.flatMap((r) => r.events.filter((e) => e.event.type === 'message.inbound' && acked.has(String(e.event.data.externalId))));
+    const gap = await served;
+    const expected = new Set([...acked, ...probed]);
+    const arrivals = () => receivers.flatMap((r) => r.events.filter((e) => e.event.type === 'message.inbound' && expected.has(String(e.event.data.externalId))));
     for (const until = Date.now() + 60_000; Date.now() < until; await sleep(250)) {
-      if (new Set(arrivals().map((e) => String(e.event.data.externalId))).size === acked.size) break;
+      if (new Set(arrivals().map((e) => String(e.event.data.externalId))).size === expected.size) break;
     }
     const seen = new Set(arrivals().map((e) => String(e.event.data.externalId)));
-    assert.deepEqual([...acked].filter((sid) => !seen.has(sid)), [], 'acknowledged webhooks never reached the agent');
+    assert.deepEqual([...expected].filter((sid) => !seen.has(sid)), [], 'acknowledged webhooks never reached the agent');
     const ids = new Map<string, Set<string>>();
     for (const { event, headers } of arrivals()) ids.set(String(event.data.externalId), (ids.get(String(event.data.externalId)) ?? new Set()).add(headers['webhook-id']!));
     assert.deepEqual([...ids].filter(([, s]) => s.size > 1), [], 'a message reached its agent under two webhook-ids');
     assert.equal(receivers.reduce((n, r) => n + r.rejected, 0), 0, 'a callback signature did not verify');
-    console.log(`3-node NATS, ${leader} (work stream leader) killed after ${KILL_AFTER} of ${WEBHOOKS} webhooks: all acknowledged after ${retries} retried attempts, all delivered`);
+    console.log(
+      `3-node NATS, ${leader} (work stream leader) killed after ${KILL_AFTER} of ${WEBHOOKS} webhooks: all acknowledged after ${retries} retried attempts, ` +
+        `all delivered (with ${probed.size} probes); every agent served again ≤ ${gap} ms after the kill, and steadily after`,
+    );
   });
 
   it('the shipped NATS permissions refused nothing', () => {

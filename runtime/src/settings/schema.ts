@@ -68,7 +68,7 @@ export const SettingsSchema = Type.Object(
       pattern: '^$|^postgres(ql)?://\\S+$',
       secret: true,
       description:
-        'postgres://user:password@host:port/database: the shared PostgreSQL store (cluster mode). Empty: SQLite under DATA_DIR (embedded mode).',
+        'postgres://user:password@host:port/database: the shared PostgreSQL store (cluster mode). Empty: SQLite under DATA_DIR (embedded mode). TLS as in libpq: `?sslmode=verify-full` checks the server\'s certificate and host name, `&sslrootcert=/path/ca.pem` names a private CA (read at each new connection).',
     }),
     NATS_URL: Type.String({
       default: '',

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { freePort, startNatsServer, type TestNatsServer } from './nats-server.js';
+import { createTestTls, type TestTls } from './test-tls.js';
 
 /** The shipped nats-server configuration (deploy/nats), which these servers run with ports, dirs and certificates of the test. */
 export const NATS_DEPLOY_DIR = fileURLToPath(new URL('../../../deploy/nats/', import.meta.url));
@@ -14,20 +14,12 @@ export const NATS_DEPLOY_DIR = fileURLToPath(new URL('../../../deploy/nats/', im
 /** The users of deploy/nats/switchboard-accounts.conf. */
 export type NatsRole = 'runtime' | 'gateway' | 'admin';
 
-/** PEM files made for one test run with `openssl`: a CA, a server certificate for 127.0.0.1 and localhost, a client certificate. */
-export interface TestNatsTls {
-  readonly dir: string;
-  readonly caFile: string;
-  readonly certFile: string;
-  readonly keyFile: string;
-}
-
 /** nats-server(s) running the shipped configuration: TLS required with client certificates, a password per role. */
 export interface SecureNatsCluster {
   /** `tls://127.0.0.1:<port>` of each server, comma-separated (a NATS_URL). */
   readonly url: string;
   readonly servers: TestNatsServer[];
-  readonly tls: TestNatsTls;
+  readonly tls: TestTls;
   readonly passwords: Readonly<Record<NatsRole, string>>;
   /** The NATS_* settings of a process connecting as `role`. */
   settings(role: NatsRole): Record<string, string>;
@@ -42,27 +34,6 @@ export interface SecureNatsCluster {
   violations(): string[];
 }
 
-/** Makes a CA, a server certificate (serverAuth and clientAuth, for routes too) and a client certificate in a new temp dir. */
-export function createNatsTls(): TestNatsTls {
-  const dir = mkdtempSync(join(tmpdir(), 'sb-nats-tls-'));
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  try {
-    openssl('req', '-x509', ...ec, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=switchboard-test-ca');
-    const sign = (name: string, subject: string, extensions: string) => {
-      openssl('req', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', subject);
-      writeFileSync(join(dir, `${name}.ext`), extensions);
-      openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
-    };
-    sign('server', '/CN=localhost', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n');
-    sign('client', '/CN=switchboard-client', 'extendedKeyUsage=clientAuth\n');
-  } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(`openssl could not make the test certificates (is openssl installed?): ${(err as { stderr?: Buffer }).stderr?.toString() ?? err}`);
-  }
-  return { dir, caFile: join(dir, 'ca.pem'), certFile: join(dir, 'client.pem'), keyFile: join(dir, 'client-key.pem') };
-}
-
 /**
  * Starts `count` nats-servers (1: deploy/nats/nats-server.conf; 3: deploy/nats/cluster/nats-<i>.conf)
  * on loopback, with free ports, temp stores, new certificates and random passwords, and waits until
@@ -71,7 +42,7 @@ export function createNatsTls(): TestNatsTls {
  */
 export async function startSecureNats(options: { count?: 1 | 3 } = {}): Promise<SecureNatsCluster> {
   const count = options.count ?? 1;
-  const tls = createNatsTls();
+  const tls = createTestTls();
   const work = mkdtempSync(join(tmpdir(), 'sb-nats-conf-'));
   const passwords: Record<NatsRole, string> = {
     runtime: `p${randomBytes(18).toString('hex')}`,
