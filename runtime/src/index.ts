@@ -15,7 +15,7 @@ export type { GatewayPorts, AdminPort, MetricsPort, WebhookPort, VoicePort, Live
 export type { LocalSessions, TurnCall } from './agents/live-reach.js';
 export type { ListFilter, Totals, DashboardFigures } from './admin/operator-reads.js';
 export type { AgentClient, CallOptions, ClientInput } from './agents/agent-client.js';
-export { AGENT_OPERATIONS, isOperationName } from './agents/catalogue.js';
+export { AGENT_OPERATIONS, isOperationName } from './protocol/operations.js';
 export type {
   OperationName,
   OperationRequest,
@@ -32,7 +32,7 @@ export type {
   ProvisionResult,
   DeprovisionResult,
   MakeCallRequest,
-} from './agents/catalogue.js';
+} from './protocol/operations.js';
 export { loadSettings, checkSettings } from './settings/load.js';
 export { readSecretKey } from './secrets.js';
 export { tokenWeakness } from './settings/token-strength.js';

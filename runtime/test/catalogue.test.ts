@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
 import { AGENT_SUBJECT } from '../src/actors/actor-system.js';
-import { AGENT_OPERATIONS, checkRequest, checkResponse, isOperationName } from '../src/agents/catalogue.js';
+import { AGENT_OPERATIONS, checkRequest, checkResponse, isOperationName } from '../src/protocol/operations.js';
 import { partitionOf } from '../src/cluster/partitions.js';
 import { createLogger } from '../src/logger.js';
 import { startEmbedded, type EmbeddedRuntime } from '../src/roles/embedded.js';

@@ -63,8 +63,12 @@ describe('dependency direction in runtime/src', () => {
     assert.deepEqual(wrong, []);
   });
 
-  it('protocol imports nothing of the runtime', () => {
-    const imports = files(join(SRC, 'protocol')).flatMap((file) => specifiers(file).map((s) => `${relative(SRC, file)} imports ${s}`));
+  it('protocol imports nothing of the runtime outside itself (packages only: the sdk, the schema library)', () => {
+    const imports = files(join(SRC, 'protocol')).flatMap((file) =>
+      specifiers(file)
+        .filter((s) => s.startsWith('.') && topFolder(file, s) !== 'protocol')
+        .map((s) => `${relative(SRC, file)} imports ${s}`),
+    );
     assert.deepEqual(imports, []);
   });
 

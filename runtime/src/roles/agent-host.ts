@@ -1,6 +1,6 @@
 import { ActorSystem, type AgentOperations, type OperationHandler } from '../actors/actor-system.js';
 import type { AgentClient } from '../agents/agent-client.js';
-import { checkRequest, isOperationName } from '../agents/catalogue.js';
+import { checkRequest, isOperationName } from '../protocol/operations.js';
 import type { LiveReach } from '../agents/live-reach.js';
 import { lifecycleOperations } from '../agents/operations.js';
 import type { TokenService } from '../auth/token-service.js';
