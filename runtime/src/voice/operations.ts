@@ -105,7 +105,7 @@ export function voiceOperations(
     try {
       await voice.register(session);
     } catch (err) {
-      actor.ledger?.release(admission);
+      context.limiter.release(actor, admission);
       throw err;
     }
     return new Continuation(async () => {
@@ -116,7 +116,7 @@ export function voiceOperations(
       } catch (err) {
         const provider = voice.telephonyDriverName();
         context.logger.error({ provider, agentId: agent.agentId, sessionId: session.sessionId, to: session.to, err }, 'provider did not place the call');
-        actor.ledger?.release(admission);
+        context.limiter.release(actor, admission);
         voice.end(session);
         throw err;
       }
@@ -174,7 +174,7 @@ export function voiceOperations(
           });
           return { success: true as const, callSid: placed.callSid, status: placed.status, from, to, audioUrl: message.url, durationSeconds: message.durationSeconds };
         } catch (err) {
-          actor.ledger?.release(admission);
+          context.limiter.release(actor, admission);
           throw err;
         }
       });
