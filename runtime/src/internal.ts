@@ -7,7 +7,7 @@ export * from './index.js';
 export { AgentReach } from './agents/agent-reach.js';
 export { LocalLiveReach, NatsLiveReach, type LiveReach, type LocalSessions, type TurnCall } from './agents/live-reach.js';
 export { MemoryCallDirectory, type CallDirectory } from './voice/call-directory.js';
-export { KvCallDirectory } from './cluster/kv-call-directory.js';
+export { KvCallDirectory } from './voice/kv-call-directory.js';
 export { ForwardedCallMessages, StoredCallMessages, type CallMessages } from './voice/call-messages.js';
 export { OperatorReads, type ListFilter, type Totals, type DashboardFigures } from './admin/operator-reads.js';
 export { MemoryBus } from './bus/memory-bus.js';

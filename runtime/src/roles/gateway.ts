@@ -4,7 +4,7 @@ import { AudioOnDemand } from '../audio/audio-on-demand.js';
 import { TokenService } from '../auth/token-service.js';
 import type { NatsBus } from '../bus/nats-bus.js';
 import { checkClusterSettings, clusterNodeId, connectClusterBus, natsUrlForLog } from '../cluster/cluster-mode.js';
-import { KvCallDirectory } from '../cluster/kv-call-directory.js';
+import { KvCallDirectory } from '../voice/kv-call-directory.js';
 import { partitionsServed } from '../cluster/partitioned-actors.js';
 import { DriverSet } from '../drivers/registry.js';
 import { RuntimeEvents, receiveEvents } from '../events.js';

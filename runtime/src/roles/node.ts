@@ -3,7 +3,7 @@ import { NatsLiveReach } from '../agents/live-reach.js';
 import { TokenService } from '../auth/token-service.js';
 import type { NatsBus } from '../bus/nats-bus.js';
 import { checkClusterSettings, clusterNodeId, connectClusterBus, natsUrlForLog } from '../cluster/cluster-mode.js';
-import { KvCallDirectory } from '../cluster/kv-call-directory.js';
+import { KvCallDirectory } from '../voice/kv-call-directory.js';
 import { PartitionedActors, type PartitionedActorsOptions } from '../cluster/partitioned-actors.js';
 import { DriverSet } from '../drivers/registry.js';
 import { RuntimeEvents, forwardEvents } from '../events.js';
