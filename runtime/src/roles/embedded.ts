@@ -19,6 +19,7 @@ import { InProcessWorkQueue } from '../work/in-process-work-queue.js';
 import { AgentHost } from './agent-host.js';
 import { gatewayPorts } from './gateway-ports.js';
 import { ApiAccess, PublicAddress, agentClient, emailDomain, fillPools, loadProviderDrivers, openRoleStore, probeDatabase, type AttachOptions, type RoleOptions } from './parts.js';
+import { storedReads } from './stored-reads.js';
 import type { ServedRuntime, TestPorts } from './served-runtime.js';
 
 export interface EmbeddedOptions extends RoleOptions {
@@ -120,7 +121,7 @@ export class EmbeddedRuntime implements ServedRuntime {
       voice: new CallVoicePort(this.host.voice, store, this.host.voiceMessages, this.#audio),
       readiness: this.readiness,
     });
-    this.inspect = { store, bus, agents, tokens, readiness: this.readiness };
+    this.inspect = { stored: storedReads(store), bus, agents, tokens, readiness: this.readiness };
   }
 
   get generatedOrchestratorToken(): string | undefined {

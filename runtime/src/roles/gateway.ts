@@ -22,6 +22,7 @@ import { CallVoicePort } from '../voice/voice-port.js';
 import { VoiceService } from '../voice/voice-service.js';
 import { gatewayPorts } from './gateway-ports.js';
 import { ApiAccess, PublicAddress, agentClient, fillPools, loadProviderDrivers, openRoleStore, probeDatabase, probeNats, type AttachOptions, type RoleOptions } from './parts.js';
+import { storedReads } from './stored-reads.js';
 import type { ServedRuntime, TestPorts } from './served-runtime.js';
 
 /** How long a call's directory entry lives: ringing (outbound) plus the longest call bounds when it is read. */
@@ -120,7 +121,7 @@ export class ClusterGatewayRuntime implements ServedRuntime {
       voice: new CallVoicePort(this.voice, store, new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl), this.#audio),
       readiness: this.readiness,
     });
-    this.inspect = { store, bus, agents, tokens, readiness: this.readiness };
+    this.inspect = { stored: storedReads(store), bus, agents, tokens, readiness: this.readiness };
   }
 
   get generatedOrchestratorToken(): string | undefined {

@@ -16,6 +16,7 @@ import { JetStreamWorkQueue } from '../work/jetstream-work-queue.js';
 import { AgentHost } from './agent-host.js';
 import { callDirectoryTtlMs } from './gateway.js';
 import { PublicAddress, agentClient, emailDomain, fillPools, loadProviderDrivers, openRoleStore, probeDatabase, probeNats, type AttachOptions, type RoleOptions } from './parts.js';
+import { storedReads } from './stored-reads.js';
 import type { TestPorts } from './served-runtime.js';
 
 export interface NodeOptions extends RoleOptions {
@@ -120,7 +121,7 @@ export class RuntimeNodeRuntime {
       if (problems.length > 0) throw new Error(problems.join('; '));
       return 'ok';
     });
-    this.inspect = { store, bus, agents: this.#agents, tokens, readiness: this.readiness };
+    this.inspect = { stored: storedReads(store), bus, agents: this.#agents, tokens, readiness: this.readiness };
   }
 
   /** The partitions this node holds now. */
