@@ -16,7 +16,8 @@ export { DEFAULT_PARTITIONS, partitionOf, preferredOwner } from './cluster/parti
 export { PartitionLeases, type PartitionLeasesOptions, type LeaseEnd } from './cluster/partition-leases.js';
 export { PartitionedActors, partitionsServed, type PartitionedActorsOptions } from './cluster/partitioned-actors.js';
 export * as protocol from './protocol/index.js';
-export { checkClusterSettings, clusterNodeId, liveSubject, turnSubject, type ClusterRole } from './cluster/cluster-mode.js';
+export { clusterNodeId, liveSubject, turnSubject, type ClusterRole } from './cluster/cluster-mode.js';
+export { checkClusterSettings } from './roles/parts.js';
 export { RetryLater, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work/work-queue.js';
 export { InProcessWorkQueue, type InProcessWorkQueueOptions } from './work/in-process-work-queue.js';
 export { JetStreamWorkQueue, type JetStreamWorkQueueOptions } from './work/jetstream-work-queue.js';

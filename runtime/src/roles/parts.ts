@@ -1,4 +1,4 @@
-import type { DriverContext } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, type DriverContext } from '@switchboard/sdk';
 import { AgentClient } from '../agents/agent-client.js';
 import type { LiveReach } from '../agents/live-reach.js';
 import { AuthLockout } from '../auth/lockout.js';
@@ -6,13 +6,13 @@ import { SessionEpoch } from '../auth/session-epoch.js';
 import type { TokenService } from '../auth/token-service.js';
 import type { NatsBus } from '../bus/nats-bus.js';
 import type { Bus } from '../bus/bus.js';
-import { checkClusterSettings, clusterNodeId, connectClusterBus, natsUrlForLog, type ClusterRole } from '../cluster/cluster-mode.js';
+import { clusterNodeId, connectClusterBus, natsUrlForLog, type ClusterRole } from '../cluster/cluster-mode.js';
 import { driverSpecs } from '../drivers/driver-settings.js';
 import { loadDriver, type DriverSpec, type PackageImporter } from '../drivers/loader.js';
 import type { DriverSet } from '../drivers/registry.js';
 import type { ReadinessChecks } from '../health.js';
 import type { Logger } from '../logger.js';
-import { DEMO_EMAIL_DOMAIN, demoPools } from '../modes.js';
+import { DEMO_EMAIL_DOMAIN, demoPools, isDemoMode } from '../modes.js';
 import type { SecretBox } from '../secrets.js';
 import type { Settings } from '../settings/schema.js';
 import type { PoolName } from '../store/repositories/pools.js';
@@ -189,6 +189,23 @@ export async function loadProviderDrivers(drivers: DriverSet, readiness: Readine
 /** How long a call's directory entry lives: ringing (outbound) plus the longest call bounds when it is read. */
 export function callDirectoryTtlMs(settings: Settings): number {
   return (settings.VOICE_MAX_CALL_SECONDS + 300) * 1000;
+}
+
+/**
+ * Refuses a cluster start whose settings cannot work, naming the setting to fix: every process of a
+ * cluster shares one PostgreSQL store and one secret key, reaches NATS, and talks to real providers
+ * (the in-process demo simulator of embedded mode would be one per process).
+ */
+export function checkClusterSettings(settings: Settings, command: string): void {
+  const missing: string[] = [];
+  if (!settings.NATS_URL) missing.push('NATS_URL=nats://host:4222 (the NATS server with JetStream that joins the cluster)');
+  if (!settings.DATABASE_URL) missing.push('DATABASE_URL=postgres://… (the store every process shares)');
+  if (!settings.SECRET_KEY) missing.push('SECRET_KEY=<32 bytes, base64 or hex> (the same on every process, so each can open what another sealed)');
+  if (!settings.PUBLIC_BASE_URL) missing.push('PUBLIC_BASE_URL=https://… (where providers reach the gateways; runtime nodes put it in status callbacks)');
+  if (isDemoMode(settings)) missing.push('provider settings (TWILIO_*, RESEND_*, …); demo mode runs one simulator per process, so it is embedded-only — point the *_BASE_URL settings at `switchboard-simulator` to try a cluster locally');
+  if (missing.length > 0) {
+    throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `switchboard ${command} is a cluster process and needs:\n  - ${missing.join('\n  - ')}\nSee docs/cluster.md.`);
+  }
 }
 
 /** What a cluster process runs on: its name, the shared store, NATS and the call directory. */
