@@ -15,7 +15,7 @@ export type { GatewayPorts, AdminPort, MetricsPort, WebhookPort, VoicePort, Live
 export type { LocalSessions, TurnCall } from './agents/live-reach.js';
 export type { ListFilter, Totals, DashboardFigures } from './admin/operator-reads.js';
 export type { AgentClient, CallOptions, ClientInput } from './agents/agent-client.js';
-export { AGENT_OPERATIONS, isOperationName } from './agents/catalogue.js';
+export { AGENT_OPERATIONS, isOperationName } from './protocol/operations.js';
 export type {
   OperationName,
   OperationRequest,
@@ -32,7 +32,7 @@ export type {
   ProvisionResult,
   DeprovisionResult,
   MakeCallRequest,
-} from './agents/catalogue.js';
+} from './protocol/operations.js';
 export { loadSettings, checkSettings } from './settings/load.js';
 export { readSecretKey } from './secrets.js';
 export { tokenWeakness } from './settings/token-strength.js';
@@ -53,7 +53,8 @@ export { partitionsServed } from './cluster/partitioned-actors.js';
 export type { PoolName, PoolEntry } from './store/repositories/pools.js';
 export { keyInUse } from './store/repositories/idempotency.js';
 export type { IdempotencySlot, IdempotentResponse } from './store/repositories/idempotency.js';
-export type { Period, Window } from './billing/periods.js';
+export type { Period } from './billing/periods.js';
+export type { Window } from './limits/windows.js';
 export type { AgentEvent, InboundMessageData, MessageStatusData } from './delivery/events.js';
 export { loadDriver, checkDriver, checkSdkRange } from './drivers/loader.js';
 export type { DriverSpec, PackageImporter } from './drivers/loader.js';

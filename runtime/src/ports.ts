@@ -1,7 +1,7 @@
 import type { Channel, Driver, WebhookRequest } from '@switchboard/sdk';
 import type { AgentClient } from './agents/agent-client.js';
 import type { AgentReach } from './agents/agent-reach.js';
-import type { AgentView, VoiceWebhook } from './agents/catalogue.js';
+import type { AgentView, VoiceWebhook } from './protocol/operations.js';
 import type { OperatorReads } from './admin/operator-reads.js';
 import type { AuthLockout } from './auth/lockout.js';
 import type { SessionEpoch } from './auth/session-epoch.js';

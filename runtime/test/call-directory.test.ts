@@ -1,6 +1,6 @@
 import { after, before } from 'node:test';
 import { connect } from '@nats-io/transport-node';
-import { KvCallDirectory } from '../src/cluster/kv-call-directory.js';
+import { KvCallDirectory } from '../src/voice/kv-call-directory.js';
 import { describeCallDirectoryConformance } from '../src/testing/index.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
 import { MemoryCallDirectory } from '../src/voice/call-directory.js';

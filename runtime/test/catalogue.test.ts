@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
 import { AGENT_SUBJECT } from '../src/actors/actor-system.js';
-import { AGENT_OPERATIONS, checkRequest, checkResponse, isOperationName } from '../src/agents/catalogue.js';
+import { AGENT_OPERATIONS, checkRequest, checkResponse, isOperationName } from '../src/protocol/operations.js';
 import { partitionOf } from '../src/cluster/partitions.js';
 import { createLogger } from '../src/logger.js';
 import { startEmbedded, type EmbeddedRuntime } from '../src/roles/embedded.js';
@@ -52,7 +52,7 @@ describe('the agent operation catalogue at the bus edge', () => {
     await assert.rejects(publish('send', 'cat-1', { channel: 'fax', to: '+15551234567', body: 'hi' }), refusedAs('BAD_REQUEST', /channel/));
     await assert.rejects(publish('send', 'cat-1', { channel: 'sms', to: '+15551234567' }), refusedAs('BAD_REQUEST', /body/));
     await assert.rejects(publish('send', 'cat-1', { channel: 'sms', to: '+15551234567', body: { nested: true } }), refusedAs('BAD_REQUEST', /body/));
-    assert.deepEqual(await runtime.inspect.store.messages.countByChannel('cat-1'), {});
+    assert.deepEqual(await runtime.inspect.stored.messageCounts('cat-1'), {});
     assert.equal(sim.messages().length, 0);
   });
 
@@ -61,7 +61,7 @@ describe('the agent operation catalogue at the bus edge', () => {
     // The caller mints the token: a provision over the bus carries its hash, never the token.
     await assert.rejects(publish('provision', 'cat-2', { displayName: 'x', channels: ['sms'] }), refusedAs('BAD_REQUEST', /tokenHash/));
     await assert.rejects(publish('provision', 'cat-2', { displayName: 'x', channels: ['sms'], tokenHash: 'sb_live_notahash' }), refusedAs('BAD_REQUEST', /tokenHash/));
-    assert.equal(await runtime.inspect.store.agents.get('cat-2'), undefined);
+    assert.equal(await runtime.inspect.stored.agent('cat-2'), undefined);
   });
 
   it('refuses an operation outside the catalogue and one without an agent id', async () => {

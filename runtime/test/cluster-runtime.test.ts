@@ -13,6 +13,7 @@ import { createLogger, type Logger } from '../src/logger.js';
 import { startEmbedded, type EmbeddedRuntime } from '../src/roles/embedded.js';
 import { startNode, type RuntimeNodeRuntime } from '../src/roles/node.js';
 import { loadSettings } from '../src/settings/load.js';
+import { openStore } from '../src/store/store.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
 import { createTestDatabase, type TestDatabase } from '../src/testing/postgres.js';
 
@@ -128,8 +129,10 @@ describe('full runtimes as cluster nodes', () => {
     assert.equal(ok.success, true);
     // What a node sees when its lease lapsed and another node took the partition over (and wrote its
     // tenure) while this one still believes, for a moment, that it holds it.
-    const mine = (await a.inspect.store.tenures.token(partition))!;
-    await a.inspect.store.tenures.takeOver({ partition, token: mine + 1_000_000 }, 'the-next-holder');
+    // The next holder writes through its own connection to the shared store, as another node would.
+    const nextHolder = await openStore({ dataDir, databaseUrl: database.url });
+    const mine = (await nextHolder.tenures.token(partition))!;
+    await nextHolder.tenures.takeOver({ partition, token: mine + 1_000_000 }, 'the-next-holder');
     const before = sim.messages().length;
     try {
       await assert.rejects(
@@ -137,12 +140,13 @@ describe('full runtimes as cluster nodes', () => {
         (err: { code?: string }) => err.code === 'UNAVAILABLE',
       );
       assert.equal(sim.messages().length, before, 'nothing went to the provider');
-      const stored = await a.inspect.store.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE body = 'after the takeover'");
+      const stored = await a.inspect.stored.rows<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE body = 'after the takeover'");
       assert.equal(Number(stored[0]!.n), 0, 'nothing was stored');
-      const usage = (await a.inspect.store.usage.listForAgent(agentId)).length;
+      const usage = (await a.inspect.stored.usage(agentId)).length;
       assert.equal(usage, 1, 'only the first send is in the usage');
     } finally {
-      await a.inspect.store.tenures.takeOver({ partition, token: mine }, 'rt-a');
+      await nextHolder.tenures.takeOver({ partition, token: mine }, 'rt-a');
+      await nextHolder.close();
     }
   });
 

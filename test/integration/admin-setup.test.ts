@@ -325,9 +325,9 @@ describe('admin API: a deploy under load', () => {
     await acknowledgedAtLeast(acknowledged.length + 5, 'after the swap');
     sending = false;
     await Promise.all(workers);
-    const { db } = d.deployment.current.runtime.inspect.store;
+    const { stored } = d.deployment.current.runtime.inspect;
     for (const id of acknowledged) {
-      const row = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE external_id = ?', [id]);
+      const row = await stored.row<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE external_id = ?', [id]);
       assert.equal(Number(row?.n), 1, `acknowledged message ${id} is stored`);
     }
   });

@@ -89,7 +89,7 @@ describe('auth matrix', () => {
   });
 
   it('tokens are stored only as hashes (and the team token sealed)', async () => {
-    const rows = await t.gateway.runtime.inspect.store.db.query<{ token_hash: string; sealed_token: string | null }>('SELECT token_hash, sealed_token FROM tokens');
+    const rows = await t.gateway.runtime.inspect.stored.rows<{ token_hash: string; sealed_token: string | null }>('SELECT token_hash, sealed_token FROM tokens');
     const everything = JSON.stringify(rows);
     for (const token of [tokens.client!, tokens.team!, tokens.orchestrator!]) assert.ok(!everything.includes(token), 'a clear token is stored');
     assert.ok(rows.every((r) => /^[0-9a-f]{64}$/.test(r.token_hash)));

@@ -119,7 +119,7 @@ describe('bad input gets a clear error, never a crash', () => {
     } finally {
       spy.unsubscribe();
     }
-    const agents = await t.gateway.runtime.inspect.store.agents.list();
+    const agents = await t.gateway.runtime.inspect.stored.agents();
     assert.ok(!agents.some((a) => a.agentId === 'v-strip'), 'nothing stored from a refused request');
   });
 
@@ -191,7 +191,7 @@ describe('bad input gets a clear error, never a crash', () => {
     });
     assert.equal(smsRes.status, 200, await smsRes.clone().text());
     const deadline = Date.now() + 10_000;
-    while ((await t.gateway.runtime.inspect.store.deadLetters.countPending('v-hook')) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((await t.gateway.runtime.inspect.stored.waitingLetters('v-hook')) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     // waiting-messages acknowledges what it returns: a misspelt filter must not take every channel's letters.
     const typo = await errorOf(await t.call('GET', '/api/v1/waiting-messages?chanel=line', { token: agent.securityToken }));
     assert.deepEqual([typo.status, typo.code], [400, 'BAD_REQUEST']);
@@ -279,7 +279,7 @@ describe('bad input gets a clear error, never a crash', () => {
       `POST /api/v1/provision HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.teamToken}\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n${'x'.repeat(70_000)}`,
     );
     assert.equal(chunked, 413);
-    const agents = await t.gateway.runtime.inspect.store.agents.list();
+    const agents = await t.gateway.runtime.inspect.stored.agents();
     assert.ok(!agents.some((a) => a.agentId === 'v-big'), 'nothing stored from a refused request');
   });
 

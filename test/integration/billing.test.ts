@@ -27,7 +27,7 @@ describe('usage, limits and billing', () => {
   after(() => t.close());
 
   const send = (token: string, json: object) => t.call('POST', '/api/v1/send-message', { token, json });
-  const usageRows = (agentId: string) => t.gateway.runtime.inspect.store.usage.listForAgent(agentId);
+  const usageRows = (agentId: string) => t.gateway.runtime.inspect.stored.usage(agentId);
 
   it('writes a usage row for every channel with the tariff for the channel, segment count and destination country', async () => {
     const a = await provisionAgent(t, 'meter', ['sms', 'whatsapp', 'email', 'line']);

@@ -31,7 +31,7 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
   });
 
   const inboundCount = async () =>
-    (await t.gateway.runtime.inspect.store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE agent_id = 'inbox' AND direction = 'inbound'"))!.n;
+    (await t.gateway.runtime.inspect.stored.row<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE agent_id = 'inbox' AND direction = 'inbound'"))!.n;
 
   it('a signed SMS is stored and reaches the callback, verified with a Standard Webhooks library', async () => {
     const res = await t.sim.inbound.sms({ agentId: 'inbox', from: CUSTOMER, to: agent.channels.sms!.address, body: 'Is the shop open?' });
@@ -147,7 +147,7 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
     const res = await t.sim.inbound.sms({ agentId: 'blocked-inbox', from: CUSTOMER, to: '+12025550100', body: 'ignored' });
     assert.equal(res.status, 200);
     assert.equal(res.body, '');
-    const stored = await t.gateway.runtime.inspect.store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE agent_id = 'blocked-inbox'");
+    const stored = await t.gateway.runtime.inspect.stored.row<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE agent_id = 'blocked-inbox'");
     assert.equal(stored!.n, 0);
   });
 
@@ -158,7 +158,7 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
     let letters: { reason: string; body: string; attempts: number; direction: string }[] = [];
     const deadline = Date.now() + 5000;
     while (Date.now() < deadline) {
-      const pending = await t.gateway.runtime.inspect.store.deadLetters.countPending('inbox');
+      const pending = await t.gateway.runtime.inspect.stored.waitingLetters('inbox');
       if (pending > 0) break;
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -176,7 +176,7 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
     const offline = await provisionAgent(t, 'offline', ['line']);
     await t.sim.inbound.line({ agentId: 'offline', userId: LINE_USER, text: 'are you there?' });
     const deadline = Date.now() + 3000;
-    while ((await t.gateway.runtime.inspect.store.deadLetters.countPending('offline')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((await t.gateway.runtime.inspect.stored.waitingLetters('offline')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const waiting = (await (await t.call('GET', '/api/v1/waiting-messages', { token: offline.securityToken })).json()) as {
       messages: { reason: string; body: string; channel: string }[];
       count: number;
@@ -193,20 +193,20 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
       [...sids, ...sids].map((messageSid, i) => t.sim.inbound.sms({ agentId: 'quiet', from: CUSTOMER, to: quiet.channels.sms!.address, body: `quiet ${i % sids.length}`, messageSid })),
     );
     assert.deepEqual(answers.map((a) => a.status), answers.map(() => 200));
-    const count = async (sql: string) => (await t.gateway.runtime.inspect.store.db.get<{ n: number }>(sql, ['quiet']))!.n;
+    const count = async (sql: string) => (await t.gateway.runtime.inspect.stored.row<{ n: number }>(sql, ['quiet']))!.n;
     assert.equal(await count("SELECT COUNT(*) AS n FROM messages WHERE agent_id = ? AND direction = 'inbound'"), sids.length);
     // Embedded, the letter commits with its message; a cluster queues the delivery, which writes it after the 200.
     if (process.env.SWITCHBOARD_TEST_CLUSTER === '1') {
       const deadline = Date.now() + 5000;
-      while ((await t.gateway.runtime.inspect.store.deadLetters.countPending('quiet')) < sids.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while ((await t.gateway.runtime.inspect.stored.waitingLetters('quiet')) < sids.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     }
-    assert.equal(await t.gateway.runtime.inspect.store.deadLetters.countPending('quiet'), sids.length, 'every letter stored, embedded before its 200');
+    assert.equal(await t.gateway.runtime.inspect.stored.waitingLetters('quiet'), sids.length, 'every letter stored, embedded before its 200');
     assert.equal(
       await count('SELECT COUNT(*) AS n FROM dead_letters d JOIN messages m ON m.id = d.message_id WHERE d.agent_id = ?'),
       sids.length,
       'each letter ends its own message',
     );
-    const pending = await t.gateway.runtime.inspect.store.messages.pendingDeliveries();
+    const pending = await t.gateway.runtime.inspect.stored.pendingDeliveries();
     assert.ok(!pending.some((m) => m.agentId === 'quiet'), 'nothing left to re-drive');
   });
 

@@ -54,7 +54,7 @@ describe('process lifecycle', () => {
     await closed;
     assert.match(answer, /^HTTP\/1\.1 201/);
     assert.ok(answer.includes('"agentId":"in-flight"'));
-    await assert.rejects(t.gateway.runtime.inspect.store.agents.get('in-flight'), /closed/, 'the store is closed after shutdown');
+    await assert.rejects(t.gateway.runtime.inspect.stored.agent('in-flight'), /closed/, 'the store is closed after shutdown');
     await t.close();
   });
 });

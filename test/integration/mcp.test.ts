@@ -90,10 +90,10 @@ for (const kind of ['sse', 'streamable'] as const) {
       const data = await mcp.next('switchboard.inbound', (d) => d.body === 'ping over mcp');
       assert.deepEqual([data.channel, data.from, data.externalId], ['sms', CUSTOMER, res.id]);
       const deadline = Date.now() + 3000;
-      let stored = await t.gateway.runtime.inspect.store.db.get<{ delivery: string }>('SELECT delivery FROM messages WHERE external_id = ?', [res.id]);
+      let stored = await t.gateway.runtime.inspect.stored.row<{ delivery: string }>('SELECT delivery FROM messages WHERE external_id = ?', [res.id]);
       while (stored?.delivery !== 'done' && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 20));
-        stored = await t.gateway.runtime.inspect.store.db.get<{ delivery: string }>('SELECT delivery FROM messages WHERE external_id = ?', [res.id]);
+        stored = await t.gateway.runtime.inspect.stored.row<{ delivery: string }>('SELECT delivery FROM messages WHERE external_id = ?', [res.id]);
       }
       assert.equal(stored?.delivery, 'done', 'the message is marked delivered once the session took it');
     });
@@ -187,7 +187,7 @@ describe('MCP sessions: auth, replacement, fallback and shutdown', () => {
     await t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl: null } });
     await t.sim.inbound.sms({ agentId: 'mcp-life', from: CUSTOMER, to: agent.channels.sms!.address, body: 'to the dead letters' });
     const deadline = Date.now() + 3000;
-    while ((await t.gateway.runtime.inspect.store.deadLetters.countPending('mcp-life')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((await t.gateway.runtime.inspect.stored.waitingLetters('mcp-life')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const reconnect = await connectMcp(t.url, 'sse', agent.securityToken, 'mcp-life');
     const waiting = await reconnect.next('switchboard.waiting');
     assert.equal(waiting.waitingMessages, 1);

@@ -20,27 +20,27 @@ describe('provisioning pools', () => {
     t.call('POST', '/api/v1/provision', { token: t.teamToken, json: { agentId, displayName: agentId, channels, ...extra } });
 
   it('is atomic: when one requested pool is dry nothing is taken', async () => {
-    const before = await t.gateway.runtime.inspect.store.pools.counts();
+    const before = await t.gateway.runtime.inspect.stored.poolCounts();
     const res = await provision('atomic-1', ['sms', 'whatsapp', 'line']);
     assert.equal(res.status, 409);
     const body = (await res.json()) as { code: string; error: string };
     assert.equal(body.code, 'POOL_EXHAUSTED');
     assert.match(body.error, /line/);
-    assert.deepEqual(await t.gateway.runtime.inspect.store.pools.counts(), before);
-    assert.equal(await t.gateway.runtime.inspect.store.agents.get('atomic-1'), undefined);
-    assert.equal((await t.gateway.runtime.inspect.store.db.query("SELECT * FROM tokens WHERE agent_id = 'atomic-1'")).length, 0);
+    assert.deepEqual(await t.gateway.runtime.inspect.stored.poolCounts(), before);
+    assert.equal(await t.gateway.runtime.inspect.stored.agent('atomic-1'), undefined);
+    assert.equal((await t.gateway.runtime.inspect.stored.rows("SELECT * FROM tokens WHERE agent_id = 'atomic-1'")).length, 0);
   });
 
   it('runs dry mid-request: the second whatsapp agent gets nothing, not even a phone', async () => {
     assert.equal((await provision('wa-1', ['sms', 'whatsapp'])).status, 201);
-    const freeBefore = (await t.gateway.runtime.inspect.store.pools.counts()).phone.free;
+    const freeBefore = (await t.gateway.runtime.inspect.stored.poolCounts()).phone.free;
     const res = await provision('wa-2', ['sms', 'whatsapp']);
     assert.equal(res.status, 409);
-    assert.equal((await t.gateway.runtime.inspect.store.pools.counts()).phone.free, freeBefore);
+    assert.equal((await t.gateway.runtime.inspect.stored.poolCounts()).phone.free, freeBefore);
   });
 
   it('never hands one number to two agents under concurrent provisioning', async () => {
-    const free = (await t.gateway.runtime.inspect.store.pools.counts()).phone.free;
+    const free = (await t.gateway.runtime.inspect.stored.poolCounts()).phone.free;
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => provision(`race-${i}`, ['sms', 'voice'])));
     const ok = results.filter((r) => r.status === 201);
     const bodies = (await Promise.all(ok.map((r) => r.json()))) as { channels: { sms: { address: string } } }[];
@@ -51,7 +51,7 @@ describe('provisioning pools', () => {
       assert.equal(r.status, 409);
       assert.equal(((await r.json()) as { code: string }).code, 'POOL_EXHAUSTED');
     }
-    const held = await t.gateway.runtime.inspect.store.db.query<{ n: number }>(
+    const held = await t.gateway.runtime.inspect.stored.rows<{ n: number }>(
       "SELECT COUNT(DISTINCT agent_id) AS n FROM pool_entries WHERE pool = 'phone' AND agent_id LIKE 'race-%'",
     );
     assert.equal(held[0]!.n, free);

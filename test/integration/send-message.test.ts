@@ -65,9 +65,9 @@ describe('POST /api/v1/send-message through the real vendor SDKs and the simulat
   it('writes a message row and a usage row with a cost for every send', async () => {
     const res = await send({ channel: 'sms', to: CUSTOMER, body: 'metered' });
     const { messageId, externalId } = (await res.json()) as { messageId: string; externalId: string };
-    const stored = await t.gateway.runtime.inspect.store.messages.get(messageId);
+    const stored = await t.gateway.runtime.inspect.stored.message(messageId);
     assert.equal(stored?.externalId, externalId);
-    const usage = (await t.gateway.runtime.inspect.store.usage.listForAgent('sender')).find((u) => u.externalId === externalId);
+    const usage = (await t.gateway.runtime.inspect.stored.usage('sender')).find((u) => u.externalId === externalId);
     assert.ok(usage && usage.tariffCost > 0 && usage.action === 'message' && usage.quantity === 1);
   });
 
@@ -75,14 +75,14 @@ describe('POST /api/v1/send-message through the real vendor SDKs and the simulat
     const res = await send({ channel: 'sms', to: CUSTOMER, body: 'track me' });
     const { messageId, externalId } = (await res.json()) as { messageId: string; externalId: string };
     const deadline = Date.now() + 5000;
-    let stored = await t.gateway.runtime.inspect.store.messages.get(messageId);
+    let stored = await t.gateway.runtime.inspect.stored.message(messageId);
     while (stored?.status !== 'delivered' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
-      stored = await t.gateway.runtime.inspect.store.messages.get(messageId);
+      stored = await t.gateway.runtime.inspect.stored.message(messageId);
     }
     assert.equal(stored?.status, 'delivered');
     assert.ok((stored?.cost ?? 0) > 0, 'the price from the status callback is stored');
-    const usage = (await t.gateway.runtime.inspect.store.usage.listForAgent('sender')).find((u) => u.externalId === externalId);
+    const usage = (await t.gateway.runtime.inspect.stored.usage('sender')).find((u) => u.externalId === externalId);
     assert.equal(usage?.providerCost, stored?.cost);
   });
 
@@ -143,7 +143,7 @@ describe('POST /api/v1/send-message through the real vendor SDKs and the simulat
     const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
     assert.equal((refused.reason as { code: string }).code, 'CONFLICT');
     assert.equal(t.sim.messages({ provider: 'twilio' }).length, before + 1);
-    const stored = (await t.gateway.runtime.inspect.store.idempotency.find(slot.scope, slot.key))!;
+    const stored = (await t.gateway.runtime.inspect.stored.idempotent(slot.scope, slot.key))!;
     assert.equal(stored.status, 200);
     assert.equal((stored.body as { messageId: string }).messageId, ((outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<{ messageId: string }>).value).messageId);
   });

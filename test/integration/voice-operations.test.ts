@@ -65,7 +65,7 @@ describe('voice operations: secretary calls, transfer, voice messages', () => {
     const placed = (await (await post('/api/v1/make-call', { to: '+14155550304', greeting: 'One moment please.' })).json()) as { callSid: string };
     const phoneCall = t.sim.phone.get(placed.callSid)!;
     const deadline = Date.now() + 5000;
-    while ((await t.gateway.runtime.inspect.store.calls.get(placed.callSid))?.status !== 'in-progress' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((await t.gateway.runtime.inspect.stored.call(placed.callSid))?.status !== 'in-progress' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const res = await post('/api/v1/transfer-call', { callSid: placed.callSid, to: '+14155550305', announcementText: 'Transferring you to billing.' });
     assert.equal(res.status, 200, await res.clone().text());
     assert.deepEqual(await res.json(), { success: true, callSid: placed.callSid, transferredTo: '+14155550305', status: 'transferred' });

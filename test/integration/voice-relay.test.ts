@@ -54,7 +54,7 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     assert.ok(!heard.some((text) => /leave a message|reached/.test(text)), `the callee heard an answering machine: ${JSON.stringify(heard)}`);
     assert.match(heard[1] ?? '', /pass that on/);
     const deadline = Date.now() + 3000;
-    while ((await t.gateway.runtime.inspect.store.deadLetters.countPending('voice-reminder')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((await t.gateway.runtime.inspect.stored.waitingLetters('voice-reminder')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const waiting = (await (await t.call('GET', '/api/v1/waiting-messages?channel=voice', { token: reminder.securityToken })).json()) as {
       messages: { reason: string; body: string; from: string; to: string; externalId: string; direction: string }[];
     };
@@ -107,15 +107,15 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     const recording = await t.sim.phone.get(placed.callSid)!.done;
     assert.equal(recording.turns[0]!.agent.text, 'Hi, this is your reminder call.');
     const deadline = Date.now() + 5000;
-    let call = await t.gateway.runtime.inspect.store.calls.get(placed.callSid);
+    let call = await t.gateway.runtime.inspect.stored.call(placed.callSid);
     while (call?.status !== 'completed' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
-      call = await t.gateway.runtime.inspect.store.calls.get(placed.callSid);
+      call = await t.gateway.runtime.inspect.stored.call(placed.callSid);
     }
     assert.equal(call?.status, 'completed');
     assert.equal(call?.direction, 'outbound');
     assert.ok((call?.durationSeconds ?? -1) >= 0);
-    const usage = (await t.gateway.runtime.inspect.store.usage.listForAgent('voice-relay')).find((u) => u.externalId === placed.callSid && u.action === 'call_minute');
+    const usage = (await t.gateway.runtime.inspect.stored.usage('voice-relay')).find((u) => u.externalId === placed.callSid && u.action === 'call_minute');
     assert.ok(usage, 'a call-minute usage row is written when the call completes');
   });
 
@@ -126,7 +126,7 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     await t.sim.phone.get(placed.callSid)!.done;
     // The simulator's own completed callback must be in before ours, or it would overwrite the duration.
     const deadline = Date.now() + 5000;
-    while ((await t.gateway.runtime.inspect.store.calls.get(placed.callSid))?.status !== 'completed' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((await t.gateway.runtime.inspect.stored.call(placed.callSid))?.status !== 'completed' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const url = `${t.url}/webhooks/voice/status`;
     const post = (params: Record<string, string>, signed = true) =>
       t.call('POST', '/webhooks/voice/status', {
@@ -147,7 +147,7 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     const known = await post({ CallSid: placed.callSid, CallStatus: 'completed', CallDuration: '42' });
     assert.equal(known.status, 200, await known.clone().text());
     assert.match(await known.text(), /<Response\s*\/>/);
-    const call = await t.gateway.runtime.inspect.store.calls.get(placed.callSid);
+    const call = await t.gateway.runtime.inspect.stored.call(placed.callSid);
     assert.deepEqual([call?.agentId, call?.status, call?.durationSeconds], ['voice-status', 'completed', 42]);
 
     const unknown = await post({ CallSid: unknownSid, CallStatus: 'completed' });
@@ -161,7 +161,7 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     const call = await t.sim.phone.call({ agentId: 'voice-blocked', from: CALLER, to: '+12025550100', mode: 'relay', script: { steps: ['hello'] } });
     const recording = await call.done;
     assert.equal(recording.connections.length, 0);
-    assert.equal((await t.gateway.runtime.inspect.store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM calls WHERE agent_id = 'voice-blocked'"))!.n, 0);
+    assert.equal((await t.gateway.runtime.inspect.stored.row<{ n: number }>("SELECT COUNT(*) AS n FROM calls WHERE agent_id = 'voice-blocked'"))!.n, 0);
   });
 
   it('an agent connected over MCP with sampling answers each turn through sampling/createMessage', async () => {

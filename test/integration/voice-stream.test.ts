@@ -89,7 +89,7 @@ describe('voice calls in stream mode (Media Streams) with the audio pipeline, ST
     assert.ok(!spoken.some((text) => /leave a message|reached/.test(text)), `the callee heard an answering machine: ${JSON.stringify(spoken)}`);
     assert.match(spoken[1] ?? '', /pass that on/);
     const deadline = Date.now() + 3000;
-    while ((await t.gateway.runtime.inspect.store.deadLetters.countPending('stream-reminder')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((await t.gateway.runtime.inspect.stored.waitingLetters('stream-reminder')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const waiting = (await (await t.call('GET', '/api/v1/waiting-messages?channel=voice', { token: reminder.securityToken })).json()) as {
       messages: { reason: string; body: string; from: string; externalId: string }[];
     };

@@ -3,7 +3,7 @@ import type { Bus, Subscription } from '../bus/bus.js';
 import type { Logger } from '../logger.js';
 import { ALWAYS, type Tenure } from '../tenure.js';
 import type { Store } from '../store/store.js';
-import type { OperationName, OperationRequest, OperationResponse } from '../agents/catalogue.js';
+import type { OperationName, OperationRequest, OperationResponse } from '../protocol/operations.js';
 import { AgentActor } from './agent-actor.js';
 import { Continuation } from './continuation.js';
 import { AGENT_SUBJECT } from '../protocol/index.js';
@@ -28,7 +28,7 @@ export interface AgentOperationContext {
 /** An operation on one agent, run inside its mailbox; it may return a Continuation to finish outside it. */
 export type OperationHandler = (context: AgentOperationContext, payload: { agentId: string } & Record<string, unknown>) => Promise<unknown>;
 
-/** Operation `K` of the agent catalogue (agents/catalogue.ts), typed by its request and answer. */
+/** Operation `K` of the agent catalogue (protocol/operations.ts), typed by its request and answer. */
 export type AgentOperation<K extends OperationName = OperationName> = (
   context: AgentOperationContext,
   request: OperationRequest<K>,

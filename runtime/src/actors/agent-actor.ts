@@ -1,4 +1,3 @@
-import type { UsageLedger } from '../limits/usage-ledger.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 
 /**
@@ -11,8 +10,6 @@ export class AgentActor {
   /** The stored record; undefined until loaded, null when the agent does not exist. */
   state: AgentRecord | null | undefined = undefined;
   lastActive = Date.now();
-  /** Running totals for limits; loaded on the first billable action. */
-  ledger: UsageLedger | undefined = undefined;
 
   constructor(readonly agentId: string) {}
 

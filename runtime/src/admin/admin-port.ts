@@ -1,6 +1,6 @@
 import type { Driver } from '@switchboard/sdk';
 import { agentView } from '../agents/view.js';
-import type { AgentView } from '../agents/catalogue.js';
+import type { AgentView } from '../protocol/operations.js';
 import type { Markup } from '../billing/markup.js';
 import type { UsageReports } from '../billing/reports.js';
 import type { DriverSet } from '../drivers/registry.js';

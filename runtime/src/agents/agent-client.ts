@@ -4,7 +4,7 @@ import { AGENT_SUBJECT } from '../actors/actor-system.js';
 import { DEFAULT_PARTITIONS, partitionOf } from '../cluster/partitions.js';
 import { newSigningSecret } from '../provisioning/provisioner.js';
 import { hashToken, newToken, type SecretBox } from '../secrets.js';
-import { checkResponse, type CallbackUrlResult, type OperationInput, type OperationName, type OperationResponse, type ProvisionResult } from './catalogue.js';
+import { checkResponse, type CallbackUrlResult, type OperationInput, type OperationName, type OperationResponse, type ProvisionResult } from '../protocol/operations.js';
 
 /**
  * Operations that only read the agent's state: their answer is lost with nothing changed, so they wait

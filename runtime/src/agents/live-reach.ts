@@ -1,11 +1,9 @@
 import { ErrorCodes, hasErrorCode, SwitchboardError } from '@switchboard/sdk';
 import type { Bus, Subscription } from '../bus/bus.js';
-import { liveSubject, turnSubject } from '../cluster/cluster-mode.js';
-import type { AgentEvent } from '../delivery/events.js';
-import type { CallSession } from '../voice/call-session.js';
+import { liveSubject, turnSubject } from '../protocol/index.js';
+import type { AgentEvent, TurnCall } from '../protocol/live.js';
 
-/** A call as far as asking an agent for one turn needs it. */
-export type TurnCall = Pick<CallSession, 'agentId' | 'sessionId' | 'callSid' | 'direction' | 'from' | 'to' | 'systemPrompt' | 'transcript'>;
+export type { TurnCall } from '../protocol/live.js';
 
 /** The live agent sessions one gateway holds (MCP), as the runtime reaches agents through them. */
 export interface LocalSessions {

@@ -1,4 +1,4 @@
-import type { AgentView } from './catalogue.js';
+import type { AgentView } from '../protocol/operations.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 
 /** An agent as the admin API shows it: no secrets. */

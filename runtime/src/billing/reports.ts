@@ -1,5 +1,6 @@
 import type { StoredLimits } from '../limits/stored-limits.js';
-import { LIMIT_NAMES, type Limits } from '../limits/limits.js';
+import type { Limits } from '../limits/limits.js';
+import { LIMIT_NAMES } from '../protocol/operations.js';
 import { UsageLedger } from '../limits/usage-ledger.js';
 import type { Store } from '../store/store.js';
 import { periodStart, type Period } from './periods.js';

@@ -1,20 +1,34 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import { AGENT_SUBJECT, type ActorSystem } from '../actors/actor-system.js';
 import type { Bus, Subscription } from '../bus/bus.js';
 import type { Logger } from '../logger.js';
 import type { TenureRepository } from '../store/repositories/tenures.js';
 import { tenureLost, type Tenure, type TenureRecord } from '../tenure.js';
 import { PartitionLeases, type LeaseEnd } from './partition-leases.js';
 import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js';
-import { PARTITION_PROBE, agentSubject } from '../protocol/index.js';
+import { AGENT_SUBJECT, PARTITION_PROBE, agentSubject } from '../protocol/index.js';
+
+/**
+ * The actors a node serves its partitions' agents with (actors/actor-system.ts `ActorSystem`), as far as
+ * partitions need them: the cluster folder knows nothing of what an operation does.
+ */
+export interface PartitionedSystem {
+  /** Starts the actors without listening: subscriptions are per partition, taken here. */
+  start(options: { listen: boolean }): void;
+  /** Stops and waits for every mailbox to drain. */
+  stop(): Promise<void>;
+  /** Runs an operation in its agent's mailbox while `tenure` holds. */
+  dispatch(name: string, data: unknown, tenure: Tenure): Promise<unknown>;
+  /** Drops the actors `which` selects; resolves when their work drained. */
+  forget(which: (agentId: string) => boolean): Promise<void>;
+}
 
 export interface PartitionedActorsOptions {
   /** Where the node takes agent operations (a NatsBus in a cluster). */
   bus: Bus;
   /** The NATS connection holding the lease bucket (the bus's own, or a second one). */
   connection: NatsConnection;
-  system: ActorSystem;
+  system: PartitionedSystem;
   nodeId: string;
   partitions?: number;
   leaseTtlMs?: number;

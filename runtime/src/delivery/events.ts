@@ -1,15 +1,10 @@
 import type { Channel } from '@switchboard/sdk';
 import { newId } from '../ids.js';
+import type { AgentEvent } from '../protocol/live.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 
-/** An event Switchboard sends an agent: over its live session or to its callback URL. */
-export interface AgentEvent<T = unknown> {
-  readonly id: string;
-  readonly type: 'message.inbound' | 'message.status' | 'call.status' | 'call.turn' | 'voicemail' | 'waiting.summary';
-  readonly agentId: string;
-  readonly createdAt: string;
-  readonly data: T;
-}
+/** The event's shape lives with the wire it crosses (protocol/live.ts). */
+export type { AgentEvent };
 
 /** The contract's InboundEvent: a message a person sent the agent. */
 export interface InboundMessageData {

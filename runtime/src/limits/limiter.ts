@@ -6,8 +6,13 @@ import type { Limits } from './limits.js';
 import { StoredLimits } from './stored-limits.js';
 import { UsageLedger, type Admission } from './usage-ledger.js';
 
-/** Admits billable actions against an agent's limits, through the ledger its actor holds. */
+/**
+ * Admits billable actions against an agent's limits, through a ledger per actor: kept beside the actor
+ * (not in it, so that actors know nothing of limits) and gone with it when it is passivated.
+ */
 export class Limiter extends StoredLimits {
+  readonly #ledgers = new WeakMap<AgentActor, UsageLedger>();
+
   constructor(
     store: Store,
     defaults: Limits,
@@ -18,12 +23,14 @@ export class Limiter extends StoredLimits {
 
   /** The actor's ledger, loaded from the store on first use (so limits hold across restarts). */
   async ledger(actor: AgentActor): Promise<UsageLedger> {
-    if (!actor.ledger) {
+    let ledger = this.#ledgers.get(actor);
+    if (!ledger) {
       const now = Date.now();
       const totals = await this.store.usage.totalsSince(actor.agentId, UsageLedger.windowStarts(now));
-      actor.ledger = new UsageLedger(await this.limitsOf(actor.agentId), totals as ConstructorParameters<typeof UsageLedger>[1], now);
+      ledger = new UsageLedger(await this.limitsOf(actor.agentId), totals as ConstructorParameters<typeof UsageLedger>[1], now);
+      this.#ledgers.set(actor, ledger);
     }
-    return actor.ledger;
+    return ledger;
   }
 
   /** Checks and counts one action of `cost`; must run inside the agent's mailbox. */
@@ -42,6 +49,12 @@ export class Limiter extends StoredLimits {
 
   /** Re-reads the agent's limits into its ledger after they change. */
   async refresh(actor: AgentActor): Promise<void> {
-    if (actor.ledger) actor.ledger.limits = await this.limitsOf(actor.agentId);
+    const ledger = this.#ledgers.get(actor);
+    if (ledger) ledger.limits = await this.limitsOf(actor.agentId);
+  }
+
+  /** Gives back what an admission counted, when its action did not happen. */
+  release(actor: AgentActor, admission: Admission): void {
+    this.#ledgers.get(actor)?.release(admission);
   }
 }

@@ -10,8 +10,6 @@ export interface Limits {
   callsPerDayToSameNumber: number | null;
 }
 
-export const LIMIT_NAMES = ['actionsPerMinute', 'actionsPerHour', 'actionsPerDay', 'spendPerDay', 'spendPerMonth', 'callsPerDayToSameNumber'] as const;
-
 /** The defaults every agent gets, from settings (0 means no limit). */
 export function defaultLimits(settings: Settings): Limits {
   const value = (n: number) => (n > 0 ? n : null);

@@ -1,5 +1,5 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import { windowBounds, type Window } from '../billing/periods.js';
+import { windowBounds, type Window } from './windows.js';
 import type { Limits } from './limits.js';
 
 interface Counter {

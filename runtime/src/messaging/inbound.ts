@@ -10,7 +10,7 @@ import {
 } from '@switchboard/sdk';
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
-import type { InboundWebhook, WebhookAnswer } from '../agents/catalogue.js';
+import type { InboundWebhook, WebhookAnswer } from '../protocol/operations.js';
 import { requireAgent } from '../agents/operations.js';
 import { agentEvent } from '../delivery/events.js';
 import { newId } from '../ids.js';

@@ -1,6 +1,6 @@
 import { CHANNELS, type Channel } from '@switchboard/sdk';
 import type { AgentOperations } from '../actors/actor-system.js';
-import type { ChannelStatus } from '../agents/catalogue.js';
+import type { ChannelStatus } from '../protocol/operations.js';
 import { requireAgent } from '../agents/operations.js';
 import { newSigningSecret } from '../provisioning/provisioner.js';
 import type { MessagingContext } from './context.js';

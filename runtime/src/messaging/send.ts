@@ -3,7 +3,7 @@ import { ErrorCodes, SwitchboardError, countSegments, hasErrorCode, isRetryable,
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
 import type { Tenure } from '../tenure.js';
-import type { SendResponse } from '../agents/catalogue.js';
+import type { SendResponse } from '../protocol/operations.js';
 import { UsageLedger, type Admission } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';

@@ -1,5 +1,5 @@
 import type { AgentClient } from '../agents/agent-client.js';
-import type { ResumeSendRequest } from '../agents/catalogue.js';
+import type { ResumeSendRequest } from '../protocol/operations.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
 import { RetryLater, type WorkQueue, type Worker } from '../work/work-queue.js';

@@ -1,8 +1,9 @@
 /**
  * The wire of cluster mode in one place: every NATS subject, stream and KV bucket name a gateway or a
- * runtime node uses, and the builders that both ends of a subject share. deploy/nats/switchboard-accounts.conf
+ * runtime node uses, and the builders that both ends of a subject share; operations.ts beside it is the
+ * catalogue of agent operations, the shapes that cross `sb.agent`. deploy/nats/switchboard-accounts.conf
  * grants each role its subjects by these names: renaming one here means changing the permissions there.
- * This folder imports nothing from the rest of the runtime (test/dependency-direction.test.ts).
+ * This folder imports nothing from the rest of the runtime, only packages (test/dependency-direction.test.ts).
  */
 
 /** Agent operations: `sb.agent.<partition>.<operation>`; gateways and nodes request, the node holding the partition serves. */

@@ -1,4 +1,4 @@
-import type { DeprovisionResult, OperationResponse, ProvisionRequest } from '../agents/catalogue.js';
+import type { DeprovisionResult, OperationResponse, ProvisionRequest } from '../protocol/operations.js';
 import { randomBytes } from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';

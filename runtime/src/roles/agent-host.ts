@@ -1,6 +1,6 @@
 import { ActorSystem, type AgentOperations, type OperationHandler } from '../actors/actor-system.js';
 import type { AgentClient } from '../agents/agent-client.js';
-import { checkRequest, isOperationName } from '../agents/catalogue.js';
+import { checkRequest, isOperationName } from '../protocol/operations.js';
 import type { LiveReach } from '../agents/live-reach.js';
 import { lifecycleOperations } from '../agents/operations.js';
 import type { TokenService } from '../auth/token-service.js';
@@ -18,30 +18,22 @@ import { resumeAfterMs } from '../outbox/resume-delay.js';
 import { Provisioner } from '../provisioning/provisioner.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/store.js';
-import { AgentTurns } from '../voice/agent-turns.js';
 import type { CallDirectory } from '../voice/call-directory.js';
 import { StoredCallMessages } from '../voice/call-messages.js';
 import { voiceOperations } from '../voice/operations.js';
 import { VoiceMessageStore } from '../voice/voice-messages.js';
-import { VoiceService } from '../voice/voice-service.js';
+import type { VoiceService } from '../voice/voice-service.js';
 import type { WorkQueue } from '../work/work-queue.js';
-import type { PublicAddress, RoleOptions } from './parts.js';
+import { callService, type RoleOptions } from './parts.js';
+import type { RoleParts } from './role-process.js';
 
-/** What the agents' side is built from: the role's store, bus, live reach and call directory. */
-export interface AgentHostParts extends RoleOptions {
-  store: Store;
-  bus: Bus;
-  box: SecretBox;
-  tokens: TokenService;
-  events: RuntimeEvents;
-  drivers: DriverSet;
-  agents: AgentClient;
+/** What the agents' side is built from: the role's parts, its live reach and call directory. */
+export interface AgentHostParts extends RoleParts {
   /** Where deliveries and voice turns reach agents' live sessions. */
   reach: LiveReach;
   /** Where admitted calls wait for their media connection. */
   calls: CallDirectory;
   emailDomain: string;
-  address: PublicAddress;
   /**
    * Where deliveries, callback retries and the send outbox run: JetStream, shared by a cluster's runtime
    * nodes (a dead node's items come back to the others after one lease TTL, about when its agents do),
@@ -95,11 +87,7 @@ export class AgentHost {
     });
     this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl);
     const messages = new StoredCallMessages(store, events, this.delivery);
-    this.voice = new VoiceService(store, drivers, events, new AgentTurns(box, logger, settings.VOICE_TURN_TIMEOUT_MS, reach), calls, messages, {
-      mode: settings.VOICE_MODE,
-      maxCallSeconds: settings.VOICE_MAX_CALL_SECONDS,
-      publicBaseUrl,
-    }, logger);
+    this.voice = callService(parts, reach, calls, messages, publicBaseUrl);
     // Whatever crosses the bus is checked against the catalogue before an actor sees it.
     const check = (name: string, payload: unknown) => {
       if (isOperationName(name)) checkRequest(name, payload);

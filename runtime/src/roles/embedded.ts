@@ -1,25 +1,17 @@
-import type { AgentClient } from '../agents/agent-client.js';
 import { LocalLiveReach } from '../agents/live-reach.js';
-import { AudioOnDemand } from '../audio/audio-on-demand.js';
-import { TokenService } from '../auth/token-service.js';
 import type { Bus } from '../bus/bus.js';
 import { MemoryBus } from '../bus/memory-bus.js';
 import { warnIfDataDirOpen } from '../data-dir.js';
 import { DataDirLock } from '../data-dir-lock.js';
-import { DriverSet } from '../drivers/registry.js';
-import { RuntimeEvents } from '../events.js';
-import { ReadinessChecks } from '../health.js';
-import { isDemoMode } from '../modes.js';
 import type { GatewayPorts } from '../ports.js';
-import { SecretBox, loadSecretKey } from '../secrets.js';
 import type { Store } from '../store/store.js';
 import { MemoryCallDirectory } from '../voice/call-directory.js';
 import { CallVoicePort } from '../voice/voice-port.js';
 import { InProcessWorkQueue } from '../work/in-process-work-queue.js';
 import { AgentHost } from './agent-host.js';
-import { gatewayPorts } from './gateway-ports.js';
-import { ApiAccess, PublicAddress, agentClient, emailDomain, fillPools, loadProviderDrivers, openRoleStore, probeDatabase, type AttachOptions, type RoleOptions } from './parts.js';
-import type { ServedRuntime, TestPorts } from './served-runtime.js';
+import { emailDomain, fillPools, openRoleStore, type AttachOptions, type RoleOptions } from './parts.js';
+import { ServingProcess } from './role-process.js';
+import type { ServedRuntime } from './served-runtime.js';
 
 export interface EmbeddedOptions extends RoleOptions {
   /** Defaults to the in-process bus. */
@@ -52,102 +44,48 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedR
 }
 
 /** The embedded runtime, started and stopped as one. */
-export class EmbeddedRuntime implements ServedRuntime {
+export class EmbeddedRuntime extends ServingProcess implements ServedRuntime {
   readonly role = 'embedded' as const;
-  readonly settings: EmbeddedOptions['settings'];
-  readonly demoMode: boolean;
   readonly nodeId = undefined;
-  readonly readiness = new ReadinessChecks();
-  readonly events = new RuntimeEvents();
-  readonly drivers = new DriverSet();
-  readonly access: ApiAccess;
   readonly host: AgentHost;
   readonly ports: GatewayPorts;
-  readonly inspect: TestPorts;
-  readonly #address = new PublicAddress();
-  readonly #audio: AudioOnDemand;
-  readonly #logger: EmbeddedOptions['logger'];
-  readonly #agents: AgentClient;
 
   constructor(
     options: EmbeddedOptions,
-    private readonly store: Store,
-    private readonly bus: Bus,
+    store: Store,
+    bus: Bus,
     private lock: DataDirLock | undefined,
   ) {
+    super(options, store, bus);
     const { settings, logger } = options;
-    this.settings = settings;
-    this.#logger = logger;
-    this.demoMode = isDemoMode(settings);
-    const box = new SecretBox(loadSecretKey(settings.DATA_DIR, settings.SECRET_KEY));
-    const tokens = new TokenService(store, box);
-    this.access = new ApiAccess(settings, store, box, tokens);
-    const agents = agentClient(bus, settings, box);
-    this.#agents = agents;
     const reach = new LocalLiveReach();
     this.host = new AgentHost({
-      settings,
-      logger,
-      store,
-      bus,
-      box,
-      tokens,
-      events: this.events,
-      drivers: this.drivers,
-      agents,
+      ...this.parts(),
       reach,
       calls: new MemoryCallDirectory(),
       emailDomain: emailDomain(settings, this.demoMode),
-      address: this.#address,
       work: new InProcessWorkQueue({ logger }),
       // No other process can be at a send of this store: every unsent one at start is an orphan.
       sweepAgeMs: 0,
     });
-    this.#audio = new AudioOnDemand(this.events, logger);
-    probeDatabase(this.readiness, store);
-    this.ports = gatewayPorts({
-      settings,
-      logger,
-      demoMode: this.demoMode,
-      store,
-      box,
-      access: this.access,
-      agents,
+    this.ports = this.gatewayPorts({
       limits: this.host.limiter,
-      drivers: this.drivers,
-      events: this.events,
       reach,
-      voice: new CallVoicePort(this.host.voice, store, this.host.voiceMessages, this.#audio),
-      readiness: this.readiness,
+      voice: new CallVoicePort(this.host.voice, store, this.host.voiceMessages, this.audio),
     });
-    this.inspect = { store, bus, agents, tokens, readiness: this.readiness };
-  }
-
-  get generatedOrchestratorToken(): string | undefined {
-    return this.access.generatedOrchestratorToken;
-  }
-
-  get publicBaseUrl(): string {
-    return this.#address.url;
   }
 
   /** Loads the drivers, starts the audio workers of stream calls, and re-drives what the last run left. */
-  async attach(options: AttachOptions): Promise<void> {
-    this.#address.set(options.publicBaseUrl);
-    await loadProviderDrivers(this.drivers, this.readiness, { settings: this.settings, logger: this.#logger }, options);
-    // Stream-mode calls need the audio workers; starting them now keeps their start-up off the first call.
-    if (this.settings.VOICE_MODE === 'stream' && this.drivers.for('stt')) await this.#audio.get().ready();
+  override async attach(options: AttachOptions): Promise<void> {
+    await super.attach(options);
     // Every unsent send is an orphan of the last run.
-    await this.host.start(this.#logger);
+    await this.host.start(this.logger);
   }
 
   async stop(): Promise<void> {
     await this.host.actors.stop();
     await this.host.stop();
-    await this.#audio.close();
-    await this.drivers.close();
-    await this.bus.close();
-    await this.store.close();
+    await this.close();
     await this.lock?.release();
     this.lock = undefined;
   }

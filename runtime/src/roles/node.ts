@@ -1,22 +1,11 @@
-import type { AgentClient } from '../agents/agent-client.js';
 import { NatsLiveReach } from '../agents/live-reach.js';
-import { TokenService } from '../auth/token-service.js';
-import type { NatsBus } from '../bus/nats-bus.js';
-import { checkClusterSettings, clusterNodeId, connectClusterBus, natsUrlForLog } from '../cluster/cluster-mode.js';
-import { KvCallDirectory } from '../cluster/kv-call-directory.js';
 import { PartitionedActors, type PartitionedActorsOptions } from '../cluster/partitioned-actors.js';
-import { DriverSet } from '../drivers/registry.js';
-import { RuntimeEvents, forwardEvents } from '../events.js';
-import { ReadinessChecks } from '../health.js';
-import { isDemoMode } from '../modes.js';
-import { SecretBox, loadSecretKey } from '../secrets.js';
-import type { Store } from '../store/store.js';
+import { forwardEvents } from '../events.js';
 import { resumeAfterMs } from '../outbox/resume-delay.js';
 import { JetStreamWorkQueue } from '../work/jetstream-work-queue.js';
 import { AgentHost } from './agent-host.js';
-import { callDirectoryTtlMs } from './gateway.js';
-import { PublicAddress, agentClient, emailDomain, fillPools, loadProviderDrivers, openRoleStore, probeDatabase, probeNats, type AttachOptions, type RoleOptions } from './parts.js';
-import type { TestPorts } from './served-runtime.js';
+import { clusterPlacement, emailDomain, fillPools, probeNats, startClusterProcess, type AttachOptions, type ClusterFoundation, type RoleOptions } from './parts.js';
+import { RoleProcess } from './role-process.js';
 
 export interface NodeOptions extends RoleOptions {
   /** The lease bucket's name (tests keep their nodes apart); `sb_leases` by default. */
@@ -29,76 +18,37 @@ export interface NodeOptions extends RoleOptions {
  * run), delivers to live sessions through whichever gateway holds them, and serves no API. It takes
  * its leases in {@link RuntimeNodeRuntime.attach}, once its drivers are loaded.
  */
-export async function startNode(options: NodeOptions): Promise<RuntimeNodeRuntime> {
-  const { settings, logger } = options;
-  checkClusterSettings(settings, 'runtime');
-  const nodeId = clusterNodeId(settings);
-  const store = await openRoleStore(options);
-  let bus: NatsBus | undefined;
-  try {
-    bus = await connectClusterBus(settings, nodeId, 'node');
-    logger.info({ nodeId, nats: natsUrlForLog(settings.NATS_URL) }, `start-up: cluster node ${nodeId} connected to NATS`);
-    const calls = await KvCallDirectory.open(bus.connection, callDirectoryTtlMs(settings), undefined, settings.NATS_REPLICAS);
-    const runtime = new RuntimeNodeRuntime(options, nodeId, store, bus, calls);
-    await fillPools(store, settings, isDemoMode(settings));
-    logger.info('start-up: runtime ready');
+export function startNode(options: NodeOptions): Promise<RuntimeNodeRuntime> {
+  return startClusterProcess(options, 'node', 'runtime', async (foundation) => {
+    const runtime = new RuntimeNodeRuntime(options, foundation);
+    await fillPools(foundation.store, options.settings, runtime.demoMode);
     return runtime;
-  } catch (err) {
-    await bus?.close();
-    await store.close();
-    throw err;
-  }
+  });
 }
 
 /** A running cluster runtime node. */
-export class RuntimeNodeRuntime {
+export class RuntimeNodeRuntime extends RoleProcess {
   readonly role = 'node' as const;
-  readonly settings: RoleOptions['settings'];
-  readonly readiness = new ReadinessChecks();
-  readonly events = new RuntimeEvents();
-  readonly drivers = new DriverSet();
+  readonly nodeId: string;
   readonly host: AgentHost;
   /** The partitions this node serves. */
   readonly placement: PartitionedActors;
-  readonly inspect: TestPorts;
-  readonly #address = new PublicAddress();
-  readonly #agents: AgentClient;
-  readonly #logger: RoleOptions['logger'];
 
-  constructor(
-    options: NodeOptions,
-    readonly nodeId: string,
-    private readonly store: Store,
-    private readonly bus: NatsBus,
-    calls: KvCallDirectory,
-  ) {
+  constructor(options: NodeOptions, { nodeId, store, bus, calls }: ClusterFoundation) {
     const { settings, logger } = options;
-    this.settings = settings;
-    this.#logger = logger;
-    const box = new SecretBox(loadSecretKey(settings.DATA_DIR, settings.SECRET_KEY));
-    const tokens = new TokenService(store, box);
-    const lease = { partitions: settings.CLUSTER_PARTITIONS, leaseTtlMs: settings.CLUSTER_LEASE_TTL_MS };
-    this.#agents = agentClient(bus, settings, box, lease);
+    const lease = clusterPlacement(settings);
+    super(options, store, bus, lease);
+    this.nodeId = nodeId;
     this.host = new AgentHost({
-      settings,
-      logger,
-      store,
-      bus,
-      box,
-      tokens,
-      events: this.events,
-      drivers: this.drivers,
-      agents: this.#agents,
+      ...this.parts(),
       // Nodes hold no sessions: deliveries go to whichever gateway holds the agent's.
       reach: new NatsLiveReach(bus),
       calls,
-      emailDomain: emailDomain(settings, isDemoMode(settings)),
-      address: this.#address,
+      emailDomain: emailDomain(settings, this.demoMode),
       // Shared by the runtime nodes: an item a node took and did not ack (it died) goes to another after one lease TTL.
       work: new JetStreamWorkQueue({ connection: bus.connection, ackWaitMs: settings.CLUSTER_LEASE_TTL_MS, replicas: settings.NATS_REPLICAS, logger }),
       sweepAgeMs: resumeAfterMs(settings.CLUSTER_LEASE_TTL_MS, settings.SEND_TIMEOUT_MS),
     });
-    probeDatabase(this.readiness, store);
     probeNats(this.readiness, bus);
     // The gateways' metrics count this node's events.
     forwardEvents(this.events, bus);
@@ -120,7 +70,6 @@ export class RuntimeNodeRuntime {
       if (problems.length > 0) throw new Error(problems.join('; '));
       return 'ok';
     });
-    this.inspect = { store, bus, agents: this.#agents, tokens, readiness: this.readiness };
   }
 
   /** The partitions this node holds now. */
@@ -134,11 +83,10 @@ export class RuntimeNodeRuntime {
    * them), starts the durable work, and re-drives what was left pending.
    */
   async attach(options: AttachOptions): Promise<void> {
-    this.#address.set(options.publicBaseUrl);
-    await loadProviderDrivers(this.drivers, this.readiness, { settings: this.settings, logger: this.#logger }, options);
+    await this.loadDrivers(options);
     await this.placement.start();
     // The outbox finishes journaled sends; its sweep catches older ones (a node that died between the store and the journal).
-    await this.host.start(this.#logger);
+    await this.host.start(this.logger);
   }
 
   /** Hands its partitions over, drains the actors and deliveries, then closes drivers, the bus and the store. */
@@ -147,8 +95,6 @@ export class RuntimeNodeRuntime {
     await this.host.actors.stop();
     // Retries stop first: a queued delivery still pending is handed back for another node.
     await this.host.stop();
-    await this.drivers.close();
-    await this.bus.close();
-    await this.store.close();
+    await this.close();
   }
 }

@@ -1,20 +1,28 @@
-import type { DriverContext } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, type DriverContext } from '@switchboard/sdk';
 import { AgentClient } from '../agents/agent-client.js';
+import type { LiveReach } from '../agents/live-reach.js';
 import { AuthLockout } from '../auth/lockout.js';
 import { SessionEpoch } from '../auth/session-epoch.js';
 import type { TokenService } from '../auth/token-service.js';
 import type { NatsBus } from '../bus/nats-bus.js';
 import type { Bus } from '../bus/bus.js';
+import { clusterNodeId, connectClusterBus, natsUrlForLog, type ClusterRole } from '../cluster/cluster-mode.js';
 import { driverSpecs } from '../drivers/driver-settings.js';
 import { loadDriver, type DriverSpec, type PackageImporter } from '../drivers/loader.js';
 import type { DriverSet } from '../drivers/registry.js';
 import type { ReadinessChecks } from '../health.js';
 import type { Logger } from '../logger.js';
-import { DEMO_EMAIL_DOMAIN, demoPools } from '../modes.js';
+import { DEMO_EMAIL_DOMAIN, demoPools, isDemoMode } from '../modes.js';
 import type { SecretBox } from '../secrets.js';
 import type { Settings } from '../settings/schema.js';
 import type { PoolName } from '../store/repositories/pools.js';
 import { openStore, type Store } from '../store/store.js';
+import { AgentTurns } from '../voice/agent-turns.js';
+import type { CallDirectory } from '../voice/call-directory.js';
+import type { CallMessages } from '../voice/call-messages.js';
+import { KvCallDirectory } from '../voice/kv-call-directory.js';
+import { VoiceService } from '../voice/voice-service.js';
+import type { RoleParts } from './role-process.js';
 
 /** How long a process may go on using the admin sessions' epoch it read: how late a sign-out elsewhere reaches it. */
 const SESSION_EPOCH_MAX_AGE_MS = 2000;
@@ -57,11 +65,22 @@ export function emailDomain(settings: Settings, demoMode: boolean): string {
   return settings.EMAIL_DOMAIN || (demoMode ? DEMO_EMAIL_DOMAIN : '');
 }
 
+/** How a cluster spreads agents: over its partitions, each leased for a TTL. */
+export interface Placement {
+  partitions: number;
+  leaseTtlMs: number;
+}
+
+/** The cluster's placement, from CLUSTER_PARTITIONS and CLUSTER_LEASE_TTL_MS. */
+export function clusterPlacement(settings: Settings): Placement {
+  return { partitions: settings.CLUSTER_PARTITIONS, leaseTtlMs: settings.CLUSTER_LEASE_TTL_MS };
+}
+
 /**
  * The client agent operations go through. `partitions` (cluster) spreads them over the partitions and
  * retries one whose node is gone for about three lease lifetimes.
  */
-export function agentClient(bus: Bus, settings: Settings, box: SecretBox, cluster?: { partitions: number; leaseTtlMs: number }): AgentClient {
+export function agentClient(bus: Bus, settings: Settings, box: SecretBox, cluster?: Placement): AgentClient {
   // A bus request must outlive the slowest operation: every send attempt timing out, plus backoff.
   const sendBudget = settings.SEND_MAX_ATTEMPTS * (settings.SEND_TIMEOUT_MS + settings.SEND_RETRY_BASE_MS * 2 ** settings.SEND_MAX_ATTEMPTS);
   return new AgentClient(bus, Math.max(15_000, sendBudget + 5_000), { box, ...(cluster ? { partitions: cluster.partitions, retryUnavailableMs: 3 * cluster.leaseTtlMs } : {}) });
@@ -165,4 +184,72 @@ export async function loadProviderDrivers(drivers: DriverSet, readiness: Readine
   probe('telephony', 'sms');
   probe('email', 'email');
   probe('tts', 'tts');
+}
+
+/** How long a call's directory entry lives: ringing (outbound) plus the longest call bounds when it is read. */
+export function callDirectoryTtlMs(settings: Settings): number {
+  return (settings.VOICE_MAX_CALL_SECONDS + 300) * 1000;
+}
+
+/**
+ * Refuses a cluster start whose settings cannot work, naming the setting to fix: every process of a
+ * cluster shares one PostgreSQL store and one secret key, reaches NATS, and talks to real providers
+ * (the in-process demo simulator of embedded mode would be one per process).
+ */
+export function checkClusterSettings(settings: Settings, command: string): void {
+  const missing: string[] = [];
+  if (!settings.NATS_URL) missing.push('NATS_URL=nats://host:4222 (the NATS server with JetStream that joins the cluster)');
+  if (!settings.DATABASE_URL) missing.push('DATABASE_URL=postgres://… (the store every process shares)');
+  if (!settings.SECRET_KEY) missing.push('SECRET_KEY=<32 bytes, base64 or hex> (the same on every process, so each can open what another sealed)');
+  if (!settings.PUBLIC_BASE_URL) missing.push('PUBLIC_BASE_URL=https://… (where providers reach the gateways; runtime nodes put it in status callbacks)');
+  if (isDemoMode(settings)) missing.push('provider settings (TWILIO_*, RESEND_*, …); demo mode runs one simulator per process, so it is embedded-only — point the *_BASE_URL settings at `switchboard-simulator` to try a cluster locally');
+  if (missing.length > 0) {
+    throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `switchboard ${command} is a cluster process and needs:\n  - ${missing.join('\n  - ')}\nSee docs/cluster.md.`);
+  }
+}
+
+/** What a cluster process runs on: its name, the shared store, NATS and the call directory. */
+export interface ClusterFoundation {
+  nodeId: string;
+  store: Store;
+  bus: NatsBus;
+  calls: KvCallDirectory;
+}
+
+/**
+ * Opens what a cluster process of `role` runs on, once its settings pass the checks of
+ * `switchboard <command>`, and builds the process on it; closes what it opened when that fails.
+ */
+export async function startClusterProcess<R>(options: RoleOptions, role: ClusterRole, command: string, build: (foundation: ClusterFoundation) => Promise<R>): Promise<R> {
+  const { settings, logger } = options;
+  checkClusterSettings(settings, command);
+  const nodeId = clusterNodeId(settings);
+  const store = await openRoleStore(options);
+  let bus: NatsBus | undefined;
+  try {
+    bus = await connectClusterBus(settings, nodeId, role);
+    logger.info({ nodeId, nats: natsUrlForLog(settings.NATS_URL) }, `start-up: cluster ${role} ${nodeId} connected to NATS`);
+    const calls = await KvCallDirectory.open(bus.connection, callDirectoryTtlMs(settings), undefined, settings.NATS_REPLICAS);
+    const started = await build({ nodeId, store, bus, calls });
+    logger.info('start-up: runtime ready');
+    return started;
+  } catch (err) {
+    await bus?.close();
+    await store.close();
+    throw err;
+  }
+}
+
+/**
+ * The calls a process holds: turns asked of agents through `reach`, sessions found in `calls`, and
+ * what a call takes for the agent handed to `messages`.
+ */
+export function callService(parts: Pick<RoleParts, 'settings' | 'logger' | 'store' | 'drivers' | 'events' | 'box'>, reach: LiveReach, calls: CallDirectory, messages: CallMessages, publicBaseUrl: () => string): VoiceService {
+  const { settings, logger } = parts;
+  const turns = new AgentTurns(parts.box, logger, settings.VOICE_TURN_TIMEOUT_MS, reach);
+  return new VoiceService(parts.store, parts.drivers, parts.events, turns, calls, messages, {
+    mode: settings.VOICE_MODE,
+    maxCallSeconds: settings.VOICE_MAX_CALL_SECONDS,
+    publicBaseUrl,
+  }, logger);
 }

@@ -4,15 +4,15 @@ import type { Bus } from '../bus/bus.js';
 import type { ReadinessChecks } from '../health.js';
 import type { GatewayPorts } from '../ports.js';
 import type { Settings } from '../settings/schema.js';
-import type { Store } from '../store/store.js';
 import type { AttachOptions } from './parts.js';
+import type { StoredReads } from './stored-reads.js';
 
 /**
- * What tests and benchmarks look at beside the ports: the store, the bus, the agent client, tokens and
- * readiness of a running role. Not for the gateway's code, which sees only {@link GatewayPorts}.
+ * What tests and benchmarks look at beside the ports: reads of the store, the bus, the agent client,
+ * tokens and readiness of a running role. Not for the gateway's code, which sees only {@link GatewayPorts}.
  */
 export interface TestPorts {
-  readonly store: Store;
+  readonly stored: StoredReads;
   readonly bus: Bus;
   readonly agents: Pick<AgentClient, 'call'>;
   readonly tokens: Pick<TokenService, 'teamToken'>;

@@ -1,24 +1,5 @@
 import { newSecretId } from '../ids.js';
-
-/** What a call is for. */
-export type CallPurpose =
-  | { readonly kind: 'conversation' }
-  | {
-      /** A secretary call: ring the target, say who is calling and why, ask whether they take the call. */
-      readonly kind: 'secretary';
-      readonly targetName?: string;
-      readonly requesterPhone: string;
-      readonly requesterName?: string;
-      readonly message?: string;
-    }
-  | { readonly kind: 'voice-message'; readonly audioUrl: string };
-
-/** One line of a call's conversation. */
-export interface CallLine {
-  readonly role: 'caller' | 'agent';
-  readonly text: string;
-  readonly at: string;
-}
+import type { CallLine, CallPurpose } from '../protocol/operations.js';
 
 /** A live call's state, held by the node that holds its media connection. */
 export interface CallSession {

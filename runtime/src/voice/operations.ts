@@ -1,6 +1,6 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { AgentOperationContext, AgentOperations } from '../actors/actor-system.js';
-import type { MakeCallRequest, WebhookAnswer } from '../agents/catalogue.js';
+import type { MakeCallRequest, WebhookAnswer } from '../protocol/operations.js';
 import { Continuation } from '../actors/continuation.js';
 import { requireAgent } from '../agents/operations.js';
 import type { Tariffs } from '../billing/tariffs.js';
@@ -11,7 +11,8 @@ import { newId } from '../ids.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { Store } from '../store/store.js';
-import { newSessionId, type CallPurpose, type CallSession } from './call-session.js';
+import type { CallPurpose } from '../protocol/operations.js';
+import { newSessionId, type CallSession } from './call-session.js';
 import type { CallMessages } from './call-messages.js';
 import type { VoiceService } from './voice-service.js';
 import type { VoiceMessageStore } from './voice-messages.js';
@@ -104,7 +105,7 @@ export function voiceOperations(
     try {
       await voice.register(session);
     } catch (err) {
-      actor.ledger?.release(admission);
+      context.limiter.release(actor, admission);
       throw err;
     }
     return new Continuation(async () => {
@@ -115,7 +116,7 @@ export function voiceOperations(
       } catch (err) {
         const provider = voice.telephonyDriverName();
         context.logger.error({ provider, agentId: agent.agentId, sessionId: session.sessionId, to: session.to, err }, 'provider did not place the call');
-        actor.ledger?.release(admission);
+        context.limiter.release(actor, admission);
         voice.end(session);
         throw err;
       }
@@ -173,7 +174,7 @@ export function voiceOperations(
           });
           return { success: true as const, callSid: placed.callSid, status: placed.status, from, to, audioUrl: message.url, durationSeconds: message.durationSeconds };
         } catch (err) {
-          actor.ledger?.release(admission);
+          context.limiter.release(actor, admission);
           throw err;
         }
       });

@@ -1,5 +1,5 @@
 import type { WebhookRequest } from '@switchboard/sdk';
-import type { VoiceWebhook } from '../agents/catalogue.js';
+import type { VoiceWebhook } from '../protocol/operations.js';
 import type { AudioOnDemand } from '../audio/audio-on-demand.js';
 import type { LiveCall, VoicePort } from '../ports.js';
 import type { Store } from '../store/store.js';

@@ -1,4 +1,4 @@
-import type { VoiceWebhook, WebhookAnswer } from '../agents/catalogue.js';
+import type { VoiceWebhook, WebhookAnswer } from '../protocol/operations.js';
 import { verifyWebhook } from '../drivers/verify-webhook.js';
 import { ErrorCodes, SwitchboardError, type Driver, type WebhookRequest } from '@switchboard/sdk';
 import type { DriverSet } from '../drivers/registry.js';

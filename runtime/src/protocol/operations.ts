@@ -1,8 +1,6 @@
 import { Type, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { CHANNELS, ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import { LIMIT_NAMES } from '../limits/limits.js';
-import type { CallPurpose } from '../voice/call-session.js';
 
 /**
  * Every agent operation that crosses the bus: its name, the request it takes and the answer it gives.
@@ -127,6 +125,9 @@ const AgentViewSchema = Type.Object({
   createdAt: Type.String(),
 });
 
+/** The per-agent limits, by name (limits/limits.ts holds their defaults and how they combine). */
+export const LIMIT_NAMES = ['actionsPerMinute', 'actionsPerHour', 'actionsPerDay', 'spendPerDay', 'spendPerMonth', 'callsPerDayToSameNumber'] as const;
+
 const LimitValue = Nullable(Type.Number());
 const LimitsSchema = Type.Object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, LimitValue])) as { [K in (typeof LIMIT_NAMES)[number]]: typeof LimitValue });
 
@@ -161,6 +162,26 @@ const MakeCallRequestSchema = Type.Object({
   language: Type.Optional(Type.String()),
   mode: Type.Optional(Type.Union([Type.Literal('relay'), Type.Literal('stream')])),
 });
+
+/** What a call is for. */
+export type CallPurpose =
+  | { readonly kind: 'conversation' }
+  | {
+      /** A secretary call: ring the target, say who is calling and why, ask whether they take the call. */
+      readonly kind: 'secretary';
+      readonly targetName?: string;
+      readonly requesterPhone: string;
+      readonly requesterName?: string;
+      readonly message?: string;
+    }
+  | { readonly kind: 'voice-message'; readonly audioUrl: string };
+
+/** One line of a call's conversation. */
+export interface CallLine {
+  readonly role: 'caller' | 'agent';
+  readonly text: string;
+  readonly at: string;
+}
 
 /** A call session, as a gateway hands an actor what the call left for the agent. */
 const CallSessionSchema = Type.Object({

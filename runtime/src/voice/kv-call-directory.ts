@@ -1,8 +1,8 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { CALLS_BUCKET } from '../protocol/index.js';
-import type { CallDirectory } from '../voice/call-directory.js';
-import type { CallSession } from '../voice/call-session.js';
+import type { CallDirectory } from './call-directory.js';
+import type { CallSession } from './call-session.js';
 
 /** What crosses to another process: a session as it was created, without its live state. */
 type CallSessionRecord = Omit<CallSession, 'ended'>;
