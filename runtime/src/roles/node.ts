@@ -79,6 +79,9 @@ export class RuntimeNodeRuntime {
     const tokens = new TokenService(store, box);
     const lease = { partitions: settings.CLUSTER_PARTITIONS, leaseTtlMs: settings.CLUSTER_LEASE_TTL_MS };
     this.#agents = agentClient(bus, settings, box, lease);
+    // Nodes hold no sessions: deliveries go to whichever gateway holds the agent's, asked only when one may.
+    const reach = new NatsLiveReach(bus);
+    followPresence(reach, bus);
     this.host = new AgentHost({
       settings,
       logger,
@@ -89,8 +92,7 @@ export class RuntimeNodeRuntime {
       events: this.events,
       drivers: this.drivers,
       agents: this.#agents,
-      // Nodes hold no sessions: deliveries go to whichever gateway holds the agent's.
-      reach: new NatsLiveReach(bus),
+      reach,
       calls,
       emailDomain: emailDomain(settings, isDemoMode(settings)),
       address: this.#address,
@@ -151,4 +153,12 @@ export class RuntimeNodeRuntime {
     await this.bus.close();
     await this.store.close();
   }
+}
+
+/** Follows the gateways' presence; announcements missed while the connection was down make the view unsure until they are heard again. */
+function followPresence(reach: NatsLiveReach, bus: NatsBus): void {
+  const presence = reach.followPresence();
+  void (async () => {
+    for await (const status of bus.connection.status()) if (status.type === 'disconnect' || status.type === 'reconnect') presence.resync();
+  })().catch(() => undefined);
 }
