@@ -63,7 +63,7 @@ describe('NatsBus when NATS goes away', () => {
       const waiting = caller.request('x.slow', {}, { timeoutMs: 30_000 });
       const asked = Date.now();
       await own.stop({ signal: 'SIGKILL' });
-      await assert.rejects(waiting, (err: unknown) => hasErrorCode(err, 'TIMEOUT') && /dropped/.test((err as Error).message));
+      await assert.rejects(waiting, (err: unknown) => hasErrorCode(err, 'TIMEOUT') && /dropped/.test((err as { message: string }).message));
       assert.ok(Date.now() - asked < 20_000, 'the waiting request was answered when the connection dropped, not at its time-out');
       await assert.rejects(caller.request('x.echo', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
       const again = await startNatsServer({ port });
