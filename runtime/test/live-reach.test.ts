@@ -107,6 +107,21 @@ describe('presence over NATS: a runtime node asks only when some gateway may hol
     await until('sure again after the resync', () => !node.holds('pres-other') && node.holds('pres-kept'));
   });
 
+  it('with no gateway announcing (an older gateway, or NATS refusing sb.presence) it never stops asking', async () => {
+    // A NATS of its own: the other cases' gateways announce on the shared one.
+    const alone = await startNatsServer();
+    const bus = await NatsBus.connect({ servers: alone.url, name: 'presence-node-alone' });
+    try {
+      const node = new NatsLiveReach(bus, 5000, { beatMs: 20 });
+      node.followPresence();
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(node.holds('pres-unknown'), true);
+    } finally {
+      await bus.close();
+      await alone.stop();
+    }
+  });
+
   it('forgets a gateway that stopped beating, and its sessions with it', async () => {
     const held = new Set<string>(['pres-gone']);
     const gatewayBus = await NatsBus.connect({ servers: server.url, name: 'presence-gateway-3' });
@@ -115,6 +130,8 @@ describe('presence over NATS: a runtime node asks only when some gateway may hol
     const node = new NatsLiveReach(await connectBus('presence-node-3'), 5000, timing);
     node.followPresence();
     await until('the node knows the session', () => node.holds('pres-gone') && !node.holds('pres-none'));
+    // Another gateway announces on, so that the node stays sure once it forgets the first.
+    new NatsLiveReach(await connectBus('presence-gateway-4'), 5000, timing).serve(sessions(new Set()));
     await gatewayBus.close();
     await until('the node forgets the gateway', () => !node.holds('pres-gone'));
   });

@@ -79,8 +79,10 @@ interface FollowedGateway {
 /**
  * A runtime node's view of presence: which agents some gateway holds live sessions of, from the
  * gateways' announcements. It errs one way only: `mayHold` is true whenever the view is not sure
- * (before it has listened for a few beats, after a reconnect, while a gateway's list is fetched), and
- * false only when every gateway it knows has told it of no session of the agent.
+ * (before it has listened for a few beats, after a reconnect, while a gateway's list is fetched, when
+ * no gateway announces), and false only when every gateway it knows has told it of no session of the
+ * agent. Gateways that do not announce (a version before presence) are invisible to it: in a rolling
+ * upgrade, gateways go first.
  */
 export class PresenceFollower {
   readonly #gateways = new Map<string, FollowedGateway>();
@@ -99,7 +101,12 @@ export class PresenceFollower {
     });
   }
 
-  /** False only when no gateway holds a live session of the agent, as far as this view surely knows. */
+  /**
+   * False only when no gateway holds a live session of the agent, as far as this view surely knows.
+   * With no gateway announcing at all it is never sure: gateways of a version before presence, or
+   * NATS permissions that refuse `sb.presence` (an older deploy/nats), announce nothing, and asking is
+   * then the only way to know.
+   */
   mayHold(agentId: string): boolean {
     const now = Date.now();
     if (now < this.#sureAfter) return true;
@@ -107,7 +114,7 @@ export class PresenceFollower {
       if (now - gateway.heardAt > EXPIRY_BEATS * this.#beatMs) this.#gateways.delete(id);
       else if (gateway.agents === undefined || gateway.agents.has(agentId)) return true;
     }
-    return false;
+    return this.#gateways.size === 0;
   }
 
   /** Announcements may have been lost (the connection dropped): unsure until every gateway is heard and fetched again. */
