@@ -1,6 +1,8 @@
-import { after, before } from 'node:test';
-import { LocalLiveReach, NatsLiveReach } from '../src/agents/live-reach.js';
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { LocalLiveReach, NatsLiveReach, type LocalSessions } from '../src/agents/live-reach.js';
 import { NatsBus } from '../src/bus/nats-bus.js';
+import type { AgentEvent } from '../src/delivery/events.js';
 import { describeLiveReachConformance } from '../src/testing/index.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
 
@@ -29,4 +31,108 @@ describeLiveReachConformance('over NATS', async () => {
       await node.close();
     },
   };
+});
+
+describe('presence over NATS: a runtime node asks only when some gateway may hold a session', () => {
+  const timing = { beatMs: 50 };
+  const connections: NatsBus[] = [];
+  const connectBus = async (name: string) => {
+    const bus = await NatsBus.connect({ servers: server.url, name });
+    connections.push(bus);
+    return bus;
+  };
+  after(async () => {
+    await Promise.all(connections.map((bus) => bus.close()));
+  });
+  const sessions = (held: Set<string>): LocalSessions => ({
+    deliver: async (agentId) => held.has(agentId),
+    holds: (agentId) => held.has(agentId),
+    sample: () => undefined,
+    samples: () => false,
+  });
+  const until = async (what: string, check: () => boolean, withinMs = 10_000) => {
+    for (const deadline = Date.now() + withinMs; !check(); await new Promise((r) => setTimeout(r, 10))) {
+      if (Date.now() > deadline) assert.fail(`not within ${withinMs} ms: ${what}`);
+    }
+  };
+  const event = (agentId: string) => ({ id: `evt_presence_${agentId}`, type: 'message.inbound', agentId, createdAt: new Date().toISOString(), data: {} }) as unknown as AgentEvent;
+
+  it('is unsure (holds) until it has listened a few beats, then holds only the agents a gateway announced, opened and closed', async () => {
+    const held = new Set<string>(['pres-early']);
+    const gateway = new NatsLiveReach(await connectBus('presence-gateway'), 5000, timing);
+    const changed = gateway.serve(sessions(held));
+    changed('pres-early');
+    const node = new NatsLiveReach(await connectBus('presence-node'), 5000, timing);
+    node.followPresence();
+    assert.equal(node.holds('pres-nobody'), true, 'a node that has not listened yet must ask');
+    // The session opened before the node listened comes with the gateway's list.
+    await until('the node is sure that no gateway holds pres-nobody', () => !node.holds('pres-nobody'));
+    assert.equal(node.holds('pres-early'), true);
+    assert.equal(await node.deliver('pres-nobody', event('pres-nobody')), false);
+
+    held.add('pres-late');
+    changed('pres-late');
+    await until('the node hears of the new session', () => node.holds('pres-late'));
+    assert.equal(await node.deliver('pres-late', event('pres-late')), true);
+    held.delete('pres-late');
+    changed('pres-late');
+    await until('the node hears the session closed', () => !node.holds('pres-late'));
+    assert.equal(node.holds('pres-early'), true);
+  });
+
+  it('a change out of turn makes a node fetch the whole list again, and a resync makes it unsure again', async () => {
+    const held = new Set<string>(['pres-kept']);
+    const gatewayBus = await connectBus('presence-gateway-2');
+    // The gateway's name on the presence subjects, from its first beat.
+    const named = new Promise<string>((resolve) => {
+      const sub = gatewayBus.subscribe('sb.presence.*', (_note, subject) => {
+        sub.unsubscribe();
+        resolve(subject);
+      });
+    });
+    await gatewayBus.flush();
+    const changed = new NatsLiveReach(gatewayBus, 5000, timing).serve(sessions(held));
+    const subject = await named;
+    changed('pres-kept');
+    const node = new NatsLiveReach(await connectBus('presence-node-2'), 5000, timing);
+    const presence = node.followPresence();
+    await until('the node is sure', () => node.holds('pres-kept') && !node.holds('pres-fake'));
+    // A change numbered past the next: one was missed, so the node takes the gateway's list, which has no pres-fake.
+    gatewayBus.publish(subject, { seq: 99, agentId: 'pres-fake', live: true });
+    await gatewayBus.flush();
+    await until('the change out of turn is not applied', () => !node.holds('pres-fake'));
+    assert.equal(node.holds('pres-kept'), true);
+    presence.resync();
+    assert.equal(node.holds('pres-other'), true, 'unsure after a resync');
+    await until('sure again after the resync', () => !node.holds('pres-other') && node.holds('pres-kept'));
+  });
+
+  it('with no gateway announcing (an older gateway, or NATS refusing sb.presence) it never stops asking', async () => {
+    // A NATS of its own: the other cases' gateways announce on the shared one.
+    const alone = await startNatsServer();
+    const bus = await NatsBus.connect({ servers: alone.url, name: 'presence-node-alone' });
+    try {
+      const node = new NatsLiveReach(bus, 5000, { beatMs: 20 });
+      node.followPresence();
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(node.holds('pres-unknown'), true);
+    } finally {
+      await bus.close();
+      await alone.stop();
+    }
+  });
+
+  it('forgets a gateway that stopped beating, and its sessions with it', async () => {
+    const held = new Set<string>(['pres-gone']);
+    const gatewayBus = await NatsBus.connect({ servers: server.url, name: 'presence-gateway-3' });
+    const changed = new NatsLiveReach(gatewayBus, 5000, timing).serve(sessions(held));
+    changed('pres-gone');
+    const node = new NatsLiveReach(await connectBus('presence-node-3'), 5000, timing);
+    node.followPresence();
+    await until('the node knows the session', () => node.holds('pres-gone') && !node.holds('pres-none'));
+    // Another gateway announces on, so that the node stays sure once it forgets the first.
+    new NatsLiveReach(await connectBus('presence-gateway-4'), 5000, timing).serve(sessions(new Set()));
+    await gatewayBus.close();
+    await until('the node forgets the gateway', () => !node.holds('pres-gone'));
+  });
 });

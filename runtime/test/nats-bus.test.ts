@@ -76,6 +76,42 @@ describe('NatsBus across connections', () => {
   });
 });
 
+describe('NatsBus when NATS goes away', () => {
+  it('answers a waiting request with TIMEOUT at once when the connection drops, refuses new ones with UNAVAILABLE, and requests again once back', async () => {
+    const own = await startNatsServer();
+    const port = Number(new URL(own.url).port);
+    const caller = await NatsBus.connect({ servers: own.url, reconnectTimeWait: 100 });
+    const server = await NatsBus.connect({ servers: own.url, reconnectTimeWait: 100 });
+    try {
+      server.subscribe('x.slow', () => new Promise(() => undefined));
+      server.subscribe('x.echo', (data) => data);
+      await server.flush();
+      const waiting = caller.request('x.slow', {}, { timeoutMs: 30_000 });
+      const asked = Date.now();
+      await own.stop({ signal: 'SIGKILL' });
+      await assert.rejects(waiting, (err: unknown) => hasErrorCode(err, 'TIMEOUT') && /dropped/.test((err as { message: string }).message));
+      assert.ok(Date.now() - asked < 20_000, 'the waiting request was answered when the connection dropped, not at its time-out');
+      await assert.rejects(caller.request('x.echo', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
+      const again = await startNatsServer({ port });
+      try {
+        for (const deadline = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 100))) {
+          const answer = await caller.request('x.echo', { n: 1 }, { timeoutMs: 1000 }).catch(() => undefined);
+          if (answer !== undefined) {
+            assert.deepEqual(answer, { n: 1 });
+            break;
+          }
+          if (Date.now() > deadline) assert.fail('no answer after NATS came back');
+        }
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await caller.close();
+      await server.close();
+    }
+  });
+});
+
 describe('startNatsServer', () => {
   it('fails loudly, saying how to install, when the binary is missing', async () => {
     await assert.rejects(startNatsServer({ bin: '/nonexistent/nats-server' }), /apt-get install -y nats-server/);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openPostgres } from '../src/internal.js';
+import { writeQuery } from '../src/store/postgres/placeholders.js';
 import { createTestDatabase, describeDatabaseConformance } from '../src/testing/index.js';
 
 // Needs PostgreSQL on 127.0.0.1:5432 (trust auth); fails, never skips, when it is not there.
@@ -24,6 +25,32 @@ describe('PostgreSQL group commit', () => {
       assert.equal(row!.rows, 201);
       // At most two commits run at once, so 200 concurrent writes need far fewer than 200 transactions.
       assert.ok(row!.transactions <= 100, `${row!.transactions} transactions for 201 writes`);
+    } finally {
+      await db.close();
+      await database.drop();
+    }
+  });
+});
+
+describe('PostgreSQL prepared writes', () => {
+  it('names row-less writes only, and a named write keeps working when a column is added (a rolling upgrade)', async () => {
+    assert.ok(writeQuery('INSERT INTO t (a) VALUES (?)', [1]).name, 'an INSERT is named');
+    assert.ok(writeQuery('UPDATE t SET a = ? WHERE b = ?', [1, 2]).name, 'an UPDATE is named');
+    assert.equal(writeQuery('UPDATE t SET a = ? RETURNING *', [1]).name, undefined, 'a write that returns rows is not');
+    assert.equal(writeQuery('SELECT * FROM t WHERE a = ?', [1]).name, undefined, 'a read is not');
+    assert.equal(writeQuery('INSERT INTO t (a) VALUES (?)', [2]).name, writeQuery('INSERT INTO t (a) VALUES (?)', [3]).name, 'one name per text');
+    const database = await createTestDatabase();
+    // The fewest connections the store opens, so that the statements prepared on them meet the new column.
+    const db = await openPostgres({ connectionString: database.url, maxConnections: 2 });
+    try {
+      await db.execute('CREATE TABLE prep_probe (id INTEGER PRIMARY KEY, a TEXT NOT NULL)');
+      for (let i = 0; i < 4; i++) await db.execute('INSERT INTO prep_probe (id, a) VALUES (?, ?)', [i, `v${i}`]);
+      await db.execute("ALTER TABLE prep_probe ADD COLUMN b TEXT NOT NULL DEFAULT 'new'");
+      for (let i = 4; i < 8; i++) await db.execute('INSERT INTO prep_probe (id, a) VALUES (?, ?)', [i, `v${i}`]);
+      await db.execute('UPDATE prep_probe SET a = ? WHERE id = ?', ['changed', 7]);
+      const rows = await db.query<{ id: number; a: string; b: string }>('SELECT * FROM prep_probe ORDER BY id');
+      assert.equal(rows.length, 8);
+      assert.deepEqual(rows[7], { id: 7, a: 'changed', b: 'new' });
     } finally {
       await db.close();
       await database.drop();

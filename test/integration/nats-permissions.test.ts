@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { NatsBus, protocol } from '@switchboard/runtime/internal';
+import { NatsBus, NatsLiveReach, protocol } from '@switchboard/runtime/internal';
 import { startSecureNats, type SecureNatsCluster } from '@switchboard/runtime/testing';
 
 const { AGENT_SUBJECT, LEASES_BUCKET, liveSubject, WORK_STREAM, WORK_SUBJECT_PREFIX } = protocol;
@@ -82,6 +82,29 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
     assert.equal(await node.request(liveSubject('agent.one'), { kind: 'message' }), true);
     served.unsubscribe();
     live.unsubscribe();
+  });
+
+  it('lets a gateway announce the agents it holds live sessions of, and a runtime node follow them', async () => {
+    const held = new Set(['agent.present']);
+    const changed = new NatsLiveReach(NatsBus.fromConnection(gateway), 5000, { beatMs: 100 }).serve({
+      deliver: async (agentId) => held.has(agentId),
+      holds: (agentId) => held.has(agentId),
+      sample: () => undefined,
+      samples: () => false,
+    });
+    changed('agent.present');
+    const node = new NatsLiveReach(NatsBus.fromConnection(runtime), 5000, { beatMs: 100 });
+    const presence = node.followPresence();
+    const before = nats.violations().length;
+    // Sure of the view (past its first beats) with the gateway's list fetched: the one agent held, no other.
+    for (const deadline = Date.now() + 10_000; node.holds('agent.absent') || !node.holds('agent.present'); await sleep(20)) {
+      if (Date.now() > deadline) assert.fail(`the node did not learn the gateway's presence: ${nats.violations().slice(before).join('\n')}`);
+    }
+    assert.equal(await node.deliver('agent.present', { id: 'evt_1', type: 'message.inbound', agentId: 'agent.present', createdAt: new Date().toISOString(), data: {} } as never), true);
+    assert.deepEqual(nats.violations().slice(before), []);
+    presence.stop();
+    held.clear();
+    changed('agent.present');
   });
 
   it('a gateway cannot take a work item, enqueue one, or purge or delete the work stream', async () => {

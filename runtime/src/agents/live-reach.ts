@@ -2,6 +2,7 @@ import { ErrorCodes, hasErrorCode, SwitchboardError } from '@switchboard/sdk';
 import type { Bus, Subscription } from '../bus/bus.js';
 import { liveSubject, turnSubject } from '../protocol/index.js';
 import type { AgentEvent, TurnCall } from '../protocol/live.js';
+import { PresenceAnnouncer, PresenceFollower, type PresenceTiming } from './live-presence.js';
 
 export type { TurnCall } from '../protocol/live.js';
 
@@ -77,29 +78,44 @@ export class LocalLiveReach implements LiveReach {
  * gateway of the queue group answers; no responders means no session anywhere). Sessions held here
  * are reached directly; any other is asked for over the bus, so a runtime node delivers through
  * whichever gateway holds the session, and a call held by one gateway asks its turns of the gateway
- * holding the agent's session.
+ * holding the agent's session. A gateway announces the agents it holds live sessions of; a runtime
+ * node that follows the announcements ({@link followPresence}) asks only when some gateway may hold one.
  */
 export class NatsLiveReach implements LiveReach {
   #local: LocalSessions = NO_SESSIONS;
   readonly #live = new Map<string, Subscription>();
   readonly #turns = new Map<string, Subscription>();
+  #announcer: PresenceAnnouncer | undefined;
+  #presence: PresenceFollower | undefined;
 
   constructor(
     private readonly bus: Bus,
     private readonly deliverTimeoutMs = 5000,
+    private readonly presenceTiming: PresenceTiming = {},
   ) {}
+
+  /**
+   * Follows the gateways' announcements of live sessions (a runtime node), so that {@link holds} and
+   * {@link deliver} no longer ask over the bus for an agent no gateway holds a session of. Call
+   * `resync` on the returned view when announcements may have been lost (a reconnect).
+   */
+  followPresence(): PresenceFollower {
+    this.#presence ??= new PresenceFollower(this.bus, this.presenceTiming);
+    return this.#presence;
+  }
 
   async deliver(agentId: string, event: AgentEvent): Promise<boolean> {
     if (this.#local.holds(agentId)) return this.#local.deliver(agentId, event);
+    if (this.#presence && !this.#presence.mayHold(agentId)) return false;
     return this.bus.request<boolean>(liveSubject(agentId), event, { timeoutMs: this.deliverTimeoutMs }).then(
       (taken) => taken === true,
       () => false,
     );
   }
 
-  /** Which gateway holds a session is known only by asking, so a delivery always asks. */
-  holds(_agentId: string): boolean {
-    return true;
+  /** Without presence, which gateway holds a session is known only by asking, so a delivery always asks. */
+  holds(agentId: string): boolean {
+    return this.#local.holds(agentId) || (this.#presence?.mayHold(agentId) ?? true);
   }
 
   sample(call: TurnCall, timeoutMs: number): Promise<string> {
@@ -129,10 +145,15 @@ export class NatsLiveReach implements LiveReach {
       if (!answer) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `No session that answers turns for agent ${agentId} here.`);
       return answer;
     };
+    this.#announcer ??= new PresenceAnnouncer(this.bus, () => this.#live.keys(), this.presenceTiming);
+    const announcer = this.#announcer;
     return (agentId) => {
+      const live = this.#live.has(agentId);
       reconcile(this.#live, local.holds(agentId), agentId, () =>
         this.bus.subscribe(liveSubject(agentId), (event) => local.deliver(agentId, event as AgentEvent), { queue: 'live' }),
       );
+      // After the subscription, so that a node that hears of the session finds it listening.
+      if (this.#live.has(agentId) !== live) announcer.changed(agentId, !live);
       reconcile(this.#turns, local.samples(agentId), agentId, () => this.bus.subscribe(turnSubject(agentId), answerTurn(agentId), { queue: 'turn' }));
     };
   }

@@ -1,4 +1,4 @@
-import { RequestError, TimeoutError, connect, type ConnectionOptions, type Msg, type NatsConnection, type Subscription as NatsSubscription } from '@nats-io/transport-node';
+import { PermissionViolationError, connect, createInbox, type ConnectionOptions, type Msg, type NatsConnection, type Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { ErrorCodes, SwitchboardError, fromErrorPayload, toErrorPayload, type ErrorPayload } from '@switchboard/sdk';
 import type { Bus, BusHandler, RequestOptions, SubscribeOptions, Subscription } from './bus.js';
 
@@ -17,13 +17,23 @@ export class NatsBus implements Bus {
   #closed = false;
   /** False between a disconnect and the reconnect that follows. */
   #connected = true;
-  /** Each request waiting for its reply, with its subject. */
-  readonly #pending = new Map<(err: SwitchboardError) => void, string>();
+  /** Each request waiting for its reply, by the last token of its reply subject. */
+  readonly #pending = new Map<string, PendingRequest>();
   readonly #subscriptions = new Set<NatsSubscription>();
+  /** Where replies come: `<inbox>.<token>`, under the connection's inbox prefix (the role's, see cluster-mode). */
+  readonly #inbox: string;
+  readonly #replies: NatsSubscription;
+  #nextToken = 0;
 
   private constructor(readonly connection: NatsConnection) {
     // The status stream ends, or throws ClosedConnectionError, when the connection closes.
     this.#followStatus().catch(() => undefined);
+    this.#inbox = `${createInbox((connection as { options?: ConnectionOptions }).options?.inboxPrefix)}.`;
+    this.#replies = connection.subscribe(`${this.#inbox}*`, {
+      callback: (err, msg) => {
+        if (!err) this.#reply(msg);
+      },
+    });
   }
 
   /**
@@ -36,21 +46,26 @@ export class NatsBus implements Bus {
     for await (const status of this.connection.status()) {
       if (status.type === 'disconnect') {
         this.#connected = false;
-        for (const [fail, subject] of [...this.#pending]) {
-          fail(new SwitchboardError(ErrorCodes.TIMEOUT, `The connection to NATS dropped while waiting for a reply on ${subject}; the outcome is unknown.`, { retryable: true }));
+        for (const [token, { subject }] of [...this.#pending]) {
+          this.#fail(token, new SwitchboardError(ErrorCodes.TIMEOUT, `The connection to NATS dropped while waiting for a reply on ${subject}; the outcome is unknown.`, { retryable: true }));
         }
       } else if (status.type === 'reconnect') {
         this.#connected = true;
+      } else if (status.type === 'error' && status.error instanceof PermissionViolationError && status.error.operation === 'publish') {
+        // The server refused a request's subject: it was never delivered.
+        const refused = status.error.subject;
+        for (const [token, { subject }] of [...this.#pending]) {
+          if (subject === refused) this.#fail(token, new SwitchboardError(ErrorCodes.UNAVAILABLE, `The bus could not carry the request on ${subject}: ${status.error.message}.`, { retryable: true }));
+        }
       }
     }
   }
 
   /**
    * Connects to `servers` (default `nats://127.0.0.1:4222`), retrying the first connect for a while,
-   * reconnecting for ever. The client builds an Error with a stack for every request (11 % of a
-   * runtime node's busy time under ingest); its `noAsyncTraces` option would save that, but with it
-   * on, partitions taken over after a node's death were never renewed in 3 of 6 cluster test runs, so
-   * it stays off.
+   * reconnecting for ever. The client's `noAsyncTraces` stays off (with it on, partitions taken over
+   * after a node's death were never renewed in 3 of 6 cluster test runs); the bus's own requests do
+   * not go through the client's `request`, which builds three Errors with stacks for each.
    */
   static async connect(options: ConnectionOptions = {}): Promise<NatsBus> {
     const connection = await connect({ maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: false, ...options });
@@ -67,24 +82,45 @@ export class NatsBus implements Bus {
     if (!this.#connected) return Promise.reject(new SwitchboardError(ErrorCodes.UNAVAILABLE, `Not connected to NATS; ${subject} was not sent.`, { retryable: true }));
     const timeoutMs = options.timeoutMs ?? 5000;
     return new Promise<T>((resolve, reject) => {
-      const fail = (err: SwitchboardError) => {
-        this.#pending.delete(fail);
-        reject(err);
-      };
-      this.#pending.set(fail, subject);
-      this.connection.request(subject, encode(data), { timeout: timeoutMs }).then(
-        (msg) => {
-          if (!this.#pending.delete(fail)) return;
-          const reply = decode(msg.data) as Reply;
-          if (reply.ok) resolve(reply.data as T);
-          else reject(fromErrorPayload(reply.error));
-        },
-        (err: unknown) => {
-          if (!this.#pending.has(fail)) return;
-          fail(requestError(err, subject, timeoutMs));
-        },
-      );
+      const token = (this.#nextToken++).toString(36);
+      const timer = setTimeout(() => this.#fail(token, new SwitchboardError(ErrorCodes.TIMEOUT, `No reply on ${subject} within ${timeoutMs} ms.`, { retryable: true })), timeoutMs);
+      this.#pending.set(token, { subject, resolve: resolve as (data: unknown) => void, reject, timer });
+      try {
+        this.connection.publish(subject, encode(data), { reply: `${this.#inbox}${token}` });
+      } catch (err) {
+        this.#fail(token, new SwitchboardError(ErrorCodes.UNAVAILABLE, `The bus could not carry the request on ${subject}: ${(err as Error)?.message ?? err}.`, { retryable: true, cause: err }));
+      }
     });
+  }
+
+  /** A reply, or the server's no-responders status (no data, code 503): nobody listens on the subject. */
+  #reply(msg: Msg): void {
+    const token = msg.subject.slice(this.#inbox.length);
+    const request = this.#pending.get(token);
+    if (!request) return;
+    if (msg.data.length === 0 && msg.headers?.code === 503) {
+      this.#fail(token, new SwitchboardError(ErrorCodes.UNAVAILABLE, `No service answers ${request.subject}.`, { retryable: true }));
+      return;
+    }
+    this.#pending.delete(token);
+    clearTimeout(request.timer);
+    let reply: Reply;
+    try {
+      reply = decode(msg.data) as Reply;
+    } catch (err) {
+      request.reject(new SwitchboardError(ErrorCodes.UNAVAILABLE, `The reply on ${request.subject} is not JSON.`, { retryable: true, cause: err }));
+      return;
+    }
+    if (reply.ok) request.resolve(reply.data);
+    else request.reject(fromErrorPayload(reply.error));
+  }
+
+  #fail(token: string, err: SwitchboardError): void {
+    const request = this.#pending.get(token);
+    if (!request) return;
+    this.#pending.delete(token);
+    clearTimeout(request.timer);
+    request.reject(err);
   }
 
   publish(subject: string, data: unknown): void {
@@ -124,7 +160,8 @@ export class NatsBus implements Bus {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const fail of [...this.#pending.keys()]) fail(closedError());
+    for (const token of [...this.#pending.keys()]) this.#fail(token, closedError());
+    this.#replies.unsubscribe();
     for (const sub of this.#subscriptions) sub.unsubscribe();
     this.#subscriptions.clear();
     if (!this.connection.isClosed()) await this.connection.close();
@@ -147,10 +184,12 @@ export class NatsBus implements Bus {
   }
 }
 
-function requestError(err: unknown, subject: string, timeoutMs: number): SwitchboardError {
-  if (err instanceof RequestError && err.isNoResponders()) return new SwitchboardError(ErrorCodes.UNAVAILABLE, `No service answers ${subject}.`, { retryable: true, cause: err });
-  if (err instanceof TimeoutError) return new SwitchboardError(ErrorCodes.TIMEOUT, `No reply on ${subject} within ${timeoutMs} ms.`, { retryable: true, cause: err });
-  return new SwitchboardError(ErrorCodes.UNAVAILABLE, `The bus could not carry the request on ${subject}: ${(err as Error)?.message ?? err}.`, { retryable: true, cause: err });
+/** A request waiting for its reply. */
+interface PendingRequest {
+  readonly subject: string;
+  resolve(data: unknown): void;
+  reject(err: unknown): void;
+  readonly timer: NodeJS.Timeout;
 }
 
 function encode(data: unknown): Uint8Array {

@@ -12,6 +12,14 @@ export const AGENT_SUBJECT = 'sb.agent';
 /** Live reach of an agent's MCP session: `sb.live.<agentId>`; runtime nodes request, the gateway holding the session serves. */
 export const LIVE_SUBJECT = 'sb.live';
 
+/**
+ * Presence of live sessions: on `sb.presence.<gateway>` each gateway publishes the agents whose live
+ * sessions it opens and closes, and a beat; runtime nodes follow it, so that a delivery asks over
+ * `sb.live` only when some gateway may hold a session. `sb.presence.sync.<gateway>`: a node asks one
+ * gateway for its whole list.
+ */
+export const PRESENCE_SUBJECT = 'sb.presence';
+
 /** Voice turns for calls held by another gateway: `sb.turn.<agentId>`; gateways request and serve. */
 export const TURN_SUBJECT = 'sb.turn';
 
@@ -55,4 +63,14 @@ export function liveSubject(agentId: string): string {
  */
 export function turnSubject(agentId: string): string {
   return `${TURN_SUBJECT}.${agentToken(agentId)}`;
+}
+
+/** `sb.presence.<gateway>`: where a gateway publishes the agents it holds live sessions of (`gateway` is a token without dots). */
+export function presenceSubject(gateway: string): string {
+  return `${PRESENCE_SUBJECT}.${gateway}`;
+}
+
+/** `sb.presence.sync.<gateway>`: where a gateway answers with its whole list. */
+export function presenceSyncSubject(gateway: string): string {
+  return `${PRESENCE_SUBJECT}.sync.${gateway}`;
 }

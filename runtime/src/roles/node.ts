@@ -1,4 +1,5 @@
 import { NatsLiveReach } from '../agents/live-reach.js';
+import type { NatsBus } from '../bus/nats-bus.js';
 import { PartitionedActors, type PartitionedActorsOptions } from '../cluster/partitioned-actors.js';
 import { forwardEvents } from '../events.js';
 import { resumeAfterMs } from '../outbox/resume-delay.js';
@@ -39,10 +40,12 @@ export class RuntimeNodeRuntime extends RoleProcess {
     const lease = clusterPlacement(settings);
     super(options, store, bus, lease);
     this.nodeId = nodeId;
+    // Nodes hold no sessions: deliveries go to whichever gateway holds the agent's, asked only when one may.
+    const reach = new NatsLiveReach(bus);
+    followPresence(reach, bus);
     this.host = new AgentHost({
       ...this.parts(),
-      // Nodes hold no sessions: deliveries go to whichever gateway holds the agent's.
-      reach: new NatsLiveReach(bus),
+      reach,
       calls,
       emailDomain: emailDomain(settings, this.demoMode),
       // Shared by the runtime nodes: an item a node took and did not ack (it died) goes to another after one lease TTL.
@@ -97,4 +100,12 @@ export class RuntimeNodeRuntime extends RoleProcess {
     await this.host.stop();
     await this.close();
   }
+}
+
+/** Follows the gateways' presence; announcements missed while the connection was down make the view unsure until they are heard again. */
+function followPresence(reach: NatsLiveReach, bus: NatsBus): void {
+  const presence = reach.followPresence();
+  void (async () => {
+    for await (const status of bus.connection.status()) if (status.type === 'disconnect' || status.type === 'reconnect') presence.resync();
+  })().catch(() => undefined);
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { ExecuteResult, SqlStatement } from '../database.js';
-import { toNumbered } from './placeholders.js';
+import { writeQuery } from './placeholders.js';
 
 /** A write waiting for the next group commit: one statement, or an atomic group of them. */
 interface PendingWrite {
@@ -114,7 +114,7 @@ function isServerError(err: unknown): boolean {
 }
 
 async function autocommit(client: pg.PoolClient, statement: SqlStatement): Promise<ExecuteResult> {
-  const result = await client.query({ text: toNumbered(statement.sql), values: (statement.params ?? []) as unknown[] });
+  const result = await client.query(writeQuery(statement.sql, statement.params ?? []));
   return { changes: result.rowCount ?? 0 };
 }
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Database, Dialect, ExecuteResult, SqlExecutor, SqlStatement, SqlValue } from '../database.js';
 import { PgGroupCommit } from './group-commit.js';
-import { toNumbered } from './placeholders.js';
+import { toNumbered, writeQuery } from './placeholders.js';
 
 /** Counts (`COUNT`, integer `SUM`: int8) and money (`NUMERIC`) come back as numbers, as from SQLite. */
 const parsers: Record<number, (value: string) => unknown> = {
@@ -125,5 +125,5 @@ async function rows<T>(on: Queryable, sql: string, params: readonly SqlValue[]):
 }
 
 async function run(on: Queryable, sql: string, params: readonly SqlValue[]): Promise<ExecuteResult> {
-  return { changes: (await on.query({ text: toNumbered(sql), values: params as unknown[] })).rowCount ?? 0 };
+  return { changes: (await on.query(writeQuery(sql, params))).rowCount ?? 0 };
 }
