@@ -16,6 +16,8 @@ import { docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { billingRoutes } from './routes/billing.js';
 import { messagingRoutes } from './routes/messaging.js';
+import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
+import { ResourceServer } from './oauth/resource-server.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { importPackage, resolveProviders, type DemoSimulator } from './providers.js';
 import { attachMcp, ServerNames, type McpSessions } from './mcp/index.js';
@@ -77,8 +79,10 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const metrics = new GatewayMetrics();
   metrics.observe(ports.metrics);
   const sessions = new AdminSessions(ports, () => publicBaseUrl ?? '');
+  const oauth = ResourceServer.fromSettings(settings);
   const app = new GatewayApp({
     sessions,
+    oauth,
     ports,
     metrics,
     logger,
@@ -91,6 +95,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     mcp = attachMcp(routes, {
       authenticate: (token) => ports.tokens.authenticate(token),
       lockout: ports.lockout,
+      oauth,
       createServer: (principal, agentId) => createToolServer(app, principal, agentId),
       logger,
       bodyLimit: settings.BODY_LIMIT_BYTES,
@@ -123,6 +128,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     url = `http://${host}:${listener.port}`;
     publicBaseUrl = (settings.PUBLIC_BASE_URL || url).replace(/\/+$/, '');
     serverNames.add(publicBaseUrl);
+    oauth?.useBaseUrl(publicBaseUrl);
     const providers = drivers ? { specs: drivers, simulator: undefined } : await resolveProviders(settings, runtime.demoMode, logger, previousSimulator);
     simulator = providers.simulator;
     if (simulator) {
@@ -142,6 +148,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const deps: RouteDeps = { ports, metrics, version: VERSION, startedAt: Date.now(), publicBaseUrl, admin, providerBaseUrls, simulator };
   app.add(
     ...healthRoutes(deps),
+    ...oauthMetadataRoutes(oauth),
     ...docsRoutes(deps, () => [...app.routes, ...mcpRouteDocs]),
     ...provisioningRoutes(deps),
     ...messagingRoutes(deps),
