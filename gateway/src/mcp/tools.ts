@@ -5,6 +5,7 @@ import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
 import { errorResult } from '../http/errors.js';
 import { compileBody } from '../http/validation.js';
+import { callerOf } from './mcp-http.js';
 import { VERSION } from '../version.js';
 
 /** Each MCP tool and the REST route it mirrors; a tool exists only while its route does. */
@@ -46,7 +47,9 @@ export function createToolServer(app: GatewayApp, principal: Principal, agentId:
   });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...tools.map((t) => t.tool), PING] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    // The session's agent stays; the rights are the caller's of this request (an access token's scopes may change).
+    const caller = callerOf(extra.authInfo) ?? principal;
     const { name } = request.params;
     const args: Record<string, unknown> = { ...(request.params.arguments ?? {}) };
     if (name === PING.name) {
@@ -61,7 +64,7 @@ export function createToolServer(app: GatewayApp, principal: Principal, agentId:
     if (!tool) return text({ error: `No tool ${name}; list the tools to see what this server offers.`, code: 'NOT_FOUND' }, true);
     if (args.agentId === undefined && agentId !== undefined && tool.name !== 'comms_provision_channels') args.agentId = agentId;
     try {
-      const result = await app.invoke(tool.method, tool.path, principal, args);
+      const result = await app.invoke(tool.method, tool.path, caller, args);
       return text(result.body, result.status >= 400);
     } catch (err) {
       return text(errorResult(err).body, true);
