@@ -129,6 +129,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     publicBaseUrl = (settings.PUBLIC_BASE_URL || url).replace(/\/+$/, '');
     serverNames.add(publicBaseUrl);
     oauth?.useBaseUrl(publicBaseUrl);
+    if (oauth) logger.info({ authorizationServers: oauth.authorizationServers, resource: oauth.resource() }, 'start-up: OAuth access tokens accepted beside the static tokens');
     const providers = drivers ? { specs: drivers, simulator: undefined } : await resolveProviders(settings, runtime.demoMode, logger, previousSimulator);
     simulator = providers.simulator;
     if (simulator) {
