@@ -23,7 +23,7 @@ import { importPackage, resolveProviders, type DemoSimulator } from './providers
 import { attachMcp, ServerNames, type McpSessions } from './mcp/index.js';
 import { connectAgentReach } from './mcp/live-delivery.js';
 import { mcpRouteDocs } from './mcp/route-docs.js';
-import { createToolServer } from './mcp/tools.js';
+import { createToolServer, toolScopes } from './mcp/tools.js';
 import { voiceRoutes } from './routes/voice.js';
 import { voiceSocketRoute } from './routes/voice-socket.js';
 import { attachVoiceSocket } from './voice/voice-socket.js';
@@ -96,6 +96,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
       authenticate: (token) => ports.tokens.authenticate(token),
       lockout: ports.lockout,
       oauth,
+      toolScope: toolScopes(app),
       createServer: (principal, agentId) => createToolServer(app, principal, agentId),
       logger,
       bodyLimit: settings.BODY_LIMIT_BYTES,

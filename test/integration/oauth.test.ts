@@ -157,15 +157,54 @@ describe('OAuth 2.1 resource server: JWT access tokens from a real authorization
     }
   });
 
-  it('refuses an MCP tool call whose scope the token lacks, naming the scope', async () => {
-    const client = await connectMcp(t.url, 'streamable', await as.token('reader-app', `${t.url}/mcp`, 'switchboard:read'));
+  it('refuses an MCP tool call whose scope the token lacks with HTTP 403 insufficient_scope, naming the scope (step-up)', async () => {
+    const token = await as.token('reader-app', `${t.url}/mcp`, 'switchboard:read');
+    const client = await connectMcp(t.url, 'streamable', token);
     try {
-      const sent = await client.call('comms_send_message', { channel: 'sms', to: CUSTOMER, body: 'Not allowed' });
-      assert.equal(sent.isError, true);
-      assert.equal(sent.body.code, 'FORBIDDEN');
-      assert.match(String(sent.body.error), /switchboard:send:sms/);
       const status = await client.call('comms_get_channel_status');
       assert.equal(status.isError, false, JSON.stringify(status.body));
+      await assert.rejects(client.call('comms_send_message', { channel: 'sms', to: CUSTOMER, body: 'Not allowed' }), (err: { code?: number; message: string }) => {
+        assert.equal(err.code, 403);
+        assert.match(err.message, /switchboard:send:sms/);
+        return true;
+      });
+      const sessionId = (client.client.transport as { sessionId?: string }).sessionId!;
+      const res = await t.call('POST', '/mcp', {
+        token,
+        json: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'comms_send_message', arguments: { channel: 'sms', to: CUSTOMER, body: 'x' } } },
+        headers: { accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+      });
+      assert.equal(res.status, 403);
+      const body = (await res.json()) as { code: string; error: string };
+      assert.equal(body.code, 'FORBIDDEN');
+      assert.match(body.error, /switchboard:send:sms/);
+      const challenge = res.headers.get('www-authenticate') ?? '';
+      assert.match(challenge, /error="insufficient_scope"/);
+      assert.match(challenge, /scope="switchboard:send:sms"/);
+      assert.match(challenge, new RegExp(`resource_metadata="${t.url}/\\.well-known/oauth-protected-resource/mcp"`));
+      assert.equal(t.sim.messages({ channel: 'sms' }).filter((m) => m.body === 'x' || m.body === 'Not allowed').length, 0, 'nothing was sent');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('lets a session continue with a stepped-up token: tool calls act with the rights of each request', async () => {
+    const client = await connectMcp(t.url, 'streamable', await as.token('reader-app', `${t.url}/mcp`, 'switchboard:read'));
+    try {
+      const sessionId = (client.client.transport as { sessionId?: string }).sessionId!;
+      const stepped = await as.token('sender-app', `${t.url}/mcp`, 'switchboard:send');
+      const res = await t.call('POST', '/mcp', {
+        token: stepped,
+        json: { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'comms_send_message', arguments: { channel: 'sms', to: CUSTOMER, body: 'Stepped up' } } },
+        headers: { accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+      });
+      const text = await res.text();
+      assert.equal(res.status, 200, text);
+      // The answer comes as JSON or as one SSE message event.
+      const data = text.trimStart().startsWith('{') ? text : /^data: (.*)$/m.exec(text)![1]!;
+      const result = JSON.parse(data) as { result: { isError?: boolean; content: { text: string }[] } };
+      assert.notEqual(result.result.isError, true, result.result.content[0]!.text);
+      assert.ok(t.sim.messages({ channel: 'sms', to: CUSTOMER }).some((m) => m.body === 'Stepped up'));
     } finally {
       await client.close();
     }

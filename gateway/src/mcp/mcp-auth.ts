@@ -4,8 +4,13 @@ import { fail } from '../http/errors.js';
 import { checkToken, type Lockout } from '../http/token-check.js';
 import { bearerAuthenticator, challenge, missingToken, refuseQueryToken, unknownToken, type Authenticate } from '../oauth/bearer-auth.js';
 import type { ResourceServer } from '../oauth/resource-server.js';
+import { BearerRefusal } from '../oauth/bearer-refusal.js';
+import { grants } from '../oauth/scopes.js';
 
 export type { Authenticate, Lockout };
+
+/** The OAuth scope a tool call needs, if any. */
+export type ToolScope = (name: string, args: Readonly<Record<string, unknown>>) => string | undefined;
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -21,6 +26,7 @@ export class McpAuth {
     authenticate: Authenticate,
     private readonly lockout: Lockout,
     private readonly oauth?: ResourceServer,
+    private readonly toolScope?: ToolScope,
   ) {
     this.#authenticate = bearerAuthenticator(authenticate, oauth);
   }
@@ -51,6 +57,28 @@ export class McpAuth {
       refuseQueryToken(queryString);
     } catch (err) {
       throw challenge(err, path, this.oauth);
+    }
+  }
+
+  /**
+   * Refuses, before the SDK runs it, a tool call whose scope the caller's access token lacks: HTTP 403
+   * with `error="insufficient_scope"` and the scope, so the client can step up (MCP authorization).
+   * Static tokens carry no scopes; the tool's own checks still run for every caller.
+   */
+  checkToolScopes(principal: Principal, body: unknown, path: string): void {
+    if (principal.kind !== 'client' || principal.scopes === undefined || !this.toolScope) return;
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+      if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
+      const args = typeof params.arguments === 'object' && params.arguments !== null ? (params.arguments as Record<string, unknown>) : {};
+      const needed = this.toolScope(params.name, args);
+      if (needed && !grants(principal.scopes, needed)) {
+        const refusal = new BearerRefusal(ErrorCodes.FORBIDDEN, `The access token lacks the scope ${needed} for ${params.name}; ask the authorization server for it.`, {
+          error: 'insufficient_scope',
+          scope: needed,
+        });
+        throw challenge(refusal, path, this.oauth);
+      }
     }
   }
 

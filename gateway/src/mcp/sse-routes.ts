@@ -77,6 +77,7 @@ async function postMessages(exchange: Exchange, reading: Promise<Buffer | undefi
   }
   if (!McpAuth.same(caller, session.principal)) fail(ErrorCodes.FORBIDDEN, 'This session belongs to another principal.');
   const messages = parseMessages(await jsonBody(exchange, reading, context.bodyLimit));
+  context.auth.checkToolScopes(caller, messages, '/mcp');
   const url = new URL(`${exchange.path}?${exchange.queryString}`, 'http://localhost');
   const extra = { requestInfo: { headers: visibleHeaders(exchange.headers), url }, authInfo: callerInfo(caller) };
   const answered = session.request();

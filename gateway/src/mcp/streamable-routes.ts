@@ -50,6 +50,7 @@ async function serve(exchange: Exchange, reading: Promise<Buffer | undefined>, c
   );
   const body = exchange.method === 'POST' ? await jsonBody(exchange, reading, context.bodyLimit) : undefined;
   if (exchange.ended) return;
+  context.auth.checkToolScopes(principal, body, '/mcp');
   const sessionId = exchange.headers['mcp-session-id'];
   const session = sessionId === undefined ? await startSession(exchange, principal, body, context) : existingSession(sessionId, principal, context);
   const transport = session.transport as StreamableSessionTransport;

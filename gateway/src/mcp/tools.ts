@@ -6,6 +6,7 @@ import type { GatewayApp } from '../http/app.js';
 import { errorResult } from '../http/errors.js';
 import { compileBody } from '../http/validation.js';
 import { callerOf } from './mcp-http.js';
+import { scopeFor } from '../oauth/scopes.js';
 import { VERSION } from '../version.js';
 
 /** Each MCP tool and the REST route it mirrors; a tool exists only while its route does. */
@@ -23,6 +24,19 @@ export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT
   { name: 'comms_provision_channels', method: 'POST', path: '/api/v1/provision' },
   { name: 'comms_deprovision_channels', method: 'POST', path: '/api/v1/deprovision' },
 ];
+
+/**
+ * The OAuth scope a tool call needs (its REST twin's, on the call's channel for sending), or
+ * undefined for a tool that needs none or does not exist (the tool server answers those).
+ */
+export function toolScopes(app: GatewayApp): (name: string, args: Readonly<Record<string, unknown>>) => string | undefined {
+  return (name, args) => {
+    const tool = TOOL_ROUTES.find((t) => t.name === name);
+    const action = tool && app.route(tool.method, tool.path)?.scope;
+    if (!action) return undefined;
+    return scopeFor(action, action === 'send' && typeof args.channel === 'string' ? args.channel : undefined);
+  };
+}
 
 const PingArguments = Type.Object({}, { additionalProperties: false });
 const checkPingArguments = compileBody(PingArguments);
