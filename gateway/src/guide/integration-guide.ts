@@ -76,7 +76,7 @@ resource server:
   send-voice-message and transfer-call; \`switchboard:read\` for waiting-messages, channel-status, usage and
   billing; \`switchboard:configure\` for callback-url and deprovision. A missing scope is 403 with
   \`WWW-Authenticate: Bearer error="insufficient_scope", scope="switchboard:send:sms"\`: get a token with that
-  scope and retry (over MCP the tool result is an \`isError\` \`FORBIDDEN\` naming the scope; the next
+  scope and retry (over MCP too: the \`tools/call\` POST is answered 403 with that challenge, and the next
   request with the new token on the same session carries its rights).
 - **Never in a query string**: \`?access_token=\` or \`?token=\` on \`/api/v1/*\` or \`/mcp\` is refused
   with 400 \`BAD_REQUEST\`. Only the deprecated \`/sse\` still reads \`?token=\`.
