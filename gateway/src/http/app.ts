@@ -11,7 +11,7 @@ import { checkToken } from './token-check.js';
 import { bearerAuthenticator, challenge, missingToken, refuseQueryToken, unknownToken, type Authenticate } from '../oauth/bearer-auth.js';
 import { BearerRefusal } from '../oauth/bearer-refusal.js';
 import type { ResourceServer } from '../oauth/resource-server.js';
-import { grants, scopeFor } from '../oauth/scopes.js';
+import { grants, scopeOf } from '../oauth/scopes.js';
 
 interface CompiledRoute {
   readonly definition: RouteDefinition;
@@ -261,8 +261,7 @@ function checkPermitted(definition: RouteDefinition, principal: Principal): void
 function checkScope(definition: RouteDefinition, principal: Principal, body: unknown): void {
   if (principal.kind !== 'client' || principal.scopes === undefined) return;
   if (!definition.scope) fail(ErrorCodes.FORBIDDEN, 'OAuth access tokens may not call this route; use a static token.');
-  const channel = definition.scope === 'send' ? (body as { channel?: string } | undefined)?.channel : undefined;
-  const needed = scopeFor(definition.scope, channel);
+  const needed = scopeOf(definition.scope, body);
   if (!grants(principal.scopes, needed)) {
     throw new BearerRefusal(ErrorCodes.FORBIDDEN, `The access token lacks the scope ${needed}; ask the authorization server for it.`, {
       error: 'insufficient_scope',

@@ -6,7 +6,7 @@ import type { GatewayApp } from '../http/app.js';
 import { errorResult } from '../http/errors.js';
 import { compileBody } from '../http/validation.js';
 import { callerOf } from './mcp-http.js';
-import { scopeFor } from '../oauth/scopes.js';
+import { scopeOf } from '../oauth/scopes.js';
 import { VERSION } from '../version.js';
 
 /** Each MCP tool and the REST route it mirrors; a tool exists only while its route does. */
@@ -33,8 +33,7 @@ export function toolScopes(app: GatewayApp): (name: string, args: Readonly<Recor
   return (name, args) => {
     const tool = TOOL_ROUTES.find((t) => t.name === name);
     const action = tool && app.route(tool.method, tool.path)?.scope;
-    if (!action) return undefined;
-    return scopeFor(action, action === 'send' && typeof args.channel === 'string' ? args.channel : undefined);
+    return action && scopeOf(action, args);
   };
 }
 

@@ -27,6 +27,12 @@ export function scopeFor(action: ScopeAction, channel?: string): string {
   return channel === undefined ? `${SCOPE_PREFIX}:${action}` : `${SCOPE_PREFIX}:${action}:${channel}`;
 }
 
+/** The scope a request with this input needs for `action`: for send, on the input's channel. */
+export function scopeOf(action: ScopeAction, input: unknown): string {
+  const channel = (input as { channel?: unknown } | undefined)?.channel;
+  return scopeFor(action, action === 'send' && typeof channel === 'string' ? channel : undefined);
+}
+
 /** True when one of `granted` is `required` or a broader scope of it. */
 export function grants(granted: readonly string[], required: string): boolean {
   return granted.some((scope) => scope === required || required.startsWith(`${scope}:`));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { grants, scopeFor, scopesOf, SCOPES_SUPPORTED } from '../../src/oauth/scopes.js';
+import { grants, scopeFor, scopeOf, scopesOf, SCOPES_SUPPORTED } from '../../src/oauth/scopes.js';
 import { challengeOf } from '../../src/oauth/bearer-refusal.js';
 
 describe('OAuth scope grammar', () => {
@@ -17,6 +17,9 @@ describe('OAuth scope grammar', () => {
   it('names the narrowest scope a request needs, and lists every scope it understands', () => {
     assert.equal(scopeFor('send', 'whatsapp'), 'switchboard:send:whatsapp');
     assert.equal(scopeFor('call'), 'switchboard:call');
+    assert.equal(scopeOf('send', { channel: 'sms', to: '+14155550123' }), 'switchboard:send:sms');
+    assert.equal(scopeOf('read', { channel: 'sms' }), 'switchboard:read', 'only send is per channel');
+    assert.equal(scopeOf('send', {}), 'switchboard:send');
     assert.ok(SCOPES_SUPPORTED.includes('switchboard:send:line'));
     assert.ok(!SCOPES_SUPPORTED.includes('switchboard:send:voice'), 'voice is switchboard:call');
   });
