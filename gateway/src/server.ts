@@ -72,6 +72,8 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   // Chosen before anything opens, so a forced adapter that cannot serve stops the start cleanly.
   const { adapter, reason } = await selectAdapter(settings.HTTP_ADAPTER);
   const resolveClient = clientAddress(settings.TRUSTED_PROXIES);
+  // Checked before anything opens: a bad OAuth setting stops the start cleanly.
+  const oauth = ResourceServer.fromSettings(settings);
   logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
   const runtime: ServedRuntime = cluster === 'gateway' ? await startClusterGateway({ settings, logger }) : await startEmbedded({ settings, logger });
   // The gateway reaches the runtime only through its ports.
@@ -79,7 +81,6 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const metrics = new GatewayMetrics();
   metrics.observe(ports.metrics);
   const sessions = new AdminSessions(ports, () => publicBaseUrl ?? '');
-  const oauth = ResourceServer.fromSettings(settings);
   const app = new GatewayApp({
     sessions,
     oauth,

@@ -1,5 +1,5 @@
-import type { Settings } from '@switchboard/runtime';
-import type { Principal } from '@switchboard/runtime';
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import type { Principal, Settings } from '@switchboard/runtime';
 import { AccessTokens } from './access-tokens.js';
 import { challengeOf, type BearerError } from './bearer-refusal.js';
 import { SCOPES_SUPPORTED } from './scopes.js';
@@ -16,6 +16,8 @@ export interface ResourceMetadata {
   readonly resource_name: string;
   readonly resource_documentation: string;
 }
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 const list = (value: string) =>
   value
@@ -38,9 +40,17 @@ export class ResourceServer {
     this.#resource = settings.OAUTH_RESOURCE.replace(/\/$/, '');
   }
 
-  /** The resource server the settings describe; undefined when OAuth is off (no authorization server). */
+  /**
+   * The resource server the settings describe; undefined when OAuth is off (no authorization server).
+   * In production an authorization server must be reached over https (loopback aside): its keys decide who may act.
+   */
   static fromSettings(settings: Settings): ResourceServer | undefined {
-    return settings.OAUTH_AUTHORIZATION_SERVERS.trim() === '' ? undefined : new ResourceServer(settings);
+    if (settings.OAUTH_AUTHORIZATION_SERVERS.trim() === '') return undefined;
+    const plain = list(settings.OAUTH_AUTHORIZATION_SERVERS).filter((issuer) => issuer.startsWith('http:') && !LOOPBACK.has(new URL(issuer).hostname));
+    if (settings.NODE_ENV === 'production' && plain.length > 0) {
+      throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `Setting OAUTH_AUTHORIZATION_SERVERS names ${plain.join(', ')} over plain http; use https in production.`);
+    }
+    return new ResourceServer(settings);
   }
 
   /** Sets the resource URI from the public base URL, once it is known, unless OAUTH_RESOURCE names it. */
