@@ -94,7 +94,8 @@ function refusalOf(err: unknown, audiences: readonly string[]): SwitchboardError
     return invalid(`The access token is for another resource; request one with resource=${audiences[0]} (RFC 8707).`);
   }
   if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') return invalid(`The access token's ${claim} claim is not valid.`);
-  if (code === 'ERR_JWKS_TIMEOUT' || (code === undefined && err instanceof TypeError)) {
+  // A key set that times out, answers non-200 (jose's generic error) or is not a key set, or a fetch that fails.
+  if (code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JOSE_GENERIC' || code === 'ERR_JWKS_INVALID' || (code === undefined && err instanceof TypeError)) {
     return new SwitchboardError(ErrorCodes.UNAVAILABLE, "The authorization server's keys could not be fetched; try again shortly.", { retryable: true, retryAfter: 5 });
   }
   return invalid('The access token does not verify against its issuer\'s keys.');
