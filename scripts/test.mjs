@@ -54,6 +54,7 @@ const inAdapterPass = declared('node:http pass', [
   'test/integration/mcp.test.ts',
   'test/integration/mcp-conformance.test.ts',
   'test/integration/mcp-sessions.test.ts',
+  'test/integration/oauth.test.ts',
   'test/integration/voice-stream.test.ts',
   'test/integration/lifecycle.test.ts',
 ]);

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteDefinition, RouteResponse } from './http/types.js';
+import { scopeFor } from './oauth/scopes.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -67,6 +68,8 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       operation.requestBody = { required: true, content: Object.fromEntries(route.rawBody.map((t) => [t, { schema: { type: 'string' } }])) };
     }
     if (route.auth !== 'public') operation.security = route.path === '/sse' ? [{ queryToken: [] }, { bearer: [] }] : [{ bearer: [] }];
+    // An OAuth access token may call the route with this scope (OpenAPI 3.1 lets a bearer scheme list it as a role).
+    if (route.scope) (operation.security as JsonObject[]).push({ accessToken: [scopeFor(route.scope)] });
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
   }
   return {
@@ -84,7 +87,16 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Orchestrator, team or client token.' },
-        queryToken: { type: 'apiKey', in: 'query', name: 'token', description: 'Token on the SSE URL.' },
+        queryToken: { type: 'apiKey', in: 'query', name: 'token', description: 'Token on the SSE URL (the deprecated HTTP+SSE transport only).' },
+        accessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'OAuth 2.1 access token (JWT) from an authorization server named in /.well-known/oauth-protected-resource, when OAuth is configured: ' +
+            "audience this server's resource URI (RFC 8707), an agent claim (switchboard_agent by default), and the scope listed for the operation " +
+            '(switchboard:send also as switchboard:send:<channel>). A missing scope is answered 403 with WWW-Authenticate: Bearer error="insufficient_scope", scope="…". Never in a query string.',
+        },
       },
     },
   };

@@ -16,12 +16,14 @@ import { docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { billingRoutes } from './routes/billing.js';
 import { messagingRoutes } from './routes/messaging.js';
+import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
+import { ResourceServer } from './oauth/resource-server.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { importPackage, resolveProviders, type DemoSimulator } from './providers.js';
 import { attachMcp, ServerNames, type McpSessions } from './mcp/index.js';
 import { connectAgentReach } from './mcp/live-delivery.js';
 import { mcpRouteDocs } from './mcp/route-docs.js';
-import { createToolServer } from './mcp/tools.js';
+import { createToolServer, toolScopes } from './mcp/tools.js';
 import { voiceRoutes } from './routes/voice.js';
 import { voiceSocketRoute } from './routes/voice-socket.js';
 import { attachVoiceSocket } from './voice/voice-socket.js';
@@ -70,6 +72,8 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   // Chosen before anything opens, so a forced adapter that cannot serve stops the start cleanly.
   const { adapter, reason } = await selectAdapter(settings.HTTP_ADAPTER);
   const resolveClient = clientAddress(settings.TRUSTED_PROXIES);
+  // Checked before anything opens: a bad OAuth setting stops the start cleanly.
+  const oauth = ResourceServer.fromSettings(settings);
   logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
   const runtime: ServedRuntime = cluster === 'gateway' ? await startClusterGateway({ settings, logger }) : await startEmbedded({ settings, logger });
   // The gateway reaches the runtime only through its ports.
@@ -79,6 +83,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const sessions = new AdminSessions(ports, () => publicBaseUrl ?? '');
   const app = new GatewayApp({
     sessions,
+    oauth,
     ports,
     metrics,
     logger,
@@ -91,6 +96,8 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     mcp = attachMcp(routes, {
       authenticate: (token) => ports.tokens.authenticate(token),
       lockout: ports.lockout,
+      oauth,
+      toolScope: toolScopes(app),
       createServer: (principal, agentId) => createToolServer(app, principal, agentId),
       logger,
       bodyLimit: settings.BODY_LIMIT_BYTES,
@@ -123,6 +130,8 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     url = `http://${host}:${listener.port}`;
     publicBaseUrl = (settings.PUBLIC_BASE_URL || url).replace(/\/+$/, '');
     serverNames.add(publicBaseUrl);
+    oauth?.useBaseUrl(publicBaseUrl);
+    if (oauth) logger.info({ authorizationServers: oauth.authorizationServers, resource: oauth.resource() }, 'start-up: OAuth access tokens accepted beside the static tokens');
     const providers = drivers ? { specs: drivers, simulator: undefined } : await resolveProviders(settings, runtime.demoMode, logger, previousSimulator);
     simulator = providers.simulator;
     if (simulator) {
@@ -142,6 +151,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const deps: RouteDeps = { ports, metrics, version: VERSION, startedAt: Date.now(), publicBaseUrl, admin, providerBaseUrls, simulator };
   app.add(
     ...healthRoutes(deps),
+    ...oauthMetadataRoutes(oauth),
     ...docsRoutes(deps, () => [...app.routes, ...mcpRouteDocs]),
     ...provisioningRoutes(deps),
     ...messagingRoutes(deps),

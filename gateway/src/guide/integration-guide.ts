@@ -55,6 +55,41 @@ stream and no request for a while (5 minutes by default) is closed. A closed ses
 \`npx @modelcontextprotocol/inspector\`, transport "Streamable HTTP", URL \`${baseUrl}/mcp\`, header
 \`Authorization: Bearer <token>\`.
 
+## OAuth 2.1 access tokens
+
+When the operator sets \`OAUTH_AUTHORIZATION_SERVERS\`, \`/api/v1/*\` and \`/mcp\` also accept JWT access
+tokens from those authorization servers, beside the static tokens above. The server is an OAuth 2.1
+resource server:
+
+- **Discovery** (RFC 9728): \`GET ${baseUrl}/.well-known/oauth-protected-resource\` (the REST API) and
+  \`GET ${baseUrl}/.well-known/oauth-protected-resource/mcp\` (the MCP endpoint) name the
+  \`resource\` URI, the \`authorization_servers\` and the \`scopes_supported\`. A request without a token is
+  answered 401 with \`WWW-Authenticate: Bearer resource_metadata="…"\` pointing at it, so MCP clients
+  find the authorization server on their own.
+- **Audience** (RFC 8707): ask for the token with \`resource=<the resource URI>\` (the MCP endpoint's is
+  the API's with \`/mcp\`); a token for another audience, from another issuer, expired (within the
+  configured clock skew) or badly signed is answered 401 with \`error="invalid_token"\`.
+- **Agent**: the token's \`switchboard_agent\` claim (the operator may name another, e.g. \`sub\`) is
+  the agent it acts for, like a client token; naming another agent is 403 \`FORBIDDEN\`.
+- **Scopes**: \`switchboard:send\` (any message channel) or \`switchboard:send:<channel>\` (\`sms\`, \`email\`,
+  \`whatsapp\`, \`line\`) for send-message; \`switchboard:call\` for make-call, call-on-behalf,
+  send-voice-message and transfer-call; \`switchboard:read\` for waiting-messages, channel-status, usage and
+  billing; \`switchboard:configure\` for callback-url and deprovision. A missing scope is 403 with
+  \`WWW-Authenticate: Bearer error="insufficient_scope", scope="switchboard:send:sms"\`: get a token with that
+  scope and retry (over MCP too: the \`tools/call\` POST is answered 403 with that challenge, and the next
+  request with the new token on the same session carries its rights).
+- **Never in a query string**: \`?access_token=\` or \`?token=\` on \`/api/v1/*\` or \`/mcp\` is refused
+  with 400 \`BAD_REQUEST\`. Only the deprecated \`/sse\` still reads \`?token=\`.
+
+For example, with the client_credentials grant:
+
+\`\`\`sh
+TOKEN=$(curl -s <token endpoint of the authorization server> -u "$CLIENT_ID:$CLIENT_SECRET" \\
+  -d grant_type=client_credentials -d resource=${baseUrl}/mcp -d 'scope=switchboard:send switchboard:read' | jq -r .access_token)
+\`\`\`
+
+and connect to \`${baseUrl}/mcp\` with \`Authorization: Bearer $TOKEN\` as above.
+
 ## Provision an agent
 
 \`\`\`sh

@@ -8,6 +8,10 @@ import type { HttpRequest, HttpResult, RouteContext, RouteDefinition } from './t
 import { jsonTooDeep, MAX_JSON_DEPTH, valueTooDeep } from './json-depth.js';
 import { compileBody, compileQuery, type Check } from './validation.js';
 import { checkToken } from './token-check.js';
+import { bearerAuthenticator, challenge, missingToken, refuseQueryToken, unknownToken, type Authenticate } from '../oauth/bearer-auth.js';
+import { BearerRefusal } from '../oauth/bearer-refusal.js';
+import type { ResourceServer } from '../oauth/resource-server.js';
+import { grants, scopeOf } from '../oauth/scopes.js';
 
 interface CompiledRoute {
   readonly definition: RouteDefinition;
@@ -23,6 +27,8 @@ export interface GatewayAppOptions {
   bodyLimits: { api: number; webhook: number };
   /** The admin UI's session cookie, for requests without a bearer token; throws when the cookie is bad. */
   sessions?: { authenticate(request: HttpRequest): Promise<Principal | undefined> };
+  /** OAuth access tokens beside the static tokens, when configured. */
+  oauth?: ResourceServer;
 }
 
 /** A handled request: the answer and the route pattern it matched (for logs and metrics). */
@@ -47,8 +53,12 @@ export class GatewayApp {
   readonly #router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: false, caseSensitive: true });
   readonly #routes: RouteDefinition[] = [];
   readonly #inFlightKeys = new Map<string, Promise<HttpResult>>();
+  readonly #authenticateToken: Authenticate;
 
-  constructor(private readonly options: GatewayAppOptions) {}
+  constructor(private readonly options: GatewayAppOptions) {
+    const { tokens } = options.ports;
+    this.#authenticateToken = bearerAuthenticator((token) => tokens.authenticate(token), options.oauth);
+  }
 
   add(...definitions: RouteDefinition[]): this {
     for (const definition of definitions) {
@@ -88,6 +98,7 @@ export class GatewayApp {
     const copy = structuredClone(input);
     compiled.checkBody?.(copy, 'arguments');
     compiled.checkQuery?.(copy, 'arguments');
+    checkScope(definition, principal, copy);
     const request: HttpRequest = { method, path, queryString: '', headers: {}, rawBody: Buffer.alloc(0), remoteAddress: 'mcp' };
     return definition.handler({ request, params: {}, body: copy, query: copy, principal });
   }
@@ -109,7 +120,7 @@ export class GatewayApp {
       if (!compiled) this.#unrouted(request);
       result = await this.#run(compiled!, request, (found!.params ?? {}) as Record<string, string>, trace);
     } catch (err) {
-      result = errorResult(err);
+      result = errorResult(challenge(err, request.path, this.options.oauth));
       // Coded failures were logged where they happened (a provider's, with its stack); an uncoded one is a bug here.
       if (result.body && (result.body as { code?: string }).code === ErrorCodes.INTERNAL) {
         this.options.logger.error({ err, reqId: requestId, route }, 'request failed');
@@ -136,12 +147,14 @@ export class GatewayApp {
 
   async #run(compiled: CompiledRoute, request: HttpRequest, params: Record<string, string>, trace: RequestTrace): Promise<HttpResult> {
     const { definition } = compiled;
+    if (request.path.startsWith('/api/v1/')) refuseQueryToken(request.queryString);
     const principal = definition.auth === 'public' ? undefined : await this.#authenticate(definition, request);
     if (principal?.kind === 'client') trace.agentId ??= principal.agentId;
     const query = Object.fromEntries(new URLSearchParams(request.queryString));
     compiled.checkQuery?.(query);
     const body = compiled.checkBody ? parseJsonBody(request, compiled.checkBody) : checkRawBody(definition, request);
     trace.agentId ??= agentIdOf(body) ?? agentIdOf(query);
+    if (principal) checkScope(definition, principal, body);
     const context: RouteContext = { request, params, body, query, principal: principal as Principal };
     const key = request.headers['idempotency-key'];
     if (!definition.idempotent || !key || !principal) return definition.handler(context);
@@ -155,7 +168,7 @@ export class GatewayApp {
   }
 
   async #authenticate(definition: RouteDefinition, request: HttpRequest): Promise<Principal> {
-    const { lockout, tokens } = this.options.ports;
+    const { lockout } = this.options.ports;
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const token = match?.[1] ?? (definition.path === '/sse' ? new URLSearchParams(request.queryString).get('token') ?? '' : '');
@@ -165,10 +178,10 @@ export class GatewayApp {
         checkPermitted(definition, session);
         return session;
       }
-      fail(ErrorCodes.UNAUTHORIZED, 'A bearer token is required: send Authorization: Bearer <token>.');
+      throw missingToken('A bearer token is required: send Authorization: Bearer <token>.');
     }
-    const principal = await checkToken((t) => tokens.authenticate(t), lockout, token, request.remoteAddress);
-    if (!principal) fail(ErrorCodes.UNAUTHORIZED, 'The token is not valid; it may have been revoked.');
+    const principal = await checkToken(this.#authenticateToken, lockout, token, request.remoteAddress);
+    if (!principal) throw unknownToken();
     checkPermitted(definition, principal);
     return principal;
   }
@@ -239,6 +252,22 @@ function checkPermitted(definition: RouteDefinition, principal: Principal): void
     principal.kind === 'orchestrator' ||
     (definition.auth === 'team' && principal.kind === 'team');
   if (!allowed) fail(ErrorCodes.FORBIDDEN, `This route needs the ${definition.auth} token.`);
+}
+
+/**
+ * Refuses an OAuth access token without the scope the route needs for this input (403
+ * insufficient_scope, naming it); static tokens carry no scopes and are not limited here.
+ */
+function checkScope(definition: RouteDefinition, principal: Principal, body: unknown): void {
+  if (principal.kind !== 'client' || principal.scopes === undefined) return;
+  if (!definition.scope) fail(ErrorCodes.FORBIDDEN, 'OAuth access tokens may not call this route; use a static token.');
+  const needed = scopeOf(definition.scope, body);
+  if (!grants(principal.scopes, needed)) {
+    throw new BearerRefusal(ErrorCodes.FORBIDDEN, `The access token lacks the scope ${needed}; ask the authorization server for it.`, {
+      error: 'insufficient_scope',
+      scope: needed,
+    });
+  }
 }
 
 function parseJsonBody(request: HttpRequest, check: Check): unknown {

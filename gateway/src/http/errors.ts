@@ -27,13 +27,20 @@ export function statusOf(code: string): number {
   return STATUS_BY_CODE[code] ?? 500;
 }
 
-/** The contract's error answer for any thrown value, with Retry-After where the error gives one. */
+/**
+ * The contract's error answer for any thrown value, with Retry-After where the error gives one and
+ * WWW-Authenticate where a refused credential carries its challenge.
+ */
 export function errorResult(err: unknown): { status: number; headers?: Record<string, string>; body: ErrorPayload } {
   const body = toErrorPayload(err);
   delete body.retryable;
   const status = statusOf(body.code);
+  const headers: Record<string, string> = {};
   const retryAfter = (err as SwitchboardError | undefined)?.retryAfter;
-  return retryAfter === undefined ? { status, body } : { status, body, headers: { 'retry-after': String(retryAfter) } };
+  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  const challenge = (err as { challenge?: unknown } | undefined)?.challenge;
+  if (typeof challenge === 'string') headers['www-authenticate'] = challenge;
+  return Object.keys(headers).length === 0 ? { status, body } : { status, body, headers };
 }
 
 /** Shorthand for throwing a coded error from a handler. */

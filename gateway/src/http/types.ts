@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { IdempotencySlot, Principal } from '@switchboard/runtime';
+import type { ScopeAction } from '../oauth/scopes.js';
 
 /** A request as handlers see it: plain data, no sockets. Header names are lower case. */
 export interface HttpRequest {
@@ -70,6 +71,12 @@ export interface RouteDefinition {
    * left without its replay.
    */
   readonly recordsIdempotency?: boolean;
+  /**
+   * What an OAuth access token needs the scope of to call this route (see oauth/scopes.ts); for
+   * `send`, on the body's channel. Without it, access tokens may not call the route. Static tokens
+   * are not limited by scopes.
+   */
+  readonly scope?: ScopeAction;
   readonly responses: Readonly<Record<number, RouteResponse>>;
   /** Hidden from the OpenAPI document (HTML pages, static assets). */
   readonly hidden?: boolean;

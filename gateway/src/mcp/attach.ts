@@ -1,6 +1,7 @@
 import type { Logger } from '@switchboard/runtime';
 import type { SocketRoutes } from '../http/socket-routes.js';
-import { McpAuth, type Authenticate, type Lockout } from './mcp-auth.js';
+import type { ResourceServer } from '../oauth/resource-server.js';
+import { McpAuth, type Authenticate, type Lockout, type ToolScope } from './mcp-auth.js';
 import type { CreateMcpServer, ObserveRequest } from './mcp-http.js';
 import { McpSessions } from './mcp-sessions.js';
 import { ServerNames } from './server-names.js';
@@ -13,6 +14,10 @@ export interface McpOptions {
   readonly authenticate: Authenticate;
   /** Counts failed authentications per address (the runtime's `lockout`). */
   readonly lockout: Lockout;
+  /** OAuth access tokens beside the static tokens, when configured. */
+  readonly oauth?: ResourceServer;
+  /** The OAuth scope a tool call needs (see `toolScopes`), checked before the SDK runs it. */
+  readonly toolScope?: ToolScope;
   /** Makes the SDK server, with the gateway's tools, for each new session. */
   readonly createServer: CreateMcpServer;
   readonly logger: Logger;
@@ -54,7 +59,7 @@ export function attachMcp(routes: SocketRoutes, options: McpOptions): McpSession
     idleMs: options.sessionIdleMs ?? MCP_DEFAULTS.sessionIdleMs,
   });
   const context = {
-    auth: new McpAuth(options.authenticate, options.lockout),
+    auth: new McpAuth(options.authenticate, options.lockout, options.oauth, options.toolScope),
     sessions,
     createServer: options.createServer,
     logger: options.logger,

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger, Principal } from '@switchboard/runtime';
 import { errorResult, fail } from '../http/errors.js';
@@ -89,6 +90,16 @@ export async function jsonBody(exchange: Exchange, reading: Promise<Buffer | und
 /** The low-level SDK server behind what createServer returned. */
 export function serverOf(created: McpServer | Server): Server {
   return 'server' in created ? created.server : created;
+}
+
+/** The caller of one request as the SDK hands it to tool handlers (`extra.authInfo`), without its credential. */
+export function callerInfo(principal: Principal): AuthInfo {
+  return { token: '', clientId: '', scopes: principal.kind === 'client' ? [...(principal.scopes ?? [])] : [], extra: { principal } };
+}
+
+/** The caller `callerInfo` recorded, if any. */
+export function callerOf(authInfo: AuthInfo | undefined): Principal | undefined {
+  return authInfo?.extra?.principal as Principal | undefined;
 }
 
 /** Request headers as a tool handler may see them: without the credential. */

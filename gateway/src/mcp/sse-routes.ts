@@ -6,6 +6,7 @@ import { McpAuth } from './mcp-auth.js';
 import {
   SECURITY_HEADERS,
   answerError,
+  callerInfo,
   answerMethodNotAllowed,
   jsonBody,
   serverOf,
@@ -76,8 +77,9 @@ async function postMessages(exchange: Exchange, reading: Promise<Buffer | undefi
   }
   if (!McpAuth.same(caller, session.principal)) fail(ErrorCodes.FORBIDDEN, 'This session belongs to another principal.');
   const messages = parseMessages(await jsonBody(exchange, reading, context.bodyLimit));
+  context.auth.checkToolScopes(caller, messages, '/mcp');
   const url = new URL(`${exchange.path}?${exchange.queryString}`, 'http://localhost');
-  const extra = { requestInfo: { headers: visibleHeaders(exchange.headers), url } };
+  const extra = { requestInfo: { headers: visibleHeaders(exchange.headers), url }, authInfo: callerInfo(caller) };
   const answered = session.request();
   try {
     for (const message of messages) session.transport.receive(message, extra);

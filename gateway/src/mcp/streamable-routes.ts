@@ -8,6 +8,7 @@ import { McpAuth } from './mcp-auth.js';
 import {
   SECURITY_HEADERS,
   answerError,
+  callerInfo,
   answerMethodNotAllowed,
   jsonBody,
   serverOf,
@@ -41,6 +42,7 @@ export function attachStreamableRoutes(routes: SocketRoutes, context: McpRouteCo
 
 async function serve(exchange: Exchange, reading: Promise<Buffer | undefined>, context: McpRouteContext): Promise<void> {
   context.names.check(exchange.headers);
+  context.auth.refuseQueryToken(exchange.queryString, '/mcp');
   const principal = await context.auth.principal(
     McpAuth.bearer(exchange.headers),
     exchange.remoteAddress,
@@ -48,6 +50,7 @@ async function serve(exchange: Exchange, reading: Promise<Buffer | undefined>, c
   );
   const body = exchange.method === 'POST' ? await jsonBody(exchange, reading, context.bodyLimit) : undefined;
   if (exchange.ended) return;
+  context.auth.checkToolScopes(principal, body, '/mcp');
   const sessionId = exchange.headers['mcp-session-id'];
   const session = sessionId === undefined ? await startSession(exchange, principal, body, context) : existingSession(sessionId, principal, context);
   const transport = session.transport as StreamableSessionTransport;
@@ -56,7 +59,8 @@ async function serve(exchange: Exchange, reading: Promise<Buffer | undefined>, c
   try {
     // The gateway has checked the credential; tool handlers see the request without it.
     const request = toFetchRequest(exchange, undefined, ['authorization']);
-    const response = await transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
+    // Tools act as this request's caller, whose access token may carry other scopes than the session's first.
+    const response = await transport.handleRequest(request, { authInfo: callerInfo(principal), ...(body === undefined ? {} : { parsedBody: body }) });
     if (sessionId === undefined && transport.sessionId !== session.id) {
       // The SDK refused the initialize request: nothing was started, so nothing is kept.
       void session.close();

@@ -5,6 +5,8 @@ import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
 import { errorResult } from '../http/errors.js';
 import { compileBody } from '../http/validation.js';
+import { callerOf } from './mcp-http.js';
+import { scopeOf } from '../oauth/scopes.js';
 import { VERSION } from '../version.js';
 
 /** Each MCP tool and the REST route it mirrors; a tool exists only while its route does. */
@@ -22,6 +24,18 @@ export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT
   { name: 'comms_provision_channels', method: 'POST', path: '/api/v1/provision' },
   { name: 'comms_deprovision_channels', method: 'POST', path: '/api/v1/deprovision' },
 ];
+
+/**
+ * The OAuth scope a tool call needs (its REST twin's, on the call's channel for sending), or
+ * undefined for a tool that needs none or does not exist (the tool server answers those).
+ */
+export function toolScopes(app: GatewayApp): (name: string, args: Readonly<Record<string, unknown>>) => string | undefined {
+  return (name, args) => {
+    const tool = TOOL_ROUTES.find((t) => t.name === name);
+    const action = tool && app.route(tool.method, tool.path)?.scope;
+    return action && scopeOf(action, args);
+  };
+}
 
 const PingArguments = Type.Object({}, { additionalProperties: false });
 const checkPingArguments = compileBody(PingArguments);
@@ -46,7 +60,9 @@ export function createToolServer(app: GatewayApp, principal: Principal, agentId:
   });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...tools.map((t) => t.tool), PING] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    // The session's agent stays; the rights are the caller's of this request (an access token's scopes may change).
+    const caller = callerOf(extra.authInfo) ?? principal;
     const { name } = request.params;
     const args: Record<string, unknown> = { ...(request.params.arguments ?? {}) };
     if (name === PING.name) {
@@ -61,7 +77,7 @@ export function createToolServer(app: GatewayApp, principal: Principal, agentId:
     if (!tool) return text({ error: `No tool ${name}; list the tools to see what this server offers.`, code: 'NOT_FOUND' }, true);
     if (args.agentId === undefined && agentId !== undefined && tool.name !== 'comms_provision_channels') args.agentId = agentId;
     try {
-      const result = await app.invoke(tool.method, tool.path, principal, args);
+      const result = await app.invoke(tool.method, tool.path, caller, args);
       return text(result.body, result.status >= 400);
     } catch (err) {
       return text(errorResult(err).body, true);

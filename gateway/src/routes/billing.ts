@@ -26,6 +26,7 @@ function report(
     summary,
     tag: 'Billing',
     auth: 'token',
+    scope: 'read',
     query: ReportQuery,
     responses: { 200: { description: 'The report.', schema }, ...errorResponses(400, 401, 403, 429) },
     async handler({ query, principal }: RouteContext<unknown, ReportQuery>) {

@@ -26,6 +26,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       operationId: 'sendMessage',
       summary: "Send an SMS, WhatsApp, email or LINE message from the agent's provisioned address.",
       body: SendMessageBody,
+      scope: 'send',
       idempotent: true,
       recordsIdempotency: true,
       responses: { 200: { description: 'The provider took the message.', schema: SendMessageResponse }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502) },
@@ -42,6 +43,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       operationId: 'setCallbackUrl',
       summary: 'Set (or clear with null) where inbound messages go when the agent has no live session.',
       body: CallbackUrlBody,
+      scope: 'configure',
       idempotent: true,
       responses: { 200: { description: 'Set; callbacks are signed with signingSecret.', schema: CallbackUrlResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
       async handler({ body, principal }: RouteContext<CallbackUrlBody>) {
@@ -57,6 +59,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       operationId: 'getWaitingMessages',
       summary: 'Dead letters for the agent, oldest first; returned once — the same transaction acknowledges them.',
       query: WaitingMessagesQuery,
+      scope: 'read',
       responses: { 200: { description: 'Messages, now acknowledged.', schema: WaitingMessagesResponse }, ...errorResponses(400, 401, 403, 404, 429) },
       async handler({ query, principal }: RouteContext<unknown, WaitingMessagesQuery>) {
         const agentId = resolveAgentId(principal, query.agentId);
@@ -70,6 +73,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       operationId: 'getChannelStatus',
       summary: "Each channel's address, status, provider and message count.",
       query: AgentQuery,
+      scope: 'read',
       responses: { 200: { description: 'Channel status.', schema: ChannelStatusResponse }, ...errorResponses(400, 401, 403, 404, 429) },
       async handler({ query, principal }: RouteContext<unknown, AgentQuery>) {
         return json(200, await ports.agents.call('channelStatus', resolveAgentId(principal, query.agentId)));

@@ -33,6 +33,7 @@ export function provisioningRoutes(deps: RouteDeps): RouteDefinition[] {
       summary: 'Delete an agent, revoke its tokens and return its channels to their pools.',
       tag: 'Provisioning',
       auth: 'token',
+      scope: 'configure',
       body: DeprovisionBody,
       idempotent: true,
       responses: { 200: { description: 'Deprovisioned.', schema: DeprovisionResponse }, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },

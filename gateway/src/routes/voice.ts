@@ -35,6 +35,7 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     summary,
     tag: 'Voice',
     auth: 'token',
+    scope: 'call',
     body,
     idempotent: true,
     responses: { 200: { description: 'Done.', schema: response! }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502) },

@@ -2,7 +2,12 @@
 export type Principal =
   | { readonly kind: 'orchestrator' }
   | { readonly kind: 'team' }
-  | { readonly kind: 'client'; readonly agentId: string };
+  | {
+      readonly kind: 'client';
+      readonly agentId: string;
+      /** An OAuth access token's scopes; absent for a static client token, which may do all its agent may. */
+      readonly scopes?: readonly string[];
+    };
 
 /** True when the principal may act for `agentId` (orchestrator and team may act for any agent). */
 export function mayActFor(principal: Principal, agentId: string): boolean {

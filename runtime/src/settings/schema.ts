@@ -142,6 +142,34 @@ export const SettingsSchema = Type.Object(
     AUTH_LOCKOUT_ATTEMPTS: Type.Integer({ default: 10, minimum: 1, maximum: 1000, description: 'Failed authentications from one address before it is locked out.' }),
     AUTH_LOCKOUT_WINDOW_SECONDS: Type.Integer({ default: 300, minimum: 1, maximum: 86_400, description: 'Window in which failures are counted.' }),
     AUTH_LOCKOUT_SECONDS: Type.Integer({ default: 900, minimum: 1, maximum: 86_400, description: "How long a locked-out address's wrong tokens are refused with 429; a correct token always passes." }),
+    OAUTH_AUTHORIZATION_SERVERS: Type.String({
+      default: '',
+      pattern: '^$|^https?://[^\\s,]+(\\s*,\\s*https?://[^\\s,]+)*$',
+      description:
+        'Issuer URLs of the OAuth 2.1 authorization servers whose JWT access tokens /api/v1 and /mcp accept beside the static tokens, comma-separated; each is named in /.well-known/oauth-protected-resource and its keys are found through its metadata (jwks_uri). Empty turns OAuth off.',
+    }),
+    OAUTH_RESOURCE: Type.String({
+      default: '',
+      pattern: '^$|^https?://[^\\s/?#]+/?$',
+      description:
+        "This server's resource URI (RFC 8707), an origin such as https://gateway.example.com; the MCP endpoint's is the same with /mcp. Defaults to the public base URL's origin.",
+    }),
+    OAUTH_AUDIENCE: Type.String({
+      default: '',
+      pattern: '^$|^[^\\s,]+(\\s*,\\s*[^\\s,]+)*$',
+      description: 'Audiences an access token may carry, comma-separated; one must match. Defaults to the resource URI and the resource URI with /mcp.',
+    }),
+    OAUTH_AGENT_CLAIM: Type.String({
+      default: 'switchboard_agent',
+      pattern: '^[A-Za-z0-9_.:/-]{1,128}$',
+      description: 'The access-token claim that names the agent the token acts for (e.g. switchboard_agent, or sub).',
+    }),
+    OAUTH_CLOCK_SKEW_SECONDS: Type.Integer({
+      default: 60,
+      minimum: 0,
+      maximum: 600,
+      description: "Tolerance for the clocks of the authorization server and this server when checking an access token's exp, nbf and iat.",
+    }),
     TRUSTED_PROXIES: Type.String({
       default: '',
       maxLength: 4096,
