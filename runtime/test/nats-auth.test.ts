@@ -8,18 +8,9 @@ import { encodeAccount, encodeOperator, encodeUser, fmtCreds } from '@nats-io/jw
 import { connect, type ConnectionOptions } from '@nats-io/transport-node';
 import { natsConnectionOptions } from '../src/cluster/nats-connection.js';
 import { freePort, startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+import { NO_NATS_SETTINGS } from '../src/testing/secure-nats.js';
 
-const none = {
-  NATS_URL: '',
-  NATS_USER: '',
-  NATS_PASSWORD: '',
-  NATS_TOKEN: '',
-  NATS_NKEY_SEED_FILE: '',
-  NATS_CREDS_FILE: '',
-  NATS_TLS_CA_FILE: '',
-  NATS_TLS_CERT_FILE: '',
-  NATS_TLS_KEY_FILE: '',
-};
+const none = NO_NATS_SETTINGS;
 
 /** Connects with `options`, proves the connection carries a request and its reply, and closes it. */
 async function roundTrip(options: ConnectionOptions): Promise<void> {

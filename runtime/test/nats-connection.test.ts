@@ -5,18 +5,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { hasErrorCode } from '@switchboard/sdk';
 import { natsConnectionOptions, natsUrlForLog } from '../src/cluster/nats-connection.js';
+import { NO_NATS_SETTINGS } from '../src/testing/secure-nats.js';
 
-const none = {
-  NATS_URL: 'nats://127.0.0.1:4222',
-  NATS_USER: '',
-  NATS_PASSWORD: '',
-  NATS_TOKEN: '',
-  NATS_NKEY_SEED_FILE: '',
-  NATS_CREDS_FILE: '',
-  NATS_TLS_CA_FILE: '',
-  NATS_TLS_CERT_FILE: '',
-  NATS_TLS_KEY_FILE: '',
-};
+const none = { ...NO_NATS_SETTINGS, NATS_URL: 'nats://127.0.0.1:4222' };
 
 describe('NATS connection options from the settings', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sb-nats-opts-'));

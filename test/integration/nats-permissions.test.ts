@@ -4,7 +4,7 @@ import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { NatsBus, NatsLiveReach, protocol } from '@switchboard/runtime/internal';
-import { startSecureNats, type SecureNatsCluster } from '@switchboard/runtime/testing';
+import { NO_NATS_SETTINGS, startSecureNats, type SecureNatsCluster } from '@switchboard/runtime/testing';
 
 const { AGENT_SUBJECT, LEASES_BUCKET, liveSubject, WORK_STREAM, WORK_SUBJECT_PREFIX } = protocol;
 
@@ -63,7 +63,7 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
 
   it('connects a Switchboard process from its NATS_* settings', async () => {
     const { natsConnectionOptions } = await import('@switchboard/runtime');
-    const bus = await NatsBus.connect(natsConnectionOptions({ ...emptyNatsSettings, ...nats.settings('gateway') }));
+    const bus = await NatsBus.connect(natsConnectionOptions({ ...NO_NATS_SETTINGS, ...nats.settings('gateway') }));
     try {
       await bus.flush();
     } finally {
@@ -158,14 +158,3 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
   });
 });
 
-const emptyNatsSettings = {
-  NATS_URL: '',
-  NATS_USER: '',
-  NATS_PASSWORD: '',
-  NATS_TOKEN: '',
-  NATS_NKEY_SEED_FILE: '',
-  NATS_CREDS_FILE: '',
-  NATS_TLS_CA_FILE: '',
-  NATS_TLS_CERT_FILE: '',
-  NATS_TLS_KEY_FILE: '',
-};

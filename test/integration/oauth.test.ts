@@ -95,13 +95,7 @@ describe('OAuth 2.1 resource server: JWT access tokens from a real authorization
 
   it('refuses a missing scope with 403 insufficient_scope, naming the scope (step-up)', async () => {
     const res = await send(await restToken('reader-app', 'switchboard:read'), sms);
-    assert.equal(res.status, 403);
-    const body = (await res.json()) as { code: string; error: string };
-    assert.equal(body.code, 'FORBIDDEN');
-    assert.match(body.error, /switchboard:send:sms/);
-    const challenge = res.headers.get('www-authenticate') ?? '';
-    assert.match(challenge, /error="insufficient_scope"/);
-    assert.match(challenge, /scope="switchboard:send:sms"/);
+    const challenge = await assertStepUp(res, 'switchboard:send:sms');
     assert.match(challenge, /resource_metadata="/);
   });
 
@@ -174,13 +168,7 @@ describe('OAuth 2.1 resource server: JWT access tokens from a real authorization
         json: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'comms_send_message', arguments: { channel: 'sms', to: CUSTOMER, body: 'x' } } },
         headers: { accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
       });
-      assert.equal(res.status, 403);
-      const body = (await res.json()) as { code: string; error: string };
-      assert.equal(body.code, 'FORBIDDEN');
-      assert.match(body.error, /switchboard:send:sms/);
-      const challenge = res.headers.get('www-authenticate') ?? '';
-      assert.match(challenge, /error="insufficient_scope"/);
-      assert.match(challenge, /scope="switchboard:send:sms"/);
+      const challenge = await assertStepUp(res, 'switchboard:send:sms');
       assert.match(challenge, new RegExp(`resource_metadata="${t.url}/\\.well-known/oauth-protected-resource/mcp"`));
       assert.equal(t.sim.messages({ channel: 'sms' }).filter((m) => m.body === 'x' || m.body === 'Not allowed').length, 0, 'nothing was sent');
     } finally {
@@ -210,3 +198,15 @@ describe('OAuth 2.1 resource server: JWT access tokens from a real authorization
     }
   });
 });
+
+/** A 403 asking for a step-up: the contract's FORBIDDEN body and a Bearer challenge, both naming `scope`. Returns the challenge. */
+async function assertStepUp(res: Response, scope: string): Promise<string> {
+  assert.equal(res.status, 403);
+  const body = (await res.json()) as { code: string; error: string };
+  assert.equal(body.code, 'FORBIDDEN');
+  assert.ok(body.error.includes(scope), body.error);
+  const challenge = res.headers.get('www-authenticate') ?? '';
+  assert.match(challenge, /error="insufficient_scope"/);
+  assert.ok(challenge.includes(`scope="${scope}"`), challenge);
+  return challenge;
+}

@@ -5,7 +5,7 @@ export { createTestDatabase, TEST_POSTGRES_SERVER } from './postgres.js';
 export type { TestDatabase } from './postgres.js';
 export { startNatsServer, freePort, NATS_SERVER_BIN, type TestNatsServer } from './nats-server.js';
 export { describeWorkQueueConformance, type WorkQueueUnderTest } from './work-queue-conformance.js';
-export { startSecureNats, NATS_DEPLOY_DIR, type SecureNatsCluster, type NatsRole } from './secure-nats.js';
+export { startSecureNats, NATS_DEPLOY_DIR, NO_NATS_SETTINGS, type SecureNatsCluster, type NatsRole } from './secure-nats.js';
 export { createTestTls, type TestTls } from './test-tls.js';
 export { describeLiveReachConformance } from './live-reach-conformance.js';
 export type { LiveReachUnderTest } from './live-reach-conformance.js';

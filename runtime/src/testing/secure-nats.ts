@@ -157,3 +157,16 @@ async function waitForJetStream(open: () => Promise<NatsConnection>): Promise<vo
   }
   throw new Error(`JetStream did not answer within 30 s: ${(last as Error)?.message ?? last}`);
 }
+
+/** The NATS connection settings all unset (no URL, no credentials, no TLS): spread a test's own over it. */
+export const NO_NATS_SETTINGS = {
+  NATS_URL: '',
+  NATS_USER: '',
+  NATS_PASSWORD: '',
+  NATS_TOKEN: '',
+  NATS_NKEY_SEED_FILE: '',
+  NATS_CREDS_FILE: '',
+  NATS_TLS_CA_FILE: '',
+  NATS_TLS_CERT_FILE: '',
+  NATS_TLS_KEY_FILE: '',
+};
