@@ -82,6 +82,7 @@ describe('NatsBus when NATS goes away', () => {
     const port = Number(new URL(own.url).port);
     const caller = await NatsBus.connect({ servers: own.url, reconnectTimeWait: 100 });
     const server = await NatsBus.connect({ servers: own.url, reconnectTimeWait: 100 });
+    let again: TestNatsServer | undefined;
     try {
       server.subscribe('x.slow', () => new Promise(() => undefined));
       server.subscribe('x.echo', (data) => data);
@@ -94,22 +95,20 @@ describe('NatsBus when NATS goes away', () => {
       assert.ok(hasErrorCode(refusal, 'TIMEOUT') && /dropped/.test((refusal as { message: string }).message), String(refusal));
       assert.ok(Date.now() - asked < 20_000, 'the waiting request was answered when the connection dropped, not at its time-out');
       await assert.rejects(caller.request('x.echo', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
-      const again = await startNatsServer({ port });
-      try {
-        for (const deadline = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 100))) {
-          const answer = await caller.request('x.echo', { n: 1 }, { timeoutMs: 1000 }).catch(() => undefined);
-          if (answer !== undefined) {
-            assert.deepEqual(answer, { n: 1 });
-            break;
-          }
-          if (Date.now() > deadline) assert.fail('no answer after NATS came back');
+      again = await startNatsServer({ port });
+      for (const deadline = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 100))) {
+        const answer = await caller.request('x.echo', { n: 1 }, { timeoutMs: 1000 }).catch(() => undefined);
+        if (answer !== undefined) {
+          assert.deepEqual(answer, { n: 1 });
+          break;
         }
-      } finally {
-        await again.stop();
+        if (Date.now() > deadline) assert.fail('no answer after NATS came back');
       }
     } finally {
+      // Clients first, then their server: a server stopped under them sends them reconnecting mid-close.
       await caller.close();
       await server.close();
+      await again?.stop();
     }
   });
 });
