@@ -30,8 +30,8 @@ ${MAX_JSON_DEPTH} levels is refused too (400 \`BAD_REQUEST\`).
 Switchboard is an MCP server with the tools \`comms_send_message\`, \`comms_make_call\`,
 \`comms_call_on_behalf\`, \`comms_send_voice_message\`, \`comms_transfer_call\`, \`comms_set_callback_url\`,
 \`comms_get_waiting_messages\`, \`comms_get_channel_status\`, \`comms_get_usage\`, \`comms_get_billing\`,
-\`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
-fields as its REST route below and returns the same JSON (failures are \`isError\` results carrying the
+\`comms_get_call\`, \`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
+fields as its REST route below (\`comms_get_call\` takes the route's \`callId\` as an argument) and returns the same JSON (failures are \`isError\` results carrying the
 error body). Two transports:
 
 - **Streamable HTTP** (current clients): \`${baseUrl}/mcp\` with \`Authorization: Bearer <token>\`;
