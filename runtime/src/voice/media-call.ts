@@ -101,8 +101,7 @@ export abstract class MediaCall {
       if (action.kind === 'say') {
         if (timer) this.speaking = timer;
         await this.say(action.text, timer);
-      }
-      else if (action.kind === 'hangup') await this.finish();
+      } else if (action.kind === 'hangup') await this.finish();
       else if (action.kind === 'transfer' && this.session?.callSid) {
         await this.voice.telephonyDriver().telephony.updateCall(this.session.callSid, [{ kind: 'dial', number: action.to, callerId: this.session.direction === 'inbound' ? this.session.to : this.session.from }]);
       }
