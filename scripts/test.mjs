@@ -78,6 +78,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/voice-relay.test.ts',
   'test/integration/voice-stream.test.ts',
   'test/integration/voice-operations.test.ts',
+  'test/integration/voice-calls.test.ts',
 ]);
 const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter(inClusterPass);
 

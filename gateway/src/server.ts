@@ -24,6 +24,7 @@ import { attachMcp, ServerNames, type McpSessions } from './mcp/index.js';
 import { connectAgentReach } from './mcp/live-delivery.js';
 import { mcpRouteDocs } from './mcp/route-docs.js';
 import { createToolServer, toolScopes } from './mcp/tools.js';
+import { callRoutes } from './routes/calls.js';
 import { voiceRoutes } from './routes/voice.js';
 import { voiceSocketRoute } from './routes/voice-socket.js';
 import { attachVoiceSocket } from './voice/voice-socket.js';
@@ -158,6 +159,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...webhookRoutes(deps),
     ...billingRoutes(deps),
     ...voiceRoutes(deps),
+    ...callRoutes(deps),
     voiceSocketRoute,
     ...adminRoutes(deps),
     ...adminSetupRoutes(deps),

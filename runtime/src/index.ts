@@ -54,6 +54,8 @@ export type { PoolName, PoolEntry } from './store/repositories/pools.js';
 export { keyInUse } from './store/repositories/idempotency.js';
 export type { IdempotencySlot, IdempotentResponse } from './store/repositories/idempotency.js';
 export type { Period } from './billing/periods.js';
+export type { CallView, CallDetail, CallQuery } from './voice/call-reads.js';
+export type { CallLedgerRecord, LedgerTurn, TranscriptLine, CallSummary } from './voice/call-ledger.js';
 export type { Window } from './limits/windows.js';
 export type { AgentEvent, InboundMessageData, MessageStatusData } from './delivery/events.js';
 export { loadDriver, checkDriver, checkSdkRange } from './drivers/loader.js';

@@ -7,6 +7,7 @@ import type { AuthLockout } from './auth/lockout.js';
 import type { SessionEpoch } from './auth/session-epoch.js';
 import type { TokenService } from './auth/token-service.js';
 import type { UsageReports } from './billing/reports.js';
+import type { StoredCallReads } from './voice/call-reads.js';
 import type { RuntimeEvents } from './events.js';
 import type { ReadinessChecks } from './health.js';
 import type { Logger } from './logger.js';
@@ -42,6 +43,8 @@ export interface GatewayPorts {
   readonly metrics: MetricsPort;
   readonly webhooks: WebhookPort;
   readonly voice: VoicePort;
+  /** The call log with each call's ledger and transcript (the calls API). */
+  readonly calls: Pick<StoredCallReads, 'list' | 'get'>;
   readonly readiness: Pick<ReadinessChecks, 'run'>;
 }
 

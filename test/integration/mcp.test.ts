@@ -9,6 +9,7 @@ const EXPECTED_TOOLS = [
   'comms_call_on_behalf',
   'comms_deprovision_channels',
   'comms_get_billing',
+  'comms_get_call',
   'comms_get_channel_status',
   'comms_get_usage',
   'comms_get_waiting_messages',

@@ -30,8 +30,8 @@ ${MAX_JSON_DEPTH} levels is refused too (400 \`BAD_REQUEST\`).
 Switchboard is an MCP server with the tools \`comms_send_message\`, \`comms_make_call\`,
 \`comms_call_on_behalf\`, \`comms_send_voice_message\`, \`comms_transfer_call\`, \`comms_set_callback_url\`,
 \`comms_get_waiting_messages\`, \`comms_get_channel_status\`, \`comms_get_usage\`, \`comms_get_billing\`,
-\`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
-fields as its REST route below and returns the same JSON (failures are \`isError\` results carrying the
+\`comms_get_call\`, \`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
+fields as its REST route below (\`comms_get_call\` takes the route's \`callId\` as an argument) and returns the same JSON (failures are \`isError\` results carrying the
 error body). Two transports:
 
 - **Streamable HTTP** (current clients): \`${baseUrl}/mcp\` with \`Authorization: Bearer <token>\`;
@@ -73,8 +73,8 @@ resource server:
   the agent it acts for, like a client token; naming another agent is 403 \`FORBIDDEN\`.
 - **Scopes**: \`switchboard:send\` (any message channel) or \`switchboard:send:<channel>\` (\`sms\`, \`email\`,
   \`whatsapp\`, \`line\`) for send-message; \`switchboard:call\` for make-call, call-on-behalf,
-  send-voice-message and transfer-call; \`switchboard:read\` for waiting-messages, channel-status, usage and
-  billing; \`switchboard:configure\` for callback-url and deprovision. A missing scope is 403 with
+  send-voice-message and transfer-call; \`switchboard:read\` for waiting-messages, channel-status, usage,
+  billing and calls; \`switchboard:configure\` for callback-url and deprovision. A missing scope is 403 with
   \`WWW-Authenticate: Bearer error="insufficient_scope", scope="switchboard:send:sms"\`: get a token with that
   scope and retry (over MCP too: the \`tools/call\` POST is answered 403 with that challenge, and the next
   request with the new token on the same session carries its rights).
@@ -164,6 +164,22 @@ Inbound messages reach your agent in this order:
   a WAV file at an unguessable URL (\`audioUrl\`, with its real \`durationSeconds\`) and calls to play it.
 - \`POST ${baseUrl}/api/v1/transfer-call\` \`{"callSid","to","announcementText"}\`: moves a live call.
 - Call status arrives as \`call.status\` events; the call log keeps direction, status, duration and cost.
+  The event that ends a call (\`completed\`, \`busy\`, \`no-answer\`, \`failed\`, \`canceled\`) also carries
+  \`data.summary\`: \`{durationSeconds, turns, turnLatencyMs:{p50,p95}|null, switchboardAddedMs:{p95}|null}\`.
+- \`GET ${baseUrl}/api/v1/calls\` \`?status&direction=inbound|outbound&since&until&limit&cursor\` lists calls
+  newest first (\`{calls, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` for the next page), and
+  \`GET ${baseUrl}/api/v1/calls/<callSid or sessionId>\` (MCP \`comms_get_call\` with \`callId\`) gives one
+  call: status, parties, timing, cost, its summary, its transcript (each line with its turn, and
+  \`interrupted\` where the caller spoke over it) and its latency \`ledger\`. A client token sees its own
+  agent's calls only (another agent's call is 404). The ledger has the greeting (turn 0: from the media
+  stream's start to its first frame) and one entry per caller turn: \`at\` is when the caller stopped
+  speaking (stream: when our endpointing decided, \`endpointingMs\` of silence after the last speech;
+  relay: when the provider's prompt arrived); \`stamps\` are ms after it (\`transcriptReady\`,
+  \`agentAsked\`, \`replyBegan\`, \`replyEnded\`, \`ttsAsked\`, \`ttsFirstAudio\`, \`firstFrameSent\`; null
+  where the mode has no such step); \`components\` split \`latencyMs\` into speech-to-text, agent,
+  text-to-speech and \`switchboardMs\` (everything else); \`bargeIns\` say when the caller spoke over the
+  reply and how long it took to stop (\`stopMs\`; null in relay mode, where the provider stops it). The
+  ledger and transcript are written when the call's media connection closes.
 
 Point Twilio's voice webhook at \`${baseUrl}/webhooks/<agentId>/voice\` and its status callback at
 \`…/call-status\` (or at \`${baseUrl}/webhooks/voice/status\`, which finds the agent by the call's

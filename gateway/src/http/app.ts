@@ -90,7 +90,8 @@ export class GatewayApp {
    * (an MCP tool call): the same auth rule, the same schema check, the same handler.
    */
   async invoke(method: string, path: string, principal: Principal, input: Record<string, unknown>): Promise<HttpResult> {
-    const compiled = this.#router.find(method as 'GET', path)?.store as CompiledRoute | undefined;
+    const found = this.#router.find(method as 'GET', path);
+    const compiled = found?.store as CompiledRoute | undefined;
     if (!compiled) fail(ErrorCodes.NOT_FOUND, `No route ${method} ${path}.`);
     const { definition } = compiled;
     checkPermitted(definition, principal);
@@ -100,7 +101,7 @@ export class GatewayApp {
     compiled.checkQuery?.(copy, 'arguments');
     checkScope(definition, principal, copy);
     const request: HttpRequest = { method, path, queryString: '', headers: {}, rawBody: Buffer.alloc(0), remoteAddress: 'mcp' };
-    return definition.handler({ request, params: {}, body: copy, query: copy, principal });
+    return definition.handler({ request, params: (found?.params ?? {}) as Record<string, string>, body: copy, query: copy, principal });
   }
 
   /** The route definition at a method and path, if any. */

@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Type } from '@sinclair/typebox';
+import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
 import { errorResult } from '../http/errors.js';
@@ -23,7 +24,28 @@ export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT
   { name: 'comms_get_billing', method: 'GET', path: '/api/v1/billing' },
   { name: 'comms_provision_channels', method: 'POST', path: '/api/v1/provision' },
   { name: 'comms_deprovision_channels', method: 'POST', path: '/api/v1/deprovision' },
+  { name: 'comms_get_call', method: 'GET', path: '/api/v1/calls/:callId' },
 ];
+
+/** A tool's input schema: its route's body or query, plus the route's path parameters (required strings). */
+function toolInput(route: { path: string; body?: unknown; query?: unknown }): Tool['inputSchema'] {
+  const schema = JSON.parse(JSON.stringify(route.body ?? route.query ?? { type: 'object', properties: {} })) as Tool['inputSchema'] & { required?: string[] };
+  for (const [, name] of route.path.matchAll(/:([A-Za-z0-9_]+)/g)) {
+    schema.properties = { ...schema.properties, [name!]: { type: 'string' } };
+    schema.required = [...(schema.required ?? []), name!];
+  }
+  return schema;
+}
+
+/** The concrete path of a tool call: its path parameters taken out of the arguments. */
+function toolPath(path: string, args: Record<string, unknown>): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
+    const value = args[name];
+    if (typeof value !== 'string' || value === '') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `arguments must have ${name}, a non-empty string.`);
+    delete args[name];
+    return encodeURIComponent(value);
+  });
+}
 
 /**
  * The OAuth scope a tool call needs (its REST twin's, on the call's channel for sending), or
@@ -55,8 +77,7 @@ export function createToolServer(app: GatewayApp, principal: Principal, agentId:
   const tools = TOOL_ROUTES.flatMap((t) => {
     const route = app.route(t.method, t.path);
     if (!route) return [];
-    const schema = JSON.parse(JSON.stringify(route.body ?? route.query ?? { type: 'object', properties: {} })) as Tool['inputSchema'];
-    return [{ ...t, tool: { name: t.name, description: route.summary, inputSchema: schema } satisfies Tool }];
+    return [{ ...t, tool: { name: t.name, description: route.summary, inputSchema: toolInput(route) } satisfies Tool }];
   });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...tools.map((t) => t.tool), PING] }));
@@ -77,7 +98,7 @@ export function createToolServer(app: GatewayApp, principal: Principal, agentId:
     if (!tool) return text({ error: `No tool ${name}; list the tools to see what this server offers.`, code: 'NOT_FOUND' }, true);
     if (args.agentId === undefined && agentId !== undefined && tool.name !== 'comms_provision_channels') args.agentId = agentId;
     try {
-      const result = await app.invoke(tool.method, tool.path, caller, args);
+      const result = await app.invoke(tool.method, toolPath(tool.path, args), caller, args);
       return text(result.body, result.status >= 400);
     } catch (err) {
       return text(errorResult(err).body, true);

@@ -59,9 +59,12 @@ export class FramePacer {
     return this.queued > 0;
   }
 
-  /** Queues a reply chunk; `mark` is sent after its last frame. */
-  enqueue(frames: readonly Uint8Array[], mark?: string): void {
-    if (frames.length === 0 && mark === undefined) return;
+  /**
+   * Queues a reply chunk; `mark` is sent after its last frame. Returns the clock time its first frame
+   * is due (already sent, when the pacer was idle).
+   */
+  enqueue(frames: readonly Uint8Array[], mark?: string): number {
+    if (frames.length === 0 && mark === undefined) return this.now();
     const now = this.now();
     // Continue the running timeline while it is still ahead of the clock; otherwise start a new one.
     const idle = !this.ticking && this.timer === undefined;
@@ -69,9 +72,11 @@ export class FramePacer {
       this.startedAt = now;
       this.sent = 0;
     }
+    const due = this.dueAt(this.sent + this.queued);
     this.queue.push({ frames, next: 0, mark });
     this.queued += frames.length;
     if (!this.ticking && this.timer === undefined) this.tick();
+    return due;
   }
 
   /** Stops playback at once and forgets the queue; returns how many frames were not sent. */

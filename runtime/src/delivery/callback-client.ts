@@ -7,9 +7,9 @@ export class CallbackError extends Error {}
 /**
  * Posts an event to an agent's callback URL, signed per the Standard Webhooks scheme with the
  * agent's secret, so any Standard Webhooks library verifies it. A non-2xx answer or a time-out throws.
- * Returns the response body (a `call.turn` answer carries the agent's reply).
+ * Returns the response body (a `call.turn` answer carries the agent's reply); `onResponse` runs when its headers arrive.
  */
-export async function postCallback(url: string, secret: string, event: AgentEvent, timeoutMs: number): Promise<string> {
+export async function postCallback(url: string, secret: string, event: AgentEvent, timeoutMs: number, onResponse?: () => void): Promise<string> {
   const payload = JSON.stringify(event);
   const timestamp = new Date();
   const signature = new Webhook(secret).sign(event.id, timestamp, payload);
@@ -31,6 +31,7 @@ export async function postCallback(url: string, secret: string, event: AgentEven
   } catch (err) {
     throw new CallbackError(`callback ${url} could not be reached: ${err instanceof Error ? err.message : String(err)}`);
   }
+  onResponse?.();
   const text = await res.text().catch(() => '');
   if (res.status < 200 || res.status >= 300) throw new CallbackError(`callback ${url} answered HTTP ${res.status}`);
   return text;

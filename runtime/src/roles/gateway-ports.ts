@@ -12,6 +12,7 @@ import type { ReadinessChecks } from '../health.js';
 import type { GatewayPorts, VoicePort } from '../ports.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/store.js';
+import { StoredCallReads } from '../voice/call-reads.js';
 import type { ApiAccess, RoleOptions } from './parts.js';
 
 /** What the ports of a process serving the API are made of. */
@@ -48,6 +49,7 @@ export function gatewayPorts(parts: GatewayPortParts): GatewayPorts {
     metrics: new StoreMetricsPort(events, store),
     webhooks: new DriverWebhookPort(drivers, events),
     voice: parts.voice,
+    calls: new StoredCallReads(store),
     readiness: parts.readiness,
   };
 }

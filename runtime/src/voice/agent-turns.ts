@@ -5,6 +5,7 @@ import type { SecretBox } from '../secrets.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { LiveReach } from '../agents/live-reach.js';
 import type { CallSession } from './call-session.js';
+import type { TurnTimer } from './call-ledger.js';
 
 /** The agent's answer to one turn of a call. */
 export interface TurnReply {
@@ -40,13 +41,19 @@ export class AgentTurns {
     return (await this.sampler.samples(agent.agentId)) || (agent.callbackUrl !== null && agent.sealedSigningSecret !== null);
   }
 
-  /** The agent's reply to the caller's last words, or null when no one answered in time. */
-  async reply(session: CallSession, agent: AgentRecord): Promise<TurnReply | null> {
+  /** The agent's reply to the caller's last words, or null when no one answered in time; `timer` takes the turn's agent stamps. */
+  async reply(session: CallSession, agent: AgentRecord, timer?: TurnTimer): Promise<TurnReply | null> {
+    timer?.mark('agentAsked');
     const sampled = this.sampler.sample(session, this.timeoutMs);
     if (sampled) {
       try {
         const text = await sampled;
-        if (text.trim()) return { text: text.trim() };
+        if (text.trim()) {
+          // A sampled reply arrives whole: it begins and ends at once.
+          timer?.mark('replyBegan');
+          timer?.mark('replyEnded');
+          return { text: text.trim() };
+        }
       } catch (err) {
         this.logger.warn({ err, agentId: agent.agentId }, 'sampling failed; trying the callback URL');
       }
@@ -62,7 +69,8 @@ export class AgentTurns {
       transcript: session.transcript,
     });
     try {
-      const body = await postCallback(agent.callbackUrl, this.box.open(agent.sealedSigningSecret), event, this.timeoutMs);
+      const body = await postCallback(agent.callbackUrl, this.box.open(agent.sealedSigningSecret), event, this.timeoutMs, () => timer?.mark('replyBegan'));
+      timer?.mark('replyEnded');
       return parseReply(body);
     } catch (err) {
       this.logger.warn({ err, agentId: agent.agentId }, 'call.turn callback failed');

@@ -1,6 +1,7 @@
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { AgentTurns } from './agent-turns.js';
 import type { CallSession } from './call-session.js';
+import type { TurnTimer } from './call-ledger.js';
 
 /** What the media layer should do next. */
 export type DialogueAction =
@@ -68,8 +69,8 @@ export class CallDialogue {
     return this.#stage === 'done';
   }
 
-  /** The caller said something; returns what to do. */
-  async hear(text: string): Promise<DialogueAction[]> {
+  /** The caller said something; returns what to do. `timer` takes the turn's agent stamps. */
+  async hear(text: string, timer?: TurnTimer): Promise<DialogueAction[]> {
     const words = text.trim();
     if (!words || this.#stage === 'done') return [];
     this.#record('caller', words);
@@ -79,7 +80,7 @@ export class CallDialogue {
       case 'ask-consent':
         return this.#consent(words);
       case 'talk':
-        return this.#talk();
+        return this.#talk(timer);
       default:
         return [];
     }
@@ -93,8 +94,8 @@ export class CallDialogue {
     return [];
   }
 
-  async #talk(): Promise<DialogueAction[]> {
-    const reply = await this.turns.reply(this.session, this.agent);
+  async #talk(timer: TurnTimer | undefined): Promise<DialogueAction[]> {
+    const reply = await this.turns.reply(this.session, this.agent, timer);
     if (!reply) {
       this.#stage = 'take-message';
       return [this.#say("I'm sorry, I can't answer right now. Please leave a message and I'll pass it on.")];

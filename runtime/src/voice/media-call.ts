@@ -1,5 +1,6 @@
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { Store } from '../store/store.js';
+import { CallLedger, TurnTimer } from './call-ledger.js';
 import type { CallSession } from './call-session.js';
 import type { CallDialogue, DialogueAction } from './dialogue.js';
 import type { VoiceService } from './voice-service.js';
@@ -11,6 +12,10 @@ import type { VoiceService } from './voice-service.js';
 export abstract class MediaCall {
   protected session: CallSession | undefined;
   protected dialogue: CallDialogue | undefined;
+  /** The call's latency ledger: stamps at turn boundaries, in memory, written when the call ends. */
+  protected readonly ledger = new CallLedger();
+  /** The turn whose reply was said last (what a barge-in interrupts). */
+  protected speaking: TurnTimer = this.ledger.greeting;
   #queue: Promise<unknown> = Promise.resolve();
   #maxTimer: NodeJS.Timeout | undefined;
 
@@ -22,8 +27,8 @@ export abstract class MediaCall {
     protected readonly hangUp: () => void,
   ) {}
 
-  /** Speaks text to the caller (protocol-specific). */
-  protected abstract say(text: string): Promise<void>;
+  /** Speaks text to the caller (protocol-specific); `timer` takes the reply's speech stamps. */
+  protected abstract say(text: string, timer?: TurnTimer): Promise<void>;
 
   /** Ends the call after what was said has been heard (protocol-specific). */
   protected abstract finish(): Promise<void>;
@@ -37,27 +42,52 @@ export abstract class MediaCall {
     this.voice.hold(session);
     if (callSid && !session.callSid) this.voice.sessions.bindCall(session, callSid);
     this.session = session;
+    this.voice.connected(session);
     this.dialogue = await this.voice.dialogue(session, agent);
     const remaining = this.voice.maxCallMs - (Date.now() - session.startedAt);
     this.#maxTimer = setTimeout(() => this.serially(async () => this.perform(await this.dialogue!.close('max-duration'))), Math.max(1000, remaining));
     this.#maxTimer.unref();
-    await this.say(this.dialogue.opening());
+    await this.say(this.dialogue.opening(), this.ledger.greeting);
     return true;
   }
 
-  /** The caller said something (a relay prompt, or a transcribed utterance). */
-  protected heard(text: string): Promise<void> {
+  /** The media stream started: the greeting's clock starts. */
+  protected mediaStarted(): void {
+    this.ledger.greeting.mark('callerStopped');
+  }
+
+  /** A new turn, started now: the caller stopped speaking. */
+  protected static turnStarted(): TurnTimer {
+    const timer = new TurnTimer();
+    timer.mark('callerStopped');
+    return timer;
+  }
+
+  /** The caller said something (a relay prompt, or a transcribed utterance); `timer` started when the caller stopped. */
+  protected heard(text: string, timer: TurnTimer = MediaCall.turnStarted()): Promise<void> {
     return this.serially(async () => {
-      if (!this.dialogue) return;
-      await this.perform(await this.dialogue.hear(text));
+      if (!this.dialogue || !this.session) return;
+      const line = this.session.transcript.length;
+      const reply = this.dialogue.hear(text, timer);
+      // The dialogue records the caller's words before it waits on anything: a line means it took the turn.
+      if (this.session.transcript[line]?.role === 'caller') this.ledger.add(timer, line);
+      await this.perform(await reply, timer);
     });
+  }
+
+  /** The caller spoke over the reply being said; `stopMs` is how long it took to stop (null: the provider stopped it). */
+  protected bargedIn(at: number, stopMs: number | null): void {
+    this.speaking.bargeIns.push({ at, stopMs });
   }
 
   /** The media connection closed. */
   closed(): void {
     clearTimeout(this.#maxTimer);
     if (this.session && !this.session.ended) void this.dialogue?.close('hangup');
-    if (this.session) this.voice.released(this.session);
+    if (this.session) {
+      this.voice.conversationEnded(this.session, this.ledger);
+      this.voice.released(this.session);
+    }
   }
 
   protected serially(work: () => Promise<void>): Promise<void> {
@@ -66,10 +96,12 @@ export abstract class MediaCall {
     return next;
   }
 
-  protected async perform(actions: readonly DialogueAction[]): Promise<void> {
+  protected async perform(actions: readonly DialogueAction[], timer?: TurnTimer): Promise<void> {
     for (const action of actions) {
-      if (action.kind === 'say') await this.say(action.text);
-      else if (action.kind === 'hangup') await this.finish();
+      if (action.kind === 'say') {
+        if (timer) this.speaking = timer;
+        await this.say(action.text, timer);
+      } else if (action.kind === 'hangup') await this.finish();
       else if (action.kind === 'transfer' && this.session?.callSid) {
         await this.voice.telephonyDriver().telephony.updateCall(this.session.callSid, [{ kind: 'dial', number: action.to, callerId: this.session.direction === 'inbound' ? this.session.to : this.session.from }]);
       }

@@ -13,6 +13,7 @@ import type { AgentRecord } from '../store/repositories/agents.js';
 import type { Store } from '../store/store.js';
 import type { CallPurpose } from '../protocol/operations.js';
 import { newSessionId, type CallSession } from './call-session.js';
+import { ENDED_STATUSES, endedCallSummary } from './call-reads.js';
 import type { CallMessages } from './call-messages.js';
 import type { VoiceService } from './voice-service.js';
 import type { VoiceMessageStore } from './voice-messages.js';
@@ -206,7 +207,7 @@ export function voiceOperations(
       const { callSid, to, announcementText } = payload;
       const call = await store.calls.get(callSid);
       if (!call || call.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `No call ${callSid} for agent ${agent.agentId}.`);
-      if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status)) {
+      if (ENDED_STATUSES.includes(call.status)) {
         throw new SwitchboardError(ErrorCodes.CONFLICT, `Call ${callSid} has ended (${call.status}); only a live call can be transferred.`);
       }
       const from = voiceAddress(agent) || undefined;
@@ -294,14 +295,16 @@ export function voiceOperations(
             createdAt: new Date().toISOString(),
           });
         }
-        if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(event.status)) {
-          await voice.callEnded(event.callSid);
-        }
+        const ended = ENDED_STATUSES.includes(event.status);
+        if (ended) await voice.callEnded(event.callSid);
         if (known && context.delivery.reachable(agent)) {
-          context.delivery.notify(
-            agent.agentId,
-            agentEvent('call.status', agent.agentId, { callSid: event.callSid, status: event.status, durationSeconds: event.durationSeconds, cost: event.cost === null ? null : round4(event.cost) }),
-          );
+          const data = { callSid: event.callSid, status: event.status, durationSeconds: event.durationSeconds, cost: event.cost === null ? null : round4(event.cost) };
+          // The call's end carries its summary, from the ledger its media connection writes as it closes
+          // (maybe just after this callback): waited for off the webhook's answer.
+          const summary = ended ? endedCallSummary(store, event.callSid) : Promise.resolve(undefined);
+          void summary
+            .catch((err: unknown) => context.logger.warn({ err, callSid: event.callSid }, 'the call summary could not be read'))
+            .then((summary) => context.delivery.notify(agent.agentId, agentEvent('call.status', agent.agentId, { ...data, ...(summary ? { summary } : {}) })));
         }
         return { status: 200, ...telephony.render([]) };
       });

@@ -1,3 +1,4 @@
+import { clock, type TurnTimer } from './call-ledger.js';
 import { MediaCall } from './media-call.js';
 
 /**
@@ -16,6 +17,7 @@ export class RelayCall extends MediaCall {
   async handle(message: Record<string, unknown>): Promise<void> {
     switch (message.type) {
       case 'setup': {
+        this.mediaStarted();
         const parameters = (message.customParameters ?? {}) as Record<string, string>;
         const ok = await this.begin(parameters.sessionId, typeof message.callSid === 'string' ? message.callSid : undefined);
         if (!ok) this.#send({ type: 'end', handoffData: JSON.stringify({ reason: 'unknown session' }) });
@@ -27,13 +29,18 @@ export class RelayCall extends MediaCall {
       case 'dtmf':
         if (typeof message.digit === 'string') await this.heard(message.digit);
         return;
+      case 'interrupt':
+        // The provider has already stopped speaking: the ledger notes when, with no stop time of ours.
+        this.bargedIn(clock(), null);
+        return;
       default:
-        return; // interrupt: the provider has already stopped speaking; error and info frames need nothing.
+        return; // error and info frames need nothing.
     }
   }
 
-  protected async say(text: string): Promise<void> {
+  protected async say(text: string, timer?: TurnTimer): Promise<void> {
     this.#send({ type: 'text', token: text, last: true });
+    timer?.mark('firstFrameSent');
   }
 
   protected async finish(): Promise<void> {

@@ -1,9 +1,11 @@
+import { performance } from 'node:perf_hooks';
 import type { RecognitionStream } from '@switchboard/sdk';
 import type { AudioWorkerPool } from '../audio/audio-worker-pool.js';
 import { splitFrames, toCallAudio } from '../audio/framing.js';
 import type { InboundCallAudio } from '../audio/inbound-call-audio.js';
 import { FramePacer } from '../audio/pacer.js';
 import type { Store } from '../store/store.js';
+import { clock, type TurnTimer } from './call-ledger.js';
 import { MediaCall } from './media-call.js';
 import type { VoiceService } from './voice-service.js';
 
@@ -71,10 +73,14 @@ export class StreamCall extends MediaCall {
     super.closed();
   }
 
-  protected async say(text: string): Promise<void> {
+  protected async say(text: string, timer?: TurnTimer): Promise<void> {
+    timer?.mark('ttsAsked');
     const speech = await this.voice.tts().synthesize({ text, format: 'ulaw_8000', ...(this.session?.voice ? { voice: this.session.voice } : {}) });
+    timer?.mark('ttsFirstAudio');
     const frames = splitFrames(toCallAudio(speech.audio, speech.format));
-    this.#pacer?.enqueue(frames, `reply-${++this.#marks}`);
+    const due = this.#pacer?.enqueue(frames, `reply-${++this.#marks}`);
+    // An idle pacer sends the first frames before enqueue returns; a busy one sends them when due.
+    if (due !== undefined) timer?.mark('firstFrameSent', Math.max(performance.timeOrigin + due, clock()));
   }
 
   protected async finish(): Promise<void> {
@@ -92,6 +98,7 @@ export class StreamCall extends MediaCall {
   }
 
   async #start(start: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> } | undefined): Promise<void> {
+    this.mediaStarted();
     this.#streamSid = start?.streamSid ?? '';
     // Every reply frame is a media message that differs only in its payload (base64, nothing to escape).
     this.#mediaPrefix = `{"event":"media","streamSid":${JSON.stringify(this.#streamSid)},"media":{"payload":"`;
@@ -107,7 +114,7 @@ export class StreamCall extends MediaCall {
       onAudio: (audio) => {
         for (const event of audio.events) {
           if (event.type === 'speech-start' && this.#pacer?.playing) this.#bargeIn();
-          if (event.type === 'speech-end') void this.#utteranceEnded();
+          if (event.type === 'speech-end') void this.#utteranceEnded(this.#endpointed(event.atMs));
         }
       },
     });
@@ -116,12 +123,22 @@ export class StreamCall extends MediaCall {
 
   /** The caller spoke over the reply: drop the rest and tell the provider to clear what it buffered. */
   #bargeIn(): void {
+    const at = clock();
     this.#pacer?.stop();
     this.#send(JSON.stringify({ event: 'clear', streamSid: this.#streamSid }));
+    this.bargedIn(at, clock() - at);
   }
 
-  async #utteranceEnded(): Promise<void> {
+  /** Our endpointing decided the utterance ended (its last speech at `speechEndMs` of call audio): a turn starts. */
+  #endpointed(speechEndMs: number): TurnTimer {
+    const timer = MediaCall.turnStarted();
+    if (this.#audio) timer.endpointingMs = this.#audio.vad.elapsedMs - speechEndMs;
+    return timer;
+  }
+
+  async #utteranceEnded(timer: TurnTimer): Promise<void> {
     const text = await this.#recognition?.finalize().catch(() => '');
-    if (text) await this.heard(text);
+    timer.mark('transcriptReady');
+    if (text) await this.heard(text, timer);
   }
 }

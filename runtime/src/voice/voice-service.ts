@@ -7,6 +7,7 @@ import type { AgentRecord } from '../store/repositories/agents.js';
 import type { Store } from '../store/store.js';
 import type { AgentTurns } from './agent-turns.js';
 import { CallSessions, type CallSession } from './call-session.js';
+import type { CallLedger } from './call-ledger.js';
 import { CallDialogue } from './dialogue.js';
 import type { Logger } from '../logger.js';
 import type { CallDirectory } from './call-directory.js';
@@ -64,6 +65,22 @@ export class VoiceService {
   /** A media connection took this session: this process holds the live call now. */
   hold(session: CallSession): void {
     if (!this.sessions.get(session.sessionId)) this.sessions.add(session);
+  }
+
+  /** The call's media connection took it: the call log says when. */
+  connected(session: CallSession): void {
+    this.store.calls.markConnected(session.sessionId, new Date().toISOString()).catch((err: unknown) => this.logger?.warn({ err, sessionId: session.sessionId }, 'the call could not be marked connected'));
+  }
+
+  /**
+   * The call's media connection closed: its ledger and transcript are written with the call, once
+   * (the status callback that ends the call waits for them, to send its summary).
+   */
+  conversationEnded(session: CallSession, ledger: CallLedger): void {
+    if (!ledger.close()) return;
+    this.store.calls
+      .saveConversation(session.sessionId, new Date().toISOString(), ledger.record(), ledger.transcript(session.transcript))
+      .catch((err: unknown) => this.logger?.warn({ err, sessionId: session.sessionId }, 'the call ledger could not be written'));
   }
 
   /**

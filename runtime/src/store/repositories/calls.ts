@@ -1,4 +1,5 @@
-import type { SqlExecutor } from '../database.js';
+import type { SqlExecutor, SqlValue } from '../database.js';
+import type { CallLedgerRecord, TranscriptLine } from '../../voice/call-ledger.js';
 
 /** A voice call as stored: direction, mode, status, duration and cost. */
 export interface CallRecord {
@@ -29,6 +30,33 @@ interface CallRow {
   cost: number | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A call with what its media connection left: when it connected and ended, its ledger and transcript. */
+export interface StoredCall extends CallRecord {
+  readonly connectedAt: string | null;
+  readonly endedAt: string | null;
+  /** Null until the process holding the call's media wrote it (at the call's end), and for calls never connected. */
+  readonly ledger: CallLedgerRecord | null;
+  readonly transcript: TranscriptLine[] | null;
+}
+
+interface StoredCallRow extends CallRow {
+  connected_at: string | null;
+  ended_at: string | null;
+  ledger: string | null;
+  transcript: string | null;
+}
+
+/** Which calls a listing takes, newest first; `after` continues after the (createdAt, callSid) of the last one seen. */
+export interface CallFilter {
+  readonly agentId?: string;
+  readonly status?: string;
+  readonly direction?: 'inbound' | 'outbound';
+  readonly since?: string;
+  readonly until?: string;
+  readonly after?: { readonly createdAt: string; readonly callSid: string };
+  readonly limit: number;
 }
 
 /** The call log. */
@@ -72,10 +100,63 @@ export class CallRepository {
     return row?.n ?? 0;
   }
 
+  /** The media connection of the call took it (once). */
+  async markConnected(sessionId: string, at: string): Promise<void> {
+    await this.db.execute('UPDATE calls SET connected_at = ? WHERE session_id = ? AND connected_at IS NULL', [at, sessionId]);
+  }
+
+  /** What the call's media connection leaves when it ends: its ledger and transcript (written once). */
+  async saveConversation(sessionId: string, endedAt: string, ledger: CallLedgerRecord, transcript: readonly TranscriptLine[]): Promise<boolean> {
+    const { changes } = await this.db.execute('UPDATE calls SET ended_at = ?, ledger = ?, transcript = ? WHERE session_id = ? AND ledger IS NULL', [
+      endedAt,
+      JSON.stringify(ledger),
+      JSON.stringify(transcript),
+      sessionId,
+    ]);
+    return changes > 0;
+  }
+
+  /** One call with its ledger and transcript, by its call sid or session id. */
+  async detail(callId: string): Promise<StoredCall | undefined> {
+    const row = await this.db.get<StoredCallRow>('SELECT * FROM calls WHERE call_sid = ? OR session_id = ?', [callId, callId]);
+    return row && toStored(row);
+  }
+
+  /** Calls newest first, filtered; `limit + 1` rows are read so the caller knows whether more follow. */
+  async list(filter: CallFilter): Promise<StoredCall[]> {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    const add = (sql: string, ...values: SqlValue[]) => {
+      where.push(sql);
+      params.push(...values);
+    };
+    if (filter.agentId !== undefined) add('agent_id = ?', filter.agentId);
+    if (filter.status !== undefined) add('status = ?', filter.status);
+    if (filter.direction !== undefined) add('direction = ?', filter.direction);
+    if (filter.since !== undefined) add('created_at >= ?', filter.since);
+    if (filter.until !== undefined) add('created_at < ?', filter.until);
+    if (filter.after) add('(created_at < ? OR (created_at = ? AND call_sid < ?))', filter.after.createdAt, filter.after.createdAt, filter.after.callSid);
+    const rows = await this.db.query<StoredCallRow>(
+      `SELECT * FROM calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, call_sid DESC LIMIT ?`,
+      [...params, filter.limit + 1],
+    );
+    return rows.map(toStored);
+  }
+
   async listForAgent(agentId: string): Promise<CallRecord[]> {
     const rows = await this.db.query<CallRow>('SELECT * FROM calls WHERE agent_id = ? ORDER BY created_at', [agentId]);
     return rows.map(toRecord);
   }
+}
+
+function toStored(row: StoredCallRow): StoredCall {
+  return {
+    ...toRecord(row),
+    connectedAt: row.connected_at,
+    endedAt: row.ended_at,
+    ledger: row.ledger === null ? null : (JSON.parse(row.ledger) as CallLedgerRecord),
+    transcript: row.transcript === null ? null : (JSON.parse(row.transcript) as TranscriptLine[]),
+  };
 }
 
 function toRecord(row: CallRow): CallRecord {

@@ -1,0 +1,63 @@
+import { ErrorCodes } from '@switchboard/sdk';
+import type { Principal } from '@switchboard/runtime';
+import { fail } from '../http/errors.js';
+import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
+import { CallId, CallListQuery, CallListResponse, CallQuery, CallResponse } from '../schemas/calls.js';
+import { errorResponses } from '../schemas/common.js';
+import { resolveAgentId } from './agent-access.js';
+import type { RouteDeps } from './deps.js';
+
+const CALL_ID = new RegExp(CallId.pattern as string);
+
+/** The agent whose calls a request sees: a client's own; for team and orchestrator the one named, or all (undefined). */
+function callScope(principal: Principal, named: string | undefined): string | undefined {
+  return named === undefined && principal.kind !== 'client' ? undefined : resolveAgentId(principal, named);
+}
+
+/** The calls API: the call log with each call's latency ledger and transcript. */
+export function callRoutes(deps: RouteDeps): RouteDefinition[] {
+  const { ports } = deps;
+  const common = { tag: 'Voice', auth: 'token' as const, scope: 'read' as const };
+  return [
+    {
+      ...common,
+      method: 'GET',
+      path: '/api/v1/calls',
+      operationId: 'listCalls',
+      summary: 'Calls newest first, with status, parties, timing, cost and summary; filter by status, direction and time, page with cursor.',
+      query: CallListQuery,
+      responses: { 200: { description: 'A page of calls.', schema: CallListResponse }, ...errorResponses(400, 401, 403, 429) },
+      async handler({ query, principal }: RouteContext<unknown, CallListQuery>) {
+        const { agentId: named, ...filter } = query;
+        const agentId = callScope(principal, named);
+        if (filter.since && filter.until && Date.parse(filter.since) >= Date.parse(filter.until)) fail(ErrorCodes.VALIDATION_FAILED, 'since must be before until.');
+        const iso = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
+        const page = await ports.calls.list({
+          ...filter,
+          ...(agentId !== undefined ? { agentId } : {}),
+          ...(filter.since ? { since: iso(filter.since) } : {}),
+          ...(filter.until ? { until: iso(filter.until) } : {}),
+        });
+        return json(200, page, { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/api/v1/calls/:callId',
+      operationId: 'getCall',
+      summary: "One call: status, parties, timing, cost, its summary, its per-turn latency ledger and its transcript.",
+      query: CallQuery,
+      responses: { 200: { description: 'The call.', schema: CallResponse }, ...errorResponses(400, 401, 403, 404, 429) },
+      async handler({ params, query, principal }: RouteContext<unknown, CallQuery>) {
+        const callId = params.callId ?? '';
+        if (!CALL_ID.test(callId)) fail(ErrorCodes.VALIDATION_FAILED, 'callId must be a callSid or a sessionId: letters, digits and _ only.');
+        const agentId = callScope(principal, query.agentId);
+        const call = await ports.calls.get(callId);
+        // Another agent's call is not found, as an unknown one: a client learns nothing of other agents' calls.
+        if (!call || (agentId !== undefined && call.agentId !== agentId)) fail(ErrorCodes.NOT_FOUND, `No call ${callId} for this agent.`);
+        return json(200, call, { 'cache-control': 'no-store' });
+      },
+    },
+  ];
+}

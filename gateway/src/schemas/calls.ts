@@ -1,0 +1,89 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { AgentId } from './common.js';
+
+const Ms = Type.Number({ minimum: 0, description: 'Milliseconds (0.1 ms).' });
+const MaybeMs = Type.Union([Ms, Type.Null()]);
+const Direction = Type.Union([Type.Literal('inbound'), Type.Literal('outbound')]);
+const CallStatus = Type.Union(
+  ['queued', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled'].map((s) => Type.Literal(s)),
+  { description: "The provider's call status." },
+);
+
+export const CallListQuery = Type.Object(
+  {
+    agentId: Type.Optional(AgentId),
+    status: Type.Optional(CallStatus),
+    direction: Type.Optional(Direction),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'Calls created at or after this time (ISO 8601).' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'Calls created before this time (ISO 8601).' })),
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'The nextCursor of the page before.' })),
+  },
+  { additionalProperties: false },
+);
+export type CallListQuery = Static<typeof CallListQuery>;
+
+export const CallQuery = Type.Object({ agentId: Type.Optional(AgentId) }, { additionalProperties: false });
+export type CallQuery = Static<typeof CallQuery>;
+
+/** A call id: the provider's call sid or Switchboard's session id. */
+export const CallId = Type.String({ pattern: '^[A-Za-z0-9_]{1,100}$', description: 'The callSid, or the sessionId make-call returned.' });
+
+export const CallSummary = Type.Object(
+  {
+    durationSeconds: Type.Integer({ minimum: 0 }),
+    turns: Type.Integer({ minimum: 0, description: 'Caller turns (the greeting is not one).' }),
+    turnLatencyMs: Type.Union([Type.Object({ p50: Ms, p95: Ms }), Type.Null()], { description: "From the caller's end of speech to the reply's first frame." }),
+    switchboardAddedMs: Type.Union([Type.Object({ p95: Ms }), Type.Null()], { description: 'What Switchboard added to a turn: everything that is not provider or agent time.' }),
+  },
+  { description: 'Null until the media connection wrote the ledger (when the call ends).' },
+);
+
+const LedgerTurn = Type.Object({
+  turn: Type.Integer({ minimum: 0, description: '0 is the greeting.' }),
+  at: Type.String({ description: 'When the turn started: the caller stopped speaking (stream: our endpointing decided; relay: the prompt arrived); the greeting: the media stream started.' }),
+  endpointingMs: Type.Union([Ms, Type.Null()], { description: 'Stream: silence endpointing waited for before it decided.' }),
+  stamps: Type.Object(
+    {
+      transcriptReady: MaybeMs,
+      agentAsked: MaybeMs,
+      replyBegan: MaybeMs,
+      replyEnded: MaybeMs,
+      ttsAsked: MaybeMs,
+      ttsFirstAudio: MaybeMs,
+      firstFrameSent: MaybeMs,
+    },
+    { description: 'ms after `at`; null where the turn had no such step.' },
+  ),
+  components: Type.Object({ transcriptionMs: MaybeMs, agentMs: MaybeMs, ttsMs: MaybeMs, switchboardMs: MaybeMs }),
+  latencyMs: Type.Union([Ms, Type.Null()], { description: "From `at` to the reply's first frame (relay: its text)." }),
+  bargeIns: Type.Array(Type.Object({ atMs: Type.Number(), stopMs: Type.Union([Ms, Type.Null()], { description: 'How long the reply took to stop; null when the provider stopped it (relay).' }) })),
+});
+
+const CallFields = {
+  callId: Type.String(),
+  callSid: Type.String(),
+  sessionId: Type.String(),
+  agentId: AgentId,
+  direction: Direction,
+  mode: Type.Union([Type.Literal('relay'), Type.Literal('stream')]),
+  status: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  createdAt: Type.String(),
+  connectedAt: Type.Union([Type.String(), Type.Null()]),
+  endedAt: Type.Union([Type.String(), Type.Null()]),
+  durationSeconds: Type.Integer({ minimum: 0 }),
+  cost: Type.Union([Type.Number(), Type.Null()], { description: 'Provider cost, USD.' }),
+  summary: Type.Union([CallSummary, Type.Null()]),
+};
+
+export const CallListResponse = Type.Object({ calls: Type.Array(Type.Object(CallFields)), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const CallResponse = Type.Object({
+  ...CallFields,
+  ledger: Type.Union([Type.Object({ greeting: Type.Union([LedgerTurn, Type.Null()]), turns: Type.Array(LedgerTurn) }), Type.Null()]),
+  transcript: Type.Array(
+    Type.Object({ turn: Type.Integer({ minimum: 0 }), role: Type.Union([Type.Literal('caller'), Type.Literal('agent')]), text: Type.String(), at: Type.String(), interrupted: Type.Boolean() }),
+  ),
+});
