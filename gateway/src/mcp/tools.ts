@@ -23,6 +23,8 @@ export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT
   { name: 'comms_get_billing', method: 'GET', path: '/api/v1/billing' },
   { name: 'comms_provision_channels', method: 'POST', path: '/api/v1/provision' },
   { name: 'comms_deprovision_channels', method: 'POST', path: '/api/v1/deprovision' },
+  { name: 'comms_inbox_read', method: 'GET', path: '/api/v1/inbox' },
+  { name: 'comms_inbox_ack', method: 'POST', path: '/api/v1/inbox/ack' },
 ];
 
 /**
