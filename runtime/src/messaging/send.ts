@@ -295,7 +295,8 @@ async function recordSent(
   };
   await store.db.executeAll([
     store.messages.markSentStatement(message.id, result),
-    ...store.inbox.appendStatements(statusEntry(message, { status: result.status, externalId: result.externalId, cost: result.cost })),
+    // An entry only when the provider's answer changes the status (a provider that only queued it adds nothing).
+    ...(result.status === message.status ? [] : store.inbox.appendStatements(statusEntry(message, { status: result.status, externalId: result.externalId, cost: result.cost }))),
     store.usage.settleStatement(metering.usageId, result.externalId, result.segments, result.cost),
     ...(idempotency ? [store.idempotency.recordStatement(idempotency.scope, idempotency.key, { requestHash: idempotency.requestHash, status: 200, body: response })] : []),
   ]);
