@@ -65,6 +65,7 @@ const secondPass = process.env.SWITCHBOARD_HTTP_ADAPTER ? [] : files.filter(inAd
 const inClusterPass = declared('cluster pass', [
   'test/integration/send-message.test.ts',
   'test/integration/inbound.test.ts',
+  'test/integration/inbox.test.ts',
   'test/integration/mcp.test.ts',
   'test/integration/mcp-sessions.test.ts',
   'test/integration/mcp-conformance.test.ts',

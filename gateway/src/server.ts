@@ -16,6 +16,7 @@ import { docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { billingRoutes } from './routes/billing.js';
 import { messagingRoutes } from './routes/messaging.js';
+import { inboxRoutes } from './routes/inbox.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { ResourceServer } from './oauth/resource-server.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -156,6 +157,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...docsRoutes(deps, () => [...app.routes, ...mcpRouteDocs]),
     ...provisioningRoutes(deps),
     ...messagingRoutes(deps),
+    ...inboxRoutes(deps),
     ...webhookRoutes(deps),
     ...billingRoutes(deps),
     ...voiceRoutes(deps),

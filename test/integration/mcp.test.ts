@@ -13,6 +13,8 @@ const EXPECTED_TOOLS = [
   'comms_get_channel_status',
   'comms_get_usage',
   'comms_get_waiting_messages',
+  'comms_inbox_ack',
+  'comms_inbox_read',
   'comms_make_call',
   'comms_ping',
   'comms_provision_channels',

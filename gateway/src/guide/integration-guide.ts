@@ -142,6 +142,27 @@ Inbound messages reach your agent in this order:
 
 \`GET ${baseUrl}/api/v1/channel-status\` shows each channel's address, status and message count.
 
+## The inbox
+
+Whatever the live session and the callback did, every inbound message and every status change of a
+message you sent (\`queued\`, \`sent\`, \`delivered\`, \`failed\`, \`undelivered\`) is also an entry in
+your agent's inbox, stored before the provider got its answer. Entries carry a \`cursor\` that only
+grows, the \`channel\`, the \`counterpart\` (sender or recipient), a \`conversationId\` (one per
+counterpart address: SMS and WhatsApp from one number share it), the \`messageId\` and a \`payload\`
+with the message's text or the receipt's details. A notification is a hint; the inbox is the record.
+
+- Read: \`curl -s "${baseUrl}/api/v1/inbox?limit=50" -H "Authorization: Bearer $CLIENT_TOKEN"\` returns
+  \`{"entries":[…],"nextCursor","hasMore","ackedCursor","lastCursor"}\`. Without \`after\` it starts after
+  your acknowledged cursor, so every entry you have not acknowledged comes back, after a crash or a
+  reconnect too; \`after=<cursor>\` pages on (\`nextCursor\`). Reading changes nothing. Optional filters:
+  \`channel\`, \`conversationId\`; \`limit\` 1–500.
+- Acknowledge once handled:
+  \`curl -s -X POST ${baseUrl}/api/v1/inbox/ack -H "Authorization: Bearer $CLIENT_TOKEN" -H 'Content-Type: application/json' -d '{"upTo":42}'\`.
+  The acknowledged cursor never moves back; an \`upTo\` past the last entry is \`VALIDATION_FAILED\`.
+  Acknowledged entries are kept for \`INBOX_RETENTION_DAYS\` (30 by default), then removed.
+- Over MCP: \`comms_inbox_read\` and \`comms_inbox_ack\`, same arguments. A team token names the agent
+  (\`agentId\`), as on every route.
+
 ## Voice
 
 - \`POST ${baseUrl}/api/v1/make-call\` \`{"to":"+14155550123","greeting":"…","systemPrompt":"…","mode":"relay"|"stream"}\`

@@ -25,6 +25,8 @@ export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT
   { name: 'comms_provision_channels', method: 'POST', path: '/api/v1/provision' },
   { name: 'comms_deprovision_channels', method: 'POST', path: '/api/v1/deprovision' },
   { name: 'comms_get_call', method: 'GET', path: '/api/v1/calls/:callId' },
+  { name: 'comms_inbox_read', method: 'GET', path: '/api/v1/inbox' },
+  { name: 'comms_inbox_ack', method: 'POST', path: '/api/v1/inbox/ack' },
 ];
 
 /** A tool's input schema: its route's body or query, plus the route's path parameters (required strings). */

@@ -14,6 +14,7 @@ import type { InboundWebhook, WebhookAnswer } from '../protocol/operations.js';
 import { requireAgent } from '../agents/operations.js';
 import { agentEvent } from '../delivery/events.js';
 import { newId } from '../ids.js';
+import { receivedEntry, statusEntry } from '../inbox/entries.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
@@ -105,11 +106,11 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
     createdAt: event.receivedAt || now,
     updatedAt: now,
   };
-  // An agent no one would hear gets its dead letter in the message's own commit.
+  // An agent no one would hear gets its dead letter in the message's own commit, as does its inbox entry
+  // (none for a provider retry: the entry's statements need the message this commit stores).
   const letter = context.delivery.offlineLetter(message, agent);
-  const stored = letter
-    ? (await store.db.executeAll([store.messages.insertInboundStatement(message), letter]))[0]!.changes === 1
-    : await store.messages.insertInbound(message);
+  const writes = [store.messages.insertInboundStatement(message), ...store.inbox.appendStatements(receivedEntry(message)), ...(letter ? [letter] : [])];
+  const stored = (await store.db.executeAll(writes))[0]!.changes === 1;
   if (!stored) {
     // A provider retry: stored already. The first attempt may have stored the message and failed to
     // queue its delivery (in a cluster, NATS away, so the provider got a 5xx): queue it now (queued work
@@ -129,17 +130,25 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
 }
 
 async function applyStatus(context: MessagingContext, store: Store, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
-  // One statement: a price on the receipt reaches the usage record through the store (migration 5).
-  const { sql, params } = store.messages.applyStatusStatement(agent.agentId, event.externalId, event.status, event.cost, event.errorCode ?? null);
-  const known = (await store.db.execute(sql, params)).changes > 0;
-  if (!known) return;
+  // The message is read first: its inbox entry names its recipient and conversation.
+  const message = await store.messages.findOutbound(agent.agentId, event.externalId);
+  if (!message) return;
+  // One commit: the receipt (a price reaches the usage record through the store, migration 5) and its inbox entry.
+  const errorCode = event.errorCode ?? null;
+  const entry = statusEntry(message, { status: event.status, externalId: event.externalId, cost: event.cost, error: errorCode });
+  // A receipt repeating the stored status (a provider's retry) changes nothing the agent must hear again.
+  const changed = message.status !== event.status;
+  const [applied] = await store.db.executeAll([
+    store.messages.applyStatusStatement(agent.agentId, event.externalId, event.status, event.cost, errorCode),
+    ...(changed ? store.inbox.appendStatements(entry) : []),
+  ]);
+  if (applied!.changes === 0) return;
   context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status });
   if (!context.delivery.reachable(agent)) return;
-  const message = await store.messages.findOutbound(agent.agentId, event.externalId);
   context.delivery.notify(
     agent.agentId,
     agentEvent('message.status', agent.agentId, {
-      messageId: message?.id ?? null,
+      messageId: message.id,
       channel: event.channel,
       externalId: event.externalId,
       status: event.status,

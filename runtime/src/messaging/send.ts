@@ -7,6 +7,7 @@ import type { SendResponse } from '../protocol/operations.js';
 import { UsageLedger, type Admission } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
+import { statusEntry } from '../inbox/entries.js';
 import { messageDeadLetter } from '../store/repositories/dead-letters.js';
 import { keyInUse, type IdempotencySlot } from '../store/repositories/idempotency.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
@@ -77,15 +78,19 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
     // SMS opt-outs are checked by the INSERT itself: one commit before the provider call, no read.
     // An Idempotency-Key is claimed in the same commit, so a repeat while the send is in flight waits.
     const { idempotency } = request;
+    // Its inbox entry (queued) is in the same commit, and only if the message is stored.
     const writes = [
       ...(channel === 'sms'
         ? [store.messages.insertUnlessOptedOutStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]
         : [store.messages.insertStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]),
       ...(idempotency ? [store.idempotency.claimStatement(idempotency, id)] : []),
+      ...store.inbox.appendStatements(statusEntry(message, { status: 'queued' })),
     ];
     return new Continuation(async () => {
       try {
-        const [stored, , claimed] = await store.db.executeAll(writes);
+        const results = await store.db.executeAll(writes);
+        const stored = results[0];
+        const claimed = idempotency ? results[2] : undefined;
         if (stored!.changes === 0) {
           // In a cluster the INSERT is fenced: another node took the agent over since this one admitted the send.
           if (!(await store.tenures.isCurrent(tenure))) {
@@ -97,6 +102,7 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
           // The same key through another gateway at the same moment: that request sends, this one does not.
           await store.db.transaction(async (tx) => {
             await store.usage.delete(usage.id, tx);
+            await store.inbox.deleteForMessage(id, tx);
             await store.messages.delete(id, tx);
           });
           throw keyInUse();
@@ -256,6 +262,7 @@ async function deliverToProvider(
     await store.db.transaction(async (tx) => {
       await store.usage.delete(metering.usageId, tx);
       await store.messages.markFailed(message.id, reason, tx);
+      await store.inbox.append(tx, statusEntry(message, { status: 'failed', error: reason }));
       await store.deadLetters.insert(messageDeadLetter(message, 'send_failed', attempts, reason), tx);
       if (idempotency) await store.idempotency.release(message.id, tx);
     });
@@ -288,6 +295,8 @@ async function recordSent(
   };
   await store.db.executeAll([
     store.messages.markSentStatement(message.id, result),
+    // An entry only when the provider's answer changes the status (a provider that only queued it adds nothing).
+    ...(result.status === message.status ? [] : store.inbox.appendStatements(statusEntry(message, { status: result.status, externalId: result.externalId, cost: result.cost }))),
     store.usage.settleStatement(metering.usageId, result.externalId, result.segments, result.cost),
     ...(idempotency ? [store.idempotency.recordStatement(idempotency.scope, idempotency.key, { requestHash: idempotency.requestHash, status: 200, body: response })] : []),
   ]);

@@ -202,6 +202,42 @@ const CallSessionSchema = Type.Object({
   ended: Type.Boolean(),
 });
 
+/** One entry of an agent's inbox (store/repositories/inbox.ts). */
+const InboxEntrySchema = Type.Object({
+  cursor: Type.Integer({ minimum: 1 }),
+  id: Type.String(),
+  type: Type.Union([Type.Literal('message.received'), Type.Literal('message.status')]),
+  agentId: Type.String(),
+  channel: Channel,
+  counterpart: Type.String(),
+  conversationId: Type.String(),
+  messageId: Type.String(),
+  status: Nullable(Type.String()),
+  payload: Type.Record(Type.String(), Type.Unknown()),
+  createdAt: Type.String(),
+});
+
+/** A read of the inbox: from `after`, or from the acknowledged cursor when it is absent. */
+const InboxReadRequestSchema = Type.Object({
+  ...Agent,
+  after: Type.Optional(Type.Integer({ minimum: 0 })),
+  limit: Type.Integer({ minimum: 1 }),
+  channel: Type.Optional(Channel),
+  conversationId: Type.Optional(Type.String()),
+});
+
+const InboxReadSchema = Type.Object({
+  agentId: Type.String(),
+  entries: Type.Array(InboxEntrySchema),
+  /** The cursor to read after next time (the last entry's, or further when a filter skipped entries). */
+  nextCursor: Type.Integer({ minimum: 0 }),
+  hasMore: Type.Boolean(),
+  ackedCursor: Type.Integer({ minimum: 0 }),
+  lastCursor: Type.Integer({ minimum: 0 }),
+});
+
+const InboxAckSchema = Type.Object({ agentId: Type.String(), ackedCursor: Type.Integer({ minimum: 0 }), lastCursor: Type.Integer({ minimum: 0 }) });
+
 const operation = <Q extends TSchema, A extends TSchema>(request: Q, response: A) => ({ request, response });
 const Ok = Type.Object({ success: Type.Literal(true) });
 const AgentOnly = Type.Object(Agent);
@@ -261,6 +297,8 @@ export const AGENT_OPERATIONS = {
   outboundAnswer: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),
   callStatus: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),
   callMessageTaken: operation(Type.Object({ ...Agent, session: CallSessionSchema, message: Type.String() }), Ok),
+  inboxRead: operation(InboxReadRequestSchema, InboxReadSchema),
+  inboxAck: operation(Type.Object({ ...Agent, upTo: Type.Integer({ minimum: 0 }) }), InboxAckSchema),
 };
 
 /** The name of an agent operation. */
@@ -292,6 +330,7 @@ export type DeprovisionResult = Static<typeof DeprovisionResultSchema>;
 export type MakeCallRequest = Static<typeof MakeCallRequestSchema>;
 export type ChannelStatus = Static<typeof ChannelStatusSchema>;
 export type AgentView = Static<typeof AgentViewSchema>;
+export type InboxRead = Static<typeof InboxReadSchema>;
 
 // Requests and answers are checked as they are, never coerced or stripped: the shapes are internal.
 const ajv = new Ajv({ strict: false, allErrors: false });

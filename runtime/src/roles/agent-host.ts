@@ -9,6 +9,8 @@ import type { Bus } from '../bus/bus.js';
 import { DeliveryService } from '../delivery/delivery-service.js';
 import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
+import { inboxOperations } from '../inbox/operations.js';
+import { InboxRetention } from '../inbox/retention.js';
 import { Limiter } from '../limits/limiter.js';
 import { defaultLimits } from '../limits/limits.js';
 import { limitOperations } from '../limits/operations.js';
@@ -60,6 +62,7 @@ export class AgentHost {
   readonly outbox: Outbox;
   readonly voice: VoiceService;
   readonly voiceMessages: VoiceMessageStore;
+  readonly inboxRetention: InboxRetention;
 
   constructor(parts: AgentHostParts) {
     const { settings, logger, store, bus, box, tokens, events, drivers, reach, calls, address, work } = parts;
@@ -85,6 +88,7 @@ export class AgentHost {
       recheckMs: settings.CLUSTER_LEASE_TTL_MS,
       sweepAgeMs: parts.sweepAgeMs,
     });
+    this.inboxRetention = new InboxRetention(store, settings.INBOX_RETENTION_DAYS, logger);
     this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl);
     const messages = new StoredCallMessages(store, events, this.delivery);
     this.voice = callService(parts, reach, calls, messages, publicBaseUrl);
@@ -118,6 +122,7 @@ export class AgentHost {
         sendRetry: { attempts: settings.SEND_MAX_ATTEMPTS, baseDelayMs: settings.SEND_RETRY_BASE_MS, timeoutMs: settings.SEND_TIMEOUT_MS },
         outbox: this.outbox,
       }),
+      ...inboxOperations(),
     };
     // `check` lets through only each operation's own request, which is what each handler is typed to take.
     this.actors.serve(operations as unknown as Record<string, OperationHandler>);
@@ -130,10 +135,12 @@ export class AgentHost {
     const pending = await this.delivery.recover();
     if (pending > 0) logger.info({ pending }, 're-driving deliveries left pending');
     await this.outbox.sweep();
+    this.inboxRetention.start();
   }
 
   /** Stops retries first (a queued delivery still pending is handed back, for another node or the next start), then the outbox. */
   async stop(): Promise<void> {
+    this.inboxRetention.stop();
     await this.delivery.stop();
     await this.outbox.stop();
   }

@@ -221,6 +221,13 @@ export const SettingsSchema = Type.Object(
     SEND_MAX_ATTEMPTS: Type.Integer({ default: 3, minimum: 1, maximum: 10, description: 'Attempts at a provider send when the provider says a retry can help.' }),
     SEND_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000, description: 'How long one provider send may take before it counts as failed (and is retried).' }),
     SEND_RETRY_BASE_MS: Type.Integer({ default: 250, minimum: 1, maximum: 60_000, description: 'Delay before the first send retry; each next one doubles.' }),
+    INBOX_RETENTION_DAYS: Type.Integer({
+      default: 30,
+      minimum: 0,
+      maximum: 3650,
+      description:
+        "How long an acknowledged inbox entry is kept (0: removed at the next hourly sweep). Entries not yet acknowledged are never removed.",
+    }),
     VOICE_MODE: Type.Union([Type.Literal('relay'), Type.Literal('stream')], {
       default: 'relay',
       description: 'How calls attach by default: relay (ConversationRelay: the provider does speech) or stream (Media Streams: Switchboard does).',

@@ -10,6 +10,7 @@ import { MessageRepository } from './repositories/messages.js';
 import { OptOutRepository } from './repositories/opt-outs.js';
 import { UsageRepository } from './repositories/usage.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
+import { InboxRepository } from './repositories/inbox.js';
 import { PoolRepository } from './repositories/pools.js';
 import { TenureRepository } from './repositories/tenures.js';
 import { SettingsRepository } from './repositories/settings.js';
@@ -31,6 +32,7 @@ export class Store {
   readonly calls: CallRepository;
   readonly limits: LimitsRepository;
   readonly tenures: TenureRepository;
+  readonly inbox: InboxRepository;
 
   constructor(readonly db: Database) {
     this.agents = new AgentRepository(db);
@@ -45,6 +47,7 @@ export class Store {
     this.calls = new CallRepository(db);
     this.limits = new LimitsRepository(db);
     this.tenures = new TenureRepository(db);
+    this.inbox = new InboxRepository(db);
   }
 
   close(): Promise<void> {

@@ -8,6 +8,7 @@ import { SecretBox, hashToken, newToken } from '../secrets.js';
 import type { Database } from '../store/database.js';
 import { migrate, schemaVersion } from '../store/migrate.js';
 import { MIGRATIONS } from '../store/migrations/index.js';
+import { receivedEntry } from '../inbox/entries.js';
 import type { DeadLetter } from '../store/repositories/dead-letters.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import { Store } from '../store/store.js';
@@ -376,6 +377,35 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
           assert.deepEqual(await stores[(winner + 1) % 2]!.idempotency.find('agent:a', key), { requestHash: `h${winner}`, status: 200, body: { n: winner } });
         }
         assert.equal(await stores[0]!.idempotency.find('agent:b', 'key-0'), undefined, 'keys are per scope');
+      });
+    });
+
+    it('inbox cursors: concurrent events of one agent on two nodes get distinct cursors 1..n, each only with its message', async () => {
+      await withNodes(2, async (stores) => {
+        const now = new Date().toISOString();
+        const appendWith = (s: Store, message: MessageRecord) =>
+          s.db.executeAll([s.messages.insertInboundStatement(message), ...s.inbox.appendStatements(receivedEntry(message))]);
+        const messages = Array.from({ length: 40 }, (_, i) => inbound(i % 4 === 3 ? 'inbox-2' : 'inbox-1', `SMI${i}`, now));
+        await Promise.all(messages.map((m, i) => appendWith(stores[i % 2]!, m)));
+        const [first, second] = stores as [Store, Store];
+        const entries = await first.inbox.read('inbox-1', 0, 500);
+        assert.deepEqual(entries.map((e) => e.cursor), Array.from({ length: 30 }, (_, i) => i + 1), 'no cursor twice, none skipped');
+        assert.deepEqual(new Set(entries.map((e) => e.messageId)), new Set(messages.filter((m) => m.agentId === 'inbox-1').map((m) => m.id)));
+        assert.equal((await second.inbox.read('inbox-2', 0, 500)).length, 10, 'cursors are per agent');
+        assert.deepEqual(await second.inbox.position('inbox-2'), { lastCursor: 10, ackedCursor: 0 });
+
+        const [replay] = await appendWith(first, { ...messages[0]!, id: 'msg-replayed' });
+        assert.equal(replay!.changes, 0);
+        assert.equal((await first.inbox.position('inbox-1')).lastCursor, 30, 'a provider retry takes no cursor and leaves no entry');
+
+        assert.equal(await first.inbox.acknowledge('inbox-1', 31), false, 'past the last cursor');
+        assert.equal(await first.inbox.acknowledge('inbox-1', 12), true);
+        assert.equal(await second.inbox.acknowledge('inbox-1', 5), true);
+        assert.deepEqual(await first.inbox.position('inbox-1'), { lastCursor: 30, ackedCursor: 12 }, 'never back');
+        assert.equal(await first.inbox.sweepAcknowledged(new Date(Date.now() - 60_000)), 0, 'younger than the retention');
+        assert.equal(await first.inbox.sweepAcknowledged(new Date(Date.now() + 60_000)), 12, 'only acknowledged entries go');
+        assert.deepEqual((await first.inbox.read('inbox-1', 0, 500)).map((e) => e.cursor)[0], 13);
+        assert.equal((await first.inbox.read('inbox-2', 0, 500)).length, 10);
       });
     });
   });

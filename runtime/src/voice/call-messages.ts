@@ -2,6 +2,7 @@ import type { AgentClient } from '../agents/agent-client.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { RuntimeEvents } from '../events.js';
 import { newId } from '../ids.js';
+import { receivedEntry } from '../inbox/entries.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import { newDeadLetter } from '../store/repositories/dead-letters.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
@@ -68,7 +69,8 @@ export class StoredCallMessages implements CallMessages {
       createdAt: now,
       updatedAt: now,
     };
-    if (!(await this.store.messages.insertInbound(record))) return;
+    const writes = [this.store.messages.insertInboundStatement(record), ...this.store.inbox.appendStatements(receivedEntry(record))];
+    if ((await this.store.db.executeAll(writes))[0]!.changes !== 1) return;
     this.events.emit('message', { channel: 'voice', direction: 'inbound', status: 'received' });
     await this.delivery.schedule(record, agent);
   }

@@ -6,7 +6,8 @@ import { deadLetterMessage } from './004-dead-letter-message.js';
 import { messageCostTrigger } from './005-message-cost-trigger.js';
 import { idempotencyClaim } from './006-idempotency-claim.js';
 import { partitionFences } from './007-partition-fences.js';
+import { inbox } from './008-inbox.js';
 import { callLedger } from './009-call-ledger.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, callLedger];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger];

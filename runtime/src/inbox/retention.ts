@@ -1,0 +1,43 @@
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/store.js';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Removes acknowledged inbox entries older than the retention, at start and hourly. Every process
+ * holding agents runs it; in a cluster the sweeps of several nodes are the same idempotent DELETE.
+ */
+export class InboxRetention {
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly days: number,
+    private readonly logger: Logger,
+    private readonly everyMs = HOUR_MS,
+  ) {}
+
+  start(): void {
+    void this.sweep();
+    this.#timer = setInterval(() => void this.sweep(), this.everyMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** One sweep; returns the entries removed (0 after a failure, which is logged and retried next time). */
+  async sweep(now = Date.now()): Promise<number> {
+    try {
+      const removed = await this.store.inbox.sweepAcknowledged(new Date(now - this.days * DAY_MS));
+      if (removed > 0) this.logger.info({ removed }, 'acknowledged inbox entries past their retention removed');
+      return removed;
+    } catch (err) {
+      this.logger.warn({ err }, 'inbox retention sweep failed; trying again at the next one');
+      return 0;
+    }
+  }
+}
