@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { MessageStatus } from '@switchboard/sdk';
+import { inboundData } from '../delivery/events.js';
 import { newId } from '../ids.js';
 import type { NewInboxEntry } from '../store/repositories/inbox.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
@@ -19,6 +20,12 @@ function normaliseAddress(address: string): string {
   return address.trim().replace(/^whatsapp:/i, '').toLowerCase();
 }
 
+/** The message as an agent reads it (the inbound event's data, less what the entry itself names). */
+function messagePayload(message: MessageRecord) {
+  const { messageId: _id, channel: _channel, ...payload } = inboundData(message);
+  return payload;
+}
+
 /** The entry of an inbound message: the message itself, so the agent needs no second call. */
 export function receivedEntry(message: MessageRecord): NewInboxEntry {
   return {
@@ -30,16 +37,7 @@ export function receivedEntry(message: MessageRecord): NewInboxEntry {
     conversationId: conversationIdOf(message.agentId, message.from),
     messageId: message.id,
     status: message.status,
-    payload: {
-      from: message.from,
-      to: message.to,
-      ...(message.subject === null ? {} : { subject: message.subject }),
-      body: message.body,
-      ...(message.html === null ? {} : { html: message.html }),
-      mediaUrls: message.mediaUrls,
-      externalId: message.externalId,
-      receivedAt: message.createdAt,
-    },
+    payload: messagePayload(message),
     createdAt: new Date().toISOString(),
   };
 }

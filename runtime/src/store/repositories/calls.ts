@@ -1,5 +1,5 @@
 import type { SqlExecutor, SqlValue } from '../database.js';
-import type { CallLedgerRecord, TranscriptLine } from '../../voice/call-ledger.js';
+import type { CallLedgerRecord, TranscriptLine } from '../../protocol/call-record.js';
 
 /** A voice call as stored: direction, mode, status, duration and cost. */
 export interface CallRecord {
