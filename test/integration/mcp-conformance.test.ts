@@ -12,12 +12,14 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 /**
  * The server scenarios each revision's requirement set (the suite's `requirements/<revision>.yaml`)
- * names that do not need the suite's own fixture tools, prompts or resources; each runs at its
- * revision's wire: 2025-11-25 with the initialize handshake and sessions, 2026-07-28 stateless.
+ * names that do not need the suite's own fixture tools, prompts or resources, with the sets'
+ * session and header checks (`server-session-lifecycle`, `http-header-validation`: run, not yet
+ * scored). Each runs at its revision's wire: 2025-11-25 with the initialize handshake and
+ * sessions, 2026-07-28 stateless.
  */
 const SCENARIOS: Readonly<Record<string, readonly string[]>> = {
-  '2025-11-25': ['server-initialize', 'ping', 'logging-set-level', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'],
-  '2026-07-28': ['server-stateless', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection', 'caching'],
+  '2025-11-25': ['server-initialize', 'ping', 'logging-set-level', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection', 'server-session-lifecycle'],
+  '2026-07-28': ['server-stateless', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection', 'caching', 'sep-2164-resource-not-found', 'http-header-validation'],
 };
 
 const CLI = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist/index.js');
