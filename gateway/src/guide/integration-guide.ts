@@ -40,9 +40,11 @@ tools are listed in a fixed order. One endpoint, \`${baseUrl}/mcp\` with \`Autho
   version, client info and capabilities in \`_meta\` (\`io.modelcontextprotocol/protocolVersion\`, …)
   and the \`MCP-Protocol-Version\`, \`Mcp-Method\` and \`Mcp-Name\` headers, and any gateway of a
   cluster answers it. Served: \`server/discover\`, \`tools/list\` (with \`ttlMs\` and \`cacheScope\`:
-  5 minutes, private), \`tools/call\` and \`ping\`; every result has \`resultType\`. A request without
-  \`_meta\` is refused with -32602, an unsupported version with -32022 (the data names the supported
-  ones), headers that disagree with the body with -32020. A W3C \`traceparent\` in \`_meta\` is written
+  5 minutes, private), \`tools/call\`, and empty prompt and resource lists; every result has
+  \`resultType\`. A request without \`_meta\` is refused with -32602, an unsupported version with -32022
+  (the data names the supported ones), headers that disagree with the body with -32020, an unknown
+  tool with -32602; methods the revision removed (\`ping\`, \`initialize\`, \`logging/setLevel\`) are
+  404 with -32601. A W3C \`traceparent\` in \`_meta\` is written
   to the server's log line of the request. With the official TypeScript SDK 2.x:
   \`new Client(info, { versionNegotiation: { mode: { pin: '2026-07-28' } } })\` (or \`mode: 'auto'\`) and
   \`new StreamableHTTPClientTransport(new URL('${baseUrl}/mcp?agentId=support-bot'), { requestInit: { headers: { Authorization: 'Bearer <client token>' } } })\`

@@ -57,7 +57,7 @@ async function serve(exchange: Exchange, reading: Promise<Buffer | undefined>, c
   context.auth.checkToolScopes(principal, body, '/mcp');
   noteMessage(exchange, body);
   const sessionId = exchange.headers['mcp-session-id'];
-  if (sessionId === undefined && exchange.method === 'POST' && context.modern) {
+  if (sessionId === undefined && exchange.method === 'POST' && context.modern && isJsonRpcMessage(body)) {
     // The gateway has checked the credential; the SDK and the tools see the request without it.
     const request = toFetchRequest(exchange, undefined, ['authorization']);
     // The SDK's own classification: a request claiming a revision in `_meta` (or the modern header) is its to answer or refuse.
@@ -86,6 +86,16 @@ async function serve(exchange: Exchange, reading: Promise<Buffer | undefined>, c
   } finally {
     answered();
   }
+}
+
+/**
+ * A single JSON-RPC request or notification, the only body the 2026-07-28 revision sends. Anything
+ * else (batches, other JSON) keeps the contract's error answers of the session path.
+ */
+function isJsonRpcMessage(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const message = body as { jsonrpc?: unknown; method?: unknown };
+  return message.jsonrpc === '2.0' && typeof message.method === 'string';
 }
 
 function existingSession(sessionId: string, principal: Principal, context: McpRouteContext): McpSession {
