@@ -13,3 +13,4 @@ export { VERSION } from './version.js';
 export { mcpRouteDocs } from './mcp/route-docs.js';
 export { attachMcp, McpSessions, McpSession } from './mcp/index.js';
 export { createToolServer, TOOL_ROUTES } from './mcp/tools.js';
+export { createModernToolServer } from './mcp/modern-server.js';

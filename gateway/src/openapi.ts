@@ -59,6 +59,7 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       operationId: route.operationId,
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
+      ...(route.deprecated ? { deprecated: true } : {}),
       tags: [route.tag],
       responses: Object.fromEntries(Object.entries(route.responses).map(([status, documented]) => [status, response(documented)])),
     };

@@ -25,6 +25,7 @@ import { attachMcp, ServerNames, type McpSessions } from './mcp/index.js';
 import { connectAgentReach } from './mcp/live-delivery.js';
 import { mcpRouteDocs } from './mcp/route-docs.js';
 import { createToolServer, toolScopes } from './mcp/tools.js';
+import { createModernToolServer } from './mcp/modern-server.js';
 import { callRoutes } from './routes/calls.js';
 import { voiceRoutes } from './routes/voice.js';
 import { voiceSocketRoute } from './routes/voice-socket.js';
@@ -101,6 +102,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
       oauth,
       toolScope: toolScopes(app),
       createServer: (principal, agentId) => createToolServer(app, principal, agentId),
+      createModernServer: (principal, agentId) => createModernToolServer(app, principal, agentId),
       logger,
       bodyLimit: settings.BODY_LIMIT_BYTES,
       maxSessionsPerPrincipal: settings.MCP_MAX_SESSIONS_PER_PRINCIPAL,

@@ -30,15 +30,33 @@ ${MAX_JSON_DEPTH} levels is refused too (400 \`BAD_REQUEST\`).
 Switchboard is an MCP server with the tools \`comms_send_message\`, \`comms_make_call\`,
 \`comms_call_on_behalf\`, \`comms_send_voice_message\`, \`comms_transfer_call\`, \`comms_set_callback_url\`,
 \`comms_get_waiting_messages\`, \`comms_get_channel_status\`, \`comms_get_usage\`, \`comms_get_billing\`,
-\`comms_get_call\`, \`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
-fields as its REST route below (\`comms_get_call\` takes the route's \`callId\` as an argument) and returns the same JSON (failures are \`isError\` results carrying the
-error body). Two transports:
+\`comms_get_call\`, \`comms_inbox_read\`, \`comms_inbox_ack\`, \`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
+fields as its REST route below (\`comms_get_call\` takes the route's \`callId\` as an argument) and returns the same JSON, as \`structuredContent\` (each tool declares
+an \`outputSchema\`) and as JSON text; failures are \`isError\` results carrying the error body. The
+tools are listed in a fixed order. One endpoint, \`${baseUrl}/mcp\` with \`Authorization: Bearer <token>\`
+(add \`?agentId=<id>\` to act for, and receive, that agent), serves both protocol eras:
 
-- **Streamable HTTP** (current clients): \`${baseUrl}/mcp\` with \`Authorization: Bearer <token>\`;
-  add \`?agentId=<id>\` to receive that agent's messages live. A client configuration looks like
+- **MCP 2026-07-28** (stateless): no \`initialize\` and no session; every POST carries its protocol
+  version, client info and capabilities in \`_meta\` (\`io.modelcontextprotocol/protocolVersion\`, …)
+  and the \`MCP-Protocol-Version\`, \`Mcp-Method\` and \`Mcp-Name\` headers, and any gateway of a
+  cluster answers it. Served: \`server/discover\`, \`tools/list\` (with \`ttlMs\` and \`cacheScope\`:
+  5 minutes, private), \`tools/call\`, and empty prompt and resource lists; every result has
+  \`resultType\`. A request without \`_meta\` is refused with -32602, an unsupported version with -32022
+  (the data names the supported ones), headers that disagree with the body with -32020, an unknown
+  tool with -32602; methods the revision removed (\`ping\`, \`initialize\`, \`logging/setLevel\`) are
+  404 with -32601. A W3C \`traceparent\` in \`_meta\` is written
+  to the server's log line of the request. With the official TypeScript SDK 2.x:
+  \`new Client(info, { versionNegotiation: { mode: { pin: '2026-07-28' } } })\` (or \`mode: 'auto'\`) and
+  \`new StreamableHTTPClientTransport(new URL('${baseUrl}/mcp?agentId=support-bot'), { requestInit: { headers: { Authorization: 'Bearer <client token>' } } })\`
+  from \`@modelcontextprotocol/client\`. Live inbound messages need a session (below) until
+  \`subscriptions/listen\` is served.
+- **MCP 2025-03-26, 2025-06-18 and 2025-11-25** (Streamable HTTP with sessions): \`initialize\` opens a
+  session named by \`Mcp-Session-Id\`, and \`GET /mcp\` opens its stream. With the SDK 1.x, or 2.x in
+  its default \`legacy\` mode: \`new StreamableHTTPClientTransport(new URL('${baseUrl}/mcp?agentId=support-bot'), { requestInit: { headers: { Authorization: 'Bearer <client token>' } } })\`
+  from \`@modelcontextprotocol/sdk/client/streamableHttp.js\`. A client configuration looks like
   \`{"mcpServers":{"switchboard":{"type":"http","url":"${baseUrl}/mcp?agentId=support-bot","headers":{"Authorization":"Bearer <client token>"}}}}\`.
-- **HTTP+SSE** (older clients): \`${baseUrl}/sse?token=<token>&agentId=<id>\`; the first event names the
-  \`/messages?sessionId=…\` URL to POST to; each POST carries the same token as
+- **HTTP+SSE** (deprecated; kept for old clients): \`${baseUrl}/sse?token=<token>&agentId=<id>\`; the
+  first event names the \`/messages?sessionId=…\` URL to POST to; each POST carries the same token as
   \`Authorization: Bearer <token>\` (the session id alone is not a credential).
 
 The MCP routes answer only requests whose \`Host\` (and \`Origin\`, when a browser sends one) names

@@ -54,6 +54,8 @@ export interface RouteDefinition {
   readonly summary: string;
   /** Longer Markdown for the OpenAPI document, where the summary cannot say it all. */
   readonly description?: string;
+  /** Still served, but clients should move off it (marked `deprecated` in the OpenAPI document). */
+  readonly deprecated?: boolean;
   readonly tag: string;
   readonly auth: RouteAuth;
   /** JSON body schema; the body is parsed and validated before the handler runs. */

@@ -1,8 +1,9 @@
+import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Logger } from '@switchboard/runtime';
 import type { SocketRoutes } from '../http/socket-routes.js';
 import type { ResourceServer } from '../oauth/resource-server.js';
 import { McpAuth, type Authenticate, type Lockout, type ToolScope } from './mcp-auth.js';
-import type { CreateMcpServer, ObserveRequest } from './mcp-http.js';
+import { callerOf, type CreateMcpServer, type CreateModernMcpServer, type ObserveRequest } from './mcp-http.js';
 import { McpSessions } from './mcp-sessions.js';
 import { ServerNames } from './server-names.js';
 import { attachSseRoutes } from './sse-routes.js';
@@ -20,6 +21,11 @@ export interface McpOptions {
   readonly toolScope?: ToolScope;
   /** Makes the SDK server, with the gateway's tools, for each new session. */
   readonly createServer: CreateMcpServer;
+  /**
+   * Makes the v2 SDK server, with the same tools, for each stateless 2026-07-28 request at `/mcp`.
+   * Without it only the 2025-era revisions are served.
+   */
+  readonly createModernServer?: CreateModernMcpServer;
   readonly logger: Logger;
   /** Interval of SSE keep-alive comments; 0 turns them off. Default 15 000. */
   readonly keepAliveMs?: number;
@@ -50,8 +56,8 @@ export const MCP_DEFAULTS = {
 
 /**
  * Attaches the MCP transports to the HTTP adapter, before the gateway's catch-all route:
- * `GET /sse` + `POST /messages` (HTTP+SSE) and `POST|GET|DELETE /mcp` (Streamable HTTP).
- * Returns the session registry the rest of the gateway delivers through.
+ * `GET /sse` + `POST /messages` (HTTP+SSE, deprecated) and `POST|GET|DELETE /mcp` (Streamable
+ * HTTP: 2025-era sessions and stateless 2026-07-28 requests). Returns the session registry the rest of the gateway delivers through.
  */
 export function attachMcp(routes: SocketRoutes, options: McpOptions): McpSessions {
   const sessions = new McpSessions(options.logger, {
@@ -62,6 +68,7 @@ export function attachMcp(routes: SocketRoutes, options: McpOptions): McpSession
     auth: new McpAuth(options.authenticate, options.lockout, options.oauth, options.toolScope),
     sessions,
     createServer: options.createServer,
+    modern: options.createModernServer && modernHandler(options.createModernServer, options),
     logger: options.logger,
     keepAliveMs: options.keepAliveMs ?? MCP_DEFAULTS.keepAliveMs,
     maxBufferedBytes: options.maxBufferedBytes ?? MCP_DEFAULTS.maxBufferedBytes,
@@ -72,4 +79,25 @@ export function attachMcp(routes: SocketRoutes, options: McpOptions): McpSession
   attachSseRoutes(routes, context);
   attachStreamableRoutes(routes, context);
   return sessions;
+}
+
+/**
+ * The v2 SDK's handler for stateless 2026-07-28 requests. It serves nothing of the 2025 era
+ * (`legacy: 'reject'`): the routes send those requests to the sessions. The gateway has
+ * authenticated the caller and passes it, with the agent it acts for, as `authInfo`.
+ */
+function modernHandler(create: CreateModernMcpServer, options: McpOptions): McpHttpHandler {
+  return createMcpHandler(
+    ({ authInfo }) => {
+      const principal = callerOf(authInfo);
+      if (!principal) throw new Error('A stateless MCP request reached the SDK without its caller.');
+      return create(principal, authInfo?.extra?.agentId as string | undefined);
+    },
+    {
+      legacy: 'reject',
+      keepAliveMs: options.keepAliveMs ?? MCP_DEFAULTS.keepAliveMs,
+      maxRequestBodySize: options.bodyLimit ?? MCP_DEFAULTS.bodyLimit,
+      onerror: (err) => options.logger.debug({ err }, 'mcp stateless request refused or failed'),
+    },
+  );
 }

@@ -4,7 +4,7 @@ export { McpSessions } from './mcp-sessions.js';
 export type { McpCensus, McpSessionEvent, McpSessionLimits, McpSessionListener } from './mcp-sessions.js';
 export { McpSession } from './mcp-session.js';
 export type { McpTransportKind } from './mcp-session.js';
-export type { CreateMcpServer, ObserveRequest } from './mcp-http.js';
+export type { CreateMcpServer, CreateModernMcpServer, ObserveRequest } from './mcp-http.js';
 export type { Authenticate, Lockout } from './mcp-auth.js';
 export { ServerNames } from './server-names.js';
 export { StreamClosedError } from '../http/exchange.js';

@@ -1,6 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { McpHttpHandler, McpServer as ModernMcpServer, Server as ModernServer } from '@modelcontextprotocol/server';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger, Principal } from '@switchboard/runtime';
 import { errorResult, fail } from '../http/errors.js';
@@ -12,6 +13,9 @@ import type { Exchange } from '../http/exchange.js';
 /** Makes the SDK server for one new session; the gateway registers its tools on it. */
 export type CreateMcpServer = (principal: Principal, agentId: string | undefined) => McpServer | Server;
 
+/** Makes the v2 SDK server answering one stateless 2026-07-28 request, as its caller. */
+export type CreateModernMcpServer = (principal: Principal, agentId: string | undefined) => ModernMcpServer | ModernServer;
+
 /** Records one answered request: route pattern, method, status, seconds to the response head. */
 export type ObserveRequest = (route: string, method: string, status: number, seconds: number) => void;
 
@@ -20,6 +24,8 @@ export interface McpRouteContext {
   readonly auth: McpAuth;
   readonly sessions: McpSessions;
   readonly createServer: CreateMcpServer;
+  /** Answers stateless 2026-07-28 requests at `/mcp` (the v2 SDK's handler), when the revision is served. */
+  readonly modern: McpHttpHandler | undefined;
   readonly logger: Logger;
   readonly keepAliveMs: number;
   readonly maxBufferedBytes: number;
@@ -39,13 +45,38 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** What a request's log lines carry about its MCP message: its method and the caller's W3C trace context. */
+interface MessageNote {
+  readonly mcpMethod?: string;
+  readonly traceparent?: string;
+}
+
+const notes = new WeakMap<Exchange, MessageNote>();
+
+/** A W3C trace-context `traceparent` (version-traceid-parentid-flags); others are not logged. */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * Notes the JSON-RPC method of a request body and the `traceparent` of its `_meta` (2026-07-28
+ * clients send it there), so the request's log lines carry them.
+ */
+export function noteMessage(exchange: Exchange, body: unknown): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const { method, params } = body as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
+  const traceparent = params?._meta?.traceparent;
+  notes.set(exchange, {
+    ...(typeof method === 'string' ? { mcpMethod: method.slice(0, 100) } : {}),
+    ...(typeof traceparent === 'string' && TRACEPARENT.test(traceparent) ? { traceparent } : {}),
+  });
+}
+
 /** Adds request metrics and the request log line to an MCP route's exchange. Call inside the route handler. */
 export function startExchange(exchange: Exchange, route: string, context: McpRouteContext): Exchange {
   const started = process.hrtime.bigint();
   exchange.onHead = (status) => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     context.observe?.(route, exchange.method, status, seconds);
-    context.logger.info({ method: exchange.method, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+    context.logger.info({ method: exchange.method, route, status, ms: Math.round(seconds * 1e4) / 10, ...notes.get(exchange) }, 'request');
   };
   return exchange;
 }
@@ -53,7 +84,7 @@ export function startExchange(exchange: Exchange, route: string, context: McpRou
 /** The contract's error answer (`{error, code}`, Retry-After where due). Closes the connection when the body went unread. */
 export function answerError(exchange: Exchange, err: unknown, logger: Logger, closeConnection = false): void {
   const result = errorResult(err);
-  if (result.status >= 500) logger.error({ err, path: exchange.path }, 'mcp request failed');
+  if (result.status >= 500) logger.error({ err, path: exchange.path, ...notes.get(exchange) }, 'mcp request failed');
   exchange.answer(result.status, { ...SECURITY_HEADERS, 'content-type': JSON_TYPE, ...result.headers }, JSON.stringify(result.body), closeConnection);
 }
 
@@ -92,9 +123,17 @@ export function serverOf(created: McpServer | Server): Server {
   return 'server' in created ? created.server : created;
 }
 
-/** The caller of one request as the SDK hands it to tool handlers (`extra.authInfo`), without its credential. */
-export function callerInfo(principal: Principal): AuthInfo {
-  return { token: '', clientId: '', scopes: principal.kind === 'client' ? [...(principal.scopes ?? [])] : [], extra: { principal } };
+/**
+ * The caller of one request as the SDK hands it to tool handlers (`extra.authInfo`), without its
+ * credential; with the agent it acts for on a stateless request.
+ */
+export function callerInfo(principal: Principal, agentId?: string): AuthInfo {
+  return {
+    token: '',
+    clientId: '',
+    scopes: principal.kind === 'client' ? [...(principal.scopes ?? [])] : [],
+    extra: { principal, ...(agentId === undefined ? {} : { agentId }) },
+  };
 }
 
 /** The caller `callerInfo` recorded, if any. */

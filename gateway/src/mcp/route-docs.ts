@@ -28,6 +28,8 @@ export const mcpRouteDocs: readonly RouteDefinition[] = [
     path: '/sse',
     operationId: 'mcpSse',
     summary: 'MCP over HTTP+SSE: opens the event stream; the first event `endpoint` names the POST URL. With agentId the session receives that agent\'s inbound messages.',
+    description: 'Deprecated by the MCP specification; kept for older clients. Current clients use `/mcp`.',
+    deprecated: true,
     tag: 'MCP',
     auth: 'token',
     query: McpQuery,
@@ -40,6 +42,7 @@ export const mcpRouteDocs: readonly RouteDefinition[] = [
     operationId: 'mcpSseMessage',
     summary:
       'MCP over HTTP+SSE: a JSON-RPC message for the session named by ?sessionId, with Authorization: Bearer and the token the session was opened with; answers arrive on the stream.',
+    deprecated: true,
     tag: 'MCP',
     auth: 'token',
     body: JsonRpc,
@@ -53,10 +56,16 @@ export const mcpRouteDocs: readonly RouteDefinition[] = [
       path: '/mcp',
       operationId: `mcpStreamable${method[0]}${method.slice(1).toLowerCase()}`,
       summary: {
-        POST: 'MCP Streamable HTTP: send JSON-RPC messages (initialize opens a session, returned in Mcp-Session-Id).',
-        GET: 'MCP Streamable HTTP: open the server-to-client stream for notifications and sampling requests.',
-        DELETE: 'MCP Streamable HTTP: end the session.',
+        POST: 'MCP Streamable HTTP: a stateless 2026-07-28 request (version in `_meta`), or a 2025-era message (initialize opens a session, returned in Mcp-Session-Id).',
+        GET: 'MCP Streamable HTTP (2025-era sessions): open the server-to-client stream for notifications and sampling requests.',
+        DELETE: 'MCP Streamable HTTP (2025-era sessions): end the session.',
       }[method],
+      ...(method === 'POST'
+        ? {
+            description:
+              'A POST whose body carries `_meta` `io.modelcontextprotocol/protocolVersion` (or whose `MCP-Protocol-Version` header names 2026-07-28) is answered statelessly: `server/discover`, `tools/list`, `tools/call`, `ping`, no session. Any other POST without `Mcp-Session-Id` must be `initialize`.',
+          }
+        : {}),
       tag: 'MCP',
       auth: 'token',
       ...(method === 'POST' ? { body: JsonRpc } : {}),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { ErrorCodes } from '@switchboard/sdk';
 import type { Principal } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
@@ -11,6 +12,7 @@ import {
   callerInfo,
   answerMethodNotAllowed,
   jsonBody,
+  noteMessage,
   serverOf,
   startExchange,
   startReadingBody,
@@ -22,8 +24,10 @@ import type { Exchange } from '../http/exchange.js';
 import type { SocketRoutes } from '../http/socket-routes.js';
 
 /**
- * MCP's Streamable HTTP transport at `/mcp` (POST, GET, DELETE; `Mcp-Session-Id`; bearer token).
- * The gateway authenticates and finds the session; the SDK's Web-standard transport does the rest.
+ * MCP's Streamable HTTP transport at `/mcp` (bearer token). Two eras share the path: 2025-era
+ * clients start a session (initialize, `Mcp-Session-Id`, POST, GET, DELETE), where the gateway
+ * finds the session and the SDK's Web-standard transport does the rest; 2026-07-28 clients send
+ * stateless POSTs carrying their protocol version in `_meta`, which the v2 SDK's handler answers.
  */
 export function attachStreamableRoutes(routes: SocketRoutes, context: McpRouteContext): void {
   const buffering = { maxBufferedBytes: context.maxBufferedBytes };
@@ -51,7 +55,19 @@ async function serve(exchange: Exchange, reading: Promise<Buffer | undefined>, c
   const body = exchange.method === 'POST' ? await jsonBody(exchange, reading, context.bodyLimit) : undefined;
   if (exchange.ended) return;
   context.auth.checkToolScopes(principal, body, '/mcp');
+  noteMessage(exchange, body);
   const sessionId = exchange.headers['mcp-session-id'];
+  if (sessionId === undefined && exchange.method === 'POST' && context.modern && isJsonRpcMessage(body)) {
+    // The gateway has checked the credential; the SDK and the tools see the request without it.
+    const request = toFetchRequest(exchange, undefined, ['authorization']);
+    // The SDK's own classification: a request claiming a revision in `_meta` (or the modern header) is its to answer or refuse.
+    if (!(await isLegacyRequest(request, body))) {
+      const agentId = McpAuth.agentFor(principal, exchange.query.get('agentId'));
+      const response = await context.modern.fetch(request, { authInfo: callerInfo(principal, agentId), parsedBody: body });
+      await sendFetchResponse(exchange, response, SECURITY_HEADERS);
+      return;
+    }
+  }
   const session = sessionId === undefined ? await startSession(exchange, principal, body, context) : existingSession(sessionId, principal, context);
   const transport = session.transport as StreamableSessionTransport;
   // Until its answer (or its GET stream) ends, a request keeps the session from being idle.
@@ -70,6 +86,16 @@ async function serve(exchange: Exchange, reading: Promise<Buffer | undefined>, c
   } finally {
     answered();
   }
+}
+
+/**
+ * A single JSON-RPC request or notification, the only body the 2026-07-28 revision sends. Anything
+ * else (batches, other JSON) keeps the contract's error answers of the session path.
+ */
+function isJsonRpcMessage(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const message = body as { jsonrpc?: unknown; method?: unknown };
+  return message.jsonrpc === '2.0' && typeof message.method === 'string';
 }
 
 function existingSession(sessionId: string, principal: Principal, context: McpRouteContext): McpSession {

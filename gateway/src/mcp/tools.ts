@@ -61,54 +61,88 @@ export function toolScopes(app: GatewayApp): (name: string, args: Readonly<Recor
   };
 }
 
+/**
+ * What every tool answers as `structuredContent`: its REST twin's JSON body, or the error body.
+ * JSON Schema 2020-12, MCP's default dialect; no `$schema` keyword, which 2025-era clients
+ * validating with a draft-07 Ajv could not resolve.
+ */
+const TOOL_OUTPUT: Tool['outputSchema'] = {
+  type: 'object',
+  description: "The JSON body the tool's REST twin answers, or the error body {error, code} with isError set.",
+  additionalProperties: true,
+};
+
 const PingArguments = Type.Object({}, { additionalProperties: false });
 const checkPingArguments = compileBody(PingArguments);
 const PING: Tool = {
   name: 'comms_ping',
   description: 'Checks the connection: answers who this session acts as and the server time.',
   inputSchema: JSON.parse(JSON.stringify(PingArguments)) as Tool['inputSchema'],
+  outputSchema: {
+    type: 'object',
+    properties: { ok: { type: 'boolean' }, principal: { type: 'string' }, agentId: { type: ['string', 'null'] }, time: { type: 'string', format: 'date-time' } },
+  },
 };
 
+/** The gateway's tools, for either protocol era: what they are (fixed order) and how one is called. */
+export interface ToolCatalog {
+  readonly tools: readonly Tool[];
+  /** Runs a tool as `caller` (the rights of this request); bad arguments and failures are `isError` results. */
+  call(name: string, args: Readonly<Record<string, unknown>>, caller: Principal): Promise<CallToolResult>;
+}
+
 /**
- * The MCP server of one session: the comms_* tools, each running its REST twin's handler through
- * `GatewayApp.invoke` (same auth, same schema, same code), and the `logging` capability for
- * inbound-message notifications. A session opened for an agent uses it when a call names none.
+ * The comms_* tools, each running its REST twin's handler through `GatewayApp.invoke` (same auth,
+ * same schema, same code). A caller acting for an agent uses it when a call names none.
+ */
+export function toolCatalog(app: GatewayApp, principal: Principal, agentId: string | undefined): ToolCatalog {
+  const routed = TOOL_ROUTES.flatMap((t) => {
+    const route = app.route(t.method, t.path);
+    if (!route) return [];
+    return [{ ...t, tool: { name: t.name, description: route.summary, inputSchema: toolInput(route), outputSchema: TOOL_OUTPUT } satisfies Tool }];
+  });
+  return {
+    tools: [...routed.map((t) => t.tool), PING],
+    async call(name, given, caller) {
+      const args: Record<string, unknown> = { ...given };
+      if (name === PING.name) {
+        try {
+          checkPingArguments(args, 'arguments');
+        } catch (err) {
+          return answer(errorResult(err).body, true);
+        }
+        return answer({ ok: true, principal: principal.kind, agentId: agentId ?? (principal.kind === 'client' ? principal.agentId : null), time: new Date().toISOString() });
+      }
+      const tool = routed.find((t) => t.name === name);
+      if (!tool) return answer({ error: `No tool ${name}; list the tools to see what this server offers.`, code: 'NOT_FOUND' }, true);
+      if (args.agentId === undefined && agentId !== undefined && tool.name !== 'comms_provision_channels') args.agentId = agentId;
+      try {
+        const result = await app.invoke(tool.method, toolPath(tool.path, args), caller, args);
+        return answer(result.body, result.status >= 400);
+      } catch (err) {
+        return answer(errorResult(err).body, true);
+      }
+    },
+  };
+}
+
+/**
+ * The MCP server of one 2025-era session: the catalog's tools and the `logging` capability for
+ * inbound-message notifications.
  */
 export function createToolServer(app: GatewayApp, principal: Principal, agentId: string | undefined): Server {
   const server = new Server({ name: 'switchboard', version: VERSION }, { capabilities: { tools: {}, logging: {} } });
-  const tools = TOOL_ROUTES.flatMap((t) => {
-    const route = app.route(t.method, t.path);
-    if (!route) return [];
-    return [{ ...t, tool: { name: t.name, description: route.summary, inputSchema: toolInput(route) } satisfies Tool }];
-  });
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...tools.map((t) => t.tool), PING] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    // The session's agent stays; the rights are the caller's of this request (an access token's scopes may change).
-    const caller = callerOf(extra.authInfo) ?? principal;
-    const { name } = request.params;
-    const args: Record<string, unknown> = { ...(request.params.arguments ?? {}) };
-    if (name === PING.name) {
-      try {
-        checkPingArguments(args, 'arguments');
-      } catch (err) {
-        return text(errorResult(err).body, true);
-      }
-      return text({ ok: true, principal: principal.kind, agentId: agentId ?? (principal.kind === 'client' ? principal.agentId : null), time: new Date().toISOString() });
-    }
-    const tool = tools.find((t) => t.name === name);
-    if (!tool) return text({ error: `No tool ${name}; list the tools to see what this server offers.`, code: 'NOT_FOUND' }, true);
-    if (args.agentId === undefined && agentId !== undefined && tool.name !== 'comms_provision_channels') args.agentId = agentId;
-    try {
-      const result = await app.invoke(tool.method, toolPath(tool.path, args), caller, args);
-      return text(result.body, result.status >= 400);
-    } catch (err) {
-      return text(errorResult(err).body, true);
-    }
-  });
+  const catalog = toolCatalog(app, principal, agentId);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...catalog.tools] }));
+  // The session's agent stays; the rights are the caller's of this request (an access token's scopes may change).
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
+    catalog.call(request.params.name, request.params.arguments ?? {}, callerOf(extra.authInfo) ?? principal),
+  );
   return server;
 }
 
-function text(body: unknown, isError = false): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], ...(isError ? { isError: true } : {}) };
+/** A tool's answer: the body as `structuredContent` (an object) and, for older clients, as JSON text. */
+function answer(body: unknown, isError = false): CallToolResult {
+  const structured = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : { result: body };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
 }

@@ -1,0 +1,56 @@
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import type { Principal } from '@switchboard/runtime';
+import type { GatewayApp } from '../http/app.js';
+import { toolCatalog } from './tools.js';
+import { VERSION } from '../version.js';
+
+/**
+ * How long a client may reuse list and `server/discover` answers (2026-07-28 caching hints). The
+ * tools change only with a new gateway version; `private` because the answer is for an
+ * authenticated caller.
+ */
+export const LIST_CACHE_HINT = { ttlMs: 5 * 60_000, cacheScope: 'private' } as const;
+
+/**
+ * The MCP server of one stateless 2026-07-28 request (the v2 SDK): the same tools as a 2025-era
+ * session, acting as the request's caller. Made anew for each request, so it holds nothing
+ * between requests and any gateway of a cluster can answer any request. Prompts and resources are
+ * declared with empty lists, so the revision's cacheable list results all answer (with their hints)
+ * rather than "method not found"; the agent inbox is to become its resources.
+ */
+export function createModernToolServer(app: GatewayApp, principal: Principal, agentId: string | undefined): Server {
+  const server = new Server(
+    { name: 'switchboard', version: VERSION },
+    {
+      capabilities: { tools: {}, prompts: {}, resources: {} },
+      cacheHints: {
+        'server/discover': LIST_CACHE_HINT,
+        'tools/list': LIST_CACHE_HINT,
+        'prompts/list': LIST_CACHE_HINT,
+        'resources/list': LIST_CACHE_HINT,
+        'resources/templates/list': LIST_CACHE_HINT,
+      },
+    },
+  );
+  const catalog = toolCatalog(app, principal, agentId);
+  const tools = catalog.tools as Tool[];
+  server.setRequestHandler('tools/list', async () => ({ tools }));
+  server.setRequestHandler('tools/call', async (request) => {
+    // The revision makes an unknown tool a protocol error (2025-era sessions keep their isError result).
+    if (!tools.some((t) => t.name === request.params.name)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}; list the tools to see what this server offers.`);
+    }
+    const result = (await catalog.call(request.params.name, request.params.arguments ?? {}, principal)) as CallToolResult;
+    return server.projectCallToolResult(result, tools.find((t) => t.name === request.params.name)?.outputSchema);
+  });
+  server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
+  server.setRequestHandler('prompts/get', async (request) => {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt ${request.params.name}; this server has none.`);
+  });
+  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+  server.setRequestHandler('resources/read', async (request) => {
+    throw new ResourceNotFoundError(request.params.uri, `No resource ${request.params.uri}; this server has none yet.`);
+  });
+  return server;
+}
