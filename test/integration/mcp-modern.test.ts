@@ -22,6 +22,9 @@ const TOOL_ORDER = [
   'comms_get_billing',
   'comms_provision_channels',
   'comms_deprovision_channels',
+  'comms_get_call',
+  'comms_inbox_read',
+  'comms_inbox_ack',
   'comms_ping',
 ];
 
