@@ -31,6 +31,9 @@ const COMMITTERS = 2;
  * (a busy node runs one transaction for many messages, not one or more per message). `transaction`
  * takes one connection of its own for BEGIN … COMMIT.
  */
+/** Longer than any healthy transaction stays idle (they are pipelined), short enough that a frozen node cannot hold a partition's takeover for long. */
+const IDLE_IN_TRANSACTION_MS = 10_000;
+
 export class PostgresDatabase implements Database {
   readonly dialect: Dialect = 'postgres';
   readonly #pool: pg.Pool;
@@ -38,7 +41,14 @@ export class PostgresDatabase implements Database {
   #closed = false;
 
   constructor(options: PostgresOptions) {
-    this.#pool = new pg.Pool({ connectionString: options.connectionString, max: Math.max(2, options.maxConnections ?? 10), types });
+    this.#pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: Math.max(2, options.maxConnections ?? 10),
+      types,
+      // A transaction left open by a frozen process (SIGSTOP, a stalled VM) ends after this: its fenced
+      // writes hold the partition's fence row, which the next holder waits for (repositories/tenures.ts).
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    });
     // An idle connection the server dropped is reported here; the pool replaces it. Without a
     // listener the error would end the process.
     this.#pool.on('error', () => undefined);

@@ -78,7 +78,7 @@ export class MessageRepository {
    */
   insertStatement(message: MessageRecord, tenure?: Tenure): SqlStatement {
     if (!tenure?.fence) return { sql: INSERT, params: params(message) };
-    const fence = fenceCondition(tenure.fence);
+    const fence = fenceCondition(tenure.fence, this.db.dialect);
     return { sql: `INSERT INTO messages (${COLUMNS}) SELECT ${ROW} WHERE ${fence.sql}`, params: [...params(message), ...fence.params] };
   }
 
@@ -90,7 +90,7 @@ export class MessageRepository {
   insertUnlessOptedOutStatement(message: MessageRecord, tenure?: Tenure): SqlStatement {
     const optOut = [...params(message), message.channel, message.from, message.to];
     if (!tenure?.fence) return { sql: INSERT_UNLESS_OPTED_OUT, params: optOut };
-    const fence = fenceCondition(tenure.fence);
+    const fence = fenceCondition(tenure.fence, this.db.dialect);
     return { sql: `${INSERT_UNLESS_OPTED_OUT} AND ${fence.sql}`, params: [...optOut, ...fence.params] };
   }
 

@@ -1,9 +1,18 @@
-import type { Database } from '../database.js';
+import type { Database, Dialect } from '../database.js';
 import type { Tenure, TenureRecord } from '../../tenure.js';
 
-/** The condition a fenced write carries: true only while `fence` is the partition's current tenure. */
-export function fenceCondition(fence: TenureRecord): { sql: string; params: [number, number] } {
-  return { sql: 'EXISTS (SELECT 1 FROM partition_fences WHERE partition = ? AND token = ?)', params: [fence.partition, fence.token] };
+/**
+ * The condition a fenced write carries: true only while `fence` is the partition's current tenure.
+ * On PostgreSQL it also holds the fence row (FOR SHARE) until the write's transaction ends: a newer
+ * tenure's {@link TenureRepository.record} waits for it. Without the lock, a node paused between its
+ * fenced INSERT and its COMMIT (a group commit left open across a SIGSTOP) committed after the next
+ * holder had recorded its tenure and read the agent's usage, so a send was counted by neither node's
+ * limit (found by the SIGSTOP fault test: 7 sends accepted under a limit of 6). The wait is bounded by
+ * the store's idle-in-transaction time-out (see `PostgresDatabase`), which ends a frozen node's transaction.
+ */
+export function fenceCondition(fence: TenureRecord, dialect: Dialect): { sql: string; params: [number, number] } {
+  const lock = dialect === 'postgres' ? ' FOR SHARE' : '';
+  return { sql: `EXISTS (SELECT 1 FROM partition_fences WHERE partition = ? AND token = ?${lock})`, params: [fence.partition, fence.token] };
 }
 
 /** The current tenure of each partition of a cluster (table `partition_fences`, migration 7). */
