@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { pino } from 'pino';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectMcp } from '../helpers/mcp-client.js';
+import { capturingLogger } from '../helpers/capturing-logger.js';
 
 const REVISION = '2026-07-28';
 const CUSTOMER = '+14155550123';
@@ -40,17 +39,6 @@ interface RpcAnswer {
   readonly body: { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
 }
 
-/** A pino logger whose JSON lines land in an array. */
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: pino({ level: 'info', base: undefined }, sink) };
-}
 
 describe(`MCP ${REVISION} (stateless) at /mcp beside the 2025-era sessions`, () => {
   let t: TestGateway;

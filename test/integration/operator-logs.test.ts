@@ -1,27 +1,15 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
 import { connectMcp } from '../helpers/mcp-client.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { capturingLogger } from '../helpers/capturing-logger.js';
 
-/** A pino logger whose JSON lines land in an array, at debug so probe lines can be seen too. */
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: pino({ level: 'debug', base: undefined }, sink) };
-}
 
 const LEVEL = { debug: 20, info: 30, warn: 40, error: 50 } as const;
 
 describe('what operators see in the log', () => {
   it('says at shutdown how many sessions and calls it closed', async () => {
-    const { lines, logger } = capturingLogger();
+    const { lines, logger } = capturingLogger('debug');
     const g = await startTestGateway({ LOG_LEVEL: 'debug' }, undefined, { logger });
     const mcp = await connectMcp(g.url, 'sse', g.teamToken);
     await g.close();
@@ -33,7 +21,7 @@ describe('what operators see in the log', () => {
 
   let t: TestGateway;
   let agent: { securityToken: string };
-  const { lines, logger } = capturingLogger();
+  const { lines, logger } = capturingLogger('debug');
   const requestLines = (reqId: string) => lines.filter((l) => l.msg === 'request' && l.reqId === reqId);
 
   before(async () => {
