@@ -10,6 +10,8 @@ export interface RuntimeEventMap {
   deadLetter: [{ agentId: string; reason: string }];
   usage: [{ channel: Channel; action: string; cost: number }];
   limitRejected: [{ agentId: string; limit: string }];
+  /** An entry was appended to the agent's inbox (after its commit); the agent's listeners hear of it. */
+  inbox: [{ agentId: string }];
   /** Seconds a voice frame waited: inbound arrival to processed. */
   frameDelay: [number];
 }

@@ -39,7 +39,7 @@ export interface GatewayPorts {
   readonly sealer: Pick<SecretBox, 'seal' | 'open'>;
   readonly admin: AdminPort;
   /** Live delivery and voice turns through the agent sessions a gateway holds. */
-  readonly reach: Pick<AgentReach, 'serve' | 'waiting'>;
+  readonly reach: Pick<AgentReach, 'serve' | 'waiting' | 'followInboxes'>;
   readonly metrics: MetricsPort;
   readonly webhooks: WebhookPort;
   readonly voice: VoicePort;

@@ -107,6 +107,21 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
     changed('agent.present');
   });
 
+  it("lets a runtime node announce an agent's inbox change, and a gateway follow it", async () => {
+    const gatewayReach = new NatsLiveReach(NatsBus.fromConnection(gateway));
+    const nodeReach = new NatsLiveReach(NatsBus.fromConnection(runtime));
+    const heard: string[] = [];
+    const unfollow = gatewayReach.followInboxes((agentId) => heard.push(agentId));
+    await gateway.flush();
+    const before = nats.violations().length;
+    for (const deadline = Date.now() + 10_000; !heard.includes('agent.inbox'); await sleep(50)) {
+      if (Date.now() > deadline) assert.fail(`the gateway heard no inbox change: ${nats.violations().slice(before).join('\n')}`);
+      nodeReach.inboxChanged('agent.inbox');
+    }
+    assert.deepEqual(nats.violations().slice(before), []);
+    unfollow();
+  });
+
   it('a gateway cannot take a work item, enqueue one, or purge or delete the work stream', async () => {
     const gwJs = jetstream(gateway, { timeout: 2000 });
     const gwJsm = await jetstreamManager(gateway, { timeout: 2000, checkAPI: false });

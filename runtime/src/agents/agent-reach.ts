@@ -22,6 +22,11 @@ export class AgentReach {
     return this.live.serve(local);
   }
 
+  /** Hears that an agent's inbox has a new entry, from whichever process appended it; returns the unsubscribe. */
+  followInboxes(listener: (agentId: string) => void): () => void {
+    return this.live.followInboxes(listener);
+  }
+
   /** How many messages wait for the agent (dead letters it has not taken). */
   waiting(agentId: string): Promise<number> {
     return this.store.deadLetters.countPending(agentId);

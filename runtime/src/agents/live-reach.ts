@@ -1,6 +1,6 @@
 import { ErrorCodes, hasErrorCode, SwitchboardError } from '@switchboard/sdk';
 import type { Bus, Subscription } from '../bus/bus.js';
-import { liveSubject, turnSubject } from '../protocol/index.js';
+import { agentOfInboxSubject, inboxSubject, INBOX_SUBJECT, liveSubject, turnSubject } from '../protocol/index.js';
 import type { AgentEvent, TurnCall } from '../protocol/live.js';
 import { PresenceAnnouncer, PresenceFollower, type PresenceTiming } from './live-presence.js';
 
@@ -37,6 +37,24 @@ export interface LiveReach {
    * sessions it holds of an agent change (opened or closed).
    */
   serve(local: LocalSessions): (agentId: string) => void;
+  /**
+   * Announces that an entry was appended to the agent's inbox (call after its commit). A hint: the
+   * store is the truth, an extra announcement costs a read, a lost one delays the agent to its next read.
+   */
+  inboxChanged(agentId: string): void;
+  /** Hears every agent's inbox announcements, wherever they are made; returns the unsubscribe. */
+  followInboxes(listener: (agentId: string) => void): () => void;
+}
+
+/** Calls each listener, one failing not stopping the others. */
+function tell(listeners: ReadonlySet<(agentId: string) => void>, agentId: string): void {
+  for (const listener of listeners) {
+    try {
+      listener(agentId);
+    } catch {
+      // A listener's failure is its own; the hint still reaches the rest.
+    }
+  }
 }
 
 /** No sessions: what a process reaches before a gateway serves its own. */
@@ -50,6 +68,7 @@ const NO_SESSIONS: LocalSessions = {
 /** Embedded: the agents' sessions are this process's own. */
 export class LocalLiveReach implements LiveReach {
   #local: LocalSessions = NO_SESSIONS;
+  readonly #inboxListeners = new Set<(agentId: string) => void>();
 
   deliver(agentId: string, event: AgentEvent): Promise<boolean> {
     return this.#local.deliver(agentId, event);
@@ -71,6 +90,17 @@ export class LocalLiveReach implements LiveReach {
     this.#local = local;
     return () => undefined;
   }
+
+  inboxChanged(agentId: string): void {
+    tell(this.#inboxListeners, agentId);
+  }
+
+  followInboxes(listener: (agentId: string) => void): () => void {
+    // A fresh function per follow, so one listener followed twice is unsubscribed once each.
+    const entry = (agentId: string) => listener(agentId);
+    this.#inboxListeners.add(entry);
+    return () => void this.#inboxListeners.delete(entry);
+  }
 }
 
 /**
@@ -80,6 +110,7 @@ export class LocalLiveReach implements LiveReach {
  * whichever gateway holds the session, and a call held by one gateway asks its turns of the gateway
  * holding the agent's session. A gateway announces the agents it holds live sessions of; a runtime
  * node that follows the announcements ({@link followPresence}) asks only when some gateway may hold one.
+ * Inbox announcements go to `sb.inbox.<agentId>` without a queue group: every gateway hears each one.
  */
 export class NatsLiveReach implements LiveReach {
   #local: LocalSessions = NO_SESSIONS;
@@ -87,6 +118,8 @@ export class NatsLiveReach implements LiveReach {
   readonly #turns = new Map<string, Subscription>();
   #announcer: PresenceAnnouncer | undefined;
   #presence: PresenceFollower | undefined;
+  readonly #inboxListeners = new Set<(agentId: string) => void>();
+  #inboxes: Subscription | undefined;
 
   constructor(
     private readonly bus: Bus,
@@ -155,6 +188,26 @@ export class NatsLiveReach implements LiveReach {
       // After the subscription, so that a node that hears of the session finds it listening.
       if (this.#live.has(agentId) !== live) announcer.changed(agentId, !live);
       reconcile(this.#turns, local.samples(agentId), agentId, () => this.bus.subscribe(turnSubject(agentId), answerTurn(agentId), { queue: 'turn' }));
+    };
+  }
+
+  inboxChanged(agentId: string): void {
+    try {
+      this.bus.publish(inboxSubject(agentId), {});
+    } catch {
+      // The bus is closing or away: the hint is lost, and the agent reads at its next read.
+    }
+  }
+
+  /** One subscription to every agent's subject while anyone follows; none otherwise. */
+  followInboxes(listener: (agentId: string) => void): () => void {
+    const entry = (agentId: string) => listener(agentId);
+    this.#inboxListeners.add(entry);
+    this.#inboxes ??= this.bus.subscribe(`${INBOX_SUBJECT}.*`, (_data, subject) => tell(this.#inboxListeners, agentOfInboxSubject(subject)));
+    return () => {
+      if (!this.#inboxListeners.delete(entry) || this.#inboxListeners.size > 0) return;
+      this.#inboxes?.unsubscribe();
+      this.#inboxes = undefined;
     };
   }
 }

@@ -120,6 +120,7 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
     return;
   }
   context.events.emit('message', { channel: event.channel, direction: 'inbound', status: 'received' });
+  context.events.emit('inbox', { agentId: agent.agentId });
   if (event.channel === 'sms' && held) {
     const keyword = optKeyword(event.body);
     if (keyword === 'out') await store.optOuts.add('sms', held.address, event.from);
@@ -144,6 +145,7 @@ async function applyStatus(context: MessagingContext, store: Store, agent: Agent
   ]);
   if (applied!.changes === 0) return;
   context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status });
+  if (changed) context.events.emit('inbox', { agentId: agent.agentId });
   if (!context.delivery.reachable(agent)) return;
   context.delivery.notify(
     agent.agentId,

@@ -111,6 +111,8 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
         ledger.release(admission);
         throw err;
       }
+      // Its `queued` entry is committed.
+      context.events.emit('inbox', { agentId: agent.agentId });
       // Stored, so journaled too: a node that dies from here on leaves the send to another.
       const done = await context.outbox.begin({ agentId: agent.agentId, messageId: id });
       // Its outcome is stored unless it threw other than as a final refusal (a node that lost the agent
@@ -267,6 +269,7 @@ async function deliverToProvider(
       if (idempotency) await store.idempotency.release(message.id, tx);
     });
     context.events.emit('message', { channel: message.channel, direction: 'outbound', status: 'failed' });
+    context.events.emit('inbox', { agentId: message.agentId });
     context.events.emit('deadLetter', { agentId: message.agentId, reason: 'send_failed' });
     throw new SwitchboardError(ErrorCodes.PROVIDER_ERROR, `The provider did not take the message after ${attempts} attempt(s): ${reason}`, { cause: err });
   }
@@ -302,6 +305,7 @@ async function recordSent(
   ]);
   context.events.emit('usage', { channel: message.channel, action: 'message', cost });
   context.events.emit('message', { channel: message.channel, direction: 'outbound', status: result.status });
+  if (result.status !== message.status) context.events.emit('inbox', { agentId: message.agentId });
   return response;
 }
 

@@ -23,6 +23,12 @@ export const PRESENCE_SUBJECT = 'sb.presence';
 /** Voice turns for calls held by another gateway: `sb.turn.<agentId>`; gateways request and serve. */
 export const TURN_SUBJECT = 'sb.turn';
 
+/**
+ * Inbox hints: `sb.inbox.<agentId>`; runtime nodes publish after the commit that appended an entry to
+ * the agent's inbox, every gateway hears it (no queue group) and tells its listeners to read again.
+ */
+export const INBOX_SUBJECT = 'sb.inbox';
+
 /** Runtime events (metrics): `sb.events.<name>`; runtime nodes publish, gateways subscribe. */
 export const EVENT_SUBJECT = 'sb.events';
 
@@ -63,6 +69,16 @@ export function liveSubject(agentId: string): string {
  */
 export function turnSubject(agentId: string): string {
   return `${TURN_SUBJECT}.${agentToken(agentId)}`;
+}
+
+/** `sb.inbox.<agentId>`: where the runtime announces that the agent's inbox has a new entry. */
+export function inboxSubject(agentId: string): string {
+  return `${INBOX_SUBJECT}.${agentToken(agentId)}`;
+}
+
+/** The agent an `sb.inbox.<agentId>` subject names (agent ids never hold `~`, so the token reverses exactly). */
+export function agentOfInboxSubject(subject: string): string {
+  return subject.slice(INBOX_SUBJECT.length + 1).replaceAll('~', '.');
 }
 
 /** `sb.presence.<gateway>`: where a gateway publishes the agents it holds live sessions of (`gateway` is a token without dots). */

@@ -104,6 +104,29 @@ export function describeLiveReachConformance(name: string, create: () => Promise
       assert.equal((await reach.reacher.sample(call('conf-b'), 2000)) ?? '', '');
     });
 
+    it("an inbox announcement reaches every follower with the agent's id, and none once unfollowed", async () => {
+      const first: string[] = [];
+      const second: string[] = [];
+      const unfollowFirst = reach.server.followInboxes((agentId) => first.push(agentId));
+      const unfollowSecond = reach.server.followInboxes((agentId) => second.push(agentId));
+      // A follow may take a moment to reach the server: announce until both hear one.
+      await eventually('both followers hear the announcement', async () => {
+        reach.reacher.inboxChanged('conf.inbox-a');
+        await new Promise((r) => setTimeout(r, 50));
+        return first.includes('conf.inbox-a') && second.includes('conf.inbox-a');
+      });
+      assert.ok(first.every((agentId) => agentId === 'conf.inbox-a'), `heard ${first.join(', ')}`);
+      unfollowFirst();
+      const heard = { first: first.length, second: second.length };
+      reach.reacher.inboxChanged('conf-inbox-b');
+      await eventually('the one still following hears the next', async () => second.includes('conf-inbox-b'));
+      assert.equal(first.length, heard.first, 'an unfollowed listener heard an announcement');
+      unfollowSecond();
+      reach.reacher.inboxChanged('conf-inbox-c');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.ok(!second.includes('conf-inbox-c'), 'a listener heard an announcement after it unfollowed');
+    });
+
     it('once its session closes the agent is reached no more', async () => {
       sessions.held.set('conf-c', { takes: true, answer: 'hi' });
       changed('conf-c');

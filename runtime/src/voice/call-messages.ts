@@ -72,6 +72,7 @@ export class StoredCallMessages implements CallMessages {
     const writes = [this.store.messages.insertInboundStatement(record), ...this.store.inbox.appendStatements(receivedEntry(record))];
     if ((await this.store.db.executeAll(writes))[0]!.changes !== 1) return;
     this.events.emit('message', { channel: 'voice', direction: 'inbound', status: 'received' });
+    this.events.emit('inbox', { agentId: agent.agentId });
     await this.delivery.schedule(record, agent);
   }
 
