@@ -103,6 +103,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
       toolScope: toolScopes(app),
       createServer: (principal, agentId) => createToolServer(app, principal, agentId),
       createModernServer: (principal, agentId) => createModernToolServer(app, principal, agentId),
+      followInboxes: (listener) => ports.reach.followInboxes(listener),
       logger,
       bodyLimit: settings.BODY_LIMIT_BYTES,
       maxSessionsPerPrincipal: settings.MCP_MAX_SESSIONS_PER_PRINCIPAL,

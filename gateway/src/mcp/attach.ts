@@ -1,7 +1,8 @@
-import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, type CreateMcpHandlerOptions, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Logger } from '@switchboard/runtime';
 import type { SocketRoutes } from '../http/socket-routes.js';
 import type { ResourceServer } from '../oauth/resource-server.js';
+import { InboxEventBus } from './inbox-resource.js';
 import { McpAuth, type Authenticate, type Lockout, type ToolScope } from './mcp-auth.js';
 import { callerOf, type CreateMcpServer, type CreateModernMcpServer, type ObserveRequest } from './mcp-http.js';
 import { McpSessions } from './mcp-sessions.js';
@@ -26,6 +27,11 @@ export interface McpOptions {
    * Without it only the 2025-era revisions are served.
    */
   readonly createModernServer?: CreateModernMcpServer;
+  /**
+   * Hears that an agent's inbox has a new entry, wherever it was appended (the runtime's inbox hints);
+   * with it and `createModernServer`, `subscriptions/listen` streams hear `notifications/resources/updated`.
+   */
+  readonly followInboxes?: (listener: (agentId: string) => void) => () => void;
   readonly logger: Logger;
   /** Interval of SSE keep-alive comments; 0 turns them off. Default 15 000. */
   readonly keepAliveMs?: number;
@@ -69,6 +75,7 @@ export function attachMcp(routes: SocketRoutes, options: McpOptions): McpSession
     sessions,
     createServer: options.createServer,
     modern: options.createModernServer && modernHandler(options.createModernServer, options),
+    listen: options.createModernServer && options.followInboxes && listenHandler(options.createModernServer, options.followInboxes, options, sessions),
     logger: options.logger,
     keepAliveMs: options.keepAliveMs ?? MCP_DEFAULTS.keepAliveMs,
     maxBufferedBytes: options.maxBufferedBytes ?? MCP_DEFAULTS.maxBufferedBytes,
@@ -86,7 +93,7 @@ export function attachMcp(routes: SocketRoutes, options: McpOptions): McpSession
  * (`legacy: 'reject'`): the routes send those requests to the sessions. The gateway has
  * authenticated the caller and passes it, with the agent it acts for, as `authInfo`.
  */
-function modernHandler(create: CreateModernMcpServer, options: McpOptions): McpHttpHandler {
+function modernHandler(create: CreateModernMcpServer, options: McpOptions, more: Partial<CreateMcpHandlerOptions> = {}): McpHttpHandler {
   return createMcpHandler(
     ({ authInfo }) => {
       const principal = callerOf(authInfo);
@@ -98,6 +105,18 @@ function modernHandler(create: CreateModernMcpServer, options: McpOptions): McpH
       keepAliveMs: options.keepAliveMs ?? MCP_DEFAULTS.keepAliveMs,
       maxRequestBodySize: options.bodyLimit ?? MCP_DEFAULTS.bodyLimit,
       onerror: (err) => options.logger.debug({ err }, 'mcp stateless request refused or failed'),
+      ...more,
     },
   );
+}
+
+/**
+ * A handler of its own for `subscriptions/listen`, over the inbox hints, so that shutdown can end its
+ * streams gracefully (the SDK's close sends each its final result) without aborting the other stateless
+ * requests still draining. Its streams count against the principals' caps, not the SDK's own limit.
+ */
+function listenHandler(create: CreateModernMcpServer, follow: NonNullable<McpOptions['followInboxes']>, options: McpOptions, sessions: McpSessions): McpHttpHandler {
+  const handler = modernHandler(create, options, { bus: new InboxEventBus(follow), maxSubscriptions: Number.MAX_SAFE_INTEGER });
+  sessions.onClosing(() => handler.close());
+  return handler;
 }

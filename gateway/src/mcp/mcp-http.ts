@@ -26,6 +26,8 @@ export interface McpRouteContext {
   readonly createServer: CreateMcpServer;
   /** Answers stateless 2026-07-28 requests at `/mcp` (the v2 SDK's handler), when the revision is served. */
   readonly modern: McpHttpHandler | undefined;
+  /** Answers 2026-07-28 `subscriptions/listen` (the v2 SDK's listen router over the inbox hints), when served. */
+  readonly listen: McpHttpHandler | undefined;
   readonly logger: Logger;
   readonly keepAliveMs: number;
   readonly maxBufferedBytes: number;

@@ -19,8 +19,38 @@ export interface McpCensus {
   readonly sessions: Record<McpTransportKind, number>;
 }
 
+/**
+ * What a principal holds on this gateway and what counts against its cap: sessions, and the
+ * 2026-07-28 `subscriptions/listen` streams (never idle: a stream is a connected listener).
+ */
+interface Held {
+  readonly id: string;
+  readonly agentId: string | undefined;
+  readonly principal: Principal;
+  readonly idle: boolean;
+  readonly lastActiveAt: number;
+  retire(): Promise<void>;
+}
+
+/** A `subscriptions/listen` stream held for its principal until it ends. */
+class ListenStream implements Held {
+  readonly idle = false;
+  readonly lastActiveAt = performance.now();
+
+  constructor(
+    readonly id: string,
+    readonly principal: Principal,
+    readonly agentId: string | undefined,
+    private readonly end: () => void,
+  ) {}
+
+  async retire(): Promise<void> {
+    this.end();
+  }
+}
+
 /** Idle sessions go first; then, and within each group, the one with the oldest request. */
-const byEviction = (a: McpSession, b: McpSession) => Number(b.idle) - Number(a.idle) || a.lastActiveAt - b.lastActiveAt;
+const byEviction = (a: Held, b: Held) => Number(b.idle) - Number(a.idle) || a.lastActiveAt - b.lastActiveAt;
 
 /** One key per principal: a client token stands for its agent; there is one team and one orchestrator token. */
 const principalKey = (principal: Principal) => (principal.kind === 'client' ? `client:${principal.agentId}` : principal.kind);
@@ -35,7 +65,10 @@ const principalKey = (principal: Principal) => (principal.kind === 'client' ? `c
 export class McpSessions {
   readonly #byId = new Map<string, McpSession>();
   readonly #byAgent = new Map<string, McpSession>();
-  readonly #byPrincipal = new Map<string, Set<McpSession>>();
+  readonly #byPrincipal = new Map<string, Set<Held>>();
+  readonly #streams = new Set<ListenStream>();
+  readonly #closingHooks: (() => Promise<void>)[] = [];
+  #streamIds = 0;
   readonly #live = new Set<McpSession>();
   readonly #listeners: Record<McpSessionEvent, Set<McpSessionListener>> = { open: new Set(), close: new Set() };
   readonly #limits: McpSessionLimits;
@@ -82,6 +115,7 @@ export class McpSessions {
       census.sessions[session.kind] += 1;
       if (session.connected) census.streams += 1;
     }
+    census.streams += this.#streams.size;
     return census;
   }
 
@@ -109,11 +143,34 @@ export class McpSessions {
     return session;
   }
 
-  /** Closes every session cleanly (clients see their streams end) and refuses new ones. */
+  /**
+   * Counts a `subscriptions/listen` stream against its principal's cap (evicting as a new session
+   * would); `end` ends the stream when it is evicted or, if still open after the closing hooks, on
+   * closeAll. Call the returned function once the stream has ended.
+   */
+  holdStream(principal: Principal, agentId: string | undefined, end: () => void): () => void {
+    const stream = new ListenStream(`listen-${++this.#streamIds}`, principal, agentId, end);
+    this.#makeRoomFor(principal);
+    this.#streams.add(stream);
+    this.#addHeld(stream);
+    return () => {
+      this.#streams.delete(stream);
+      this.#release(stream);
+    };
+  }
+
+  /** Runs `hook` first in closeAll (the listen handler's own close, which ends its streams gracefully). */
+  onClosing(hook: () => Promise<void>): void {
+    this.#closingHooks.push(hook);
+  }
+
+  /** Closes every session and listen stream cleanly (clients see their streams end) and refuses new ones. */
   async closeAll(): Promise<void> {
     this.#closing = true;
     clearInterval(this.#sweeper);
     this.#sweeper = undefined;
+    await Promise.all(this.#closingHooks.map((hook) => hook().catch(() => undefined)));
+    for (const stream of this.#streams) void stream.retire();
     await Promise.all([...this.#byId.values()].map((session) => session.close()));
     // Stream bridges end their responses in the microtasks after the SDK closes its streams.
     await new Promise((resolve) => setImmediate(resolve));
@@ -121,15 +178,19 @@ export class McpSessions {
 
   #hold(session: McpSession): void {
     this.#byId.set(session.id, session);
-    const key = principalKey(session.principal);
-    let held = this.#byPrincipal.get(key);
-    if (!held) this.#byPrincipal.set(key, (held = new Set()));
-    held.add(session);
+    this.#addHeld(session);
     this.#sweepIdle();
   }
 
-  /** Forgets a session at once, so a request for its id finds nothing while it closes. */
-  #release(session: McpSession): void {
+  #addHeld(item: Held): void {
+    const key = principalKey(item.principal);
+    let held = this.#byPrincipal.get(key);
+    if (!held) this.#byPrincipal.set(key, (held = new Set()));
+    held.add(item);
+  }
+
+  /** Forgets a session (or stream) at once, so a request for its id finds nothing while it closes. */
+  #release(session: Held): void {
     if (this.#byId.get(session.id) === session) this.#byId.delete(session.id);
     const key = principalKey(session.principal);
     const held = this.#byPrincipal.get(key);
@@ -144,7 +205,7 @@ export class McpSessions {
     for (const oldest of [...held].sort(byEviction).slice(0, excess)) {
       this.logger.info(
         { sessionId: oldest.id, agentId: oldest.agentId, principal: principal.kind, idle: oldest.idle, max: this.#limits.maxPerPrincipal },
-        'mcp session evicted: its principal opened one more than it may hold',
+        oldest instanceof ListenStream ? 'mcp listen stream evicted: its principal opened one more than it may hold' : 'mcp session evicted: its principal opened one more than it may hold',
       );
       this.#release(oldest);
       void oldest.retire();

@@ -1,6 +1,7 @@
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
+import { InboxResources, serveModernInbox } from './inbox-resource.js';
 import { toolCatalog } from './tools.js';
 import { VERSION } from '../version.js';
 
@@ -14,15 +15,16 @@ export const LIST_CACHE_HINT = { ttlMs: 5 * 60_000, cacheScope: 'private' } as c
 /**
  * The MCP server of one stateless 2026-07-28 request (the v2 SDK): the same tools as a 2025-era
  * session, acting as the request's caller. Made anew for each request, so it holds nothing
- * between requests and any gateway of a cluster can answer any request. Prompts and resources are
- * declared with empty lists, so the revision's cacheable list results all answer (with their hints)
- * rather than "method not found"; the agent inbox is to become its resources.
+ * between requests and any gateway of a cluster can answer any request. Prompts are declared with an
+ * empty list, so the revision's cacheable list results all answer (with their hints) rather than
+ * "method not found"; the resources are the agents' inboxes (inbox-resource.ts).
  */
 export function createModernToolServer(app: GatewayApp, principal: Principal, agentId: string | undefined): Server {
   const server = new Server(
     { name: 'switchboard', version: VERSION },
     {
-      capabilities: { tools: {}, prompts: {}, resources: {} },
+      // Subscribing is `subscriptions/listen` with `resourceSubscriptions` (see listen.ts).
+      capabilities: { tools: {}, prompts: {}, resources: { subscribe: true } },
       cacheHints: {
         'server/discover': LIST_CACHE_HINT,
         'tools/list': LIST_CACHE_HINT,
@@ -47,10 +49,6 @@ export function createModernToolServer(app: GatewayApp, principal: Principal, ag
   server.setRequestHandler('prompts/get', async (request) => {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt ${request.params.name}; this server has none.`);
   });
-  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
-  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
-  server.setRequestHandler('resources/read', async (request) => {
-    throw new ResourceNotFoundError(request.params.uri, `No resource ${request.params.uri}; this server has none yet.`);
-  });
+  serveModernInbox(server, new InboxResources(app, principal, agentId));
   return server;
 }
