@@ -24,6 +24,7 @@ import { importPackage, resolveProviders, type DemoSimulator } from './providers
 import { attachMcp, ServerNames, type McpSessions } from './mcp/index.js';
 import { connectAgentReach } from './mcp/live-delivery.js';
 import { mcpRouteDocs } from './mcp/route-docs.js';
+import { InboxSubscribers } from './mcp/inbox-subscribers.js';
 import { createToolServer, toolScopes } from './mcp/tools.js';
 import { createModernToolServer } from './mcp/modern-server.js';
 import { callRoutes } from './routes/calls.js';
@@ -94,6 +95,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   });
   let listener: Listener | undefined;
   let mcp!: McpSessions;
+  const inboxes = new InboxSubscribers((listener) => ports.reach.followInboxes(listener));
   const serverNames = new ServerNames([settings.HOST, ...settings.ALLOWED_HOSTS.split(',')]);
   const attachTransports = (routes: Parameters<typeof attachMcp>[0]) => {
     mcp = attachMcp(routes, {
@@ -101,7 +103,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
       lockout: ports.lockout,
       oauth,
       toolScope: toolScopes(app),
-      createServer: (principal, agentId) => createToolServer(app, principal, agentId),
+      createServer: (principal, agentId) => createToolServer(app, principal, agentId, inboxes),
       createModernServer: (principal, agentId) => createModernToolServer(app, principal, agentId),
       followInboxes: (listener) => ports.reach.followInboxes(listener),
       logger,

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, ProtocolError, StreamableHTTPClientTransport, type McpSubscription } from '@modelcontextprotocol/client';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { connectMcp } from '../helpers/mcp-client.js';
 
 const REVISION = '2026-07-28';
 const CUSTOMER = '+14155550166';
@@ -178,6 +180,36 @@ describe(`MCP ${REVISION}: the agent's inbox as a resource, and subscriptions/li
     assert.equal((await t.sim.inbound.sms({ agentId: 'listen.b', from: CUSTOMER, to: b.channels.sms!.address, body: 'still here' })).status, 200);
     await eventually('the newest stream hears', () => (heard.length > before ? true : undefined));
     await Promise.all([...opened.slice(1), newest].map((s) => s.close()));
+  });
+
+  it('a 2025-era session subscribes with resources/subscribe and hears resources/updated beside its notifications/message', async () => {
+    const legacy = await connectMcp(t.url, 'streamable', a.securityToken);
+    try {
+      const heard: string[] = [];
+      legacy.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void heard.push(n.params.uri));
+      assert.deepEqual(legacy.client.getServerCapabilities()?.resources, { subscribe: true });
+      assert.deepEqual(
+        (await legacy.client.listResources()).resources.map((r) => r.uri),
+        [inboxOf('listen-a')],
+      );
+      await assert.rejects(legacy.client.subscribeResource({ uri: inboxOf('listen.b') }), (err: { code?: number }) => err.code === -32602);
+      await assert.rejects(legacy.client.readResource({ uri: inboxOf('listen.b') }), (err: { code?: number }) => err.code === -32002);
+      await legacy.client.subscribeResource({ uri: inboxOf('listen-a') });
+      assert.equal((await t.sim.inbound.sms({ agentId: 'listen-a', from: CUSTOMER, to: a.channels.sms!.address, body: 'legacy hears' })).status, 200);
+      // The live delivery keeps its contract: the message itself as notifications/message.
+      assert.equal((await legacy.next('switchboard.inbound', (d) => d.body === 'legacy hears', 20_000)).body, 'legacy hears');
+      await eventually('the legacy session hears the inbox update', () => (heard.includes(inboxOf('listen-a')) ? true : undefined));
+      const read = await legacy.client.readResource({ uri: inboxOf('listen-a') });
+      assert.match((read.contents[0] as { text: string }).text, /legacy hears/);
+      await legacy.client.unsubscribeResource({ uri: inboxOf('listen-a') });
+      const before = heard.length;
+      assert.equal((await t.sim.inbound.sms({ agentId: 'listen-a', from: CUSTOMER, to: a.channels.sms!.address, body: 'not heard' })).status, 200);
+      await legacy.next('switchboard.inbound', (d) => d.body === 'not heard', 20_000);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(heard.slice(before), []);
+    } finally {
+      await legacy.close();
+    }
   });
 
   it('a listen stream ends, gracefully, when the gateway closes', async () => {

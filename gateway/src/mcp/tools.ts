@@ -6,6 +6,7 @@ import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
 import { errorResult } from '../http/errors.js';
 import { compileBody } from '../http/validation.js';
+import type { InboxSubscribers } from './inbox-subscribers.js';
 import { callerOf } from './mcp-http.js';
 import { scopeOf } from '../oauth/scopes.js';
 import { VERSION } from '../version.js';
@@ -127,11 +128,13 @@ export function toolCatalog(app: GatewayApp, principal: Principal, agentId: stri
 }
 
 /**
- * The MCP server of one 2025-era session: the catalog's tools and the `logging` capability for
- * inbound-message notifications.
+ * The MCP server of one 2025-era session: the catalog's tools, the `logging` capability for
+ * inbound-message notifications and, with `inboxes`, the agents' inbox resources and their subscriptions.
  */
-export function createToolServer(app: GatewayApp, principal: Principal, agentId: string | undefined): Server {
-  const server = new Server({ name: 'switchboard', version: VERSION }, { capabilities: { tools: {}, logging: {} } });
+export function createToolServer(app: GatewayApp, principal: Principal, agentId: string | undefined, inboxes?: InboxSubscribers): Server {
+  const capabilities = inboxes ? { tools: {}, logging: {}, resources: { subscribe: true } } : { tools: {}, logging: {} };
+  const server = new Server({ name: 'switchboard', version: VERSION }, { capabilities });
+  inboxes?.serve(server, app, principal, agentId);
   const catalog = toolCatalog(app, principal, agentId);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...catalog.tools] }));
   // The session's agent stays; the rights are the caller's of this request (an access token's scopes may change).
