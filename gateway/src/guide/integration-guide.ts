@@ -40,7 +40,8 @@ tools are listed in a fixed order. One endpoint, \`${baseUrl}/mcp\` with \`Autho
   version, client info and capabilities in \`_meta\` (\`io.modelcontextprotocol/protocolVersion\`, …)
   and the \`MCP-Protocol-Version\`, \`Mcp-Method\` and \`Mcp-Name\` headers, and any gateway of a
   cluster answers it. Served: \`server/discover\`, \`tools/list\` (with \`ttlMs\` and \`cacheScope\`:
-  5 minutes, private), \`tools/call\`, and empty prompt and resource lists; every result has
+  5 minutes, private), \`tools/call\`, the inbox resources and \`subscriptions/listen\` (see "Listen
+  for inbox updates" below), and an empty prompt list; every result has
   \`resultType\`. A request without \`_meta\` is refused with -32602, an unsupported version with -32022
   (the data names the supported ones), headers that disagree with the body with -32020, an unknown
   tool with -32602; methods the revision removed (\`ping\`, \`initialize\`, \`logging/setLevel\`) are
@@ -48,8 +49,7 @@ tools are listed in a fixed order. One endpoint, \`${baseUrl}/mcp\` with \`Autho
   to the server's log line of the request. With the official TypeScript SDK 2.x:
   \`new Client(info, { versionNegotiation: { mode: { pin: '2026-07-28' } } })\` (or \`mode: 'auto'\`) and
   \`new StreamableHTTPClientTransport(new URL('${baseUrl}/mcp?agentId=support-bot'), { requestInit: { headers: { Authorization: 'Bearer <client token>' } } })\`
-  from \`@modelcontextprotocol/client\`. Live inbound messages need a session (below) until
-  \`subscriptions/listen\` is served.
+  from \`@modelcontextprotocol/client\`. Live inbound messages: listen for inbox updates (below).
 - **MCP 2025-03-26, 2025-06-18 and 2025-11-25** (Streamable HTTP with sessions): \`initialize\` opens a
   session named by \`Mcp-Session-Id\`, and \`GET /mcp\` opens its stream. With the SDK 1.x, or 2.x in
   its default \`legacy\` mode: \`new StreamableHTTPClientTransport(new URL('${baseUrl}/mcp?agentId=support-bot'), { requestInit: { headers: { Authorization: 'Bearer <client token>' } } })\`
@@ -180,6 +180,35 @@ with the message's text or the receipt's details. A notification is a hint; the 
   Acknowledged entries are kept for \`INBOX_RETENTION_DAYS\` (30 by default), then removed.
 - Over MCP: \`comms_inbox_read\` and \`comms_inbox_ack\`, same arguments. A team token names the agent
   (\`agentId\`), as on every route.
+- As an MCP resource: \`switchboard://agents/<agentId>/inbox\` (\`application/json\`). \`resources/read\`
+  returns what \`GET /api/v1/inbox\` returns without arguments: the first 50 entries you have not
+  acknowledged (page on with \`comms_inbox_read\` when \`hasMore\`); its \`ttlMs\` is 0, so clients do
+  not cache it. \`resources/list\` shows a client token its agent's inbox (a team or orchestrator token,
+  the agent named with \`?agentId=\`); \`resources/templates/list\` gives the URI template. An inbox the
+  token may not read is "not found".
+
+## Listen for inbox updates
+
+Instead of polling, an agent hears that its inbox has a new entry, then reads it:
+
+- **MCP 2026-07-28**: \`subscriptions/listen\` with \`resourceSubscriptions\` naming the inbox opens a
+  stream (one long POST answered as server-sent events) that carries
+  \`notifications/resources/updated\` with the inbox's URI each time an entry is added — an inbound
+  message, a status change of a message you sent — from whichever gateway or node stored it. With the
+  SDK 2.x:
+  \`client.setNotificationHandler('notifications/resources/updated', (n) => …read n.params.uri…)\`, then
+  \`const sub = await client.listen({ resourceSubscriptions: ['switchboard://agents/support-bot/inbox'] })\`;
+  \`sub.close()\` ends it. A listen naming an inbox the token may not read (another agent's, with a
+  client token) or a URI that is no inbox is refused with -32602 before anything is streamed. Each
+  open listen counts like a session against the token's limit on a gateway (64 by default): one more
+  ends the oldest (\`sub.closed\` resolves \`'remote'\`; listen again). When the server shuts down it ends
+  each listen with its final result (\`'graceful'\`): listen again, at another gateway.
+- **MCP 2025 sessions**: \`resources/subscribe\` with the same URI;
+  \`notifications/resources/updated\` comes on the session's stream (\`GET /mcp\`, or \`/sse\`), beside
+  \`notifications/message\` with the message itself. \`resources/unsubscribe\` stops it.
+
+An update is a hint, not the entry: a missed one (a dropped stream, a restarting node) only delays
+you until your next read, so read the inbox when you (re)connect, and acknowledge what you handled.
 
 ## Voice
 
