@@ -1,3 +1,4 @@
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { ErrorCodes } from '@switchboard/sdk';
 import type { Principal } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
@@ -19,6 +20,7 @@ export function isListenRequest(body: unknown): body is { id: string | number; m
  * of held sessions and streams (McpSessions), which may end it early (eviction) and ends it on shutdown.
  */
 export async function serveListen(
+  listen: McpHttpHandler,
   exchange: Exchange,
   request: Request,
   principal: Principal,
@@ -26,8 +28,6 @@ export async function serveListen(
   body: { id: string | number; params?: unknown },
   context: McpRouteContext,
 ): Promise<void> {
-  const listen = context.listen;
-  if (!listen) fail(ErrorCodes.NOT_FOUND, 'subscriptions/listen is not served here.');
   const filter = (body.params as { notifications?: { resourceSubscriptions?: unknown } } | undefined)?.notifications;
   const uris = filter?.resourceSubscriptions;
   const refusal = Array.isArray(uris) ? refusedSubscriptions(principal, uris) : undefined;

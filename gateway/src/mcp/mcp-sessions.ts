@@ -59,8 +59,9 @@ const principalKey = (principal: Principal) => (principal.kind === 'client' ? `c
  * The gateway's MCP sessions, by id, by agent and by principal. A live session with an agent receives
  * that agent's deliveries and voice turns; a newer live session for the same agent replaces (closes)
  * the older, and the older one's close never unregisters the newer. A principal holds at most
- * `maxPerPrincipal` sessions: a new one beyond that closes the longest idle of them, so its client's
- * next request finds no session (404) and initializes again. Idle sessions expire after `idleMs`.
+ * `maxPerPrincipal` sessions and 2026-07-28 listen streams: a new one beyond that closes the longest
+ * idle of them, so its client's next request finds no session (404) and initializes again (a listen
+ * stream just ends). Idle sessions expire after `idleMs`.
  */
 export class McpSessions {
   readonly #byId = new Map<string, McpSession>();

@@ -64,7 +64,7 @@ async function serve(exchange: Exchange, reading: Promise<Buffer | undefined>, c
     // The SDK's own classification: a request claiming a revision in `_meta` (or the modern header) is its to answer or refuse.
     if (!(await isLegacyRequest(request, body))) {
       const agentId = McpAuth.agentFor(principal, exchange.query.get('agentId'));
-      if (isListenRequest(body)) return serveListen(exchange, request, principal, agentId, body, context);
+      if (context.listen && isListenRequest(body)) return serveListen(context.listen, exchange, request, principal, agentId, body, context);
       const response = await context.modern.fetch(request, { authInfo: callerInfo(principal, agentId), parsedBody: body });
       await sendFetchResponse(exchange, response, SECURITY_HEADERS);
       return;
