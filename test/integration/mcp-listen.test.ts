@@ -170,7 +170,10 @@ describe(`MCP ${REVISION}: the agent's inbox as a resource, and subscriptions/li
   it("listen streams count against the principal's cap: one more evicts the oldest", async () => {
     const client = await connect(b.securityToken);
     const opened: McpSubscription[] = [];
+    const streamsBefore = t.gateway.mcp.census().streams;
     for (let i = 0; i < CAP; i++) opened.push(await client.listen({ resourceSubscriptions: [inboxOf('listen.b')] }));
+    // Open event streams, as switchboard_sse_sessions reports them.
+    assert.equal(t.gateway.mcp.census().streams, streamsBefore + CAP);
     const ended = Promise.race([opened[0]!.closed, new Promise((r) => setTimeout(() => r('still open'), 10_000))]);
     const newest = await client.listen({ resourceSubscriptions: [inboxOf('listen.b')] });
     assert.equal(await ended, 'remote', 'the oldest listen stream was not ended');
@@ -180,6 +183,8 @@ describe(`MCP ${REVISION}: the agent's inbox as a resource, and subscriptions/li
     assert.equal((await t.sim.inbound.sms({ agentId: 'listen.b', from: CUSTOMER, to: b.channels.sms!.address, body: 'still here' })).status, 200);
     await eventually('the newest stream hears', () => (heard.length > before ? true : undefined));
     await Promise.all([...opened.slice(1), newest].map((s) => s.close()));
+    // A listen the client closed is released: it no longer counts.
+    await eventually('the closed streams are released', () => (t.gateway.mcp.census().streams === streamsBefore ? true : undefined));
   });
 
   it('a 2025-era session subscribes with resources/subscribe and hears resources/updated beside its notifications/message', async () => {
