@@ -102,7 +102,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
       oauth,
       toolScope: toolScopes(app),
       createServer: (principal, agentId) => createToolServer(app, principal, agentId),
-      createModernServer: (principal, agentId) => createModernToolServer(app, principal, agentId),
+      createModernServer: (principal, agentId) => createModernToolServer(app, principal, agentId, ports),
       logger,
       bodyLimit: settings.BODY_LIMIT_BYTES,
       maxSessionsPerPrincipal: settings.MCP_MAX_SESSIONS_PER_PRINCIPAL,
