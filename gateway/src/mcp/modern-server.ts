@@ -38,14 +38,14 @@ export function createModernToolServer(app: GatewayApp, principal: Principal, ag
   const tools = catalog.tools as Tool[];
   const tasks = new CallTasks(ports, principal);
   server.setRequestHandler('tools/list', async () => ({ tools }));
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     // The revision makes an unknown tool a protocol error (2025-era sessions keep their isError result).
     if (!tools.some((t) => t.name === request.params.name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}; list the tools to see what this server offers.`);
     }
     const result = (await catalog.call(request.params.name, request.params.arguments ?? {}, principal)) as CallToolResult;
     // A call placed for a client that declares the Tasks extension is answered with a task that follows it.
-    const task = TASK_TOOLS.has(request.params.name) && declaresTasks(request.params._meta) ? await tasks.start(result) : undefined;
+    const task = TASK_TOOLS.has(request.params.name) && declaresTasks(ctx.mcpReq.envelope) ? await tasks.start(result) : undefined;
     if (task) return task as CallToolResult;
     return server.projectCallToolResult(result, tools.find((t) => t.name === request.params.name)?.outputSchema);
   });

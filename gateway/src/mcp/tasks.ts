@@ -19,9 +19,9 @@ const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 /** What the task side of the server reaches the runtime through. */
 export type TaskPorts = Pick<GatewayPorts, 'tasks' | 'calls' | 'agents'>;
 
-/** True when the request's per-request capabilities (`_meta`) name the Tasks extension. */
-export function declaresTasks(meta: unknown): boolean {
-  const capabilities = (meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES] as { extensions?: Record<string, unknown> } | undefined;
+/** True when the request's capabilities (its `_meta` envelope, which the SDK lifts out of the params) name the Tasks extension. */
+export function declaresTasks(envelope: unknown): boolean {
+  const capabilities = (envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES] as { extensions?: Record<string, unknown> } | undefined;
   const setting = capabilities?.extensions?.[TASKS_EXTENSION];
   return typeof setting === 'object' && setting !== null;
 }
@@ -115,8 +115,8 @@ export class CallTasks {
 export function serveTasks(server: Server, tasks: CallTasks): void {
   const gated =
     <R>(work: (taskId: string) => Promise<R>) =>
-    async (params: { taskId: string }, ctx: { mcpReq: { _meta?: unknown } }): Promise<R> => {
-      if (!declaresTasks(ctx.mcpReq._meta)) {
+    async (params: { taskId: string }, ctx: { mcpReq: { envelope?: unknown } }): Promise<R> => {
+      if (!declaresTasks(ctx.mcpReq.envelope)) {
         throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } }, 'Missing required client capability: declare the io.modelcontextprotocol/tasks extension in the request capabilities.');
       }
       return work(params.taskId);
