@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
+import { startCallAnswerer, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const REVISION = '2026-07-28';
@@ -51,7 +51,6 @@ describe(`MCP ${REVISION}: calls placed as tasks (the ${TASKS} extension)`, () =
   let agent: Awaited<ReturnType<typeof provisionAgent>>;
   let other: Awaited<ReturnType<typeof provisionAgent>>;
   let receiver: CallbackReceiver;
-  let secret: string | undefined;
 
   /** One stateless JSON-RPC POST to /mcp, with the standard headers (Mcp-Name: the tool, or the task's id). */
   async function rpc(method: string, params: Record<string, unknown>, options: { token?: string; tasks?: boolean } = {}): Promise<RpcAnswer> {
@@ -112,15 +111,10 @@ describe(`MCP ${REVISION}: calls placed as tasks (the ${TASKS} extension)`, () =
     t = await startTestGateway({ VOICE_MODE: 'relay' }, undefined, { externalProviders: true });
     agent = await provisionAgent(t, 'tasks-agent', ['voice'], { greeting: 'Hello from the tasks agent.' });
     other = await provisionAgent(t, 'tasks-other', ['voice']);
-    receiver = await startCallbackReceiver(() => secret);
-    const set = await t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl: receiver.url } });
-    secret = ((await set.json()) as { signingSecret: string }).signingSecret;
-    receiver.reply = (event) => {
-      if (event.type !== 'call.turn') return {};
-      const said = String(event.data.text);
-      if (said.includes('bye')) return { text: 'Goodbye!', end: true };
-      return { text: `You said: ${said}` };
-    };
+    receiver = await startCallAnswerer(
+      (callbackUrl) => t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl } }),
+      (said) => (said.includes('bye') ? { text: 'Goodbye!', end: true } : { text: `You said: ${said}` }),
+    );
   });
   after(async () => {
     await t?.close();
