@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, type CallToolResult, type Server, type StandardSchemaV1 } from '@modelcontextprotocol/server';
+import { ErrorCodes } from '@switchboard/sdk';
 import { callTaskState, taskExpired, type CallTaskState, type GatewayPorts, type Principal, type StoredTask } from '@switchboard/runtime';
 
 /** The Tasks extension (SEP-2663) as the 2026-07-28 revision names it. */
@@ -86,7 +87,7 @@ export class CallTasks {
       await this.ports.agents.call('hangUpCall', task.agentId, { callSid: task.callId });
     } catch (err) {
       // The call ended meanwhile: the task keeps the call's own outcome.
-      if ((err as { code?: unknown }).code === 'CONFLICT') return {};
+      if ((err as { code?: unknown }).code === ErrorCodes.CONFLICT) return {};
       throw new ProtocolError(ProtocolErrorCode.InternalError, `Could not hang the call up: ${(err as Error).message}; try again.`);
     }
     await this.ports.tasks.cancel(task.taskId, new Date().toISOString());
