@@ -104,7 +104,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
       oauth,
       toolScope: toolScopes(app),
       createServer: (principal, agentId) => createToolServer(app, principal, agentId, inboxes),
-      createModernServer: (principal, agentId) => createModernToolServer(app, principal, agentId),
+      createModernServer: (principal, agentId) => createModernToolServer(app, principal, agentId, ports),
       followInboxes: (listener) => ports.reach.followInboxes(listener),
       logger,
       bodyLimit: settings.BODY_LIMIT_BYTES,

@@ -15,11 +15,12 @@ import type { SecretBox } from './secrets.js';
 import type { Settings } from './settings/schema.js';
 import type { IdempotencyRepository } from './store/repositories/idempotency.js';
 import type { PoolRepository } from './store/repositories/pools.js';
+import type { TaskRepository } from './store/repositories/tasks.js';
 
 /**
  * Everything a gateway reaches the runtime through, as small ports: agent operations (the catalogue,
  * over the bus), tokens, idempotent answers, the operator's reads and writes, live reach of agents,
- * metrics' events, webhook and voice verification, the voice calls a gateway holds, and readiness.
+ * metrics' events, webhook and voice verification, the voice calls a gateway holds, MCP tasks, and readiness.
  * Built by `gatewayPorts()` (roles/gateway-ports.ts); a gateway's routes, MCP surface and sockets see nothing else.
  */
 export interface GatewayPorts {
@@ -45,6 +46,8 @@ export interface GatewayPorts {
   readonly voice: VoicePort;
   /** The call log with each call's ledger and transcript (the calls API). */
   readonly calls: Pick<StoredCallReads, 'list' | 'get'>;
+  /** Tasks of the MCP Tasks extension (a call placed as a task), stored so that any gateway answers for them. */
+  readonly tasks: Pick<TaskRepository, 'create' | 'find' | 'cancel'>;
   readonly readiness: Pick<ReadinessChecks, 'run'>;
 }
 

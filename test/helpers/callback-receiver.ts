@@ -73,3 +73,18 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
   receiver.url = `http://127.0.0.1:${address.port}/hooks`;
   return receiver;
 }
+
+/**
+ * A receiver set as the agent's callback URL (its signing secret kept) that answers each `call.turn`
+ * with `reply(what the caller said)`: the agent side of a voice call driven through callbacks.
+ */
+export async function startCallAnswerer(
+  setCallbackUrl: (url: string) => Promise<Response>,
+  reply: (said: string) => { text: string; end?: boolean },
+): Promise<CallbackReceiver> {
+  let secret: string | undefined;
+  const receiver = await startCallbackReceiver(() => secret);
+  secret = ((await (await setCallbackUrl(receiver.url)).json()) as { signingSecret: string }).signingSecret;
+  receiver.reply = (event) => (event.type === 'call.turn' ? reply(String(event.data.text)) : {});
+  return receiver;
+}

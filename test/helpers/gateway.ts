@@ -18,6 +18,11 @@ export interface TestGateway {
   readonly sim: Simulator;
   /** fetch against the gateway with an optional bearer token and JSON body. */
   call(method: string, path: string, options?: { token?: string; json?: unknown; headers?: Record<string, string>; body?: string | Buffer }): Promise<Response>;
+  /**
+   * Stops the gateway and starts it again with the same settings and data (store); a cluster's
+   * nodes and the simulator of `externalProviders` or a cluster keep running, so calls on it go on.
+   */
+  restart(): Promise<void>;
   close(options?: { keepData?: boolean }): Promise<void>;
 }
 
@@ -57,29 +62,47 @@ interface TestCluster {
 /** Secret keys of test clusters, by data dir: a restart on the same dir opens what the first run sealed. */
 const secretKeys = new Map<string, string>();
 
-async function startTestCluster(dir: string): Promise<TestCluster> {
-  const nats: TestNatsServer = await startNatsServer();
-  const database = databases.get(dir) ?? (await createTestDatabase());
-  databases.set(dir, database);
+/** The simulator in the test process, configured as real providers with the demo pools, on a fixed gateway port. */
+interface ExternalProviders {
+  readonly simulator: Simulator;
+  readonly drivers: DriverSpec[];
+  readonly settings: Record<string, string | number>;
+}
+
+async function startExternalProviders(dir: string): Promise<ExternalProviders> {
   if (!secretKeys.has(dir)) secretKeys.set(dir, randomBytes(32).toString('hex'));
   const simulator = await startSimulator({ host: '127.0.0.1', port: 0, lineBotUserIds: demoPools().line });
   const port = await freePort();
   const pools = demoPools();
-  const nodes: RuntimeNode[] = [];
   return {
     simulator,
     drivers: simulatorDriverSpecs(simulator),
     settings: {
       PORT: port,
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      NATS_URL: nats.url,
-      DATABASE_URL: database.url,
       SECRET_KEY: secretKeys.get(dir)!,
       DEMO_MODE: 'false',
       EMAIL_DOMAIN: DEMO_EMAIL_DOMAIN,
       POOL_PHONE_NUMBERS: pools.phone.join(','),
       POOL_WHATSAPP_SENDERS: pools.whatsapp.join(','),
       POOL_LINE_CHANNELS: pools.line.join(','),
+    },
+  };
+}
+
+async function startTestCluster(dir: string): Promise<TestCluster> {
+  const nats: TestNatsServer = await startNatsServer();
+  const database = databases.get(dir) ?? (await createTestDatabase());
+  databases.set(dir, database);
+  const { simulator, drivers, settings } = await startExternalProviders(dir);
+  const nodes: RuntimeNode[] = [];
+  return {
+    simulator,
+    drivers,
+    settings: {
+      ...settings,
+      NATS_URL: nats.url,
+      DATABASE_URL: database.url,
       CLUSTER_PARTITIONS: 8,
       CLUSTER_LEASE_TTL_MS: 1500,
     },
@@ -100,10 +123,12 @@ async function startTestCluster(dir: string): Promise<TestCluster> {
 export async function startTestGateway(
   overrides: Record<string, string | number> = {},
   dataDir?: string,
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; externalProviders?: boolean } = {},
 ): Promise<TestGateway> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
   const cluster = CLUSTER ? await startTestCluster(dir) : undefined;
+  // Embedded with the simulator outside the gateway, so that it outlives a restart (a cluster's always does).
+  const external = !cluster && options.externalProviders ? await startExternalProviders(dir) : undefined;
   const orchestratorToken = `sb_orch_test_${randomBytes(24).toString('base64url')}`;
   const settings = loadSettings({
     env: {},
@@ -118,18 +143,23 @@ export async function startTestGateway(
       CALLBACK_MAX_ATTEMPTS: 3,
       SEND_RETRY_BASE_MS: 10,
       SEND_TIMEOUT_MS: 1000,
-      ...(cluster ? cluster.settings : await storeSettings(dir)),
+      ...(cluster ? cluster.settings : { ...external?.settings, ...(await storeSettings(dir)) }),
       // scripts/test.mjs runs the adapter-sensitive suites a second time with the node:http adapter.
       HTTP_ADAPTER: process.env.SWITCHBOARD_HTTP_ADAPTER ?? 'auto',
       ...overrides,
     },
   });
   await cluster?.startNodes(settings);
-  const gateway = await startGateway({
-    settings,
-    logger: options.logger ?? createLogger({ level: settings.LOG_LEVEL, pretty: false }),
-    ...(cluster ? { cluster: 'gateway' as const, drivers: cluster.drivers } : {}),
-  });
+  if (external) external.simulator.gatewayUrl = String(settings.PUBLIC_BASE_URL);
+  const logger = options.logger ?? createLogger({ level: settings.LOG_LEVEL, pretty: false });
+  const start = (previous?: Gateway) =>
+    startGateway({
+      settings,
+      logger,
+      ...(cluster ? { cluster: 'gateway' as const, drivers: cluster.drivers } : external ? { drivers: external.drivers } : {}),
+      ...(previous?.simulator ? { previousSimulator: previous.simulator } : {}),
+    });
+  let gateway = await start();
   const teamToken = await gateway.runtime.inspect.tokens.teamToken();
   const call: TestGateway['call'] = (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -142,16 +172,27 @@ export async function startTestGateway(
     return fetch(`${gateway.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
   };
   return {
-    gateway,
-    url: gateway.url,
+    get gateway() {
+      return gateway;
+    },
+    get url() {
+      return gateway.url;
+    },
     dataDir: dir,
     orchestratorToken: String(settings.ORCHESTRATOR_TOKEN),
     teamToken,
-    sim: cluster?.simulator ?? (gateway.simulator as unknown as Simulator),
+    get sim() {
+      return cluster?.simulator ?? external?.simulator ?? (gateway.simulator as unknown as Simulator);
+    },
     call,
+    async restart() {
+      await gateway.stop();
+      gateway = await start(gateway);
+    },
     async close({ keepData = false } = {}) {
       await gateway.stop();
       await cluster?.stop();
+      await external?.simulator.close();
       if (keepData) return;
       rmSync(dir, { recursive: true, force: true });
       await databases.get(dir)?.drop();

@@ -22,6 +22,18 @@ const SCENARIOS: Readonly<Record<string, readonly string[]>> = {
   '2026-07-28': ['server-stateless', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection', 'caching', 'sep-2164-resource-not-found', 'http-header-validation'],
 };
 
+/**
+ * Extension scenarios (run with --force: not on the spec timeline, not scored) whose every other
+ * check needs the suite's fixture tools (`greet`, `slow_compute`, …): the checks named here need
+ * none and must pass. Tasks (SEP-2663): the extension advertised, tasks/* gated on it, removed
+ * methods and unknown task ids answered, the routing headers checked.
+ */
+const EXTENSION_CHECKS: Readonly<Record<string, readonly string[]>> = {
+  'tasks-capability-negotiation': ['tasks-extension-advertised', 'sep-2663-tasks-methods-non-declaring'],
+  'tasks-dispatch-and-envelope': ['sep-2663-tasks-result-removed-method-not-found', 'tasks-removed-tasks-list', 'sep-2663-tasks-get-invalid-task-id-32602'],
+  'tasks-request-headers': ['tasks-headers-reject-mismatched-method'],
+};
+
 const CLI = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist/index.js');
 
 interface Check {
@@ -63,9 +75,9 @@ function credentialProxy(target: URL, token: string): Promise<Server> {
 }
 
 /** Runs one scenario at one revision with the suite's CLI (under `node`) and returns its checks and exit code. */
-function runScenario(node: string, url: string, revision: string, scenario: string): Promise<{ checks: Check[]; code: number; output: string }> {
+function runScenario(node: string, url: string, revision: string, scenario: string, force = false): Promise<{ checks: Check[]; code: number; output: string }> {
   const outputDir = mkdtempSync(join(tmpdir(), 'switchboard-conformance-'));
-  const args = [CLI, 'server', '--url', url, '--scenario', scenario, '--spec-version', revision, '-o', outputDir];
+  const args = [CLI, 'server', '--url', url, '--scenario', scenario, '--spec-version', revision, '-o', outputDir, ...(force ? ['--force'] : [])];
   return new Promise((resolve, reject) => {
     execFile(node, args, { timeout: 90_000 }, (err, stdout, stderr) => {
       try {
@@ -126,5 +138,17 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance, under Node 2
         if (untestable.length === 0) assert.equal(code, 0, output);
       });
     }
+  }
+
+  for (const [scenario, ids] of Object.entries(EXTENSION_CHECKS)) {
+    it(`passes the fixture-free checks of the extension scenario ${scenario} at 2026-07-28`, async () => {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
+      const { checks, output } = await runScenario(node22, url, '2026-07-28', scenario, true);
+      assert.deepEqual(
+        ids.map((id) => `${id}: ${checks.find((check) => check.id === id)?.status ?? 'not run'}`),
+        ids.map((id) => `${id}: SUCCESS`),
+        output,
+      );
+    });
   }
 });

@@ -40,8 +40,9 @@ tools are listed in a fixed order. One endpoint, \`${baseUrl}/mcp\` with \`Autho
   version, client info and capabilities in \`_meta\` (\`io.modelcontextprotocol/protocolVersion\`, …)
   and the \`MCP-Protocol-Version\`, \`Mcp-Method\` and \`Mcp-Name\` headers, and any gateway of a
   cluster answers it. Served: \`server/discover\`, \`tools/list\` (with \`ttlMs\` and \`cacheScope\`:
-  5 minutes, private), \`tools/call\`, the inbox resources and \`subscriptions/listen\` (see "Listen
-  for inbox updates" below), and an empty prompt list; every result has
+  5 minutes, private), \`tools/call\`, the Tasks extension (calls as tasks, below), the inbox
+  resources and \`subscriptions/listen\` (see "Listen for inbox updates" below), and an empty prompt
+  list; every result has
   \`resultType\`. A request without \`_meta\` is refused with -32602, an unsupported version with -32022
   (the data names the supported ones), headers that disagree with the body with -32020, an unknown
   tool with -32602; methods the revision removed (\`ping\`, \`initialize\`, \`logging/setLevel\`) are
@@ -252,6 +253,27 @@ you until your next read, so read the inbox when you (re)connect, and acknowledg
 Point Twilio's voice webhook at \`${baseUrl}/webhooks/<agentId>/voice\` and its status callback at
 \`…/call-status\` (or at \`${baseUrl}/webhooks/voice/status\`, which finds the agent by the call's
 \`CallSid\`); the media WebSocket (\`wss://…/webhooks/<agentId>/voice-ws\`) is signed like every webhook.
+
+## Calls as MCP tasks
+
+A call runs for minutes after \`comms_make_call\` or \`comms_call_on_behalf\` answers. An MCP 2026-07-28
+request that declares the Tasks extension in its capabilities
+(\`_meta["io.modelcontextprotocol/clientCapabilities"] = {"extensions":{"io.modelcontextprotocol/tasks":{}}}\`;
+\`server/discover\` lists it under \`capabilities.extensions\`) gets a task instead of the placed call:
+\`{"resultType":"task","taskId":"…","status":"working","createdAt":"…","lastUpdatedAt":"…","ttlMs":86400000,"pollIntervalMs":2000}\`.
+Requests without it, and 2025-era sessions, get the same answer as before.
+
+- \`tasks/get\` \`{"taskId"}\` (header \`Mcp-Name: <taskId>\`): \`working\` while the call rings or talks;
+  \`completed\` once it is over, with \`result\` holding the outcome as \`structuredContent\` (and JSON
+  text): \`callId\`, \`answered\`, \`status\`, \`from\`, \`to\`, \`connectedAt\`, \`endedAt\`,
+  \`durationSeconds\`, \`cost\`, \`summary\` and the \`transcript\` lines. A call that was not answered
+  (busy, no-answer, failed) is \`completed\` too, with \`answered: false\` and \`isError: true\`.
+- \`tasks/cancel\` \`{"taskId"}\` hangs the call up; the task then reads \`cancelled\`. A call already over
+  keeps its outcome. \`tasks/update\` is acknowledged (a call task never asks for input).
+- Tasks are stored: any gateway answers, also after a restart, for 24 hours. Only the token that made
+  a task sees it; an unknown, another token's or expired task is -32602, and a request without the
+  extension declared gets -32021. Status changes are not pushed (\`notifications/tasks\`): poll
+  \`tasks/get\` every \`pollIntervalMs\`.
 
 ## Provider webhooks
 

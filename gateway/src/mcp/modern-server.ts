@@ -2,6 +2,7 @@ import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Too
 import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
 import { InboxResources, serveModernInbox } from './inbox-resource.js';
+import { CallTasks, declaresTasks, serveTasks, TASK_TOOLS, TASKS_EXTENSION, type TaskPorts } from './tasks.js';
 import { toolCatalog } from './tools.js';
 import { VERSION } from '../version.js';
 
@@ -17,14 +18,15 @@ export const LIST_CACHE_HINT = { ttlMs: 5 * 60_000, cacheScope: 'private' } as c
  * session, acting as the request's caller. Made anew for each request, so it holds nothing
  * between requests and any gateway of a cluster can answer any request. Prompts are declared with an
  * empty list, so the revision's cacheable list results all answer (with their hints) rather than
- * "method not found"; the resources are the agents' inboxes (inbox-resource.ts).
+ * "method not found"; the resources are the agents' inboxes (inbox-resource.ts). Calls placed for a
+ * client that declares the Tasks extension are answered as tasks (tasks.ts).
  */
-export function createModernToolServer(app: GatewayApp, principal: Principal, agentId: string | undefined): Server {
+export function createModernToolServer(app: GatewayApp, principal: Principal, agentId: string | undefined, ports: TaskPorts): Server {
   const server = new Server(
     { name: 'switchboard', version: VERSION },
     {
       // Subscribing is `subscriptions/listen` with `resourceSubscriptions` (see listen.ts).
-      capabilities: { tools: {}, prompts: {}, resources: { subscribe: true } },
+      capabilities: { tools: {}, prompts: {}, resources: { subscribe: true }, extensions: { [TASKS_EXTENSION]: {} } },
       cacheHints: {
         'server/discover': LIST_CACHE_HINT,
         'tools/list': LIST_CACHE_HINT,
@@ -36,15 +38,20 @@ export function createModernToolServer(app: GatewayApp, principal: Principal, ag
   );
   const catalog = toolCatalog(app, principal, agentId);
   const tools = catalog.tools as Tool[];
+  const tasks = new CallTasks(ports, principal);
   server.setRequestHandler('tools/list', async () => ({ tools }));
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     // The revision makes an unknown tool a protocol error (2025-era sessions keep their isError result).
     if (!tools.some((t) => t.name === request.params.name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}; list the tools to see what this server offers.`);
     }
     const result = (await catalog.call(request.params.name, request.params.arguments ?? {}, principal)) as CallToolResult;
+    // A call placed for a client that declares the Tasks extension is answered with a task that follows it.
+    const task = TASK_TOOLS.has(request.params.name) && declaresTasks(ctx.mcpReq.envelope) ? await tasks.start(result) : undefined;
+    if (task) return task as CallToolResult;
     return server.projectCallToolResult(result, tools.find((t) => t.name === request.params.name)?.outputSchema);
   });
+  serveTasks(server, tasks);
   server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
   server.setRequestHandler('prompts/get', async (request) => {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt ${request.params.name}; this server has none.`);

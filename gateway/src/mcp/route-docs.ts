@@ -63,7 +63,7 @@ export const mcpRouteDocs: readonly RouteDefinition[] = [
       ...(method === 'POST'
         ? {
             description:
-              'A POST whose body carries `_meta` `io.modelcontextprotocol/protocolVersion` (or whose `MCP-Protocol-Version` header names 2026-07-28) is answered statelessly, no session: `server/discover`, `tools/list`, `tools/call`, `prompts/list`, agent inboxes as resources (`resources/list`, `resources/templates/list`, `resources/read`), and `subscriptions/listen`, answered as an event stream of `notifications/resources/updated` that stays open. Any other POST without `Mcp-Session-Id` must be `initialize`.',
+              'A POST whose body carries `_meta` `io.modelcontextprotocol/protocolVersion` (or whose `MCP-Protocol-Version` header names 2026-07-28) is answered statelessly, no session: `server/discover`, `tools/list`, `tools/call` (a placed call answered as a task when the request declares the `io.modelcontextprotocol/tasks` extension), `tasks/get`, `tasks/update`, `tasks/cancel`, `prompts/list`, agent inboxes as resources (`resources/list`, `resources/templates/list`, `resources/read`), and `subscriptions/listen`, answered as an event stream of `notifications/resources/updated` that stays open. Any other POST without `Mcp-Session-Id` must be `initialize`.',
           }
         : {}),
       tag: 'MCP',

@@ -293,6 +293,8 @@ export const AGENT_OPERATIONS = {
     Type.Object({ ...Agent, callSid: Type.String(), to: Type.String(), announcementText: Type.Optional(Type.String()) }),
     Type.Object({ success: Type.Literal(true), callSid: Type.String(), transferredTo: Type.String(), status: Type.Literal('transferred') }),
   ),
+  /** Ends a live call of the agent (an MCP task's cancellation); a call already over is CONFLICT. */
+  hangUpCall: operation(Type.Object({ ...Agent, callSid: Type.String() }), Type.Object({ success: Type.Literal(true), callSid: Type.String(), status: Type.Literal('hung-up') })),
   incomingCall: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),
   outboundAnswer: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),
   callStatus: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),

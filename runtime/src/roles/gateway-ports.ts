@@ -50,6 +50,7 @@ export function gatewayPorts(parts: GatewayPortParts): GatewayPorts {
     webhooks: new DriverWebhookPort(drivers, events),
     voice: parts.voice,
     calls: new StoredCallReads(store),
+    tasks: store.tasks,
     readiness: parts.readiness,
   };
 }

@@ -12,6 +12,7 @@ import { UsageRepository } from './repositories/usage.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { InboxRepository } from './repositories/inbox.js';
 import { PoolRepository } from './repositories/pools.js';
+import { TaskRepository } from './repositories/tasks.js';
 import { TenureRepository } from './repositories/tenures.js';
 import { SettingsRepository } from './repositories/settings.js';
 import { TokenRepository } from './repositories/tokens.js';
@@ -33,6 +34,7 @@ export class Store {
   readonly limits: LimitsRepository;
   readonly tenures: TenureRepository;
   readonly inbox: InboxRepository;
+  readonly tasks: TaskRepository;
 
   constructor(readonly db: Database) {
     this.agents = new AgentRepository(db);
@@ -48,6 +50,7 @@ export class Store {
     this.limits = new LimitsRepository(db);
     this.tenures = new TenureRepository(db);
     this.inbox = new InboxRepository(db);
+    this.tasks = new TaskRepository(db);
   }
 
   close(): Promise<void> {

@@ -408,6 +408,20 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.equal((await first.inbox.read('inbox-2', 0, 500)).length, 10);
       });
     });
+
+    it('tasks: found only by their owner on any node, a long TTL read back as a number, cancelled once', async () => {
+      await withNodes(2, async ([first, second]) => {
+        const now = new Date().toISOString();
+        const task = { taskId: 'task-1', owner: 'client:task-agent', agentId: 'task-agent', kind: 'call' as const, callId: 'CA-task', createdAt: now, ttlMs: 30 * 86_400_000 };
+        await first!.tasks.create(task);
+        assert.deepEqual(await second!.tasks.find('task-1', 'client:task-agent'), { ...task, cancelledAt: null });
+        assert.equal(await second!.tasks.find('task-1', 'client:other-agent'), undefined, "another owner's task is not found");
+        assert.equal(await second!.tasks.find('task-nobody', 'client:task-agent'), undefined);
+        assert.equal(await first!.tasks.cancel('task-1', now), true);
+        assert.equal(await second!.tasks.cancel('task-1', new Date().toISOString()), false, 'cancelled once');
+        assert.equal((await first!.tasks.find('task-1', 'client:task-agent'))!.cancelledAt, now);
+      });
+    });
   });
 }
 

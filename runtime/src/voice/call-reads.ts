@@ -45,7 +45,7 @@ export interface CallQuery {
 export const ENDED_STATUSES: readonly string[] = ['completed', 'busy', 'no-answer', 'failed', 'canceled'];
 
 /** How long a call's end waits for the ledger of its media connection, which may close just after the provider says the call ended. */
-const LEDGER_WAIT_MS = 3000;
+export const LEDGER_WAIT_MS = 3000;
 
 /** The calls API's reads of the store. */
 export class StoredCallReads {

@@ -61,7 +61,7 @@ function logNewCall(store: Store, session: CallSession, callSid: string, directi
 /** Voice operations every agent actor answers. */
 export function voiceOperations(
   context: VoiceContext,
-): Pick<AgentOperations, 'sendVoiceMessage' | 'makeCall' | 'callOnBehalf' | 'transferCall' | 'incomingCall' | 'outboundAnswer' | 'callMessageTaken' | 'callStatus'> {
+): Pick<AgentOperations, 'sendVoiceMessage' | 'makeCall' | 'callOnBehalf' | 'transferCall' | 'hangUpCall' | 'incomingCall' | 'outboundAnswer' | 'callMessageTaken' | 'callStatus'> {
   const { voice } = context;
 
   /** Places an outbound call for a session: limits first (actions, spend, calls per day to the number). */
@@ -228,6 +228,17 @@ export function voiceOperations(
           createdAt: new Date().toISOString(),
         });
         return { success: true as const, callSid, transferredTo: to, status: 'transferred' as const };
+      });
+    },
+
+    async hangUpCall({ actor, store }, { callSid }) {
+      const agent = requireAgent(actor);
+      const call = await store.calls.get(callSid);
+      if (!call || call.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `No call ${callSid} for agent ${agent.agentId}.`);
+      if (ENDED_STATUSES.includes(call.status)) throw new SwitchboardError(ErrorCodes.CONFLICT, `Call ${callSid} has ended (${call.status}).`);
+      return new Continuation(async () => {
+        await voice.telephonyDriver().telephony.updateCall(callSid, [{ kind: 'hangup' }]);
+        return { success: true as const, callSid, status: 'hung-up' as const };
       });
     },
 
