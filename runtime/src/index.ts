@@ -58,6 +58,7 @@ export type { CallView, CallDetail, CallQuery } from './voice/call-reads.js';
 export type { CallLedgerRecord, LedgerTurn, TranscriptLine, CallSummary } from './voice/call-ledger.js';
 export type { Window } from './limits/windows.js';
 export type { AgentEvent, InboundMessageData, MessageStatusData } from './delivery/events.js';
+export type { VoiceTurnMeasure } from './events.js';
 export { loadDriver, checkDriver, checkSdkRange } from './drivers/loader.js';
 export type { DriverSpec, PackageImporter } from './drivers/loader.js';
 export { driverSpecs, driverSettingsName, parseDriverList, settingsFromEnv, envKeyOf } from './drivers/driver-settings.js';

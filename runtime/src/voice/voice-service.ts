@@ -7,7 +7,7 @@ import type { AgentRecord } from '../store/repositories/agents.js';
 import type { Store } from '../store/store.js';
 import type { AgentTurns } from './agent-turns.js';
 import { CallSessions, type CallSession } from './call-session.js';
-import type { CallLedger } from './call-ledger.js';
+import { entry, type CallLedger, type TurnTimer } from './call-ledger.js';
 import { CallDialogue } from './dialogue.js';
 import type { Logger } from '../logger.js';
 import type { CallDirectory } from './call-directory.js';
@@ -70,6 +70,12 @@ export class VoiceService {
   /** The call's media connection took it: the call log says when. */
   connected(session: CallSession): void {
     this.store.calls.markConnected(session.sessionId, new Date().toISOString()).catch((err: unknown) => this.logger?.warn({ err, sessionId: session.sessionId }, 'the call could not be marked connected'));
+  }
+
+  /** A caller turn's reply has been said: where its time went, for the metrics of this process. */
+  turnMeasured(session: CallSession, timer: TurnTimer): void {
+    const { latencyMs, components } = entry(0, timer);
+    this.events.emit('voiceTurn', { mode: session.mode, latencyMs, ...components });
   }
 
   /**
