@@ -15,7 +15,7 @@ export type { GatewayPorts, AdminPort, MetricsPort, WebhookPort, VoicePort, Live
 export type { LocalSessions, TurnCall } from './agents/live-reach.js';
 export type { ListFilter, Totals, DashboardFigures } from './admin/operator-reads.js';
 export type { AgentClient, CallOptions, ClientInput } from './agents/agent-client.js';
-export { AGENT_OPERATIONS, isOperationName } from './protocol/operations.js';
+export { AGENT_OPERATIONS, INBOX_ENTRY_TYPES, isOperationName } from './protocol/operations.js';
 export type {
   OperationName,
   OperationRequest,

@@ -153,6 +153,20 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
     assert.ok(detail.summary!.switchboardAddedMs!.p95 >= 0);
     assert.deepEqual(event.summary, detail.summary, 'the call.status event that ends the call carries the same summary');
 
+    // The agent's inbox has the call's status changes and, once its media closed, its transcript.
+    const inbox = await get(`/api/v1/inbox?after=0&channel=voice`, agent.securityToken);
+    const entries = (inbox.body.entries as { type: string; status: string | null; counterpart: string; conversationId: string; payload: { callSid: string; transcript?: unknown[] } }[]).filter(
+      (e) => e.payload.callSid === relaySid,
+    );
+    const statuses = entries.filter((e) => e.type === 'call.status').map((e) => e.status);
+    assert.equal(statuses[0], 'ringing', `the call's start first: ${statuses.join()}`);
+    assert.equal(statuses.at(-1), 'completed');
+    assert.equal(new Set(statuses).size, statuses.length, `each status once: ${statuses.join()}`);
+    assert.ok(entries.every((e) => e.counterpart === CALLER && e.conversationId === entries[0]!.conversationId));
+    const transcripts = entries.filter((e) => e.type === 'call.transcript');
+    assert.equal(transcripts.length, 1);
+    assert.deepEqual(transcripts[0]!.payload.transcript, detail.transcript);
+
     // Each caller turn is observed once, as it ends, in the metrics of the process holding the call.
     assert.equal(await observed('switchboard_voice_turn_latency_seconds_count{mode="relay"}'), 2);
     for (const part of ['agent', 'switchboard']) assert.equal(await observed(`switchboard_voice_turn_part_seconds_count{mode="relay",part="${part}"}`), 2, part);

@@ -9,6 +9,7 @@ import type { AgentTurns } from './agent-turns.js';
 import { CallSessions, type CallSession } from './call-session.js';
 import { entry, type CallLedger, type TurnTimer } from './call-ledger.js';
 import { CallDialogue } from './dialogue.js';
+import { callTranscriptEntry } from '../inbox/entries.js';
 import type { Logger } from '../logger.js';
 import type { CallDirectory } from './call-directory.js';
 import type { CallMessages } from './call-messages.js';
@@ -84,8 +85,15 @@ export class VoiceService {
    */
   conversationEnded(session: CallSession, ledger: CallLedger): void {
     if (!ledger.close()) return;
-    this.store.calls
-      .saveConversation(session.sessionId, new Date().toISOString(), ledger.record(), ledger.transcript(session.transcript))
+    const endedAt = new Date().toISOString();
+    const transcript = ledger.transcript(session.transcript);
+    // The transcript lands in the agent's inbox in the same commit (before it, while the call has none).
+    const { callSid } = session;
+    this.store.db
+      .executeAll([
+        ...(callSid ? this.store.inbox.appendStatements(callTranscriptEntry({ ...session, callSid }, endedAt, transcript), { callConversationMissing: callSid }) : []),
+        this.store.calls.saveConversationStatement(session.sessionId, endedAt, ledger.record(), transcript),
+      ])
       .catch((err: unknown) => this.logger?.warn({ err, sessionId: session.sessionId }, 'the call ledger could not be written'));
   }
 
