@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { MetricsPort } from '@switchboard/runtime';
+import type { MetricsPort, VoiceTurnMeasure } from '@switchboard/runtime';
 import type { McpCensus } from './mcp/mcp-sessions.js';
 
 /** The gateway's Prometheus metrics, in a registry of its own so several gateways can share a process. */
@@ -96,6 +96,21 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly voiceTurnLatency = new Histogram({
+    name: 'switchboard_voice_turn_latency_seconds',
+    help: 'A caller turn of a live call: the caller stopped speaking to the first frame of the reply sent.',
+    labelNames: ['mode'],
+    buckets: [0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5],
+    registers: [this.registry],
+  });
+  readonly voiceTurnParts = new Histogram({
+    name: 'switchboard_voice_turn_part_seconds',
+    help: "Where a caller turn's time went: transcription, the agent's reply, speech synthesis to first audio, and what Switchboard added.",
+    labelNames: ['mode', 'part'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -108,6 +123,7 @@ export class GatewayMetrics {
       this.spend.inc({ channel }, cost);
     });
     events.on('frameDelay', (seconds) => this.voiceFrameDelay.observe(seconds));
+    events.on('voiceTurn', (turn) => this.#observeTurn(turn));
     events.on('limitRejected', ({ limit }) => this.limitRejections.inc({ limit }));
     events.on('webhookRejected', ({ provider, reason }) => this.webhookRejected.inc({ provider, reason }));
     this.#pendingDeadLetters = pendingDeadLetters;
@@ -116,6 +132,13 @@ export class GatewayMetrics {
   /** Reads the MCP streams and sessions when scraped (the gateway's `mcp.census`). */
   observeMcp(census: () => McpCensus): void {
     this.#mcpCensus = census;
+  }
+
+  #observeTurn({ mode, latencyMs, ...parts }: VoiceTurnMeasure): void {
+    if (latencyMs !== null) this.voiceTurnLatency.observe({ mode }, latencyMs / 1000);
+    for (const [name, ms] of Object.entries(parts)) {
+      if (ms !== null) this.voiceTurnParts.observe({ mode, part: name.replace(/Ms$/, '') }, ms / 1000);
+    }
   }
 
   observeRequest(route: string, method: string, status: number, seconds: number): void {

@@ -14,6 +14,20 @@ export interface RuntimeEventMap {
   inbox: [{ agentId: string }];
   /** Seconds a voice frame waited: inbound arrival to processed. */
   frameDelay: [number];
+  /** One caller turn of a live call, measured when its reply has been said (stays where the call is, like frame delays). */
+  voiceTurn: [VoiceTurnMeasure];
+}
+
+/** Where one turn's time went, in ms (null: the turn had no such part, or it was not measured). */
+export interface VoiceTurnMeasure {
+  readonly mode: 'relay' | 'stream';
+  /** Caller stopped to the reply's first frame sent. */
+  readonly latencyMs: number | null;
+  readonly transcriptionMs: number | null;
+  readonly agentMs: number | null;
+  readonly ttsMs: number | null;
+  /** What Switchboard added: the latency less the transcription, agent and speech parts. */
+  readonly switchboardMs: number | null;
 }
 
 /** The runtime's event stream. */

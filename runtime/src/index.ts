@@ -15,7 +15,7 @@ export type { GatewayPorts, AdminPort, MetricsPort, WebhookPort, VoicePort, Live
 export type { LocalSessions, TurnCall } from './agents/live-reach.js';
 export type { ListFilter, Totals, DashboardFigures } from './admin/operator-reads.js';
 export type { AgentClient, CallOptions, ClientInput } from './agents/agent-client.js';
-export { AGENT_OPERATIONS, isOperationName } from './protocol/operations.js';
+export { AGENT_OPERATIONS, INBOX_ENTRY_TYPES, isOperationName } from './protocol/operations.js';
 export type {
   OperationName,
   OperationRequest,
@@ -61,6 +61,7 @@ export type { CallOutcome, CallTaskState } from './tasks/call-task.js';
 export type { CallLedgerRecord, LedgerTurn, TranscriptLine, CallSummary } from './voice/call-ledger.js';
 export type { Window } from './limits/windows.js';
 export type { AgentEvent, InboundMessageData, MessageStatusData } from './delivery/events.js';
+export type { VoiceTurnMeasure } from './events.js';
 export { loadDriver, checkDriver, checkSdkRange } from './drivers/loader.js';
 export type { DriverSpec, PackageImporter } from './drivers/loader.js';
 export { driverSpecs, driverSettingsName, parseDriverList, settingsFromEnv, envKeyOf } from './drivers/driver-settings.js';

@@ -413,6 +413,14 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       const answered = await fetch(`${gw1!.url}${again.path}`, again.init);
       assert.equal(answered.status, 200);
       await second.next('switchboard.inbound', (data) => data.externalId === next, 60_000);
+      // The inbox, read through the surviving gateway, holds both, once each, in order.
+      const inbox = await fetch(`${gw1!.url}/api/v1/inbox?after=0&limit=500`, { headers: { authorization: `Bearer ${agent.token}` } });
+      assert.equal(inbox.status, 200);
+      const { entries } = (await inbox.json()) as { entries: { payload: { externalId?: string } }[] };
+      assert.deepEqual(
+        entries.map((e) => e.payload.externalId).filter((id) => id === sid || id === next),
+        [sid, next],
+      );
     } finally {
       await second.close();
     }

@@ -92,6 +92,13 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
     }
   };
 
+  /** The count of a histogram series on the gateway's /metrics (0 when absent). */
+  const observed = async (series: string) => {
+    const metrics = await (await t.call('GET', '/metrics')).text();
+    const line = metrics.split('\n').find((l) => l.startsWith(`${series} `));
+    return line ? Number(line.slice(series.length + 1)) : 0;
+  };
+
   before(async () => {
     t = await startTestGateway({ VOICE_MODE: 'relay' });
     agent = await provisionAgent(t, 'calls-agent', ['voice'], { greeting: 'Hello from the calls agent.' });
@@ -145,6 +152,25 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
     assert.ok(detail.summary!.turnLatencyMs!.p50 <= detail.summary!.turnLatencyMs!.p95);
     assert.ok(detail.summary!.switchboardAddedMs!.p95 >= 0);
     assert.deepEqual(event.summary, detail.summary, 'the call.status event that ends the call carries the same summary');
+
+    // The agent's inbox has the call's status changes and, once its media closed, its transcript.
+    const inbox = await get(`/api/v1/inbox?after=0&channel=voice`, agent.securityToken);
+    const entries = (inbox.body.entries as { type: string; status: string | null; counterpart: string; conversationId: string; payload: { callSid: string; transcript?: unknown[] } }[]).filter(
+      (e) => e.payload.callSid === relaySid,
+    );
+    const statuses = entries.filter((e) => e.type === 'call.status').map((e) => e.status);
+    assert.equal(statuses[0], 'ringing', `the call's start first: ${statuses.join()}`);
+    assert.equal(statuses.at(-1), 'completed');
+    assert.equal(new Set(statuses).size, statuses.length, `each status once: ${statuses.join()}`);
+    assert.ok(entries.every((e) => e.counterpart === CALLER && e.conversationId === entries[0]!.conversationId));
+    const transcripts = entries.filter((e) => e.type === 'call.transcript');
+    assert.equal(transcripts.length, 1);
+    assert.deepEqual(transcripts[0]!.payload.transcript, detail.transcript);
+
+    // Each caller turn is observed once, as it ends, in the metrics of the process holding the call.
+    assert.equal(await observed('switchboard_voice_turn_latency_seconds_count{mode="relay"}'), 2);
+    for (const part of ['agent', 'switchboard']) assert.equal(await observed(`switchboard_voice_turn_part_seconds_count{mode="relay",part="${part}"}`), 2, part);
+    assert.equal(await observed('switchboard_voice_turn_part_seconds_count{mode="relay",part="tts"}'), 0, 'relay mode synthesises no speech');
   });
 
   it('stream: transcription and speech stamps in each turn, a barge-in with its stop time, the interrupted reply marked', async () => {
@@ -182,6 +208,9 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
       agentLines.filter((line) => line.interrupted).map((line) => [line.turn, line.text.slice(0, 20)]),
       [[1, 'Here is a rather lon']],
     );
+
+    assert.equal(await observed('switchboard_voice_turn_latency_seconds_count{mode="stream"}'), 2);
+    for (const part of ['transcription', 'agent', 'tts', 'switchboard']) assert.equal(await observed(`switchboard_voice_turn_part_seconds_count{mode="stream",part="${part}"}`), 2, part);
   });
 
   it('lists calls newest first with filters and a cursor; another agent sees none of them', async () => {

@@ -39,6 +39,14 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     assert.equal(waiting.messages[0]?.reason, 'voicemail');
     assert.match(waiting.messages[0]!.body, /Caller: Please call me back about my order\./);
     assert.equal(waiting.messages[0]!.from, CALLER);
+    // The inbox has the voicemail too (fetching the waiting message does not take it from there).
+    const inbox = (await (await t.call('GET', '/api/v1/inbox?channel=voice', { token: agent.securityToken })).json()) as {
+      entries: { type: string; counterpart: string; messageId: string | null; payload: { callSid: string; subject: string; body: string } }[];
+    };
+    const voicemail = inbox.entries.find((e) => e.type === 'voicemail');
+    assert.ok(voicemail, JSON.stringify(inbox.entries.map((e) => e.type)));
+    assert.deepEqual([voicemail.counterpart, voicemail.messageId, voicemail.payload.callSid, voicemail.payload.subject], [CALLER, null, recording.callSid, 'Voicemail']);
+    assert.match(voicemail.payload.body, /Caller: Please call me back about my order\./);
   });
 
   it('an outbound call with no agent reachable speaks its greeting, not the answering machine, and the reply waits for the agent', async () => {

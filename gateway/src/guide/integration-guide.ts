@@ -70,9 +70,11 @@ with \`logger: "switchboard.inbound"\` (delivery receipts as \`switchboard.statu
 calls that omit \`agentId\` act for the session's agent. One token holds a bounded number of sessions
 on a gateway (64 by default): one more closes that token's longest idle session. A session with no open
 stream and no request for a while (5 minutes by default) is closed. A closed session answers 404
-\`NOT_FOUND\`: initialize a new one (connect again). Try it with the MCP Inspector:
-\`npx @modelcontextprotocol/inspector\`, transport "Streamable HTTP", URL \`${baseUrl}/mcp\`, header
-\`Authorization: Bearer <token>\`.
+\`NOT_FOUND\`: initialize a new one (connect again). Try it with the MCP Inspector (Node.js 22.19 or
+later): \`npx @modelcontextprotocol/inspector\`, transport "Streamable HTTP", URL \`${baseUrl}/mcp\`, header
+\`Authorization: Bearer <token>\`; or its CLI:
+\`npx @modelcontextprotocol/inspector --cli ${baseUrl}/mcp --transport http --header "Authorization: Bearer <token>" --method tools/list\`
+(\`--method tools/call --tool-name comms_ping\` checks the connection).
 
 ## OAuth 2.1 access tokens
 

@@ -81,7 +81,7 @@ const PING: Tool = {
   inputSchema: JSON.parse(JSON.stringify(PingArguments)) as Tool['inputSchema'],
   outputSchema: {
     type: 'object',
-    properties: { ok: { type: 'boolean' }, principal: { type: 'string' }, agentId: { type: ['string', 'null'] }, time: { type: 'string', format: 'date-time' } },
+    properties: { ok: { type: 'boolean' }, principal: { type: 'string' }, agentId: { anyOf: [{ type: 'string' }, { type: 'null' }] }, time: { type: 'string', format: 'date-time' } },
   },
 };
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AgentId, ChannelName } from './common.js';
+import { INBOX_ENTRY_TYPES } from '@switchboard/runtime';
 
 /** A position in the agent's inbox; 0 is before the first entry. */
 const cursor = (description = "A position in the agent's inbox; 0 is before the first entry.") =>
@@ -21,15 +22,20 @@ export type InboxQuery = Static<typeof InboxQuery>;
 export const InboxEntry = Type.Object({
   cursor: Type.Integer({ minimum: 1, description: 'Strictly increasing per agent.' }),
   id: Type.String({ description: 'Stable id of the entry.' }),
-  type: Type.Union([Type.Literal('message.received'), Type.Literal('message.status')]),
+  type: Type.Union(INBOX_ENTRY_TYPES.map((type) => Type.Literal(type)), {
+    description: 'message.received, message.status (an outbound message), call.status (started, answered, ended: each status change), call.transcript (when the call ends), voicemail.',
+  }),
   agentId: AgentId,
   channel: ChannelName,
   counterpart: Type.String({ description: 'The other party: the sender of an inbound message, the recipient of an outbound one.' }),
   conversationId: ConversationId,
-  messageId: Type.String(),
-  status: Type.Union([Type.String(), Type.Null()], { description: 'received, or the outbound status: queued, sent, delivered, failed, undelivered, …' }),
+  messageId: Type.Union([Type.String(), Type.Null()], { description: "The message's id; null for a call's entries (their payload names the call)." }),
+  status: Type.Union([Type.String(), Type.Null()], {
+    description: "received, the outbound status (queued, sent, delivered, failed, undelivered, …), or the call's (initiated, ringing, in-progress, completed, busy, no-answer, failed, canceled).",
+  }),
   payload: Type.Record(Type.String(), Type.Unknown(), {
-    description: 'message.received: from, to, subject, body, html, mediaUrls, externalId, receivedAt. message.status: from, to, status, externalId, cost, error.',
+    description:
+      'message.received: from, to, subject, body, html, mediaUrls, externalId, receivedAt. message.status: from, to, status, externalId, cost, error. call.status: callSid, direction, from, to, status, durationSeconds, cost. call.transcript: callSid, direction, from, to, endedAt, transcript (role, text, at, turn, interrupted). voicemail: callSid, from, to, subject, body (the transcript).',
   }),
   createdAt: Type.String({ format: 'date-time' }),
 });

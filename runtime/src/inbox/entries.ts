@@ -4,6 +4,7 @@ import { inboundData } from '../delivery/events.js';
 import { newId } from '../ids.js';
 import type { NewInboxEntry } from '../store/repositories/inbox.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
+import type { TranscriptLine } from '../protocol/call-record.js';
 
 /**
  * The conversation of an agent with one counterpart: a stable id derived from the agent and the
@@ -72,4 +73,45 @@ export function statusEntry(message: MessageRecord, change: StatusChange): NewIn
     },
     createdAt: new Date().toISOString(),
   };
+}
+
+/** The call an entry is about, as logged. */
+export interface CallParties {
+  readonly callSid: string;
+  readonly agentId: string;
+  readonly direction: 'inbound' | 'outbound';
+  readonly from: string;
+  readonly to: string;
+}
+
+/** The call's entry of one kind: the other party is the caller of an inbound call, the callee of an outbound one. */
+function callEntry(call: CallParties, type: 'call.status' | 'call.transcript' | 'voicemail', status: string | null, details: Record<string, unknown>): NewInboxEntry {
+  const counterpart = call.direction === 'inbound' ? call.from : call.to;
+  return {
+    id: newId('inb'),
+    type,
+    agentId: call.agentId,
+    channel: 'voice',
+    counterpart,
+    conversationId: conversationIdOf(call.agentId, counterpart),
+    messageId: null,
+    status,
+    payload: { callSid: call.callSid, direction: call.direction, from: call.from, to: call.to, ...details },
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** A call's status change: started (its first status), answered (`in-progress`), ended (`completed`, `busy`, `no-answer`, …). */
+export function callStatusEntry(call: CallParties, status: string, durationSeconds: number | null = null, cost: number | null = null): NewInboxEntry {
+  return callEntry(call, 'call.status', status, { status, ...(durationSeconds === null ? {} : { durationSeconds }), ...(cost === null ? {} : { cost }) });
+}
+
+/** What was said on the call, once its media connection closed. */
+export function callTranscriptEntry(call: CallParties, endedAt: string, transcript: readonly TranscriptLine[]): NewInboxEntry {
+  return callEntry(call, 'call.transcript', null, { endedAt, transcript });
+}
+
+/** A message a call took for the agent (its transcript). */
+export function voicemailEntry(call: CallParties, subject: string, body: string): NewInboxEntry {
+  return callEntry(call, 'voicemail', null, { subject, body });
 }

@@ -11,6 +11,8 @@ import { CHANNELS, ErrorCodes, SwitchboardError } from '@switchboard/sdk';
  * contract's own schemas first; these are the internal shapes behind them.
  */
 const Channel = Type.Union(CHANNELS.map((c) => Type.Literal(c)));
+/** What an inbox entry tells the agent (store/repositories/inbox.ts). */
+export const INBOX_ENTRY_TYPES = ['message.received', 'message.status', 'call.status', 'call.transcript', 'voicemail'] as const;
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 /** An object keyed by channel: each channel's entry optional, or required when `every` is set. */
 function perChannel<T extends TSchema>(value: T): TObject<{ [C in (typeof CHANNELS)[number]]: TOptional<T> }>;
@@ -206,12 +208,12 @@ const CallSessionSchema = Type.Object({
 const InboxEntrySchema = Type.Object({
   cursor: Type.Integer({ minimum: 1 }),
   id: Type.String(),
-  type: Type.Union([Type.Literal('message.received'), Type.Literal('message.status')]),
+  type: Type.Union(INBOX_ENTRY_TYPES.map((type) => Type.Literal(type))),
   agentId: Type.String(),
   channel: Channel,
   counterpart: Type.String(),
   conversationId: Type.String(),
-  messageId: Type.String(),
+  messageId: Nullable(Type.String()),
   status: Nullable(Type.String()),
   payload: Type.Record(Type.String(), Type.Unknown()),
   createdAt: Type.String(),

@@ -68,7 +68,8 @@ export class CallLedger {
   }
 }
 
-function entry(turn: number, timer: TurnTimer): LedgerTurn {
+/** One turn's ledger entry (turn 0 is the greeting). */
+export function entry(turn: number, timer: TurnTimer): LedgerTurn {
   const s = timer.stamps;
   const start = s.callerStopped ?? s.agentAsked ?? s.ttsAsked ?? s.firstFrameSent ?? clock();
   const at = (stamp: number | undefined) => (stamp === undefined ? null : round(stamp - start));

@@ -2,7 +2,7 @@ import type { AgentClient } from '../agents/agent-client.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { RuntimeEvents } from '../events.js';
 import { newId } from '../ids.js';
-import { receivedEntry } from '../inbox/entries.js';
+import { receivedEntry, voicemailEntry } from '../inbox/entries.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import { newDeadLetter } from '../store/repositories/dead-letters.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
@@ -78,21 +78,27 @@ export class StoredCallMessages implements CallMessages {
 
   async #voicemail(session: CallSession, agent: AgentRecord, message: string): Promise<void> {
     const transcript = session.transcript.map((l) => `${l.role === 'caller' ? 'Caller' : 'Agent'}: ${l.text}`).join('\n');
-    await this.store.deadLetters.insert(
-      newDeadLetter({
-        agentId: agent.agentId,
-        channel: 'voice',
-        direction: 'inbound',
-        reason: 'voicemail',
-        from: session.direction === 'inbound' ? session.from : session.to,
-        to: session.direction === 'inbound' ? session.to : session.from,
-        subject: session.purpose.kind === 'secretary' ? 'Message taken on a secretary call' : 'Voicemail',
-        body: transcript,
-        mediaUrls: [],
-        externalId: session.callSid,
-        attempts: 0,
-      }),
-    );
+    const subject = session.purpose.kind === 'secretary' ? 'Message taken on a secretary call' : 'Voicemail';
+    const { callSid } = session;
+    // The voicemail lands in the agent's inbox in the letter's commit.
+    await this.store.db.executeAll([
+      ...(callSid ? this.store.inbox.appendStatements(voicemailEntry({ ...session, callSid }, subject, transcript), { callLogged: callSid }) : []),
+      this.store.deadLetters.insertStatement(
+        newDeadLetter({
+          agentId: agent.agentId,
+          channel: 'voice',
+          direction: 'inbound',
+          reason: 'voicemail',
+          from: session.direction === 'inbound' ? session.from : session.to,
+          to: session.direction === 'inbound' ? session.to : session.from,
+          subject,
+          body: transcript,
+          mediaUrls: [],
+          externalId: session.callSid,
+          attempts: 0,
+        }),
+      ),
+    ]);
     this.events.emit('deadLetter', { agentId: agent.agentId, reason: 'voicemail' });
     if (agent.callbackUrl) {
       this.delivery.notify(agent.agentId, {

@@ -70,8 +70,10 @@ export abstract class MediaCall {
       const line = this.session.transcript.length;
       const reply = this.dialogue.hear(text, timer);
       // The dialogue records the caller's words before it waits on anything: a line means it took the turn.
-      if (this.session.transcript[line]?.role === 'caller') this.ledger.add(timer, line);
+      const took = this.session.transcript[line]?.role === 'caller';
+      if (took) this.ledger.add(timer, line);
       await this.perform(await reply, timer);
+      if (took) this.voice.turnMeasured(this.session, timer);
     });
   }
 

@@ -8,6 +8,7 @@ import { round4 } from '../billing/tariffs.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import { agentEvent } from '../delivery/events.js';
 import { newId } from '../ids.js';
+import { callStatusEntry } from '../inbox/entries.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { Store } from '../store/store.js';
@@ -39,10 +40,13 @@ function voiceAddress(agent: AgentRecord): string {
 
 const EMPTY: WebhookAnswer = { status: 200, contentType: 'text/plain', body: '' };
 
-/** A new call's log row; duration and cost come later, from the provider's status callbacks. */
-function logNewCall(store: Store, session: CallSession, callSid: string, direction: 'inbound' | 'outbound', status: string): Promise<void> {
+/**
+ * A new call's log row, with the inbox entry of its start in the same commit; duration and cost come
+ * later, from the provider's status callbacks.
+ */
+async function logNewCall(store: Store, session: CallSession, callSid: string, direction: 'inbound' | 'outbound', status: string): Promise<void> {
   const now = new Date().toISOString();
-  return store.calls.insert({
+  const call = {
     callSid,
     sessionId: session.sessionId,
     agentId: session.agentId,
@@ -55,7 +59,8 @@ function logNewCall(store: Store, session: CallSession, callSid: string, directi
     cost: null,
     createdAt: now,
     updatedAt: now,
-  });
+  };
+  await store.db.executeAll([store.calls.insertStatement(call), ...store.inbox.appendStatements(callStatusEntry(call, status), { callLogged: callSid })]);
 }
 
 /** Voice operations every agent actor answers. */
@@ -290,10 +295,16 @@ export function voiceOperations(
         const request = voice.request(payload);
         const telephony = voice.telephonyDriver().telephony;
         const event = telephony.parseCallWebhook(request);
-        const known = await store.calls.updateStatus(event.callSid, event.status, event.durationSeconds, event.cost);
+        // A status change lands in the agent's inbox in the update's commit (a repeated status adds no entry).
+        const logged = await store.calls.get(event.callSid);
+        const entry = logged && callStatusEntry(logged, event.status, event.durationSeconds, event.cost === null ? null : round4(event.cost));
+        const writes = [
+          ...(entry ? store.inbox.appendStatements(entry, { callStatusChangesTo: { callSid: event.callSid, status: event.status } }) : []),
+          store.calls.updateStatusStatement(event.callSid, event.status, event.durationSeconds, event.cost),
+        ];
+        const known = (await store.db.executeAll(writes)).at(-1)!.changes > 0;
         if (known && event.status === 'completed' && event.durationSeconds !== null) {
           const minutes = Math.max(1, Math.ceil(event.durationSeconds / 60));
-          const call = await store.calls.get(event.callSid);
           await store.usage.insert({
             id: newId('use'),
             agentId: agent.agentId,
@@ -301,7 +312,7 @@ export function voiceOperations(
             action: 'call_minute',
             quantity: minutes,
             providerCost: event.cost,
-            tariffCost: context.tariffs.cost('call_minute', minutes, call?.direction === 'outbound' ? call.to : undefined),
+            tariffCost: context.tariffs.cost('call_minute', minutes, logged?.direction === 'outbound' ? logged.to : undefined),
             externalId: event.callSid,
             createdAt: new Date().toISOString(),
           });

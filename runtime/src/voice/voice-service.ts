@@ -7,8 +7,9 @@ import type { AgentRecord } from '../store/repositories/agents.js';
 import type { Store } from '../store/store.js';
 import type { AgentTurns } from './agent-turns.js';
 import { CallSessions, type CallSession } from './call-session.js';
-import type { CallLedger } from './call-ledger.js';
+import { entry, type CallLedger, type TurnTimer } from './call-ledger.js';
 import { CallDialogue } from './dialogue.js';
+import { callTranscriptEntry } from '../inbox/entries.js';
 import type { Logger } from '../logger.js';
 import type { CallDirectory } from './call-directory.js';
 import type { CallMessages } from './call-messages.js';
@@ -72,14 +73,27 @@ export class VoiceService {
     this.store.calls.markConnected(session.sessionId, new Date().toISOString()).catch((err: unknown) => this.logger?.warn({ err, sessionId: session.sessionId }, 'the call could not be marked connected'));
   }
 
+  /** A caller turn's reply has been said: where its time went, for the metrics of this process. */
+  turnMeasured(session: CallSession, timer: TurnTimer): void {
+    const { latencyMs, components } = entry(0, timer);
+    this.events.emit('voiceTurn', { mode: session.mode, latencyMs, ...components });
+  }
+
   /**
    * The call's media connection closed: its ledger and transcript are written with the call, once
    * (the status callback that ends the call waits for them, to send its summary).
    */
   conversationEnded(session: CallSession, ledger: CallLedger): void {
     if (!ledger.close()) return;
-    this.store.calls
-      .saveConversation(session.sessionId, new Date().toISOString(), ledger.record(), ledger.transcript(session.transcript))
+    const endedAt = new Date().toISOString();
+    const transcript = ledger.transcript(session.transcript);
+    // The transcript lands in the agent's inbox in the same commit (before it, while the call has none).
+    const { callSid } = session;
+    this.store.db
+      .executeAll([
+        ...(callSid ? this.store.inbox.appendStatements(callTranscriptEntry({ ...session, callSid }, endedAt, transcript), { callConversationMissing: callSid }) : []),
+        this.store.calls.saveConversationStatement(session.sessionId, endedAt, ledger.record(), transcript),
+      ])
       .catch((err: unknown) => this.logger?.warn({ err, sessionId: session.sessionId }, 'the call ledger could not be written'));
   }
 

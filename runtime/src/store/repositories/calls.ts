@@ -1,4 +1,4 @@
-import type { SqlExecutor, SqlValue } from '../database.js';
+import type { SqlExecutor, SqlStatement, SqlValue } from '../database.js';
 import type { CallLedgerRecord, TranscriptLine } from '../../protocol/call-record.js';
 
 /** A voice call as stored: direction, mode, status, duration and cost. */
@@ -63,12 +63,18 @@ export interface CallFilter {
 export class CallRepository {
   constructor(private readonly db: SqlExecutor) {}
 
-  async insert(call: CallRecord, tx: SqlExecutor = this.db): Promise<void> {
-    await tx.execute(
-      `INSERT INTO calls (call_sid, session_id, agent_id, direction, mode, from_address, to_address, status, duration_seconds, cost, created_at, updated_at)
+  /** The INSERT of a new call, to run in an atomic group (with the inbox entry of its start). */
+  insertStatement(call: CallRecord): SqlStatement {
+    return {
+      sql: `INSERT INTO calls (call_sid, session_id, agent_id, direction, mode, from_address, to_address, status, duration_seconds, cost, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [call.callSid, call.sessionId, call.agentId, call.direction, call.mode, call.from, call.to, call.status, call.durationSeconds, call.cost, call.createdAt, call.updatedAt],
-    );
+      params: [call.callSid, call.sessionId, call.agentId, call.direction, call.mode, call.from, call.to, call.status, call.durationSeconds, call.cost, call.createdAt, call.updatedAt],
+    };
+  }
+
+  async insert(call: CallRecord, tx: SqlExecutor = this.db): Promise<void> {
+    const { sql, params } = this.insertStatement(call);
+    await tx.execute(sql, params);
   }
 
   async get(callSid: string): Promise<CallRecord | undefined> {
@@ -77,12 +83,16 @@ export class CallRepository {
   }
 
   /** Applies a status callback: status, and duration and cost once the provider reports them. */
+  updateStatusStatement(callSid: string, status: string, durationSeconds: number | null, cost: number | null): SqlStatement {
+    return {
+      sql: 'UPDATE calls SET status = ?, duration_seconds = COALESCE(?, duration_seconds), cost = COALESCE(?, cost), updated_at = ? WHERE call_sid = ?',
+      params: [status, durationSeconds, cost, new Date().toISOString(), callSid],
+    };
+  }
+
   async updateStatus(callSid: string, status: string, durationSeconds: number | null, cost: number | null): Promise<boolean> {
-    const { changes } = await this.db.execute(
-      `UPDATE calls SET status = ?, duration_seconds = COALESCE(?, duration_seconds), cost = COALESCE(?, cost), updated_at = ? WHERE call_sid = ?`,
-      [status, durationSeconds, cost, new Date().toISOString(), callSid],
-    );
-    return changes > 0;
+    const { sql, params } = this.updateStatusStatement(callSid, status, durationSeconds, cost);
+    return (await this.db.execute(sql, params)).changes > 0;
   }
 
   /** Calls the agent placed or received, whatever their outcome. */
@@ -106,14 +116,11 @@ export class CallRepository {
   }
 
   /** What the call's media connection leaves when it ends: its ledger and transcript (written once). */
-  async saveConversation(sessionId: string, endedAt: string, ledger: CallLedgerRecord, transcript: readonly TranscriptLine[]): Promise<boolean> {
-    const { changes } = await this.db.execute('UPDATE calls SET ended_at = ?, ledger = ?, transcript = ? WHERE session_id = ? AND ledger IS NULL', [
-      endedAt,
-      JSON.stringify(ledger),
-      JSON.stringify(transcript),
-      sessionId,
-    ]);
-    return changes > 0;
+  saveConversationStatement(sessionId: string, endedAt: string, ledger: CallLedgerRecord, transcript: readonly TranscriptLine[]): SqlStatement {
+    return {
+      sql: 'UPDATE calls SET ended_at = ?, ledger = ?, transcript = ? WHERE session_id = ? AND ledger IS NULL',
+      params: [endedAt, JSON.stringify(ledger), JSON.stringify(transcript), sessionId],
+    };
   }
 
   /** One call with its ledger and transcript, by its call sid or session id. */

@@ -99,7 +99,13 @@ export class DeadLetterRepository {
    * with a letter is never re-driven (see MessageRepository.pendingDeliveries).
    */
   async insert(letter: DeadLetter, tx: SqlExecutor = this.db, messageId: string | null = null): Promise<void> {
-    await tx.execute(INSERT, [...values(letter), messageId]);
+    const { sql, params } = this.insertStatement(letter, messageId);
+    await tx.execute(sql, params);
+  }
+
+  /** The INSERT of a letter, to run in an atomic group. */
+  insertStatement(letter: DeadLetter, messageId: string | null = null): SqlStatement {
+    return { sql: INSERT, params: [...values(letter), messageId] };
   }
 
   /**

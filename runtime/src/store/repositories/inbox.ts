@@ -1,8 +1,9 @@
 import type { Channel } from '@switchboard/sdk';
+import type { INBOX_ENTRY_TYPES } from '../../protocol/operations.js';
 import type { SqlExecutor, SqlStatement } from '../database.js';
 
 /** What an inbox entry tells the agent. */
-export type InboxEntryType = 'message.received' | 'message.status';
+export type InboxEntryType = (typeof INBOX_ENTRY_TYPES)[number];
 
 /** One entry of an agent's inbox, at its cursor. */
 export interface InboxEntry {
@@ -14,7 +15,8 @@ export interface InboxEntry {
   /** The other party: the sender of an inbound message, the recipient of an outbound one. */
   readonly counterpart: string;
   readonly conversationId: string;
-  readonly messageId: string;
+  /** The message the entry is about; null for a call's entries (their payload names the call). */
+  readonly messageId: string | null;
   readonly status: string | null;
   /** What the agent needs without another call (the message's text, a receipt's price or error). */
   readonly payload: Readonly<Record<string, unknown>>;
@@ -44,33 +46,64 @@ interface EntryRow {
   channel: Channel;
   counterpart: string;
   conversation_id: string;
-  message_id: string;
+  message_id: string | null;
   status: string | null;
   payload: string;
   created_at: string;
 }
 
 /**
- * Both statements are conditional on the entry's message being stored: a provider retry (its message
- * deduplicated) or a fenced send that stored nothing takes no cursor and leaves no entry. They must run
- * in this order in the event's own atomic group; neither has a shape the SQLite coalescer merges
- * across groups (which would give two entries of one agent the same cursor).
+ * What an entry's append is conditional on, in its event's own atomic group: its message stored (a
+ * provider retry, its message deduplicated, or a fenced send that stored nothing takes no cursor and
+ * leaves no entry), or its call logged: at all (the call's start, its voicemail), with a status other
+ * than the one being written (a status change; the append runs before the update), or without its
+ * conversation yet (the transcript; likewise before the update).
  */
-const BUMP = `INSERT INTO inbox_state (agent_id, last_seq, acked_seq) SELECT ?, 1, 0 WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?)
+export type EntryCondition =
+  | { readonly messageStored: string }
+  | { readonly callLogged: string }
+  | { readonly callStatusChangesTo: { readonly callSid: string; readonly status: string } }
+  | { readonly callConversationMissing: string };
+
+function condition(when: EntryCondition): { sql: string; params: string[] } {
+  if ('messageStored' in when) return { sql: 'EXISTS (SELECT 1 FROM messages WHERE id = ?)', params: [when.messageStored] };
+  if ('callLogged' in when) return { sql: 'EXISTS (SELECT 1 FROM calls WHERE call_sid = ?)', params: [when.callLogged] };
+  if ('callStatusChangesTo' in when) {
+    const { callSid, status } = when.callStatusChangesTo;
+    return { sql: 'EXISTS (SELECT 1 FROM calls WHERE call_sid = ? AND status <> ?)', params: [callSid, status] };
+  }
+  return { sql: 'EXISTS (SELECT 1 FROM calls WHERE call_sid = ? AND ledger IS NULL)', params: [when.callConversationMissing] };
+}
+
+/**
+ * Both statements carry the entry's condition and must run in this order in the event's own atomic
+ * group; neither has a shape the SQLite coalescer merges across groups (which would give two entries
+ * of one agent the same cursor).
+ */
+const bump = (when: string) => `INSERT INTO inbox_state (agent_id, last_seq, acked_seq) SELECT ?, 1, 0 WHERE ${when}
   ON CONFLICT (agent_id) DO UPDATE SET last_seq = inbox_state.last_seq + 1`;
-const APPEND = `INSERT INTO inbox_entries (agent_id, seq, id, type, channel, counterpart, conversation_id, message_id, status, payload, created_at)
-  SELECT s.agent_id, s.last_seq, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM inbox_state s WHERE s.agent_id = ? AND EXISTS (SELECT 1 FROM messages WHERE id = ?)`;
+const append = (when: string) => `INSERT INTO inbox_entries (agent_id, seq, id, type, channel, counterpart, conversation_id, message_id, status, payload, created_at)
+  SELECT s.agent_id, s.last_seq, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM inbox_state s WHERE s.agent_id = ? AND ${when}`;
+const MESSAGE_STORED = condition({ messageStored: '' }).sql;
+const BUMP = bump(MESSAGE_STORED);
+const APPEND = append(MESSAGE_STORED);
 
 /** Agents' inboxes: entries by per-agent cursor, and each agent's acknowledged cursor. */
 export class InboxRepository {
   constructor(private readonly db: SqlExecutor) {}
 
-  /** The statements that append `entry` at the agent's next cursor, to run in the event's own atomic group. */
-  appendStatements(entry: NewInboxEntry): SqlStatement[] {
+  /**
+   * The statements that append `entry` at the agent's next cursor, to run in the event's own atomic
+   * group; by default conditional on the entry's message being stored.
+   */
+  appendStatements(entry: NewInboxEntry, when: EntryCondition = { messageStored: entry.messageId ?? '' }): SqlStatement[] {
+    const test = condition(when);
+    // The message condition, the one of every ingest, keeps its statements' text constant.
+    const [bumpSql, appendSql] = 'messageStored' in when ? [BUMP, APPEND] : [bump(test.sql), append(test.sql)];
     return [
-      { sql: BUMP, params: [entry.agentId, entry.messageId] },
+      { sql: bumpSql, params: [entry.agentId, ...test.params] },
       {
-        sql: APPEND,
+        sql: appendSql,
         params: [
           entry.id,
           entry.type,
@@ -82,7 +115,7 @@ export class InboxRepository {
           JSON.stringify(entry.payload),
           entry.createdAt,
           entry.agentId,
-          entry.messageId,
+          ...test.params,
         ],
       },
     ];
