@@ -109,6 +109,7 @@ export class AgentHost {
         tariffs: this.tariffs,
         delivery: this.delivery,
         voiceMessages: this.voiceMessages,
+        events,
         logger,
         publicBaseUrl,
       }),

@@ -49,6 +49,8 @@ export class ClusterGatewayRuntime extends ServingProcess implements ServedRunti
     this.readiness.register('partitions', partitionsServed(bus, settings.CLUSTER_PARTITIONS, 2 * settings.CLUSTER_LEASE_TTL_MS));
     // The runtime nodes' events, for this gateway's metrics.
     receiveEvents(this.events, bus);
+    // What the calls held here add to inboxes (their transcripts) is announced like the nodes' entries.
+    this.events.on('inbox', ({ agentId }) => reach.inboxChanged(agentId));
     this.ports = this.gatewayPorts({
       limits: new StoredLimits(store, defaultLimits(settings)),
       reach,

@@ -99,6 +99,7 @@ export class StoredCallMessages implements CallMessages {
         }),
       ),
     ]);
+    if (callSid) this.events.emit('inbox', { agentId: agent.agentId });
     this.events.emit('deadLetter', { agentId: agent.agentId, reason: 'voicemail' });
     if (agent.callbackUrl) {
       this.delivery.notify(agent.agentId, {

@@ -19,6 +19,7 @@ import type { CallMessages } from './call-messages.js';
 import type { VoiceService } from './voice-service.js';
 import type { VoiceMessageStore } from './voice-messages.js';
 import type { Logger } from '../logger.js';
+import type { RuntimeEvents } from '../events.js';
 
 /** What voice operations work with. */
 export interface VoiceContext {
@@ -29,6 +30,8 @@ export interface VoiceContext {
   readonly tariffs: Tariffs;
   readonly delivery: DeliveryService;
   readonly voiceMessages: VoiceMessageStore;
+  /** Where a call's inbox entries are announced (after their commit). */
+  readonly events: RuntimeEvents;
   readonly logger: Logger;
   publicBaseUrl(): string;
 }
@@ -44,7 +47,7 @@ const EMPTY: WebhookAnswer = { status: 200, contentType: 'text/plain', body: '' 
  * A new call's log row, with the inbox entry of its start in the same commit; duration and cost come
  * later, from the provider's status callbacks.
  */
-async function logNewCall(store: Store, session: CallSession, callSid: string, direction: 'inbound' | 'outbound', status: string): Promise<void> {
+async function logNewCall(store: Store, events: RuntimeEvents, session: CallSession, callSid: string, direction: 'inbound' | 'outbound', status: string): Promise<void> {
   const now = new Date().toISOString();
   const call = {
     callSid,
@@ -61,6 +64,7 @@ async function logNewCall(store: Store, session: CallSession, callSid: string, d
     updatedAt: now,
   };
   await store.db.executeAll([store.calls.insertStatement(call), ...store.inbox.appendStatements(callStatusEntry(call, status), { callLogged: callSid })]);
+  events.emit('inbox', { agentId: call.agentId });
 }
 
 /** Voice operations every agent actor answers. */
@@ -101,7 +105,7 @@ export function voiceOperations(
       statusCallbackUrl: `${agentPath}/call-status`,
     });
     voice.bind(session, placed.callSid);
-    await logNewCall(store, session, placed.callSid, 'outbound', placed.status);
+    await logNewCall(store, context.events, session, placed.callSid, 'outbound', placed.status);
     return placed;
   }
 
@@ -256,7 +260,7 @@ export function voiceOperations(
         const event = voice.telephonyDriver().telephony.parseCallWebhook(request);
         const session = { ...newSession(agent, event.from ?? 'unknown', event.to ?? '', {}, { kind: 'conversation' }, 'inbound'), callSid: event.callSid };
         await voice.register(session);
-        await logNewCall(store, session, event.callSid, 'inbound', event.status);
+        await logNewCall(store, context.events, session, event.callSid, 'inbound', event.status);
         return voice.answer(session);
       });
     },
@@ -302,7 +306,9 @@ export function voiceOperations(
           ...(entry ? store.inbox.appendStatements(entry, { callStatusChangesTo: { callSid: event.callSid, status: event.status } }) : []),
           store.calls.updateStatusStatement(event.callSid, event.status, event.durationSeconds, event.cost),
         ];
-        const known = (await store.db.executeAll(writes)).at(-1)!.changes > 0;
+        const written = await store.db.executeAll(writes);
+        const known = written.at(-1)!.changes > 0;
+        if (entry && written[1]!.changes > 0) context.events.emit('inbox', { agentId: agent.agentId });
         if (known && event.status === 'completed' && event.durationSeconds !== null) {
           const minutes = Math.max(1, Math.ceil(event.durationSeconds / 60));
           await store.usage.insert({

@@ -94,6 +94,9 @@ export class VoiceService {
         ...(callSid ? this.store.inbox.appendStatements(callTranscriptEntry({ ...session, callSid }, endedAt, transcript), { callConversationMissing: callSid }) : []),
         this.store.calls.saveConversationStatement(session.sessionId, endedAt, ledger.record(), transcript),
       ])
+      .then(([, appended]) => {
+        if (callSid && appended!.changes > 0) this.events.emit('inbox', { agentId: session.agentId });
+      })
       .catch((err: unknown) => this.logger?.warn({ err, sessionId: session.sessionId }, 'the call ledger could not be written'));
   }
 
