@@ -1,25 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { MessageStatus } from '@switchboard/sdk';
 import { inboundData } from '../delivery/events.js';
 import { newId } from '../ids.js';
+import { conversationIdOf, counterpartOf } from '../protocol/conversations.js';
 import type { NewInboxEntry } from '../store/repositories/inbox.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { TranscriptLine } from '../protocol/call-record.js';
-
-/**
- * The conversation of an agent with one counterpart: a stable id derived from the agent and the
- * counterpart's address, so SMS and WhatsApp from one number are one conversation. Linking addresses
- * across channels (a customer who texts, then emails) is not done yet; it will map addresses onto
- * these ids.
- */
-export function conversationIdOf(agentId: string, address: string): string {
-  const digest = createHash('sha256').update(`${agentId}\0${normaliseAddress(address)}`).digest('base64url');
-  return `cnv_${digest.slice(0, 22)}`;
-}
-
-function normaliseAddress(address: string): string {
-  return address.trim().replace(/^whatsapp:/i, '').toLowerCase();
-}
 
 /** The message as an agent reads it (the inbound event's data, less what the entry itself names). */
 function messagePayload(message: MessageRecord) {
@@ -86,7 +71,7 @@ export interface CallParties {
 
 /** The call's entry of one kind: the other party is the caller of an inbound call, the callee of an outbound one. */
 function callEntry(call: CallParties, type: 'call.status' | 'call.transcript' | 'voicemail', status: string | null, details: Record<string, unknown>): NewInboxEntry {
-  const counterpart = call.direction === 'inbound' ? call.from : call.to;
+  const counterpart = counterpartOf(call);
   return {
     id: newId('inb'),
     type,

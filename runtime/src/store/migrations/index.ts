@@ -8,6 +8,7 @@ import { idempotencyClaim } from './006-idempotency-claim.js';
 import { partitionFences } from './007-partition-fences.js';
 import { inbox } from './008-inbox.js';
 import { callLedger } from './009-call-ledger.js';
+import { conversations } from './013-conversations.js';
 import { tasks } from './010-tasks.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */

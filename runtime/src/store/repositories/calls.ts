@@ -1,5 +1,6 @@
 import type { SqlExecutor, SqlStatement, SqlValue } from '../database.js';
 import type { CallLedgerRecord, TranscriptLine } from '../../protocol/call-record.js';
+import { conversationIdOf, counterpartOf } from '../../protocol/conversations.js';
 
 /** A voice call as stored: direction, mode, status, duration and cost. */
 export interface CallRecord {
@@ -66,9 +67,12 @@ export class CallRepository {
   /** The INSERT of a new call, to run in an atomic group (with the inbox entry of its start). */
   insertStatement(call: CallRecord): SqlStatement {
     return {
-      sql: `INSERT INTO calls (call_sid, session_id, agent_id, direction, mode, from_address, to_address, status, duration_seconds, cost, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      params: [call.callSid, call.sessionId, call.agentId, call.direction, call.mode, call.from, call.to, call.status, call.durationSeconds, call.cost, call.createdAt, call.updatedAt],
+      sql: `INSERT INTO calls (call_sid, session_id, agent_id, direction, mode, from_address, to_address, status, duration_seconds, cost, created_at, updated_at, conversation_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      params: [
+        ...[call.callSid, call.sessionId, call.agentId, call.direction, call.mode, call.from, call.to, call.status, call.durationSeconds, call.cost, call.createdAt, call.updatedAt],
+        conversationIdOf(call.agentId, counterpartOf(call)),
+      ],
     };
   }
 

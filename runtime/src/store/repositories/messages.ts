@@ -2,6 +2,7 @@ import type { Channel, MessageStatus } from '@switchboard/sdk';
 import type { SqlExecutor, SqlStatement } from '../database.js';
 import type { Tenure } from '../../tenure.js';
 import { fenceCondition } from './tenures.js';
+import { conversationIdOf, counterpartOf } from '../../protocol/conversations.js';
 
 export type Direction = 'inbound' | 'outbound';
 
@@ -52,8 +53,8 @@ interface MessageRow {
 }
 
 const COLUMNS = `id, agent_id, channel, direction, from_address, to_address, subject, body, html, media_urls,
-  external_id, status, segments, cost, error, delivery, created_at, updated_at`;
-const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
+  external_id, status, segments, cost, error, delivery, created_at, updated_at, conversation_id`;
+const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
 const INSERT = `INSERT INTO messages (${COLUMNS}) VALUES (${ROW})`;
 const INSERT_INBOUND = `${INSERT} ON CONFLICT (agent_id, channel, direction, external_id) DO NOTHING`;
 const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
@@ -228,6 +229,7 @@ function params(m: MessageRecord) {
     m.delivery,
     m.createdAt,
     m.updatedAt,
+    conversationIdOf(m.agentId, counterpartOf(m)),
   ];
 }
 

@@ -1,0 +1,23 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * An address as conversations compare it: trimmed, lower-cased, without the `whatsapp:` prefix, so
+ * SMS, WhatsApp and voice from one number are one counterpart.
+ */
+export function normaliseAddress(address: string): string {
+  return address.trim().replace(/^whatsapp:/i, '').toLowerCase();
+}
+
+/**
+ * The conversation of an agent with one counterpart address: a stable id derived from both, the same
+ * in every process and every run. An agent may link another address into it (contact_links).
+ */
+export function conversationIdOf(agentId: string, address: string): string {
+  const digest = createHash('sha256').update(`${agentId}\0${normaliseAddress(address)}`).digest('base64url');
+  return `cnv_${digest.slice(0, 22)}`;
+}
+
+/** The other party of a message or call: the sender of an inbound one, the recipient of an outbound one. */
+export function counterpartOf(record: { readonly direction: 'inbound' | 'outbound'; readonly from: string; readonly to: string }): string {
+  return record.direction === 'inbound' ? record.from : record.to;
+}
