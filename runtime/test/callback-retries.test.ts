@@ -26,7 +26,8 @@ import type { WorkQueue } from '../src/work/work-queue.js';
 const ATTEMPTS = 4;
 const BASE_MS = 100;
 const ACK_WAIT_MS = 1500;
-const policy: CallbackPolicy = { attempts: ATTEMPTS, baseDelayMs: BASE_MS, timeoutMs: 2000 };
+// Doubling waits from BASE_MS after an immediate first attempt.
+const policy: CallbackPolicy = { scheduleMs: [0, ...Array.from({ length: ATTEMPTS - 1 }, (_, i) => BASE_MS * 2 ** i)], timeoutMs: 2000, disableAfterMs: 86_400_000 };
 const logger = createLogger({ level: 'silent', pretty: false });
 const box = new SecretBox(randomBytes(32));
 const secret = newSigningSecret();
@@ -167,7 +168,7 @@ describe('embedded callback retries on the in-process work queue', () => {
     assert.deepEqual(await letters(message.agentId), []);
   });
 
-  it('makes exactly CALLBACK_MAX_ATTEMPTS posts, then one callback_failed dead letter', async () => {
+  it('makes exactly as many posts as the schedule has attempts, then one callback_failed dead letter', async () => {
     const receiver = await startReceiver(() => 503);
     const message = await pendingMessage(receiver.url);
     const { delivery, runs } = await embedded();
@@ -217,7 +218,7 @@ describe('cluster callback retries as work redeliveries', () => {
     assert.deepEqual(await letters(message.agentId), []);
   });
 
-  it('a node dies during an attempt and every post fails: exactly CALLBACK_MAX_ATTEMPTS posts, then one callback_failed dead letter', async () => {
+  it('a node dies during an attempt and every post fails: exactly as many posts as the schedule has attempts, then one callback_failed dead letter', async () => {
     let a: Node | undefined;
     // Node A dies while its second post is in flight: it holds the item, unacked, until the ack wait.
     const receiver = await startReceiver(

@@ -4,6 +4,7 @@ import { migrate } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { AgentRepository } from './repositories/agents.js';
 import { CallRepository } from './repositories/calls.js';
+import { CallbackRepository } from './repositories/callbacks.js';
 import { LimitsRepository } from './repositories/limits.js';
 import { DeadLetterRepository } from './repositories/dead-letters.js';
 import { MessageRepository } from './repositories/messages.js';
@@ -33,6 +34,7 @@ export class Store {
   readonly limits: LimitsRepository;
   readonly tenures: TenureRepository;
   readonly inbox: InboxRepository;
+  readonly callbacks: CallbackRepository;
 
   constructor(readonly db: Database) {
     this.agents = new AgentRepository(db);
@@ -48,6 +50,7 @@ export class Store {
     this.limits = new LimitsRepository(db);
     this.tenures = new TenureRepository(db);
     this.inbox = new InboxRepository(db);
+    this.callbacks = new CallbackRepository(db);
   }
 
   close(): Promise<void> {
