@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { excerpt } from '../src/delivery/callback-client.js';
 import { CallbackSender, type CallbackPolicy, type CallbackTurn } from '../src/delivery/callback-sender.js';
 import { agentEvent } from '../src/delivery/events.js';
-import { parseRetrySchedule } from '../src/delivery/retry-schedule.js';
+import { parseRetrySchedule } from '../src/settings/retry-schedule.js';
 import { createLogger } from '../src/logger.js';
 import { newSigningSecret } from '../src/provisioning/provisioner.js';
 import { SecretBox } from '../src/secrets.js';

@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import { accepted, attemptCallback, excerpt } from './callback-client.js';
 
 export interface CallbackPolicy {
-  /** The waits of the retry schedule (retry-schedule.ts): entry i before attempt i + 1; its length is the number of attempts. */
+  /** The waits of the retry schedule (settings/retry-schedule.ts): entry i before attempt i + 1; its length is the number of attempts. */
   scheduleMs: readonly number[];
   /** How long one attempt may take. */
   timeoutMs: number;

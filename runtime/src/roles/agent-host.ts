@@ -8,7 +8,7 @@ import { Tariffs } from '../billing/tariffs.js';
 import type { Bus } from '../bus/bus.js';
 import { DeliveryService } from '../delivery/delivery-service.js';
 import { deliveryOperations } from '../delivery/operations.js';
-import { parseRetrySchedule } from '../delivery/retry-schedule.js';
+import { parseRetrySchedule } from '../settings/retry-schedule.js';
 import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
 import { inboxOperations } from '../inbox/operations.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { RETRY_SCHEDULE_PATTERN } from '../delivery/retry-schedule.js';
+import { RETRY_SCHEDULE_PATTERN } from './retry-schedule.js';
 
 const csv = (description: string) => Type.String({ default: '', description });
 const secret = (description: string) => Type.String({ default: '', description, secret: true });
