@@ -13,6 +13,15 @@ export interface CallbackPolicy {
   disableAfterMs: number;
   /** The clock the schedule and the disable are judged by (tests move it). */
   now?: () => number;
+  /**
+   * A wait longer than this is not held in the work queue (default 1 min): the event is parked in the
+   * store and queued again by the parking sweep when nearly due. JetStream counts an item waiting
+   * for a delayed redelivery against the consumer's ack-pending limit (1000), so hours-long waits
+   * held there would stall every delivery behind a few hundred failing ones.
+   */
+  parkAfterMs?: number;
+  /** How often each process looks for parked events nearly due (default 30 s; less than `parkAfterMs`). */
+  parkSweepMs?: number;
 }
 
 /** Where to post: the agent's callback URL and its signing secret, opened. */

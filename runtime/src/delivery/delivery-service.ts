@@ -28,6 +28,8 @@ interface NotifyItem {
 
 /** The wait before a turn that failed without an answer of its own (a store fault) comes back. */
 const FAULT_RETRY_MS = 5000;
+const PARK_AFTER_MS = 60_000;
+const PARK_SWEEP_MS = 30_000;
 
 /** The message and agent records a delivery scheduled here starts from, saving its first attempt two reads. */
 interface Scheduled {
@@ -46,7 +48,9 @@ const MAX_SCHEDULED = 1000;
  * count and the next wait outlive a restart and a cluster node; each attempt is a row of the delivery
  * log. A message is marked delivered or turned into a dead letter in one transaction; until then it
  * stays pending in the store and {@link recover} queues it again at start, so nothing acknowledged to
- * a provider is lost. Notifications and operator replays are `notify` items over kept events.
+ * a provider is lost. Notifications and operator replays are `notify` items over kept events. A wait
+ * longer than a minute is not held in the queue: the event is parked in the store and queued again
+ * by {@link unparkDue} when nearly due.
  */
 export class DeliveryService {
   readonly #scheduled = new Map<string, Scheduled>();
@@ -54,6 +58,9 @@ export class DeliveryService {
   readonly #inFlight = new Set<Promise<void>>();
   readonly #abort = new AbortController();
   readonly #sender: CallbackSender;
+  readonly #parkAfterMs: number;
+  readonly #parkSweepMs: number;
+  #parkSweep: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -66,6 +73,8 @@ export class DeliveryService {
     private readonly live: LiveSink,
   ) {
     this.#sender = new CallbackSender(store, policy, logger);
+    this.#parkAfterMs = policy.parkAfterMs ?? PARK_AFTER_MS;
+    this.#parkSweepMs = Math.min(policy.parkSweepMs ?? PARK_SWEEP_MS, this.#parkAfterMs);
   }
 
   /**
@@ -85,6 +94,33 @@ export class DeliveryService {
         retryDelayMs: FAULT_RETRY_MS,
       }),
     );
+    this.#parkSweep = setInterval(() => void this.unparkDue(), this.#parkSweepMs);
+    this.#parkSweep.unref();
+  }
+
+  /**
+   * Queues again the parked events due before the next sweep (each process sweeps; in a cluster the
+   * same item id from two nodes is one item). Returns how many.
+   */
+  async unparkDue(): Promise<number> {
+    try {
+      const due = await this.store.callbacks.parkedBefore(new Date(this.#sender.now() + this.#parkSweepMs));
+      for (const kept of due) {
+        if (kept.messageId !== null && kept.replays === 0) await this.queue.enqueue('deliver', `${kept.messageId}-a${kept.attempts}`, { messageId: kept.messageId });
+        else await this.queue.enqueue('notify', `${kept.eventId}-r${kept.replays}-a${kept.attempts}`, { agentId: kept.agentId, eventId: kept.eventId } satisfies NotifyItem);
+        await this.store.callbacks.unpark(kept.eventId, kept.parkedUntil!);
+      }
+      return due.length;
+    } catch (err) {
+      this.logger.warn({ err }, 'parked callbacks could not be queued; trying again at the next sweep');
+      return 0;
+    }
+  }
+
+  /** A turn to come back later: in the work queue for a short wait, parked in the store for a long one. */
+  async #comeBack(eventId: string, turn: Extract<CallbackTurn, { kind: 'later' }>): Promise<void> {
+    if (turn.delayMs <= this.#parkAfterMs) throw new RetryLater(turn.reason, turn.delayMs);
+    await this.store.callbacks.park(eventId, new Date(this.#sender.now() + turn.delayMs));
   }
 
   /** Whether an event for this agent would reach anyone: a live session or a callback URL. */
@@ -155,7 +191,7 @@ export class DeliveryService {
     if (!target) return;
     const kept = await this.store.callbacks.keep(event, message.id, new Date(this.#sender.now()));
     const turn = await this.#sender.turn(kept, target);
-    if (turn.kind === 'later') throw new RetryLater(turn.reason, turn.delayMs);
+    if (turn.kind === 'later') return this.#comeBack(kept.eventId, turn);
     if (turn.kind === 'over') await this.#deadLetter(message, 'callback_failed', turn.attempts, turn.reason);
     else await this.store.messages.markDelivered(message.id);
   }
@@ -176,6 +212,7 @@ export class DeliveryService {
         const turn = await this.#sender.turn(kept, target);
         if (turn.kind !== 'later' || this.#abort.signal.aborted) return this.#ended(agentId, event.id, turn);
         this.logger.debug({ agentId, reason: turn.reason }, 'callback attempt failed; queued for a retry');
+        if (turn.delayMs > this.#parkAfterMs) return this.#comeBack(event.id, turn);
         const item: NotifyItem = { agentId, eventId: event.id };
         await this.queue.enqueue('notify', event.id, item);
       })(),
@@ -211,7 +248,7 @@ export class DeliveryService {
       return;
     }
     const turn = await this.#sender.turn(kept, target);
-    if (turn.kind === 'later') throw new RetryLater(turn.reason, turn.delayMs);
+    if (turn.kind === 'later') return this.#comeBack(kept.eventId, turn);
     this.#ended(kept.agentId, kept.eventId, turn);
   }
 
@@ -236,6 +273,7 @@ export class DeliveryService {
 
   /** Stops retrying; an item in hand is handed back (another node takes it; embedded, it stays pending in the store for the next start). */
   async stop(): Promise<void> {
+    clearInterval(this.#parkSweep);
     this.#abort.abort();
     await Promise.allSettled([...this.#inFlight]);
     await Promise.all(this.#workers.splice(0).map((w) => w.stop()));

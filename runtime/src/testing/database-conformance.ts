@@ -409,7 +409,7 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
-    it('callback log: attempts from two nodes, the endpoint disabled once, replay, paging, retention and deprovisioning', async () => {
+    it('callback log: attempts from two nodes, the endpoint disabled once, replay, paging, parking, retention and deprovisioning', async () => {
       await withNodes(2, async (stores) => {
         const [first, second] = stores as [Store, Store];
         const t0 = Date.parse('2026-04-01T00:00:00Z');
@@ -438,6 +438,15 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         await first.callbacks.recordAttempt(attempt(4, 'evt_b', 300, 'delivered'), 'delivered', new Date(t0));
         assert.equal(await first.callbacks.sweep(new Date(t0 + 250)), 4, 'three old attempts and the delivered event; the pending event stays');
         assert.deepEqual((await first.callbacks.pendingNotifications()).map((e) => e.eventId), ['evt_a']);
+        await first.callbacks.park('evt_a', new Date(t0 + 10_000));
+        assert.deepEqual(await second.callbacks.pendingNotifications(), [], 'a parked event is the parking sweep\'s');
+        assert.deepEqual(await second.callbacks.parkedBefore(new Date(t0 + 9_999)), []);
+        const [parked] = await second.callbacks.parkedBefore(new Date(t0 + 10_000));
+        assert.equal(parked?.parkedUntil, at(10_000));
+        await second.callbacks.unpark('evt_a', at(9_000));
+        assert.equal((await first.callbacks.event('evt_a'))?.parkedUntil, at(10_000), 'parked again meanwhile: left parked');
+        await second.callbacks.unpark('evt_a', at(10_000));
+        assert.equal((await first.callbacks.event('evt_a'))?.parkedUntil, null);
         await first.db.transaction((tx) => first.callbacks.deleteAgent(tx, 'cb-1'));
         assert.deepEqual([await first.callbacks.log('cb-1', 5), await first.callbacks.endpoint('cb-1'), await first.callbacks.event('evt_a')], [[], undefined, undefined]);
       });

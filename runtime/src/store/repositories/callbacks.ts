@@ -25,6 +25,8 @@ export interface CallbackEventRecord {
   readonly lastAttemptAt: string | null;
   /** Times an operator replayed it. */
   readonly replays: number;
+  /** Set while the event waits for a far-off attempt outside the work queue. */
+  readonly parkedUntil: string | null;
   readonly createdAt: string;
 }
 
@@ -68,6 +70,7 @@ interface EventRow {
   attempts: number;
   last_attempt_at: string | null;
   replays: number;
+  parked_until: string | null;
   created_at: string;
 }
 
@@ -100,13 +103,38 @@ export class CallbackRepository {
     return row && toEvent(row);
   }
 
-  /** Pending events that deliver no message (a message's delivery is re-driven from the message), oldest first. */
+  /**
+   * Pending events, not parked, that deliver no message (a message's delivery is re-driven from the
+   * message), oldest first.
+   */
   async pendingNotifications(limit = 1000): Promise<CallbackEventRecord[]> {
     const rows = await this.db.query<EventRow>(
-      "SELECT * FROM callback_events WHERE state = 'pending' AND (message_id IS NULL OR replays > 0) ORDER BY created_at LIMIT ?",
+      "SELECT * FROM callback_events WHERE state = 'pending' AND parked_until IS NULL AND (message_id IS NULL OR replays > 0) ORDER BY created_at LIMIT ?",
       [limit],
     );
     return rows.map(toEvent);
+  }
+
+  /**
+   * Parks a pending event whose next attempt is far off: its work item ends, and {@link parkedBefore}
+   * finds it again when it is nearly due.
+   */
+  async park(eventId: string, until: Date): Promise<void> {
+    await this.db.execute("UPDATE callback_events SET parked_until = ? WHERE event_id = ? AND state = 'pending'", [until.toISOString(), eventId]);
+  }
+
+  /** Parked pending events due before `before`, soonest first. */
+  async parkedBefore(before: Date, limit = 1000): Promise<CallbackEventRecord[]> {
+    const rows = await this.db.query<EventRow>(
+      "SELECT * FROM callback_events WHERE parked_until IS NOT NULL AND parked_until <= ? AND state = 'pending' ORDER BY parked_until LIMIT ?",
+      [before.toISOString(), limit],
+    );
+    return rows.map(toEvent);
+  }
+
+  /** Ends an event's parking once its work is queued again (unless it was parked again meanwhile). */
+  async unpark(eventId: string, until: string): Promise<void> {
+    await this.db.execute('UPDATE callback_events SET parked_until = NULL WHERE event_id = ? AND parked_until = ?', [eventId, until]);
   }
 
   /** Sets an event's state without an attempt (skipped: no post was made). */
@@ -132,7 +160,7 @@ export class CallbackRepository {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [attempt.id, attempt.eventId, attempt.agentId, attempt.url, attempt.attempt, attempt.statusCode, attempt.error, attempt.latencyMs, attempt.responseExcerpt, attempt.outcome, attempt.createdAt],
       );
-      await tx.execute('UPDATE callback_events SET state = ?, attempts = ?, last_attempt_at = ? WHERE event_id = ?', [state, attempt.attempt, attempt.createdAt, attempt.eventId]);
+      await tx.execute('UPDATE callback_events SET state = ?, attempts = ?, last_attempt_at = ?, parked_until = NULL WHERE event_id = ?', [state, attempt.attempt, attempt.createdAt, attempt.eventId]);
       const row = await tx.get<EndpointRow>('SELECT * FROM callback_endpoints WHERE agent_id = ?', [attempt.agentId]);
       const sameUrl = row?.url === attempt.url;
       const failed = attempt.outcome !== 'delivered';
@@ -157,7 +185,7 @@ export class CallbackRepository {
       const [where, params] =
         'eventId' in selection ? ['event_id = ?', [selection.eventId]] : ['created_at >= ? AND created_at < ?', [selection.since, selection.until]];
       await tx.execute(
-        `UPDATE callback_events SET state = 'pending', attempts = 0, last_attempt_at = NULL, replays = replays + 1 WHERE agent_id = ? AND ${where}`,
+        `UPDATE callback_events SET state = 'pending', attempts = 0, last_attempt_at = NULL, parked_until = NULL, replays = replays + 1 WHERE agent_id = ? AND ${where}`,
         [agentId, ...params],
       );
       await tx.execute('UPDATE callback_endpoints SET failing_since = NULL, disabled_at = NULL WHERE agent_id = ?', [agentId]);
@@ -212,6 +240,7 @@ function toEvent(row: EventRow): CallbackEventRecord {
     attempts: Number(row.attempts),
     lastAttemptAt: row.last_attempt_at,
     replays: Number(row.replays),
+    parkedUntil: row.parked_until,
     createdAt: row.created_at,
   };
 }
