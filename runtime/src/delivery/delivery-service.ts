@@ -94,6 +94,8 @@ export class DeliveryService {
         retryDelayMs: FAULT_RETRY_MS,
       }),
     );
+    // At once for what waited through a restart, then every sweep interval.
+    void this.unparkDue();
     this.#parkSweep = setInterval(() => void this.unparkDue(), this.#parkSweepMs);
     this.#parkSweep.unref();
   }
@@ -162,7 +164,7 @@ export class DeliveryService {
   }
 
   /**
-   * Runs run `attempt` of the chain for a queued message (a `deliver` work item): the live session,
+   * Runs the chain once for a queued message (a `deliver` work item, run `attempt` of it): the live session,
    * else at most ONE callback post, when the kept event is due. A failed post throws `RetryLater` with
    * the schedule's next wait, for the work to come back then; the last attempt, a permanent refusal or
    * a disabled endpoint makes the dead letter. Nothing happens when the message was delivered or
