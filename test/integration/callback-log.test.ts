@@ -207,6 +207,26 @@ describe('callback retries, delivery log and replay', () => {
     assert.deepEqual(receiver.events.map((e) => e.event.data.body).sort(), ['one', 'three', 'two']);
   });
 
+  it('a callback URL set again, even the same one, enables a disabled endpoint', async () => {
+    let up = false;
+    const { agent, receiver, inbound } = await agentWithReceiver('cb-reset', () => (up ? { status: 200 } : { status: 500 }));
+    await inbound('one');
+    await waitFor('the first event ran out of attempts', async () => (await letters('cb-reset')).length === 1);
+    const failingSince = Date.parse((await log('cb-reset')).endpoint!.failingSince!);
+    await sleep(Math.max(0, failingSince + DISABLE_AFTER_MS + 100 - Date.now()));
+    await inbound('two');
+    await waitFor('disabled', async () => (await log('cb-reset')).endpoint?.disabledAt ?? undefined);
+    await waitFor('the second event dead-lettered', async () => (await letters('cb-reset')).length === 2);
+
+    up = true;
+    const set = await t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl: receiver.url } });
+    assert.equal(set.status, 200);
+    assert.deepEqual((await log('cb-reset')).endpoint && [(await log('cb-reset')).endpoint!.disabledAt, (await log('cb-reset')).endpoint!.failingSince], [null, null]);
+    await inbound('three');
+    const [taken] = await receiver.waitFor(1, 10_000);
+    assert.equal(taken!.event.data.body, 'three');
+  });
+
   it('bad input to the log and replay routes gets the contract error body', async () => {
     await provisionAgent(t, 'cb-bad', ['sms']);
     const cases: [string, string, unknown, number, string][] = [

@@ -188,10 +188,15 @@ export class CallbackRepository {
         `UPDATE callback_events SET state = 'pending', attempts = 0, last_attempt_at = NULL, parked_until = NULL, replays = replays + 1 WHERE agent_id = ? AND ${where}`,
         [agentId, ...params],
       );
-      await tx.execute('UPDATE callback_endpoints SET failing_since = NULL, disabled_at = NULL WHERE agent_id = ?', [agentId]);
+      await this.enable(agentId, tx);
       const rows = await tx.query<EventRow>(`SELECT * FROM callback_events WHERE agent_id = ? AND ${where} ORDER BY created_at LIMIT 10000`, [agentId, ...params]);
       return rows.map(toEvent);
     });
+  }
+
+  /** Enables an agent's endpoint again with a clean record (a replay, a callback URL set again). */
+  async enable(agentId: string, tx: SqlExecutor = this.db): Promise<void> {
+    await tx.execute('UPDATE callback_endpoints SET failing_since = NULL, disabled_at = NULL WHERE agent_id = ?', [agentId]);
   }
 
   /** An agent's delivery log, newest first: at most `limit` attempts older than the attempt `before` (an id), when given. */
