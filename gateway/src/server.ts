@@ -17,6 +17,7 @@ import { healthRoutes } from './routes/health.js';
 import { billingRoutes } from './routes/billing.js';
 import { messagingRoutes } from './routes/messaging.js';
 import { inboxRoutes } from './routes/inbox.js';
+import { conversationRoutes } from './routes/conversations.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { ResourceServer } from './oauth/resource-server.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -163,6 +164,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...provisioningRoutes(deps),
     ...messagingRoutes(deps),
     ...inboxRoutes(deps),
+    ...conversationRoutes(deps),
     ...webhookRoutes(deps),
     ...billingRoutes(deps),
     ...voiceRoutes(deps),

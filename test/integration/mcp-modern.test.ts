@@ -24,6 +24,9 @@ const TOOL_ORDER = [
   'comms_get_call',
   'comms_inbox_read',
   'comms_inbox_ack',
+  'comms_list_conversations',
+  'comms_get_conversation',
+  'comms_link_contacts',
   'comms_ping',
 ];
 

@@ -166,6 +166,10 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
     const transcripts = entries.filter((e) => e.type === 'call.transcript');
     assert.equal(transcripts.length, 1);
     assert.deepEqual(transcripts[0]!.payload.transcript, detail.transcript);
+    // The call is in the conversation's timeline with its transcript.
+    const conversation = await get(`/api/v1/conversations/${entries[0]!.conversationId}`, agent.securityToken);
+    const inTimeline = (conversation.body.items as { kind: string; id: string; transcript: unknown }[]).find((i) => i.kind === 'call' && i.id === relaySid);
+    assert.deepEqual(inTimeline?.transcript, detail.transcript);
 
     // Each caller turn is observed once, as it ends, in the metrics of the process holding the call.
     assert.equal(await observed('switchboard_voice_turn_latency_seconds_count{mode="relay"}'), 2);

@@ -30,7 +30,7 @@ ${MAX_JSON_DEPTH} levels is refused too (400 \`BAD_REQUEST\`).
 Switchboard is an MCP server with the tools \`comms_send_message\`, \`comms_make_call\`,
 \`comms_call_on_behalf\`, \`comms_send_voice_message\`, \`comms_transfer_call\`, \`comms_set_callback_url\`,
 \`comms_get_waiting_messages\`, \`comms_get_channel_status\`, \`comms_get_usage\`, \`comms_get_billing\`,
-\`comms_get_call\`, \`comms_inbox_read\`, \`comms_inbox_ack\`, \`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
+\`comms_get_call\`, \`comms_inbox_read\`, \`comms_inbox_ack\`, \`comms_list_conversations\`, \`comms_get_conversation\`, \`comms_link_contacts\`, \`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
 fields as its REST route below (\`comms_get_call\` takes the route's \`callId\` as an argument) and returns the same JSON, as \`structuredContent\` (each tool declares
 an \`outputSchema\`) and as JSON text; failures are \`isError\` results carrying the error body. The
 tools are listed in a fixed order. One endpoint, \`${baseUrl}/mcp\` with \`Authorization: Bearer <token>\`
@@ -176,7 +176,9 @@ message you sent (\`queued\`, \`sent\`, \`delivered\`, \`failed\`, \`undelivered
 your agent's inbox, stored before the provider got its answer. Entries carry a \`cursor\` that only
 grows, the \`channel\`, the \`counterpart\` (sender or recipient), a \`conversationId\` (one per
 counterpart address: SMS and WhatsApp from one number share it), the \`messageId\` and a \`payload\`
-with the message's text or the receipt's details. A notification is a hint; the inbox is the record.
+with the message's text or the receipt's details; a call adds \`call.status\` entries (its start and each
+status change), a \`call.transcript\` when it ends, and a voicemail a \`voicemail\` entry (\`messageId\` is
+null for these; the payload names the \`callSid\`). A notification is a hint; the inbox is the record.
 
 - Read: \`curl -s "${baseUrl}/api/v1/inbox?limit=50" -H "Authorization: Bearer $CLIENT_TOKEN"\` returns
   \`{"entries":[…],"nextCursor","hasMore","ackedCursor","lastCursor"}\`. Without \`after\` it starts after
@@ -195,6 +197,24 @@ with the message's text or the receipt's details. A notification is a hint; the 
   not cache it. \`resources/list\` shows a client token its agent's inbox (a team or orchestrator token,
   the agent named with \`?agentId=\`); \`resources/templates/list\` gives the URI template. An inbox the
   token may not read is "not found".
+
+## Conversations
+
+A conversation is your agent and one counterpart across channels: a phone number (SMS, WhatsApp and
+voice share it), an email address, a LINE user. Every message and call belongs to one; its id is the
+\`conversationId\` of the inbox entries.
+
+- List: \`curl -s "${baseUrl}/api/v1/conversations" -H "Authorization: Bearer $CLIENT_TOKEN"\` —
+  latest activity first, each with its counterparts per channel and its counts of messages and calls
+  (\`limit\` 1–200, \`cursor\` = the \`nextCursor\` before).
+- Timeline: \`GET ${baseUrl}/api/v1/conversations/<conversationId>\` — messages and calls newest first,
+  across channels, each call with its transcript (\`limit\`, \`cursor\` to page back).
+- Link a customer's addresses into one conversation (a customer who texts, then emails):
+  \`curl -s -X POST ${baseUrl}/api/v1/link-contacts -H "Authorization: Bearer $CLIENT_TOKEN" -H 'Content-Type: application/json' -d '{"addresses":["+14155550123","ada@example.com"]}'\`.
+  The first address's conversation takes the others, their history included; the linked address's
+  own id still finds it (the answer names the conversation it joined).
+- Over MCP: \`comms_list_conversations\`, \`comms_get_conversation\` (\`conversationId\` as an argument)
+  and \`comms_link_contacts\`.
 
 ## Listen for inbox updates
 

@@ -28,6 +28,9 @@ export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT
   { name: 'comms_get_call', method: 'GET', path: '/api/v1/calls/:callId' },
   { name: 'comms_inbox_read', method: 'GET', path: '/api/v1/inbox' },
   { name: 'comms_inbox_ack', method: 'POST', path: '/api/v1/inbox/ack' },
+  { name: 'comms_list_conversations', method: 'GET', path: '/api/v1/conversations' },
+  { name: 'comms_get_conversation', method: 'GET', path: '/api/v1/conversations/:conversationId' },
+  { name: 'comms_link_contacts', method: 'POST', path: '/api/v1/link-contacts' },
 ];
 
 /** A tool's input schema: its route's body or query, plus the route's path parameters (required strings). */

@@ -240,6 +240,47 @@ const InboxReadSchema = Type.Object({
 
 const InboxAckSchema = Type.Object({ agentId: Type.String(), ackedCursor: Type.Integer({ minimum: 0 }), lastCursor: Type.Integer({ minimum: 0 }) });
 
+/** The other party of a conversation on one channel, with its activity. */
+const CounterpartSchema = Type.Object({ channel: Channel, address: Type.String(), lastActivityAt: Type.String() });
+
+/** A conversation as its list shows it. */
+const ConversationSummarySchema = Type.Object({
+  conversationId: Type.String(),
+  counterparts: Type.Array(CounterpartSchema),
+  lastActivityAt: Type.String(),
+  messages: Type.Integer({ minimum: 0 }),
+  calls: Type.Integer({ minimum: 0 }),
+});
+
+/** One message or call of a conversation's timeline. */
+const TimelineItemSchema = Type.Object({
+  kind: Type.Union([Type.Literal('message'), Type.Literal('call')]),
+  id: Type.String(),
+  channel: Channel,
+  direction: Type.Union([Type.Literal('inbound'), Type.Literal('outbound')]),
+  from: Type.String(),
+  to: Type.String(),
+  status: Type.String(),
+  createdAt: Type.String(),
+  subject: Type.Optional(Nullable(Type.String())),
+  body: Type.Optional(Type.String()),
+  externalId: Type.Optional(Nullable(Type.String())),
+  durationSeconds: Type.Optional(Type.Number()),
+  endedAt: Type.Optional(Nullable(Type.String())),
+  transcript: Type.Optional(Type.Array(Type.Object({ role: Type.String(), text: Type.String(), at: Type.String() }, { additionalProperties: true }))),
+});
+
+const ConversationListSchema = Type.Object({ agentId: Type.String(), conversations: Type.Array(ConversationSummarySchema), nextCursor: Nullable(Type.String()) });
+const ConversationSchema = Type.Object({
+  agentId: Type.String(),
+  conversationId: Type.String(),
+  counterparts: Type.Array(CounterpartSchema),
+  linkedAddresses: Type.Array(Type.String()),
+  items: Type.Array(TimelineItemSchema),
+  nextCursor: Nullable(Type.String()),
+});
+const Page = { limit: Type.Integer({ minimum: 1 }), cursor: Type.Optional(Type.String()) };
+
 const operation = <Q extends TSchema, A extends TSchema>(request: Q, response: A) => ({ request, response });
 const Ok = Type.Object({ success: Type.Literal(true) });
 const AgentOnly = Type.Object(Agent);
@@ -303,6 +344,12 @@ export const AGENT_OPERATIONS = {
   callMessageTaken: operation(Type.Object({ ...Agent, session: CallSessionSchema, message: Type.String() }), Ok),
   inboxRead: operation(InboxReadRequestSchema, InboxReadSchema),
   inboxAck: operation(Type.Object({ ...Agent, upTo: Type.Integer({ minimum: 0 }) }), InboxAckSchema),
+  conversations: operation(Type.Object({ ...Agent, ...Page }), ConversationListSchema),
+  conversation: operation(Type.Object({ ...Agent, ...Page, conversationId: Type.String() }), ConversationSchema),
+  linkContacts: operation(
+    Type.Object({ ...Agent, addresses: Type.Array(Type.String(), { minItems: 2 }) }),
+    Type.Object({ agentId: Type.String(), conversationId: Type.String(), linkedAddresses: Type.Array(Type.String()) }),
+  ),
   /** An operator's replay of the agent's callbacks: one event, or those created in [since, until). */
   replayCallbacks: operation(
     Type.Object({ ...Agent, eventId: Type.Optional(Type.String({ minLength: 1 })), since: Type.Optional(Type.String()), until: Type.Optional(Type.String()) }),

@@ -12,6 +12,8 @@ import { parseRetrySchedule } from '../settings/retry-schedule.js';
 import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
 import { inboxOperations } from '../inbox/operations.js';
+import { backfillConversations } from '../conversations/backfill.js';
+import { conversationOperations } from '../conversations/operations.js';
 import { InboxRetention } from '../inbox/retention.js';
 import { Limiter } from '../limits/limiter.js';
 import { defaultLimits } from '../limits/limits.js';
@@ -65,9 +67,11 @@ export class AgentHost {
   readonly voice: VoiceService;
   readonly voiceMessages: VoiceMessageStore;
   readonly inboxRetention: InboxRetention;
+  readonly #nameOldConversations: () => Promise<number>;
 
   constructor(parts: AgentHostParts) {
     const { settings, logger, store, bus, box, tokens, events, drivers, reach, calls, address, work } = parts;
+    this.#nameOldConversations = () => backfillConversations(store, logger);
     const publicBaseUrl = () => address.url;
     this.tariffs = new Tariffs(settings.TARIFFS);
     this.limiter = new Limiter(store, defaultLimits(settings), events);
@@ -132,6 +136,7 @@ export class AgentHost {
         outbox: this.outbox,
       }),
       ...inboxOperations(),
+      ...conversationOperations(),
       ...deliveryOperations(this.delivery),
     };
     // `check` lets through only each operation's own request, which is what each handler is typed to take.
@@ -146,6 +151,7 @@ export class AgentHost {
     if (pending > 0) logger.info({ pending }, 're-driving deliveries left pending');
     await this.outbox.sweep();
     this.inboxRetention.start();
+    void this.#nameOldConversations();
   }
 
   /** Stops retries first (a queued delivery still pending is handed back, for another node or the next start), then the outbox. */

@@ -11,6 +11,7 @@ import { MessageRepository } from './repositories/messages.js';
 import { OptOutRepository } from './repositories/opt-outs.js';
 import { UsageRepository } from './repositories/usage.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
+import { ConversationRepository } from './repositories/conversations.js';
 import { InboxRepository } from './repositories/inbox.js';
 import { PoolRepository } from './repositories/pools.js';
 import { TaskRepository } from './repositories/tasks.js';
@@ -35,6 +36,7 @@ export class Store {
   readonly limits: LimitsRepository;
   readonly tenures: TenureRepository;
   readonly inbox: InboxRepository;
+  readonly conversations: ConversationRepository;
   readonly tasks: TaskRepository;
   readonly callbacks: CallbackRepository;
 
@@ -52,6 +54,7 @@ export class Store {
     this.limits = new LimitsRepository(db);
     this.tenures = new TenureRepository(db);
     this.inbox = new InboxRepository(db);
+    this.conversations = new ConversationRepository(db);
     this.tasks = new TaskRepository(db);
     this.callbacks = new CallbackRepository(db);
   }

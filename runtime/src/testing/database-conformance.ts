@@ -1,3 +1,4 @@
+import { conversationIdOf } from '../protocol/conversations.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
@@ -406,6 +407,35 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.equal(await first.inbox.sweepAcknowledged(new Date(Date.now() + 60_000)), 12, 'only acknowledged entries go');
         assert.deepEqual((await first.inbox.read('inbox-1', 0, 500)).map((e) => e.cursor)[0], 13);
         assert.equal((await first.inbox.read('inbox-2', 0, 500)).length, 10);
+      });
+    });
+
+    it('conversations: older rows named by the backfill, links followed both ways, a timeline across messages and calls', async () => {
+      await withNodes(2, async ([first, second]) => {
+        const at = (s: number) => new Date(Date.parse('2026-05-01T00:00:00Z') + s * 1000).toISOString();
+        const message = (id: string, from: string, createdAt: string) => ({
+          id, agentId: 'conv-1', channel: 'sms' as const, direction: 'inbound' as const, from, to: '+15550000001', subject: null, body: id, html: null,
+          mediaUrls: [], externalId: id, status: 'received' as const, segments: 1, cost: null, error: null, delivery: 'done' as const, createdAt, updatedAt: createdAt,
+        });
+        await first!.messages.insert(message('m1', '+15550000002', at(1)));
+        await first!.messages.insert(message('m2', 'ada@example.com', at(2)));
+        // A row stored before conversations existed.
+        await first!.messages.insert(message('m0', '+15550000002', at(0)));
+        await first!.db.execute("UPDATE messages SET conversation_id = NULL WHERE id = 'm0'");
+        assert.equal(await second!.conversations.backfill(10), 1);
+        assert.equal(await first!.conversations.backfill(10), 0, 'nothing left to name');
+        const number = conversationIdOf('conv-1', '+15550000002');
+        const email = conversationIdOf('conv-1', 'Ada@Example.com');
+        assert.deepEqual((await second!.conversations.timeline('conv-1', [number], 10)).map((r) => r.id), ['m1', 'm0']);
+        assert.equal(await first!.conversations.link('conv-1', '+15550000002', ['Ada@Example.com'], at(3)), number);
+        assert.equal(await second!.conversations.resolve('conv-1', email), number);
+        assert.deepEqual(new Set(await second!.conversations.members('conv-1', number)), new Set([number, email]));
+        const all = await second!.conversations.timeline('conv-1', [number, email], 10);
+        assert.deepEqual(all.map((r) => r.id), ['m2', 'm1', 'm0']);
+        assert.deepEqual((await second!.conversations.timeline('conv-1', [number, email], 10, { createdAt: at(2), id: 'm2' })).map((r) => r.id), ['m1', 'm0']);
+        assert.deepEqual(await second!.conversations.timeline('conv-2', [number, email], 10), [], "another agent's rows are not in it");
+        await first!.db.transaction((tx) => first!.conversations.deleteAgent(tx, 'conv-1'));
+        assert.equal(await second!.conversations.resolve('conv-1', email), email);
       });
     });
 

@@ -15,6 +15,9 @@ export const conversations: Migration = {
     'ALTER TABLE calls ADD COLUMN conversation_id TEXT',
     'CREATE INDEX messages_conversation ON messages (agent_id, conversation_id, created_at)',
     'CREATE INDEX calls_conversation ON calls (agent_id, conversation_id, created_at)',
+    // What the backfill has left to name (empty once it is done, so its look at start costs nothing).
+    'CREATE INDEX messages_unnamed ON messages (id) WHERE conversation_id IS NULL',
+    'CREATE INDEX calls_unnamed ON calls (call_sid) WHERE conversation_id IS NULL',
     `CREATE TABLE contact_links (
       agent_id TEXT NOT NULL,
       address TEXT NOT NULL,

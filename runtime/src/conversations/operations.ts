@@ -1,0 +1,120 @@
+import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
+import { Continuation } from '../actors/continuation.js';
+import type { AgentOperations } from '../actors/actor-system.js';
+import { requireAgent } from '../agents/operations.js';
+import type { ActivityRow, TimelineCursor, TimelineRow } from '../store/repositories/conversations.js';
+import type { Store } from '../store/store.js';
+
+interface Counterpart {
+  readonly channel: Channel;
+  readonly address: string;
+  readonly lastActivityAt: string;
+}
+
+interface Summary {
+  readonly conversationId: string;
+  readonly counterparts: Counterpart[];
+  readonly lastActivityAt: string;
+  readonly messages: number;
+  readonly calls: number;
+}
+
+/** An opaque page cursor: what the next page starts after. */
+function encode(value: TimelineCursor): string {
+  return Buffer.from(JSON.stringify([value.createdAt, value.id])).toString('base64url');
+}
+
+function decode(cursor: string): TimelineCursor {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof createdAt === 'string' && typeof id === 'string') return { createdAt, id };
+  } catch {
+    // answered below
+  }
+  throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'cursor is not one this API gave out; pass the nextCursor of the page before, or none.');
+}
+
+/** The agent's conversations from their activity rows: linked ids folded into the conversation they joined, newest first. */
+function summaries(rows: readonly ActivityRow[], links: ReadonlyMap<string, string>): Summary[] {
+  const byId = new Map<string, { counterparts: Map<string, Counterpart>; lastActivityAt: string; messages: number; calls: number }>();
+  for (const row of rows) {
+    const id = links.get(row.conversationId) ?? row.conversationId;
+    const summary = byId.get(id) ?? { counterparts: new Map(), lastActivityAt: '', messages: 0, calls: 0 };
+    const key = `${row.channel} ${row.counterpart}`;
+    const seen = summary.counterparts.get(key);
+    if (!seen || seen.lastActivityAt < row.lastAt) summary.counterparts.set(key, { channel: row.channel, address: row.counterpart, lastActivityAt: row.lastAt });
+    if (summary.lastActivityAt < row.lastAt) summary.lastActivityAt = row.lastAt;
+    summary.messages += row.messages;
+    summary.calls += row.calls;
+    byId.set(id, summary);
+  }
+  return [...byId]
+    .map(([conversationId, s]) => ({ conversationId, ...s, counterparts: [...s.counterparts.values()].sort((a, b) => (a.lastActivityAt < b.lastActivityAt ? 1 : -1)) }))
+    .sort((a, b) => (a.lastActivityAt === b.lastActivityAt ? (a.conversationId < b.conversationId ? 1 : -1) : a.lastActivityAt < b.lastActivityAt ? 1 : -1));
+}
+
+/** A timeline row as the API answers it: a call's transcript parsed. */
+function item(row: TimelineRow) {
+  if (row.kind === 'message') return row;
+  const { transcript, ...call } = row;
+  return { ...call, transcript: transcript === null ? [] : (JSON.parse(transcript) as { role: string; text: string; at: string }[]) };
+}
+
+/** What a conversation is made of now: the conversation an id was linked into, and its member ids. */
+async function membersOf(store: Store, agentId: string, conversationId: string) {
+  const id = await store.conversations.resolve(agentId, conversationId);
+  return { id, members: await store.conversations.members(agentId, id) };
+}
+
+/**
+ * Conversation operations every agent actor answers: the list and a timeline only read (they finish
+ * outside the mailbox); linking runs in the mailbox, so an agent's links apply one at a time.
+ */
+export function conversationOperations(): Pick<AgentOperations, 'conversations' | 'conversation' | 'linkContacts'> {
+  return {
+    async conversations({ actor, store }, request) {
+      const { agentId } = requireAgent(actor);
+      return new Continuation(async () => {
+        const [rows, links] = await Promise.all([store.conversations.activity(agentId), store.conversations.links(agentId)]);
+        const all = summaries(rows, links);
+        const after = request.cursor === undefined ? undefined : decode(request.cursor);
+        const start = after ? all.findIndex((s) => s.lastActivityAt < after.createdAt || (s.lastActivityAt === after.createdAt && s.conversationId < after.id)) : 0;
+        const conversations = start < 0 ? [] : all.slice(start, start + request.limit);
+        const last = conversations.at(-1);
+        const more = start >= 0 && start + request.limit < all.length;
+        return { agentId, conversations, nextCursor: more && last ? encode({ createdAt: last.lastActivityAt, id: last.conversationId }) : null };
+      });
+    },
+
+    async conversation({ actor, store }, request) {
+      const { agentId } = requireAgent(actor);
+      return new Continuation(async () => {
+        const { id, members } = await membersOf(store, agentId, request.conversationId);
+        const before = request.cursor === undefined ? undefined : decode(request.cursor);
+        const rows = await store.conversations.timeline(agentId, members, request.limit + 1, before);
+        const linkedAddresses = await store.conversations.linkedAddresses(agentId, id);
+        if (rows.length === 0 && before === undefined && linkedAddresses.length === 0) {
+          throw new SwitchboardError(ErrorCodes.NOT_FOUND, `No conversation ${request.conversationId} for agent ${agentId}.`);
+        }
+        const page = rows.slice(0, request.limit);
+        const last = page.at(-1);
+        const counterparts = summaries(await store.conversations.activity(agentId, members), new Map(members.map((m) => [m, id])))[0]?.counterparts ?? [];
+        return {
+          agentId,
+          conversationId: id,
+          counterparts,
+          linkedAddresses,
+          items: page.map(item),
+          nextCursor: rows.length > request.limit && last ? encode(last) : null,
+        };
+      });
+    },
+
+    async linkContacts({ actor, store }, request) {
+      const { agentId } = requireAgent(actor);
+      const [into, ...others] = request.addresses;
+      const conversationId = await store.conversations.link(agentId, into!, others, new Date().toISOString());
+      return { agentId, conversationId, linkedAddresses: await store.conversations.linkedAddresses(agentId, conversationId) };
+    },
+  };
+}
