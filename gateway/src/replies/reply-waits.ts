@@ -50,7 +50,6 @@ export class ReplyWaits {
         if (hinted) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.min(left, this.reReadMs));
-          timer.unref();
           wake = () => {
             clearTimeout(timer);
             resolve();
