@@ -24,6 +24,7 @@ const TOOL_ORDER = [
   'comms_get_call',
   'comms_inbox_read',
   'comms_inbox_ack',
+  'comms_wait_for_reply',
   'comms_ping',
 ];
 

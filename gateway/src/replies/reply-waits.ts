@@ -29,7 +29,7 @@ export class ReplyWaits {
     const check = () => this.ports.replies.check(agentId, conversationId, after);
     const signals = signal ? [this.#closing.signal, signal] : [this.#closing.signal];
     const ended = () => signals.some((s) => s.aborted);
-    if (waitMs <= 0 || ended()) return check();
+    if (!(waitMs > 0) || ended()) return check();
     const deadline = Date.now() + waitMs;
     let hinted = false;
     let wake: (() => void) | undefined;
