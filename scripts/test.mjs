@@ -70,6 +70,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/send-message.test.ts',
   'test/integration/inbound.test.ts',
   'test/integration/inbox.test.ts',
+  'test/integration/callback-log.test.ts',
   'test/integration/mcp.test.ts',
   'test/integration/mcp-sessions.test.ts',
   'test/integration/mcp-conformance.test.ts',

@@ -13,7 +13,7 @@ export type { ServedRuntime, TestPorts } from './roles/served-runtime.js';
 export type { RoleOptions, AttachOptions } from './roles/parts.js';
 export type { GatewayPorts, AdminPort, MetricsPort, WebhookPort, VoicePort, LiveCall } from './ports.js';
 export type { LocalSessions, TurnCall } from './agents/live-reach.js';
-export type { ListFilter, Totals, DashboardFigures } from './admin/operator-reads.js';
+export type { ListFilter, Totals, DashboardFigures, CallbackLogPage } from './admin/operator-reads.js';
 export type { AgentClient, CallOptions, ClientInput } from './agents/agent-client.js';
 export { AGENT_OPERATIONS, INBOX_ENTRY_TYPES, isOperationName } from './protocol/operations.js';
 export type {

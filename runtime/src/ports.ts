@@ -56,7 +56,7 @@ export interface GatewayPorts {
 
 /** What the operator's API reads and changes besides agent operations. */
 export interface AdminPort {
-  readonly reads: Pick<OperatorReads, 'messages' | 'deadLetters' | 'recentActivity' | 'usageTotals' | 'dashboard'>;
+  readonly reads: Pick<OperatorReads, 'messages' | 'deadLetters' | 'recentActivity' | 'usageTotals' | 'dashboard' | 'callbackLog'>;
   agents(): Promise<AgentView[]>;
   agent(agentId: string): Promise<AgentView | undefined>;
   readonly pools: Pick<PoolRepository, 'counts' | 'list' | 'add'>;

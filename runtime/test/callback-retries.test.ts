@@ -26,7 +26,8 @@ import type { WorkQueue } from '../src/work/work-queue.js';
 const ATTEMPTS = 4;
 const BASE_MS = 100;
 const ACK_WAIT_MS = 1500;
-const policy: CallbackPolicy = { attempts: ATTEMPTS, baseDelayMs: BASE_MS, timeoutMs: 2000 };
+// Doubling waits from BASE_MS after an immediate first attempt.
+const policy: CallbackPolicy = { scheduleMs: [0, ...Array.from({ length: ATTEMPTS - 1 }, (_, i) => BASE_MS * 2 ** i)], timeoutMs: 2000, disableAfterMs: 86_400_000 };
 const logger = createLogger({ level: 'silent', pretty: false });
 const box = new SecretBox(randomBytes(32));
 const secret = newSigningSecret();
@@ -167,7 +168,7 @@ describe('embedded callback retries on the in-process work queue', () => {
     assert.deepEqual(await letters(message.agentId), []);
   });
 
-  it('makes exactly CALLBACK_MAX_ATTEMPTS posts, then one callback_failed dead letter', async () => {
+  it('makes exactly as many posts as the schedule has attempts, then one callback_failed dead letter', async () => {
     const receiver = await startReceiver(() => 503);
     const message = await pendingMessage(receiver.url);
     const { delivery, runs } = await embedded();
@@ -217,7 +218,7 @@ describe('cluster callback retries as work redeliveries', () => {
     assert.deepEqual(await letters(message.agentId), []);
   });
 
-  it('a node dies during an attempt and every post fails: exactly CALLBACK_MAX_ATTEMPTS posts, then one callback_failed dead letter', async () => {
+  it('a node dies during an attempt and every post fails: exactly as many posts as the schedule has attempts, then one callback_failed dead letter', async () => {
     let a: Node | undefined;
     // Node A dies while its second post is in flight: it holds the item, unacked, until the ack wait.
     const receiver = await startReceiver(
@@ -244,4 +245,49 @@ describe('cluster callback retries as work redeliveries', () => {
     assert.equal(await store.messages.pendingDelivery(message.id), undefined, 'the letter ends the delivery');
     assert.equal((await store.messages.get(message.id))?.delivery, 'pending', 'never marked delivered');
   });
+});
+
+describe('long waits are parked in the store, not held in the work queue', () => {
+  // Waits over parkAfterMs leave the queue (JetStream counts a delayed redelivery against the
+  // consumer's ack-pending limit); the parking sweep queues the event again when nearly due.
+  const parking: CallbackPolicy = { scheduleMs: [0, 400, 400], timeoutMs: 2000, disableAfterMs: 86_400_000, parkAfterMs: 100, parkSweepMs: 50 };
+
+  for (const kind of ['in-process', 'JetStream'] as const) {
+    it(`${kind}: a message is delivered across two parked waits, with no work item held while parked`, async () => {
+      const receiver = await startReceiver((n) => (n <= 2 ? 500 : 200));
+      // A store of its own: the other tests' services, still running, sweep theirs for parked events too.
+      const message = await pendingMessage(receiver.url);
+      const outer = store;
+      const dir = mkdtempSync(join(tmpdir(), 'sb-callback-parking-'));
+      const own = await openStore({ dataDir: dir });
+      closers.push(async () => {
+        await own.close();
+        rmSync(dir, { recursive: true, force: true });
+      });
+      await own.agents.insert(own.db, (await outer.agents.get(message.agentId))!);
+      assert.equal(await own.messages.insertInbound(message), true);
+      let work: WorkQueue;
+      if (kind === 'in-process') {
+        work = new InProcessWorkQueue({ logger });
+      } else {
+        const connection = await connect({ servers: server.url, name: 'parking' });
+        closers.push(() => connection.close());
+        work = new JetStreamWorkQueue({ connection, stream: 'CBPARK', subjectPrefix: 'sbcb.CBPARK', ackWaitMs: ACK_WAIT_MS, logger });
+      }
+      const delivery = new DeliveryService(own, box, events, logger, parking, work, new LocalLiveReach());
+      await delivery.start();
+      closers.push(() => delivery.stop());
+      await delivery.schedule(message);
+      await waitFor('the first post, then the event parked and its item gone', async () => receiver.posts.length === 1 && (await work.pending()) === 0, 5000);
+      const parked = await own.callbacks.event(deliveryEventId(message.id));
+      assert.ok(parked?.parkedUntil, 'parked in the store');
+      assert.equal(parked.attempts, 1);
+      await waitFor('delivered', async () => (await own.messages.get(message.id))?.delivery === 'done', 10_000);
+      assert.equal(receiver.posts.length, 3);
+      const gaps = receiver.posts.slice(1).map((p, i) => p.at - receiver.posts[i]!.at);
+      assert.ok(gaps.every((gap) => gap >= 400 - 5), `waits of at least 400 ms: ${gaps.join(', ')}`);
+      assert.deepEqual((await own.callbacks.log(message.agentId, 10)).map((a) => a.outcome), ['delivered', 'retrying', 'retrying']);
+      assert.equal((await own.callbacks.event(deliveryEventId(message.id)))?.parkedUntil, null);
+    });
+  }
 });

@@ -230,7 +230,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
       TWILIO_AUTH_TOKEN: info.credentials.twilio.authToken,
       TWILIO_BASE_URL: info.baseUrls.twilio!,
       POOL_PHONE_NUMBERS: Array.from({ length: AGENTS + 1 }, (_, i) => `+1202555${String(200 + i).padStart(4, '0')}`).join(','),
-      CALLBACK_RETRY_BASE_MS: '100',
+      CALLBACK_RETRY_SCHEDULE: '0,100,200,400,800,1600',
       SEND_TIMEOUT_MS: '5000',
     };
     // rt-3 reaches NATS through a proxy the partition test cuts.

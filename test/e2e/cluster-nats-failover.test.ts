@@ -67,7 +67,7 @@ describe('cluster mode on a 3-node NATS cluster: one NATS server killed under lo
       POOL_PHONE_NUMBERS: Array.from({ length: AGENTS }, (_, i) => `+1202555${String(300 + i).padStart(4, '0')}`).join(','),
       CLUSTER_PARTITIONS: '8',
       CLUSTER_LEASE_TTL_MS: String(LEASE_TTL_MS),
-      CALLBACK_RETRY_BASE_MS: '100',
+      CALLBACK_RETRY_SCHEDULE: '0,100,200,400,800,1600',
       NATS_REPLICAS: '3',
     };
     for (const name of ['rt-1', 'rt-2']) {

@@ -101,7 +101,7 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       POOL_PHONE_NUMBERS: Array.from({ length: AGENTS + 1 }, (_, i) => `+1202555${String(100 + i).padStart(4, '0')}`).join(','),
       CLUSTER_PARTITIONS: String(PARTITIONS),
       CLUSTER_LEASE_TTL_MS: String(LEASE_TTL_MS),
-      CALLBACK_RETRY_BASE_MS: '100',
+      CALLBACK_RETRY_SCHEDULE: '0,100,200,400,800,1600',
       // A dead node's sends are finished a send time-out plus a lease TTL after they were stored; the
       // provider answers the in-flight test's sends 3 s late, well inside it.
       SEND_TIMEOUT_MS: '6000',

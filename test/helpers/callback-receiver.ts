@@ -15,6 +15,13 @@ export interface CallbackReceiver {
   readonly rejected: number;
   /** Answer every request with this status (default 200). */
   status: number;
+  /**
+   * When set, every request is verified first and answered as this says (post `n` counts from 1);
+   * each verified one is in `posts`, whatever the answer.
+   */
+  respond: ((event: ReceivedEvent['event'], n: number) => { status: number; headers?: Record<string, string>; body?: string }) | undefined;
+  /** Every verified request while `respond` is set. */
+  readonly posts: ReceivedEvent[];
   /** The JSON body to answer a verified event with (a call.turn reply, for example). */
   reply: (event: ReceivedEvent['event']) => unknown;
   /** Resolves when `count` events have been taken. */
@@ -24,6 +31,7 @@ export interface CallbackReceiver {
 
 export async function startCallbackReceiver(secret: () => string | undefined): Promise<CallbackReceiver> {
   const events: ReceivedEvent[] = [];
+  const posts: ReceivedEvent[] = [];
   let rejected = 0;
   const waiters: (() => void)[] = [];
   const receiver = {
@@ -33,6 +41,8 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
       return rejected;
     },
     status: 200,
+    respond: undefined as CallbackReceiver['respond'],
+    posts,
     reply: (() => ({})) as CallbackReceiver['reply'],
     async waitFor(count: number, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
@@ -53,6 +63,22 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
     req.on('end', () => {
       const payload = Buffer.concat(chunks).toString('utf8');
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      if (receiver.respond) {
+        let event: ReceivedEvent['event'];
+        try {
+          event = new Webhook(secret() ?? '').verify(payload, headers) as ReceivedEvent['event'];
+        } catch {
+          rejected++;
+          res.writeHead(401).end();
+          return;
+        }
+        posts.push({ headers, event });
+        const answer = receiver.respond(event, posts.length);
+        res.writeHead(answer.status, answer.headers).end(answer.body ?? '');
+        if (answer.status >= 200 && answer.status < 300) events.push({ headers, event });
+        for (const w of waiters.splice(0)) w();
+        return;
+      }
       if (receiver.status !== 200) {
         res.writeHead(receiver.status).end();
         return;

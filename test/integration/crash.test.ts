@@ -19,7 +19,7 @@ describe('nothing acknowledged is lost when the process is killed', () => {
     let secret: string | undefined;
     const receiver = await startCallbackReceiver(() => secret);
     // Slow retries: the message is still being retried when the process dies.
-    const env = { CALLBACK_RETRY_BASE_MS: '60000', CALLBACK_MAX_ATTEMPTS: '5', CALLBACK_TIMEOUT_MS: '1000' };
+    const env = { CALLBACK_RETRY_SCHEDULE: '0,60s,60s,60s,60s', CALLBACK_TIMEOUT_MS: '1000' };
     let server: ServerProcess | undefined = await startServerProcess(['--data-dir', dataDir], env);
     try {
       const orchestrator = /Orchestrator token \(shown once; store it now\): (\S+)/.exec(server.output())![1]!;
@@ -51,7 +51,7 @@ describe('nothing acknowledged is lost when the process is killed', () => {
       assert.equal(await server.stop('SIGKILL'), null);
 
       receiver.status = 200;
-      server = await startServerProcess(['--data-dir', dataDir], { ...env, CALLBACK_RETRY_BASE_MS: '50' });
+      server = await startServerProcess(['--data-dir', dataDir], { ...env, CALLBACK_RETRY_SCHEDULE: '0,50,50,50,50' });
       const [delivered] = await receiver.waitFor(1, 10_000);
       assert.equal(delivered!.event.data.body, 'must not be lost');
       assert.equal(delivered!.event.data.from, CUSTOMER);

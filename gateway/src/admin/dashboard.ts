@@ -37,6 +37,12 @@ function alerts(figures: DashboardFigures, providerChecks: Record<string, Health
   }
   const failed = figures.failedCallbacksLastHour;
   if (failed > 0) add('warning', `${count(failed, 'callback delivery', 'callback deliveries')} failed in the last hour; check the agents' callback URLs.`);
+  for (const { agentId, url, disabledAt } of figures.disabledCallbacks) {
+    add(
+      'critical',
+      `Callbacks to agent ${agentId} are disabled since ${disabledAt}: ${url} kept failing. Its events go to dead letters; fix the endpoint, then replay from the delivery log or set a new callback URL.`,
+    );
+  }
   if (daySpend > 0) {
     for (const { agentId, cost } of figures.spendToday) {
       const share = cost / daySpend;

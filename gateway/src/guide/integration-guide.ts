@@ -153,9 +153,15 @@ Inbound messages reach your agent in this order:
    signed per the Standard Webhooks scheme (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`),
    so any Standard Webhooks library verifies it:
    \`new Webhook(signingSecret).verify(rawBody, headers)\`. Answer 2xx; anything else, or a time-out,
-   is retried with exponential backoff. Delivery is at least once: a message can arrive again (a
-   retry after a lost answer, or another node taking over), always with the same event \`id\` and
-   \`webhook-id\`, so drop one you already took. Delivery receipts for what you sent arrive as \`message.status\`.
+   is retried on a schedule of about a day (by default at once, then after 5 s, 5 min, 30 min, 2 h,
+   5 h, 10 h and 10 h; \`CALLBACK_RETRY_SCHEDULE\`). To refuse an event for good, answer 410 or any
+   non-2xx with the header \`webhook-delivery: abort-message\`: it is not retried. Delivery is at least
+   once: a message can arrive again (a retry after a lost answer, another node taking over, an
+   operator's replay), always with the same event \`id\` and \`webhook-id\`, so drop one you already
+   took. Delivery receipts for what you sent arrive as \`message.status\`. Every attempt is in the
+   operator's delivery log (status, latency, the first 512 bytes of your answer). A callback URL that
+   has failed without a success for five days is disabled (events go straight to dead letters) until
+   the operator replays its events or you set a callback URL again.
 3. else, or when every retry failed, the message waits as a dead letter:
    \`curl -s ${baseUrl}/api/v1/waiting-messages -H "Authorization: Bearer $CLIENT_TOKEN"\` returns them
    (oldest first, \`limit\` up to 500, optional \`channel\`) and acknowledges them in the same step:

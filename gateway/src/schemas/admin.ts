@@ -157,6 +157,57 @@ export type ListFilter = Static<typeof ListFilter>;
 export const MessageLog = Type.Object({ messages: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
 export const DeadLetterList = Type.Object({ deadLetters: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
 
+export const CallbackLogQuery = Type.Object(
+  {
+    cursor: Type.Optional(Type.String({ pattern: '^cba_[0-9A-Z]{26}$', description: 'The `nextCursor` of the previous page.' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'Attempts per page (100 when absent).' })),
+  },
+  { additionalProperties: false },
+);
+export type CallbackLogQuery = Static<typeof CallbackLogQuery>;
+
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const CallbackAttempt = Type.Object({
+  id: Type.String(),
+  eventId: Type.String(),
+  agentId: AgentId,
+  url: Type.String(),
+  attempt: Type.Integer({ description: 'The attempt of its round (a replay starts a new round).' }),
+  statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status answered; null when no answer came.' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why no answer came (network error, time-out).' }),
+  latencyMs: Type.Integer(),
+  responseExcerpt: Type.Union([Type.String(), Type.Null()], { description: 'The first 512 bytes of the answer.' }),
+  outcome: Type.Union([Type.Literal('delivered'), Type.Literal('retrying'), Type.Literal('failed'), Type.Literal('refused')]),
+  createdAt: Timestamp,
+});
+
+export const CallbackEndpoint = Type.Object({
+  agentId: AgentId,
+  url: Type.String(),
+  failingSince: Type.Union([Timestamp, Type.Null()], { description: 'The first failure since the last success.' }),
+  disabledAt: Type.Union([Timestamp, Type.Null()], { description: 'When the endpoint was disabled; null while enabled.' }),
+});
+
+export const CallbackLog = Type.Object({
+  agentId: AgentId,
+  attempts: Type.Array(CallbackAttempt),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+  endpoint: Type.Union([CallbackEndpoint, Type.Null()]),
+});
+
+export const CallbackReplayBody = Type.Object(
+  {
+    eventId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'One event, by the id of its log rows (and its webhook-id).' })),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'With until: every event of the agent first posted in [since, until).' })),
+    until: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false, description: 'Either eventId, or since and until.' },
+);
+export type CallbackReplayBody = Static<typeof CallbackReplayBody>;
+
+export const CallbackReplayResponse = Type.Object({ agentId: AgentId, replayed: Type.Integer(), eventIds: Type.Array(Type.String()) });
+
 export const SignInBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false });
 export type SignInBody = Static<typeof SignInBody>;
 

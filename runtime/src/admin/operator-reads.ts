@@ -1,5 +1,6 @@
 import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
 import type { SqlValue } from '../store/database.js';
+import type { CallbackAttempt, CallbackEndpoint } from '../store/repositories/callbacks.js';
 import type { Store } from '../store/store.js';
 
 /** A filter of the operator's message log and dead-letter list; `status` means delivery status for messages, pending/acknowledged for dead letters. */
@@ -12,6 +13,16 @@ export interface ListFilter {
   since?: string;
   /** At most this many rows (100 when absent). */
   limit?: number;
+}
+
+/** A page of an agent's callback delivery log, newest first. */
+export interface CallbackLogPage {
+  agentId: string;
+  attempts: CallbackAttempt[];
+  /** Pass as `cursor` for the next (older) page; null when this is the last. */
+  nextCursor: string | null;
+  /** The agent's endpoint: its URL, since when it has been failing, when it was disabled; null before any attempt. */
+  endpoint: CallbackEndpoint | null;
 }
 
 /** Actions and their cost over a period. */
@@ -33,6 +44,8 @@ export interface DashboardFigures {
   };
   /** Callbacks that became dead letters in the last hour. */
   failedCallbacksLastHour: number;
+  /** Agents' callback endpoints disabled after failing for too long (for the URL each agent still has). */
+  disabledCallbacks: CallbackEndpoint[];
   /** Each agent's spend today (UTC). */
   spendToday: { agentId: string; cost: number }[];
 }
@@ -88,6 +101,19 @@ export class OperatorReads {
     };
   }
 
+  /** A page of an agent's callback delivery log: at most `limit` attempts older than `cursor` (an attempt id), newest first. */
+  async callbackLog(agentId: string, options: { cursor?: string; limit?: number } = {}): Promise<CallbackLogPage> {
+    const limit = options.limit ?? 100;
+    const found = await this.store.callbacks.log(agentId, limit + 1, options.cursor);
+    const attempts = found.slice(0, limit);
+    return {
+      agentId,
+      attempts,
+      nextCursor: found.length > limit ? attempts.at(-1)!.id : null,
+      endpoint: (await this.store.callbacks.endpoint(agentId)) ?? null,
+    };
+  }
+
   /** Usage of today and this month (UTC), overall or for one agent. */
   async usageTotals(agentId?: string): Promise<{ today: Totals; month: Totals }> {
     return { today: await this.#totals(dayStart(), agentId), month: await this.#totals(monthStart(), agentId) };
@@ -130,6 +156,7 @@ export class OperatorReads {
         messagesToday,
       },
       failedCallbacksLastHour: Number(failed?.n ?? 0),
+      disabledCallbacks: await this.store.callbacks.disabledEndpoints(),
       spendToday: spenders.map((s) => ({ agentId: s.agent_id, cost: Number(s.cost) })),
     };
   }

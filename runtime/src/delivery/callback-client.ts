@@ -4,15 +4,47 @@ import type { AgentEvent } from './events.js';
 /** Why a callback attempt failed. */
 export class CallbackError extends Error {}
 
+/** The most of an answer's body the delivery log keeps. */
+export const EXCERPT_BYTES = 512;
+
+/** What one post of an event to a callback URL came to. */
+export interface CallbackAnswer {
+  /** The HTTP status; undefined when no answer came (see `error`). */
+  readonly status?: number;
+  /** Why no answer came: a network error, a refused redirect, the time-out. */
+  readonly error?: string;
+  readonly latencyMs: number;
+  /** The answer's body (whole: a `call.turn` answer carries the agent's reply). */
+  readonly body: string;
+  /** The receiver refused the event for good: 410 Gone, or `webhook-delivery: abort-message` on a non-2xx answer. */
+  readonly permanent: boolean;
+}
+
+/** Whether the answer is a 2xx. */
+export function accepted(answer: CallbackAnswer): boolean {
+  return answer.status !== undefined && answer.status >= 200 && answer.status < 300;
+}
+
+/** The start of a body for the delivery log: at most {@link EXCERPT_BYTES} bytes of UTF-8, never a split character. */
+export function excerpt(body: string): string | null {
+  if (body === '') return null;
+  const bytes = Buffer.from(body, 'utf8');
+  if (bytes.length <= EXCERPT_BYTES) return body;
+  // A decoder drops a character cut in two as U+FFFD; strip it.
+  return bytes.subarray(0, EXCERPT_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+}
+
 /**
- * Posts an event to an agent's callback URL, signed per the Standard Webhooks scheme with the
- * agent's secret, so any Standard Webhooks library verifies it. A non-2xx answer or a time-out throws.
- * Returns the response body (a `call.turn` answer carries the agent's reply); `onResponse` runs when its headers arrive.
+ * Posts an event to an agent's callback URL once, signed per the Standard Webhooks scheme with the
+ * agent's secret, so any Standard Webhooks library verifies it, and tells what came of it without
+ * throwing. `onResponse` runs when the answer's headers arrive.
  */
-export async function postCallback(url: string, secret: string, event: AgentEvent, timeoutMs: number, onResponse?: () => void): Promise<string> {
+export async function attemptCallback(url: string, secret: string, event: AgentEvent, timeoutMs: number, onResponse?: () => void): Promise<CallbackAnswer> {
   const payload = JSON.stringify(event);
   const timestamp = new Date();
   const signature = new Webhook(secret).sign(event.id, timestamp, payload);
+  const started = performance.now();
+  const latency = () => Math.round(performance.now() - started);
   let res: Response;
   try {
     res = await fetch(url, {
@@ -29,10 +61,28 @@ export async function postCallback(url: string, secret: string, event: AgentEven
       redirect: 'error',
     });
   } catch (err) {
-    throw new CallbackError(`callback ${url} could not be reached: ${err instanceof Error ? err.message : String(err)}`);
+    return { error: reason(err), latencyMs: latency(), body: '', permanent: false };
   }
   onResponse?.();
-  const text = await res.text().catch(() => '');
-  if (res.status < 200 || res.status >= 300) throw new CallbackError(`callback ${url} answered HTTP ${res.status}`);
-  return text;
+  const body = await res.text().catch(() => '');
+  const ok = res.status >= 200 && res.status < 300;
+  const permanent = !ok && (res.status === 410 || res.headers.get('webhook-delivery')?.trim().toLowerCase() === 'abort-message');
+  return { status: res.status, latencyMs: latency(), body, permanent };
+}
+
+/**
+ * One post that must succeed now (a voice turn waits for its answer): returns the answer's body; a
+ * non-2xx answer or no answer throws.
+ */
+export async function postCallback(url: string, secret: string, event: AgentEvent, timeoutMs: number, onResponse?: () => void): Promise<string> {
+  const answer = await attemptCallback(url, secret, event, timeoutMs, onResponse);
+  if (answer.status === undefined) throw new CallbackError(`callback ${url} could not be reached: ${answer.error}`);
+  if (!accepted(answer)) throw new CallbackError(`callback ${url} answered HTTP ${answer.status}`);
+  return answer.body;
+}
+
+function reason(err: unknown): string {
+  const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `timed out: ${err.message}`;
+  return `${err instanceof Error ? err.message : String(err)}${cause}`;
 }

@@ -6,10 +6,13 @@ import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { SqlStatement } from '../store/database.js';
 import type { Store } from '../store/store.js';
+import type { ReplaySelection } from '../store/repositories/callbacks.js';
 import { RetryLater, type WorkQueue, type Worker } from '../work/work-queue.js';
 import type { LiveReach } from '../agents/live-reach.js';
-import { postCallback } from './callback-client.js';
+import { CallbackSender, type CallbackPolicy, type CallbackTarget, type CallbackTurn } from './callback-sender.js';
 import { agentEvent, deliveryEventId, inboundData, type AgentEvent } from './events.js';
+
+export type { CallbackPolicy };
 
 /** How a delivery reaches the agent's live session (see LiveReach: in process, or over NATS). */
 export type LiveSink = Pick<LiveReach, 'deliver' | 'holds'>;
@@ -17,19 +20,16 @@ export type LiveSink = Pick<LiveReach, 'deliver' | 'holds'>;
 /** Where an agent takes callbacks, as stored. */
 type Callback = Pick<AgentRecord, 'callbackUrl' | 'sealedSigningSecret'>;
 
-export interface CallbackPolicy {
-  /** Attempts in all, the first included. */
-  attempts: number;
-  /** Delay before the first retry; each next one doubles. */
-  baseDelayMs: number;
-  timeoutMs: number;
-}
-
-/** What a queued `notify` retry carries. */
+/** What a queued `notify` turn carries: the kept event's id (its payload is in the store). */
 interface NotifyItem {
   readonly agentId: string;
-  readonly event: AgentEvent;
+  readonly eventId: string;
 }
+
+/** The wait before a turn that failed without an answer of its own (a store fault) comes back. */
+const FAULT_RETRY_MS = 5000;
+const PARK_AFTER_MS = 60_000;
+const PARK_SWEEP_MS = 30_000;
 
 /** The message and agent records a delivery scheduled here starts from, saving its first attempt two reads. */
 interface Scheduled {
@@ -42,17 +42,25 @@ const MAX_SCHEDULED = 1000;
 
 /**
  * The delivery chain for inbound messages: the agent's live session, else its callback URL (signed,
- * retried with exponential backoff), else a dead letter. Each delivery is a work item (`deliver`) on
- * the work queue it is given, each callback attempt one run of the item, so the attempt count is the
- * queue's and a retry outlives a cluster node. A message is marked delivered or turned into a dead
- * letter in one transaction; until then it stays pending in the store and {@link recover} queues it
- * again at start, so nothing acknowledged to a provider is lost.
+ * retried on the policy's schedule), else a dead letter. Each delivery is a work item (`deliver`) on
+ * the work queue it is given, each callback attempt one run of the item. An event that goes to a
+ * callback URL is kept in the store with where its schedule stands (`CallbackSender`), so the attempt
+ * count and the next wait outlive a restart and a cluster node; each attempt is a row of the delivery
+ * log. A message is marked delivered or turned into a dead letter in one transaction; until then it
+ * stays pending in the store and {@link recover} queues it again at start, so nothing acknowledged to
+ * a provider is lost. Notifications and operator replays are `notify` items over kept events. A wait
+ * longer than a minute is not held in the queue: the event is parked in the store and queued again
+ * by {@link unparkDue} when nearly due.
  */
 export class DeliveryService {
   readonly #scheduled = new Map<string, Scheduled>();
   readonly #workers: Worker[] = [];
   readonly #inFlight = new Set<Promise<void>>();
   readonly #abort = new AbortController();
+  readonly #sender: CallbackSender;
+  readonly #parkAfterMs: number;
+  readonly #parkSweepMs: number;
+  #parkSweep: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -63,7 +71,11 @@ export class DeliveryService {
     private readonly queue: WorkQueue,
     /** The agents' live sessions, wherever they are held. */
     private readonly live: LiveSink,
-  ) {}
+  ) {
+    this.#sender = new CallbackSender(store, policy, logger);
+    this.#parkAfterMs = policy.parkAfterMs ?? PARK_AFTER_MS;
+    this.#parkSweepMs = Math.min(policy.parkSweepMs ?? PARK_SWEEP_MS, this.#parkAfterMs);
+  }
 
   /**
    * Starts running queued deliveries and notification retries. The last attempt of a delivery writes
@@ -74,15 +86,43 @@ export class DeliveryService {
       await this.queue.process<{ messageId: string }>('deliver', (item) => this.deliverQueued(item.payload.messageId, item.attempt), {
         concurrency: 64,
         maxDeliver: Infinity,
-        retryDelayMs: (attempt) => this.retryDelayMs(attempt),
+        retryDelayMs: FAULT_RETRY_MS,
       }),
-      await this.queue.process<NotifyItem>('notify', (item) => this.#notifyAgain(item.payload, item.attempt), {
+      await this.queue.process<NotifyItem>('notify', (item) => this.#notifyTurn(item.payload), {
         concurrency: 16,
-        maxDeliver: this.policy.attempts,
-        retryDelayMs: (attempt) => this.retryDelayMs(attempt),
-        onGiveUp: (item) => void this.logger.debug({ agentId: item.payload.agentId, attempts: item.attempt }, 'notification not delivered; dropped'),
+        maxDeliver: Infinity,
+        retryDelayMs: FAULT_RETRY_MS,
       }),
     );
+    // At once for what waited through a restart, then every sweep interval.
+    void this.unparkDue();
+    this.#parkSweep = setInterval(() => void this.unparkDue(), this.#parkSweepMs);
+    this.#parkSweep.unref();
+  }
+
+  /**
+   * Queues again the parked events due before the next sweep (each process sweeps; in a cluster the
+   * same item id from two nodes is one item). Returns how many.
+   */
+  async unparkDue(): Promise<number> {
+    try {
+      const due = await this.store.callbacks.parkedBefore(new Date(this.#sender.now() + this.#parkSweepMs));
+      for (const kept of due) {
+        if (kept.messageId !== null && kept.replays === 0) await this.queue.enqueue('deliver', `${kept.messageId}-a${kept.attempts}`, { messageId: kept.messageId });
+        else await this.queue.enqueue('notify', `${kept.eventId}-r${kept.replays}-a${kept.attempts}`, { agentId: kept.agentId, eventId: kept.eventId } satisfies NotifyItem);
+        await this.store.callbacks.unpark(kept.eventId, kept.parkedUntil!);
+      }
+      return due.length;
+    } catch (err) {
+      this.logger.warn({ err }, 'parked callbacks could not be queued; trying again at the next sweep');
+      return 0;
+    }
+  }
+
+  /** A turn to come back later: in the work queue for a short wait, parked in the store for a long one. */
+  async #comeBack(eventId: string, turn: Extract<CallbackTurn, { kind: 'later' }>): Promise<void> {
+    if (turn.delayMs <= this.#parkAfterMs) throw new RetryLater(turn.reason, turn.delayMs);
+    await this.store.callbacks.park(eventId, new Date(this.#sender.now() + turn.delayMs));
   }
 
   /** Whether an event for this agent would reach anyone: a live session or a callback URL. */
@@ -124,12 +164,12 @@ export class DeliveryService {
   }
 
   /**
-   * Runs attempt `attempt` of the chain for a queued message (a `deliver` work item): the live session,
-   * else ONE callback post. A failed post throws, for the work to come back after {@link retryDelayMs},
-   * until the last attempt, which makes the dead letter: the attempt count is the work's, so it
-   * survives a cluster node. Nothing happens when the message was delivered or dead-lettered already
-   * (the item ran before, on a node that died before acking); a stopping process throws at once, so
-   * the work goes to another node (or, embedded, stays pending in the store for the next start).
+   * Runs the chain once for a queued message (a `deliver` work item, run `attempt` of it): the live session,
+   * else at most ONE callback post, when the kept event is due. A failed post throws `RetryLater` with
+   * the schedule's next wait, for the work to come back then; the last attempt, a permanent refusal or
+   * a disabled endpoint makes the dead letter. Nothing happens when the message was delivered or
+   * dead-lettered already (the item ran before, on a node that died before acking); a stopping process
+   * throws at once, so the work goes to another node (or, embedded, stays pending in the store for the next start).
    */
   async deliverQueued(messageId: string, attempt = 1): Promise<void> {
     const scheduled = this.#scheduled.get(messageId);
@@ -151,25 +191,17 @@ export class DeliveryService {
     const event = inboundEvent(message);
     const target = await this.#liveOrCallback(message, event, callback);
     if (!target) return;
-    try {
-      await postCallback(target.url, target.secret, event, this.policy.timeoutMs);
-    } catch (err) {
-      if (attempt < this.policy.attempts) throw err;
-      await this.#deadLetter(message, 'callback_failed', attempt, errorMessage(err));
-      return;
-    }
-    await this.store.messages.markDelivered(message.id);
-  }
-
-  /** The wait after failed callback attempt `attempt`, doubling from the base. */
-  retryDelayMs(attempt: number): number {
-    // Capped at the last attempt's: an attempt past it only follows a lost node or a hand-back.
-    return this.policy.baseDelayMs * 2 ** (Math.min(attempt, this.policy.attempts) - 1);
+    const kept = await this.store.callbacks.keep(event, message.id, new Date(this.#sender.now()));
+    const turn = await this.#sender.turn(kept, target);
+    if (turn.kind === 'later') return this.#comeBack(kept.eventId, turn);
+    if (turn.kind === 'over') await this.#deadLetter(message, 'callback_failed', turn.attempts, turn.reason);
+    else await this.store.messages.markDelivered(message.id);
   }
 
   /**
-   * Best-effort notification (delivery receipts): live session, else one callback post now; a failed
-   * post is retried as queued work (`notify`), never dead-lettered.
+   * Notification (delivery receipts, call events): live session, else the event is kept for its
+   * callback and posted now; a failed post comes back on the schedule as queued work (`notify`), and
+   * is never dead-lettered (the state it reports is in the store and the inbox).
    */
   notify(agentId: string, event: AgentEvent, agent?: Callback): void {
     this.#track(
@@ -178,42 +210,79 @@ export class DeliveryService {
         // The actor's current record, when given, saves a read.
         const target = agent ? this.#callbackFrom(agent) : await this.#callbackOf(agentId);
         if (!target) return;
-        try {
-          await postCallback(target.url, target.secret, event, this.policy.timeoutMs);
-        } catch (err) {
-          if (this.policy.attempts < 2 || this.#abort.signal.aborted) return;
-          this.logger.debug({ agentId, reason: errorMessage(err) }, 'callback attempt failed; queued for a retry');
-          const item: NotifyItem = { agentId, event };
-          await this.queue.enqueue('notify', event.id, item);
-        }
+        const kept = await this.store.callbacks.keep(event, null, new Date(this.#sender.now()));
+        const turn = await this.#sender.turn(kept, target);
+        if (turn.kind !== 'later' || this.#abort.signal.aborted) return this.#ended(agentId, event.id, turn);
+        this.logger.debug({ agentId, reason: turn.reason }, 'callback attempt failed; queued for a retry');
+        if (turn.delayMs > this.#parkAfterMs) return this.#comeBack(event.id, turn);
+        const item: NotifyItem = { agentId, eventId: event.id };
+        await this.queue.enqueue('notify', event.id, item);
       })(),
     );
   }
 
-  /** Attempt `attempt` of a notification's callback: the first was made by {@link notify}, so the item's first run only waits. */
-  async #notifyAgain({ agentId, event }: NotifyItem, attempt: number): Promise<void> {
-    if (attempt === 1) throw new RetryLater(`notification ${event.id} was just posted`);
-    if (this.#abort.signal.aborted) throw new Error(`stopping: notification ${event.id} goes to another node`);
-    const target = await this.#callbackOf(agentId);
-    if (target) await postCallback(target.url, target.secret, event, this.policy.timeoutMs);
+  /**
+   * An operator's replay of one event or of the agent's events in a time range: each starts a new
+   * round of the schedule, whatever became of it, and the agent's endpoint is enabled again. Returns
+   * the ids of the events queued.
+   */
+  async replay(agentId: string, selection: ReplaySelection): Promise<string[]> {
+    const events = await this.store.callbacks.replay(agentId, selection);
+    for (const kept of events) {
+      const item: NotifyItem = { agentId, eventId: kept.eventId };
+      // A replay's item id is its own: a repeat of the event's earlier id may still be in the queue's duplicate window.
+      await this.queue.enqueue('notify', `${kept.eventId}-r${kept.replays}`, item);
+    }
+    if (events.length > 0) this.logger.info({ agentId, events: events.length }, 'callbacks replayed by the operator');
+    return events.map((e) => e.eventId);
   }
 
-  /** Queues again every message still pending (for example after a crash). Returns how many. */
+  /** One turn of a kept event (a `notify` item): it comes back with the schedule's next wait while attempts are left. */
+  async #notifyTurn(payload: NotifyItem & { event?: AgentEvent }): Promise<void> {
+    if (this.#abort.signal.aborted) throw new Error(`stopping: notification ${payload.eventId} goes to another node`);
+    // An item queued before events were kept carried the event itself.
+    const eventId = payload.eventId ?? payload.event?.id;
+    const kept = (await this.store.callbacks.event(eventId)) ?? (payload.event && (await this.store.callbacks.keep(payload.event, null, new Date(this.#sender.now()))));
+    if (!kept || kept.state !== 'pending') return;
+    const target = await this.#callbackOf(kept.agentId);
+    if (!target) {
+      await this.store.callbacks.settle(kept.eventId, 'skipped');
+      return;
+    }
+    const turn = await this.#sender.turn(kept, target);
+    if (turn.kind === 'later') return this.#comeBack(kept.eventId, turn);
+    this.#ended(kept.agentId, kept.eventId, turn);
+  }
+
+  #ended(agentId: string, eventId: string, turn: CallbackTurn): void {
+    if (turn.kind === 'over') this.logger.debug({ agentId, eventId, attempts: turn.attempts, reason: turn.reason }, 'notification not delivered; dropped');
+  }
+
+  /**
+   * Queues again every message still pending and every kept notification still pending (for example
+   * after a crash); each comes back when its schedule says. Returns how many.
+   */
   async recover(): Promise<number> {
     const pending = await this.store.messages.pendingDeliveries();
     for (const message of pending) await this.queue.enqueue('deliver', message.id, { messageId: message.id });
-    return pending.length;
+    const notifications = await this.store.callbacks.pendingNotifications();
+    for (const kept of notifications) {
+      const item: NotifyItem = { agentId: kept.agentId, eventId: kept.eventId };
+      await this.queue.enqueue('notify', kept.replays > 0 ? `${kept.eventId}-r${kept.replays}` : kept.eventId, item);
+    }
+    return pending.length + notifications.length;
   }
 
   /** Stops retrying; an item in hand is handed back (another node takes it; embedded, it stays pending in the store for the next start). */
   async stop(): Promise<void> {
+    clearInterval(this.#parkSweep);
     this.#abort.abort();
     await Promise.allSettled([...this.#inFlight]);
     await Promise.all(this.#workers.splice(0).map((w) => w.stop()));
   }
 
   /** The live session takes the message (marked delivered), or the callback to post it to; without one it is dead-lettered. */
-  async #liveOrCallback(message: MessageRecord, event: AgentEvent, agent?: Callback): Promise<{ url: string; secret: string } | undefined> {
+  async #liveOrCallback(message: MessageRecord, event: AgentEvent, agent?: Callback): Promise<CallbackTarget | undefined> {
     if (await this.#tryLive(message.agentId, event)) {
       await this.store.messages.markDelivered(message.id);
       return undefined;
@@ -232,12 +301,12 @@ export class DeliveryService {
     }
   }
 
-  async #callbackOf(agentId: string): Promise<{ url: string; secret: string } | undefined> {
+  async #callbackOf(agentId: string): Promise<CallbackTarget | undefined> {
     const agent = await this.store.agents.get(agentId);
     return agent && this.#callbackFrom(agent);
   }
 
-  #callbackFrom(agent: Callback): { url: string; secret: string } | undefined {
+  #callbackFrom(agent: Callback): CallbackTarget | undefined {
     if (!agent.callbackUrl || !agent.sealedSigningSecret) return undefined;
     return { url: agent.callbackUrl, secret: this.box.open(agent.sealedSigningSecret) };
   }
@@ -255,8 +324,4 @@ export class DeliveryService {
 
 function inboundEvent(message: MessageRecord): AgentEvent {
   return agentEvent('message.inbound', message.agentId, inboundData(message), deliveryEventId(message.id));
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

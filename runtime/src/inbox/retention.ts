@@ -5,8 +5,9 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 /**
- * Removes acknowledged inbox entries older than the retention, at start and hourly. Every process
- * holding agents runs it; in a cluster the sweeps of several nodes are the same idempotent DELETE.
+ * Removes acknowledged inbox entries older than the retention, and the callback delivery log and the
+ * settled callback events older than theirs, at start and hourly. Every process holding agents runs
+ * it; in a cluster the sweeps of several nodes are the same idempotent DELETE.
  */
 export class InboxRetention {
   #timer: NodeJS.Timeout | undefined;
@@ -15,6 +16,8 @@ export class InboxRetention {
     private readonly store: Store,
     private readonly days: number,
     private readonly logger: Logger,
+    /** The callback delivery log's retention (CALLBACK_LOG_RETENTION_DAYS). */
+    private readonly callbackLogDays = days,
     private readonly everyMs = HOUR_MS,
   ) {}
 
@@ -34,7 +37,9 @@ export class InboxRetention {
     try {
       const removed = await this.store.inbox.sweepAcknowledged(new Date(now - this.days * DAY_MS));
       if (removed > 0) this.logger.info({ removed }, 'acknowledged inbox entries past their retention removed');
-      return removed;
+      const logRows = await this.store.callbacks.sweep(new Date(now - this.callbackLogDays * DAY_MS));
+      if (logRows > 0) this.logger.info({ removed: logRows }, 'callback delivery log rows and settled events past their retention removed');
+      return removed + logRows;
     } catch (err) {
       this.logger.warn({ err }, 'inbox retention sweep failed; trying again at the next one');
       return 0;

@@ -23,6 +23,8 @@ export function messagingOperations(
       // It goes back sealed: the caller opens it (agent-client.ts), the bus never carries it in clear.
       const sealed = callbackUrl === null ? null : (agent.sealedSigningSecret ?? context.box.seal(newSigningSecret()));
       await store.agents.setCallback(agent.agentId, callbackUrl, sealed);
+      // Setting a URL, even the same one, is the agent saying its endpoint works: a disabled one is enabled again.
+      await store.callbacks.enable(agent.agentId);
       actor.state = { ...agent, callbackUrl, sealedSigningSecret: sealed, updatedAt: new Date().toISOString() };
       return { success: true as const, agentId: agent.agentId, callbackUrl, sealedSigningSecret: sealed };
     },

@@ -303,6 +303,11 @@ export const AGENT_OPERATIONS = {
   callMessageTaken: operation(Type.Object({ ...Agent, session: CallSessionSchema, message: Type.String() }), Ok),
   inboxRead: operation(InboxReadRequestSchema, InboxReadSchema),
   inboxAck: operation(Type.Object({ ...Agent, upTo: Type.Integer({ minimum: 0 }) }), InboxAckSchema),
+  /** An operator's replay of the agent's callbacks: one event, or those created in [since, until). */
+  replayCallbacks: operation(
+    Type.Object({ ...Agent, eventId: Type.Optional(Type.String({ minLength: 1 })), since: Type.Optional(Type.String()), until: Type.Optional(Type.String()) }),
+    Type.Object({ agentId: Type.String(), replayed: Type.Integer(), eventIds: Type.Array(Type.String()) }),
+  ),
 };
 
 /** The name of an agent operation. */

@@ -75,6 +75,7 @@ export class Provisioner {
       await this.tokens.revokeClientTokens(tx, agentId);
       await this.store.limits.delete(tx, agentId);
       await this.store.inbox.deleteAgent(tx, agentId);
+      await this.store.callbacks.deleteAgent(tx, agentId);
       await this.store.agents.delete(tx, agentId);
       return {
         success: true,

@@ -7,6 +7,8 @@ import type { TokenService } from '../auth/token-service.js';
 import { Tariffs } from '../billing/tariffs.js';
 import type { Bus } from '../bus/bus.js';
 import { DeliveryService } from '../delivery/delivery-service.js';
+import { deliveryOperations } from '../delivery/operations.js';
+import { parseRetrySchedule } from '../settings/retry-schedule.js';
 import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
 import { inboxOperations } from '../inbox/operations.js';
@@ -74,7 +76,11 @@ export class AgentHost {
       box,
       events,
       logger,
-      { attempts: settings.CALLBACK_MAX_ATTEMPTS, baseDelayMs: settings.CALLBACK_RETRY_BASE_MS, timeoutMs: settings.CALLBACK_TIMEOUT_MS },
+      {
+        scheduleMs: parseRetrySchedule(settings.CALLBACK_RETRY_SCHEDULE),
+        timeoutMs: settings.CALLBACK_TIMEOUT_MS,
+        disableAfterMs: settings.CALLBACK_DISABLE_AFTER_MS,
+      },
       work,
       reach,
     );
@@ -88,7 +94,7 @@ export class AgentHost {
       recheckMs: settings.CLUSTER_LEASE_TTL_MS,
       sweepAgeMs: parts.sweepAgeMs,
     });
-    this.inboxRetention = new InboxRetention(store, settings.INBOX_RETENTION_DAYS, logger);
+    this.inboxRetention = new InboxRetention(store, settings.INBOX_RETENTION_DAYS, logger, settings.CALLBACK_LOG_RETENTION_DAYS);
     this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl);
     const messages = new StoredCallMessages(store, events, this.delivery);
     this.voice = callService(parts, reach, calls, messages, publicBaseUrl);
@@ -126,6 +132,7 @@ export class AgentHost {
         outbox: this.outbox,
       }),
       ...inboxOperations(),
+      ...deliveryOperations(this.delivery),
     };
     // `check` lets through only each operation's own request, which is what each handler is typed to take.
     this.actors.serve(operations as unknown as Record<string, OperationHandler>);

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { RETRY_SCHEDULE_PATTERN } from './retry-schedule.js';
 
 const csv = (description: string) => Type.String({ default: '', description });
 const secret = (description: string) => Type.String({ default: '', description, secret: true });
@@ -215,8 +216,25 @@ export const SettingsSchema = Type.Object(
       description:
         'Connections one peer address may hold open at once (0: no cap); past it a connection is answered 429 RATE_LIMITED and closed. Counted by the socket\'s peer, so behind a reverse proxy every client shares the proxy\'s address: raise it or set 0. On uWS the open requests, streams and WebSockets are counted.',
     }),
-    CALLBACK_MAX_ATTEMPTS: Type.Integer({ default: 6, minimum: 1, maximum: 20, description: 'Attempts to deliver one event to a callback URL before it becomes a dead letter.' }),
-    CALLBACK_RETRY_BASE_MS: Type.Integer({ default: 1000, minimum: 1, maximum: 60_000, description: 'Delay before the first callback retry; each next one doubles.' }),
+    CALLBACK_RETRY_SCHEDULE: Type.String({
+      default: '0,5s,5m,30m,2h,5h,10h,10h',
+      pattern: RETRY_SCHEDULE_PATTERN,
+      description:
+        'When an event is posted to a callback URL: the wait before each attempt, comma-separated (a bare number is ms; s, m, h; each at most a day), so the count is the number of attempts. The default is eight attempts over about 28 hours. After the last, an inbound message becomes a dead letter (callback_failed). A 410 or a `webhook-delivery: abort-message` answer ends the attempts at once.',
+    }),
+    CALLBACK_DISABLE_AFTER_MS: Type.Integer({
+      default: 432_000_000,
+      minimum: 1,
+      maximum: 2_592_000_000,
+      description:
+        'A callback URL whose attempts have failed without a success for this long (default five days) is disabled: events go to dead letters without a post, and the dashboard shows an alert. Replaying from the admin API, or a new callback URL, enables it again.',
+    }),
+    CALLBACK_LOG_RETENTION_DAYS: Type.Integer({
+      default: 30,
+      minimum: 0,
+      maximum: 3650,
+      description: 'How long the callback delivery log (one row per attempt) and the events it posted are kept for replay (0: removed at the next hourly sweep). Events still being retried are never removed.',
+    }),
     CALLBACK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000, description: 'How long one callback attempt may take.' }),
     SEND_MAX_ATTEMPTS: Type.Integer({ default: 3, minimum: 1, maximum: 10, description: 'Attempts at a provider send when the provider says a retry can help.' }),
     SEND_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000, description: 'How long one provider send may take before it counts as failed (and is retried).' }),

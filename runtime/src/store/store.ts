@@ -4,6 +4,7 @@ import { migrate } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { AgentRepository } from './repositories/agents.js';
 import { CallRepository } from './repositories/calls.js';
+import { CallbackRepository } from './repositories/callbacks.js';
 import { LimitsRepository } from './repositories/limits.js';
 import { DeadLetterRepository } from './repositories/dead-letters.js';
 import { MessageRepository } from './repositories/messages.js';
@@ -35,6 +36,7 @@ export class Store {
   readonly tenures: TenureRepository;
   readonly inbox: InboxRepository;
   readonly tasks: TaskRepository;
+  readonly callbacks: CallbackRepository;
 
   constructor(readonly db: Database) {
     this.agents = new AgentRepository(db);
@@ -51,6 +53,7 @@ export class Store {
     this.tenures = new TenureRepository(db);
     this.inbox = new InboxRepository(db);
     this.tasks = new TaskRepository(db);
+    this.callbacks = new CallbackRepository(db);
   }
 
   close(): Promise<void> {

@@ -445,6 +445,49 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.equal((await first!.tasks.find('task-1', 'client:task-agent'))!.cancelledAt, now);
       });
     });
+
+    it('callback log: attempts from two nodes, the endpoint disabled once, replay, paging, parking, retention and deprovisioning', async () => {
+      await withNodes(2, async (stores) => {
+        const [first, second] = stores as [Store, Store];
+        const t0 = Date.parse('2026-04-01T00:00:00Z');
+        const at = (ms: number) => new Date(t0 + ms).toISOString();
+        const event = (id: string) => ({ id, type: 'message.status' as const, agentId: 'cb-1', createdAt: at(0), data: { n: id } });
+        for (const id of ['evt_a', 'evt_b']) await first.callbacks.keep(event(id), null, new Date(t0));
+        const again = await second.callbacks.keep({ ...event('evt_a'), data: { n: 'other' } }, null, new Date(t0 + 5));
+        assert.deepEqual([again.event.data, again.createdAt], [{ n: 'evt_a' }, at(0)], 'a kept event is kept once');
+        const attempt = (n: number, eventId: string, ms: number, outcome: 'retrying' | 'delivered') => ({
+          id: `cba_${String(n).padStart(26, '0')}`, eventId, agentId: 'cb-1', url: 'https://agent.example/hook', attempt: 1, statusCode: outcome === 'delivered' ? 200 : 500,
+          error: null, latencyMs: 12, responseExcerpt: 'x', outcome, createdAt: at(ms),
+        });
+        const disableBefore = new Date(t0 + 50);
+        const endpoints = await Promise.all([
+          first.callbacks.recordAttempt(attempt(1, 'evt_a', 100, 'retrying'), 'pending', disableBefore),
+          second.callbacks.recordAttempt(attempt(2, 'evt_b', 100, 'retrying'), 'pending', disableBefore),
+        ]);
+        assert.deepEqual(endpoints.map((e) => e.disabledAt), [null, null], 'a run of failures that starts now is not old enough');
+        const later = await second.callbacks.recordAttempt(attempt(3, 'evt_a', 200, 'retrying'), 'pending', new Date(t0 + 150));
+        assert.deepEqual([later.failingSince, later.disabledAt], [at(100), at(200)], 'the run started by the first failure disables it');
+        assert.deepEqual((await first.callbacks.log('cb-1', 2)).map((a) => a.id), [attempt(3, '', 0, 'retrying').id, attempt(2, '', 0, 'retrying').id]);
+        assert.deepEqual((await first.callbacks.log('cb-1', 5, attempt(2, '', 0, 'retrying').id)).map((a) => a.attempt), [1]);
+        const replayed = await first.callbacks.replay('cb-1', { eventId: 'evt_a' });
+        assert.deepEqual(replayed.map((e) => [e.eventId, e.state, e.attempts, e.replays]), [['evt_a', 'pending', 0, 1]]);
+        assert.deepEqual(await second.callbacks.endpoint('cb-1'), { agentId: 'cb-1', url: 'https://agent.example/hook', failingSince: null, disabledAt: null });
+        await first.callbacks.recordAttempt(attempt(4, 'evt_b', 300, 'delivered'), 'delivered', new Date(t0));
+        assert.equal(await first.callbacks.sweep(new Date(t0 + 250)), 4, 'three old attempts and the delivered event; the pending event stays');
+        assert.deepEqual((await first.callbacks.pendingNotifications()).map((e) => e.eventId), ['evt_a']);
+        await first.callbacks.park('evt_a', new Date(t0 + 10_000));
+        assert.deepEqual(await second.callbacks.pendingNotifications(), [], 'a parked event is the parking sweep\'s');
+        assert.deepEqual(await second.callbacks.parkedBefore(new Date(t0 + 9_999)), []);
+        const [parked] = await second.callbacks.parkedBefore(new Date(t0 + 10_000));
+        assert.equal(parked?.parkedUntil, at(10_000));
+        await second.callbacks.unpark('evt_a', at(9_000));
+        assert.equal((await first.callbacks.event('evt_a'))?.parkedUntil, at(10_000), 'parked again meanwhile: left parked');
+        await second.callbacks.unpark('evt_a', at(10_000));
+        assert.equal((await first.callbacks.event('evt_a'))?.parkedUntil, null);
+        await first.db.transaction((tx) => first.callbacks.deleteAgent(tx, 'cb-1'));
+        assert.deepEqual([await first.callbacks.log('cb-1', 5), await first.callbacks.endpoint('cb-1'), await first.callbacks.event('evt_a')], [[], undefined, undefined]);
+      });
+    });
   });
 }
 

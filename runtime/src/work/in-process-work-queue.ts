@@ -1,6 +1,6 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger } from '../logger.js';
-import { RetryLater, retryDelayOf, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work-queue.js';
+import { RetryLater, delayAfter, retryDelayOf, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work-queue.js';
 
 export interface InProcessWorkQueueOptions {
   /** How long an enqueue with the same id is recognised as a duplicate and dropped (default 2 min); an item still queued always is. */
@@ -95,7 +95,7 @@ export class InProcessWorkQueue implements WorkQueue {
         if (item.attempt >= maxDeliver) return giveUp(item, work, err);
         if (err instanceof RetryLater) logger?.debug({ kind, id: item.id, attempt: item.attempt, reason: err.message }, 'work item not due yet');
         else logger?.info({ err, kind, id: item.id, attempt: item.attempt }, 'work item failed; it will be retried');
-        this.#later(item, retryDelay(item.attempt));
+        this.#later(item, delayAfter(err, item.attempt, retryDelay));
       }
     };
     const worker: LocalWorker = {

@@ -17,7 +17,7 @@ import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import { WORK_STREAM, WORK_SUBJECT_PREFIX } from '../protocol/index.js';
 import type { Logger } from '../logger.js';
 import { checkToken } from './in-process-work-queue.js';
-import { RetryLater, retryDelayOf, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work-queue.js';
+import { RetryLater, delayAfter, retryDelayOf, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work-queue.js';
 
 export interface JetStreamWorkQueueOptions {
   connection: NatsConnection;
@@ -174,7 +174,7 @@ export class JetStreamWorkQueue implements WorkQueue {
         } else {
           if (err instanceof RetryLater) this.options.logger?.debug({ kind, id: item.id, attempt: item.attempt, reason: err.message }, 'work item not due yet');
           else this.options.logger?.info({ err, kind, id: item.id, attempt: item.attempt }, 'work item failed; it will be retried');
-          msg.nak(retryDelay(item.attempt));
+          msg.nak(delayAfter(err, item.attempt, retryDelay));
         }
       }
     };

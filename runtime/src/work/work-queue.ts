@@ -5,8 +5,23 @@
  * the conformance suite in testing/work-queue-conformance.ts.
  */
 
-/** Thrown by a handler whose item is not due yet: offered again after the retry delay, logged as routine, not as a failure. */
-export class RetryLater extends Error {}
+/**
+ * Thrown by a handler whose item is not due yet: offered again after the retry delay, or after
+ * `delayMs` when the handler keeps its own schedule (callbacks), logged as routine, not as a failure.
+ */
+export class RetryLater extends Error {
+  constructor(
+    message: string,
+    readonly delayMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The wait before a failed item is offered again: the handler's own, else the worker's for the attempt. */
+export function delayAfter(err: unknown, attempt: number, retryDelay: (attempt: number) => number): number {
+  return err instanceof RetryLater && err.delayMs !== undefined ? err.delayMs : retryDelay(attempt);
+}
 
 /** What a handler learns about the work item it runs. */
 export interface WorkItem<T = unknown> {
