@@ -18,6 +18,8 @@ import { billingRoutes } from './routes/billing.js';
 import { messagingRoutes } from './routes/messaging.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { conversationRoutes } from './routes/conversations.js';
+import { replyRoutes } from './routes/reply.js';
+import { ReplyWaits } from './replies/reply-waits.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { ResourceServer } from './oauth/resource-server.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -97,6 +99,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   let listener: Listener | undefined;
   let mcp!: McpSessions;
   const inboxes = new InboxSubscribers((listener) => ports.reach.followInboxes(listener));
+  const replyWaits = new ReplyWaits(ports);
   const serverNames = new ServerNames([settings.HOST, ...settings.ALLOWED_HOSTS.split(',')]);
   const attachTransports = (routes: Parameters<typeof attachMcp>[0]) => {
     mcp = attachMcp(routes, {
@@ -165,6 +168,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...messagingRoutes(deps),
     ...inboxRoutes(deps),
     ...conversationRoutes(deps),
+    ...replyRoutes(deps, replyWaits),
     ...webhookRoutes(deps),
     ...billingRoutes(deps),
     ...voiceRoutes(deps),
@@ -194,7 +198,8 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
       stopping ??= (async () => {
         const open = { sessions: mcp.count, calls: ports.voice.liveCalls, requests: active.inFlight };
         logger.info(open, 'shutdown: closing MCP sessions, draining requests and calls');
-        // Sessions first: closing the listener ends by cutting every socket.
+        // Waits for replies answer now (no reply yet, and a cursor), then sessions: closing the listener ends by cutting every socket.
+        replyWaits.close();
         await mcp.closeAll();
         await active.close(settings.SHUTDOWN_GRACE_SECONDS * 1000);
         await runtime.stop();

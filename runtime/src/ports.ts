@@ -16,6 +16,7 @@ import type { Settings } from './settings/schema.js';
 import type { IdempotencyRepository } from './store/repositories/idempotency.js';
 import type { PoolRepository } from './store/repositories/pools.js';
 import type { TaskRepository } from './store/repositories/tasks.js';
+import type { ReplyReads } from './inbox/replies.js';
 
 /**
  * Everything a gateway reaches the runtime through, as small ports: agent operations (the catalogue,
@@ -48,6 +49,8 @@ export interface GatewayPorts {
   readonly calls: Pick<StoredCallReads, 'list' | 'get'>;
   /** Tasks of the MCP Tasks extension (a call placed as a task), stored so that any gateway answers for them. */
   readonly tasks: Pick<TaskRepository, 'create' | 'find' | 'cancel'>;
+  /** Looks for a counterpart's reply in a conversation of an agent's inbox (waiting for a reply), from the store. */
+  readonly replies: Pick<ReplyReads, 'start' | 'check'>;
   readonly readiness: Pick<ReadinessChecks, 'run'>;
 }
 

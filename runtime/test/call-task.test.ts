@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { StoredTask } from '../src/store/repositories/tasks.js';
+import type { CallTaskRecord } from '../src/store/repositories/tasks.js';
 import { callTaskState, taskExpired } from '../src/tasks/call-task.js';
 import type { CallDetail } from '../src/voice/call-reads.js';
 
 const CREATED = '2026-07-28T10:00:00.000Z';
-const task: StoredTask = { taskId: 'task-1', owner: 'client:a', agentId: 'a', kind: 'call', callId: 'CA1', createdAt: CREATED, ttlMs: 60_000, cancelledAt: null };
+const task: CallTaskRecord = { taskId: 'task-1', owner: 'client:a', agentId: 'a', kind: 'call', callId: 'CA1', createdAt: CREATED, ttlMs: 60_000, cancelledAt: null };
 const ledger = { greeting: null, turns: [] };
 const call = (fields: Partial<CallDetail>): CallDetail => ({
   callId: 'CA1', callSid: 'CA1', sessionId: 'ses', agentId: 'a', direction: 'outbound', mode: 'relay', status: 'ringing', from: '+1', to: '+2',

@@ -27,6 +27,7 @@ const TOOL_ORDER = [
   'comms_list_conversations',
   'comms_get_conversation',
   'comms_link_contacts',
+  'comms_wait_for_reply',
   'comms_ping',
 ];
 

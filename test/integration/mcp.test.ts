@@ -25,6 +25,7 @@ const EXPECTED_TOOLS = [
   'comms_send_voice_message',
   'comms_set_callback_url',
   'comms_transfer_call',
+  'comms_wait_for_reply',
 ];
 
 for (const kind of ['sse', 'streamable'] as const) {

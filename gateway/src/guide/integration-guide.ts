@@ -30,8 +30,8 @@ ${MAX_JSON_DEPTH} levels is refused too (400 \`BAD_REQUEST\`).
 Switchboard is an MCP server with the tools \`comms_send_message\`, \`comms_make_call\`,
 \`comms_call_on_behalf\`, \`comms_send_voice_message\`, \`comms_transfer_call\`, \`comms_set_callback_url\`,
 \`comms_get_waiting_messages\`, \`comms_get_channel_status\`, \`comms_get_usage\`, \`comms_get_billing\`,
-\`comms_get_call\`, \`comms_inbox_read\`, \`comms_inbox_ack\`, \`comms_list_conversations\`, \`comms_get_conversation\`, \`comms_link_contacts\`, \`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
-fields as its REST route below (\`comms_get_call\` takes the route's \`callId\` as an argument) and returns the same JSON, as \`structuredContent\` (each tool declares
+\`comms_get_call\`, \`comms_inbox_read\`, \`comms_inbox_ack\`, \`comms_list_conversations\`, \`comms_get_conversation\`, \`comms_link_contacts\`, \`comms_wait_for_reply\`, \`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
+fields as its REST route below (\`comms_get_call\` takes the route's \`callId\` as an argument; \`comms_wait_for_reply\` takes \`timeoutSeconds\` instead of \`wait\`, see "Wait for a reply") and returns the same JSON, as \`structuredContent\` (each tool declares
 an \`outputSchema\`) and as JSON text; failures are \`isError\` results carrying the error body. The
 tools are listed in a fixed order. One endpoint, \`${baseUrl}/mcp\` with \`Authorization: Bearer <token>\`
 (add \`?agentId=<id>\` to act for, and receive, that agent), serves both protocol eras:
@@ -216,6 +216,29 @@ voice share it), an email address, a LINE user. Every message and call belongs t
 - Over MCP: \`comms_list_conversations\`, \`comms_get_conversation\` (\`conversationId\` as an argument)
   and \`comms_link_contacts\`.
 
+## Wait for a reply
+
+After sending, wait for the counterpart's answer in the conversation (\`conversationId\` of any inbox
+entry with them): the first entry after a cursor that is a message from them (any channel) or a
+voicemail they left.
+
+- REST, a long poll:
+  \`curl -s "${baseUrl}/api/v1/conversations/<conversationId>/reply?wait=25" -H "Authorization: Bearer $CLIENT_TOKEN"\`
+  answers \`{"agentId","conversationId","after","reply":<inbox entry>|null,"cursor","timedOut"}\` as soon
+  as a reply is stored (within a second of its webhook, from any gateway), or after \`wait\` seconds
+  (0–25, default 0: look once) with \`reply: null\`. Call again with \`after=<cursor>\` to go on
+  waiting without missing anything. Without \`after\`, the wait starts after the later of your
+  acknowledged cursor and your latest send in the conversation, so a reply that came between your send
+  and your wait is answered at once. A conversation with no entry in your inbox (another agent's, or a
+  wrong id) is 404; \`wait\` over 25 or a malformed id is \`VALIDATION_FAILED\`. A gateway that shuts down
+  answers its waits at once (no reply, the cursor): call again.
+- MCP: \`comms_wait_for_reply\` \`{"conversationId","timeoutSeconds","after"?}\` (\`timeoutSeconds\` up to
+  86400). A 2026-07-28 request that declares the Tasks extension gets a task (below) that completes
+  with the reply, or with \`timedOut: true\` and the \`cursor\` at the deadline; \`tasks/cancel\` ends it.
+  It is stored and read from the inbox at each \`tasks/get\`, so it survives restarts; poll every
+  \`pollIntervalMs\` (1000). Any other client waits at most 25 s and gets the REST answer: call again
+  with \`after\` set to its \`cursor\`.
+
 ## Listen for inbox updates
 
 Instead of polling, an agent hears that its inbox has a new entry, then reads it:
@@ -284,7 +307,8 @@ Point Twilio's voice webhook at \`${baseUrl}/webhooks/<agentId>/voice\` and its 
 
 ## Calls as MCP tasks
 
-A call runs for minutes after \`comms_make_call\` or \`comms_call_on_behalf\` answers. An MCP 2026-07-28
+A call runs for minutes after \`comms_make_call\` or \`comms_call_on_behalf\` answers (for
+\`comms_wait_for_reply\` as a task, see "Wait for a reply"). An MCP 2026-07-28
 request that declares the Tasks extension in its capabilities
 (\`_meta["io.modelcontextprotocol/clientCapabilities"] = {"extensions":{"io.modelcontextprotocol/tasks":{}}}\`;
 \`server/discover\` lists it under \`capabilities.extensions\`) gets a task instead of the placed call:

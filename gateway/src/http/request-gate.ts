@@ -113,6 +113,8 @@ export class RequestGate {
   #draining = false;
   #inFlight = 0;
   #idle: (() => void) | undefined;
+  /** The requests being handled now, each told when its client goes or the gate drains. */
+  readonly #handling = new Set<AbortController>();
 
   constructor(app: GatedApp, options: RequestGateOptions) {
     this.#app = app;
@@ -180,8 +182,10 @@ export class RequestGate {
     let counted = false;
     let reading = true;
     let stopReading: (() => void) | undefined;
+    const handling = new AbortController();
     const release = () => {
       stopReading?.();
+      this.#handling.delete(handling);
       if (!counted) return;
       counted = false;
       if (holdsAddress) this.#addresses.release(request.peer);
@@ -190,6 +194,7 @@ export class RequestGate {
     };
     request.onGone(() => {
       answered = true;
+      handling.abort();
       // Gone while the body is still arriving ends the exchange; once dispatched, the handler's end releases it.
       if (reading) release();
     });
@@ -210,8 +215,9 @@ export class RequestGate {
     const dispatch = (rawBody: Buffer) => {
       reading = false;
       const remoteAddress = this.remoteAddress(request.peer, headers);
+      this.#handling.add(handling);
       this.#app
-        .handle({ method, path, queryString, headers, rawBody, remoteAddress })
+        .handle({ method, path, queryString, headers, rawBody, remoteAddress, signal: handling.signal })
         .then((result) => answer(result, false))
         .catch((err: unknown) => {
           this.#logger.error({ err }, 'unhandled gateway error');
@@ -260,6 +266,8 @@ export class RequestGate {
    */
   async drain(graceMs: number): Promise<void> {
     this.#draining = true;
+    // A request that waits (a long poll) answers now rather than holding the drain.
+    for (const handling of this.#handling) handling.abort();
     if (this.#inFlight === 0) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, graceMs);

@@ -12,6 +12,11 @@ export interface HttpRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly rawBody: Buffer;
   readonly remoteAddress: string;
+  /**
+   * Aborted when the client goes away before the answer, or when the gateway starts draining: a
+   * handler that waits (a long poll) stops waiting and answers what it has.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** What a handler answers. A non-string, non-Buffer body is sent as JSON. */

@@ -2,7 +2,7 @@ import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Too
 import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
 import { InboxResources, serveModernInbox } from './inbox-resource.js';
-import { CallTasks, declaresTasks, serveTasks, TASK_TOOLS, TASKS_EXTENSION, type TaskPorts } from './tasks.js';
+import { ToolTasks, declaresTasks, serveTasks, TASK_TOOLS, TASKS_EXTENSION, type TaskPorts } from './tasks.js';
 import { toolCatalog } from './tools.js';
 import { VERSION } from '../version.js';
 
@@ -38,16 +38,18 @@ export function createModernToolServer(app: GatewayApp, principal: Principal, ag
   );
   const catalog = toolCatalog(app, principal, agentId);
   const tools = catalog.tools as Tool[];
-  const tasks = new CallTasks(ports, principal);
+  const tasks = new ToolTasks(ports, principal);
   server.setRequestHandler('tools/list', async () => ({ tools }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     // The revision makes an unknown tool a protocol error (2025-era sessions keep their isError result).
     if (!tools.some((t) => t.name === request.params.name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}; list the tools to see what this server offers.`);
     }
-    const result = (await catalog.call(request.params.name, request.params.arguments ?? {}, principal)) as CallToolResult;
-    // A call placed for a client that declares the Tasks extension is answered with a task that follows it.
-    const task = TASK_TOOLS.has(request.params.name) && declaresTasks(ctx.mcpReq.envelope) ? await tasks.start(result) : undefined;
+    // A call placed, or a wait for a reply, for a client that declares the Tasks extension is answered with a task that follows it.
+    const asTask = TASK_TOOLS.has(request.params.name) && declaresTasks(ctx.mcpReq.envelope);
+    const args = request.params.arguments ?? {};
+    const result = (await catalog.call(request.params.name, args, principal, { signal: ctx.mcpReq.signal, asTask })) as CallToolResult;
+    const task = asTask ? await tasks.start(request.params.name, args, result) : undefined;
     if (task) return task as CallToolResult;
     return server.projectCallToolResult(result, tools.find((t) => t.name === request.params.name)?.outputSchema);
   });

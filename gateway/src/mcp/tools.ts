@@ -10,9 +10,10 @@ import type { InboxSubscribers } from './inbox-subscribers.js';
 import { callerOf } from './mcp-http.js';
 import { scopeOf } from '../oauth/scopes.js';
 import { VERSION } from '../version.js';
+import { WAIT_FOR_REPLY, type ToolArguments } from '../replies/wait-tool.js';
 
 /** Each MCP tool and the REST route it mirrors; a tool exists only while its route does. */
-export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT'; path: string }[] = [
+export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT'; path: string; arguments?: ToolArguments }[] = [
   { name: 'comms_send_message', method: 'POST', path: '/api/v1/send-message' },
   { name: 'comms_make_call', method: 'POST', path: '/api/v1/make-call' },
   { name: 'comms_call_on_behalf', method: 'POST', path: '/api/v1/call-on-behalf' },
@@ -31,6 +32,7 @@ export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT
   { name: 'comms_list_conversations', method: 'GET', path: '/api/v1/conversations' },
   { name: 'comms_get_conversation', method: 'GET', path: '/api/v1/conversations/:conversationId' },
   { name: 'comms_link_contacts', method: 'POST', path: '/api/v1/link-contacts' },
+  { name: 'comms_wait_for_reply', method: 'GET', path: '/api/v1/conversations/:conversationId/reply', arguments: WAIT_FOR_REPLY },
 ];
 
 /** A tool's input schema: its route's body or query, plus the route's path parameters (required strings). */
@@ -88,11 +90,17 @@ const PING: Tool = {
   },
 };
 
+/** How one tool call runs: `signal` ends a wait early (the request was cancelled); `asTask` when it is answered as a task. */
+export interface ToolCallOptions {
+  readonly signal?: AbortSignal;
+  readonly asTask?: boolean;
+}
+
 /** The gateway's tools, for either protocol era: what they are (fixed order) and how one is called. */
 export interface ToolCatalog {
   readonly tools: readonly Tool[];
   /** Runs a tool as `caller` (the rights of this request); bad arguments and failures are `isError` results. */
-  call(name: string, args: Readonly<Record<string, unknown>>, caller: Principal): Promise<CallToolResult>;
+  call(name: string, args: Readonly<Record<string, unknown>>, caller: Principal, options?: ToolCallOptions): Promise<CallToolResult>;
 }
 
 /**
@@ -103,12 +111,15 @@ export function toolCatalog(app: GatewayApp, principal: Principal, agentId: stri
   const routed = TOOL_ROUTES.flatMap((t) => {
     const route = app.route(t.method, t.path);
     if (!route) return [];
-    return [{ ...t, tool: { name: t.name, description: route.summary, inputSchema: toolInput(route), outputSchema: TOOL_OUTPUT } satisfies Tool }];
+    const own = t.arguments;
+    const inputSchema = own ? (JSON.parse(JSON.stringify(own.schema)) as Tool['inputSchema']) : toolInput(route);
+    const tool = { name: t.name, description: own?.description ?? route.summary, inputSchema, outputSchema: TOOL_OUTPUT } satisfies Tool;
+    return [{ ...t, tool, checkArguments: own && compileBody(own.schema) }];
   });
   return {
     tools: [...routed.map((t) => t.tool), PING],
-    async call(name, given, caller) {
-      const args: Record<string, unknown> = { ...given };
+    async call(name, given, caller, options = {}) {
+      let args: Record<string, unknown> = { ...given };
       if (name === PING.name) {
         try {
           checkPingArguments(args, 'arguments');
@@ -121,7 +132,11 @@ export function toolCatalog(app: GatewayApp, principal: Principal, agentId: stri
       if (!tool) return answer({ error: `No tool ${name}; list the tools to see what this server offers.`, code: 'NOT_FOUND' }, true);
       if (args.agentId === undefined && agentId !== undefined && tool.name !== 'comms_provision_channels') args.agentId = agentId;
       try {
-        const result = await app.invoke(tool.method, toolPath(tool.path, args), caller, args);
+        if (tool.arguments) {
+          tool.checkArguments!(args, 'arguments');
+          args = tool.arguments.toRoute(args, options.asTask === true);
+        }
+        const result = await app.invoke(tool.method, toolPath(tool.path, args), caller, args, options.signal);
         return answer(result.body, result.status >= 400);
       } catch (err) {
         return answer(errorResult(err).body, true);
@@ -142,7 +157,7 @@ export function createToolServer(app: GatewayApp, principal: Principal, agentId:
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...catalog.tools] }));
   // The session's agent stays; the rights are the caller's of this request (an access token's scopes may change).
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
-    catalog.call(request.params.name, request.params.arguments ?? {}, callerOf(extra.authInfo) ?? principal),
+    catalog.call(request.params.name, request.params.arguments ?? {}, callerOf(extra.authInfo) ?? principal, { signal: extra.signal }),
   );
   return server;
 }

@@ -3,7 +3,7 @@ import { AgentId, ChannelName } from './common.js';
 import { INBOX_ENTRY_TYPES } from '@switchboard/runtime';
 
 /** A position in the agent's inbox; 0 is before the first entry. */
-const cursor = (description = "A position in the agent's inbox; 0 is before the first entry.") =>
+export const cursor = (description = "A position in the agent's inbox; 0 is before the first entry.") =>
   Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
 export const ConversationId = Type.String({ pattern: '^cnv_[A-Za-z0-9_-]{1,64}$', description: 'The conversation of the agent with one counterpart.' });
 

@@ -111,7 +111,9 @@ describe('request gate', () => {
     socket.send('llo');
     socket.end();
     assert.equal(seen.length, 1);
-    assert.deepEqual({ ...seen[0]!, rawBody: seen[0]!.rawBody.toString() }, {
+    const { signal, ...plain } = seen[0]!;
+    assert.ok(signal instanceof AbortSignal);
+    assert.deepEqual({ ...plain, rawBody: plain.rawBody.toString() }, {
       method: 'POST',
       path: '/api',
       queryString: 'q=1',
@@ -188,6 +190,24 @@ describe('request gate', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(socket.answers.length, 0, 'no 408 for a client that is gone');
     assert.equal(seen.length, 0);
+  });
+
+  it("tells a handler through the request's signal when its client goes away, and every handler when the gate drains", async () => {
+    const { app, seen, finishAll } = heldApp();
+    const gate = new RequestGate(app, { logger });
+    const leaving = fakeSocket();
+    const staying = fakeSocket();
+    gate.serve(leaving.request, false);
+    gate.serve(staying.request, false);
+    const [left, stayed] = seen.map((r) => r.signal!);
+    assert.deepEqual([left!.aborted, stayed!.aborted], [false, false]);
+    leaving.goAway();
+    assert.deepEqual([left!.aborted, stayed!.aborted], [true, false], 'only the request whose client left');
+    const drained = gate.drain(10_000);
+    assert.equal(stayed!.aborted, true, 'a waiting handler answers now rather than holding the drain');
+    finishAll();
+    await drained;
+    assert.equal(gate.inFlight, 0);
   });
 
   it('keeps a request in flight until its handler ends, even when the client left, and does not answer it', async () => {

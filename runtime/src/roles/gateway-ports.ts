@@ -13,6 +13,7 @@ import type { GatewayPorts, VoicePort } from '../ports.js';
 import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/store.js';
 import { StoredCallReads } from '../voice/call-reads.js';
+import { ReplyReads } from '../inbox/replies.js';
 import type { ApiAccess, RoleOptions } from './parts.js';
 
 /** What the ports of a process serving the API are made of. */
@@ -51,6 +52,7 @@ export function gatewayPorts(parts: GatewayPortParts): GatewayPorts {
     voice: parts.voice,
     calls: new StoredCallReads(store),
     tasks: store.tasks,
+    replies: new ReplyReads(store.inbox),
     readiness: parts.readiness,
   };
 }

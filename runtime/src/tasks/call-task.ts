@@ -1,4 +1,4 @@
-import type { StoredTask } from '../store/repositories/tasks.js';
+import type { CallTaskRecord, StoredTask } from '../store/repositories/tasks.js';
 import { ENDED_STATUSES, LEDGER_WAIT_MS, type CallDetail } from '../voice/call-reads.js';
 import type { CallSummary } from '../voice/call-ledger.js';
 
@@ -35,7 +35,7 @@ export function taskExpired(task: StoredTask, now = Date.now()): boolean {
 }
 
 /** The state of a call task, from its stored row and its call's (undefined when the call is not on record). */
-export function callTaskState(task: StoredTask, call: CallDetail | undefined, now = Date.now()): CallTaskState {
+export function callTaskState(task: CallTaskRecord, call: CallDetail | undefined, now = Date.now()): CallTaskState {
   if (task.cancelledAt !== null) return { status: 'cancelled', statusMessage: 'Cancelled: the call was hung up.', lastUpdatedAt: task.cancelledAt };
   if (!call) return { status: 'failed', statusMessage: `Call ${task.callId} is no longer on record.`, lastUpdatedAt: task.createdAt };
   const lastUpdatedAt = call.endedAt ?? call.connectedAt ?? task.createdAt;

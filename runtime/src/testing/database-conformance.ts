@@ -9,7 +9,7 @@ import { SecretBox, hashToken, newToken } from '../secrets.js';
 import type { Database } from '../store/database.js';
 import { migrate, schemaVersion } from '../store/migrate.js';
 import { MIGRATIONS } from '../store/migrations/index.js';
-import { receivedEntry } from '../inbox/entries.js';
+import { receivedEntry, statusEntry } from '../inbox/entries.js';
 import type { DeadLetter } from '../store/repositories/dead-letters.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import { Store } from '../store/store.js';
@@ -436,6 +436,29 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.deepEqual(await second!.conversations.timeline('conv-2', [number, email], 10), [], "another agent's rows are not in it");
         await first!.db.transaction((tx) => first!.conversations.deleteAgent(tx, 'conv-1'));
         assert.equal(await second!.conversations.resolve('conv-1', email), email);
+      });
+    });
+
+    it('replies: the first reply of a conversation after a cursor, the latest send, and a reply task read back', async () => {
+      await withNodes(2, async ([first, second]) => {
+        const now = new Date().toISOString();
+        const customer = { ...inbound('reply-1', 'SMR1', now), from: '+14155550111' };
+        const other = { ...inbound('reply-1', 'SMR2', now), from: '+14155550122' };
+        const outbound: MessageRecord = { ...customer, id: 'msg-out', direction: 'outbound', from: customer.to, to: customer.from, externalId: null, status: 'queued' };
+        await first!.db.executeAll([first!.messages.insertInboundStatement(other), ...first!.inbox.appendStatements(receivedEntry(other))]);
+        await first!.db.executeAll([first!.messages.insertInboundStatement(outbound), ...first!.inbox.appendStatements(statusEntry(outbound, { status: 'queued' }))]);
+        const conversationId = conversationIdOf('reply-1', customer.from);
+        assert.deepEqual(await second!.inbox.conversationMarks('reply-1', conversationId), { lastCursor: 2, lastSendCursor: 2 });
+        assert.equal(await second!.inbox.firstOf('reply-1', conversationId, 0, ['message.received', 'voicemail']), undefined, "the other number's message is another conversation");
+        await first!.db.executeAll([first!.messages.insertInboundStatement(customer), ...first!.inbox.appendStatements(receivedEntry(customer))]);
+        const reply = await second!.inbox.firstOf('reply-1', conversationId, 2, ['message.received', 'voicemail']);
+        assert.deepEqual([reply?.cursor, reply?.messageId], [3, customer.id]);
+        assert.equal(await second!.inbox.firstOf('reply-1', conversationId, 3, ['message.received']), undefined);
+        assert.deepEqual(await second!.inbox.conversationMarks('reply-1', 'cnv_nothing'), { lastCursor: 0, lastSendCursor: 0 });
+
+        const task = { taskId: 'task-r', owner: 'team', agentId: 'reply-1', kind: 'reply' as const, conversationId, afterCursor: 2, deadlineAt: now, createdAt: now, ttlMs: 90_000_000_000 };
+        await first!.tasks.create(task);
+        assert.deepEqual(await second!.tasks.find('task-r', 'team'), { ...task, cancelledAt: null });
       });
     });
 

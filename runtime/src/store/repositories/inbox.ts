@@ -147,6 +147,30 @@ export class InboxRepository {
     return rows.map(toEntry);
   }
 
+  /** The first entry of a conversation after `after` whose type is one of `types`. */
+  async firstOf(agentId: string, conversationId: string, after: number, types: readonly InboxEntryType[]): Promise<InboxEntry | undefined> {
+    const row = await this.db.get<EntryRow>(
+      `SELECT * FROM inbox_entries WHERE agent_id = ? AND conversation_id = ? AND seq > ? AND type IN (${types.map(() => '?').join(', ')}) ORDER BY seq LIMIT 1`,
+      [agentId, conversationId, after, ...types],
+    );
+    return row && toEntry(row);
+  }
+
+  /**
+   * Where a conversation stands in the agent's inbox: its last entry's cursor (0: no entry) and the
+   * cursor of the agent's latest send in it (a message's `queued` entry, a placed call's first
+   * status; 0: none).
+   */
+  async conversationMarks(agentId: string, conversationId: string): Promise<{ lastCursor: number; lastSendCursor: number }> {
+    const row = await this.db.get<{ last_seq: number | string | null; last_send: number | string | null }>(
+      `SELECT MAX(seq) AS last_seq, MAX(CASE WHEN (type = 'message.status' AND status = 'queued')
+         OR (type = 'call.status' AND status IN ('queued', 'initiated')) THEN seq END) AS last_send
+       FROM inbox_entries WHERE agent_id = ? AND conversation_id = ?`,
+      [agentId, conversationId],
+    );
+    return { lastCursor: Number(row?.last_seq ?? 0), lastSendCursor: Number(row?.last_send ?? 0) };
+  }
+
   /**
    * Moves the acknowledged cursor forward to `upTo` (never back, never past the last cursor given
    * out). Returns false when `upTo` is past the last cursor.

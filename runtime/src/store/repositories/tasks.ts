@@ -1,45 +1,71 @@
 import type { SqlExecutor } from '../database.js';
 
-/** What a task follows: a voice call placed as a task (`comms_make_call`, `comms_call_on_behalf`). */
-export type TaskKind = 'call';
+/**
+ * What a task follows: a voice call placed as a task (`comms_make_call`, `comms_call_on_behalf`), or
+ * the wait for a reply in a conversation (`comms_wait_for_reply`).
+ */
+export type TaskKind = 'call' | 'reply';
 
-/** A task as stored; its status is derived from what it follows (see tasks/call-task.ts). */
-export interface StoredTask {
+/** What every stored task has; its status is derived from what it follows (see tasks/). */
+interface TaskBase {
   readonly taskId: string;
   /** Who may read and cancel it: the principal that created it (`client:<agentId>`, `team`, `orchestrator`). */
   readonly owner: string;
   readonly agentId: string;
-  readonly kind: TaskKind;
-  readonly callId: string;
   readonly createdAt: string;
   readonly ttlMs: number;
   readonly cancelledAt: string | null;
 }
+
+/** A call placed as a task. */
+export interface CallTaskRecord extends TaskBase {
+  readonly kind: 'call';
+  readonly callId: string;
+}
+
+/** A wait for the first reply in a conversation after an inbox cursor, until a deadline. */
+export interface ReplyTaskRecord extends TaskBase {
+  readonly kind: 'reply';
+  readonly conversationId: string;
+  readonly afterCursor: number;
+  readonly deadlineAt: string;
+}
+
+/** A task as stored. */
+export type StoredTask = CallTaskRecord | ReplyTaskRecord;
+
+/** A task before it is stored (never cancelled yet). */
+export type NewTask = Omit<CallTaskRecord, 'cancelledAt'> | Omit<ReplyTaskRecord, 'cancelledAt'>;
 
 interface TaskRow {
   task_id: string;
   owner: string;
   agent_id: string;
   kind: TaskKind;
-  call_id: string;
+  subject_id: string;
   created_at: string;
   ttl_ms: number | string;
   cancelled_at: string | null;
+  after_cursor: number | string | null;
+  deadline_at: string | null;
 }
 
 /** The tasks of the MCP Tasks extension. */
 export class TaskRepository {
   constructor(private readonly db: SqlExecutor) {}
 
-  async create(task: Omit<StoredTask, 'cancelledAt'>): Promise<void> {
-    await this.db.execute('INSERT INTO tasks (task_id, owner, agent_id, kind, call_id, created_at, ttl_ms) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+  async create(task: NewTask): Promise<void> {
+    const [subject, afterCursor, deadlineAt] = task.kind === 'call' ? [task.callId, null, null] : [task.conversationId, task.afterCursor, task.deadlineAt];
+    await this.db.execute('INSERT INTO tasks (task_id, owner, agent_id, kind, subject_id, created_at, ttl_ms, after_cursor, deadline_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
       task.taskId,
       task.owner,
       task.agentId,
       task.kind,
-      task.callId,
+      subject,
       task.createdAt,
       task.ttlMs,
+      afterCursor,
+      deadlineAt,
     ]);
   }
 
@@ -57,14 +83,7 @@ export class TaskRepository {
 }
 
 function toTask(row: TaskRow): StoredTask {
-  return {
-    taskId: row.task_id,
-    owner: row.owner,
-    agentId: row.agent_id,
-    kind: row.kind,
-    callId: row.call_id,
-    createdAt: row.created_at,
-    ttlMs: Number(row.ttl_ms),
-    cancelledAt: row.cancelled_at,
-  };
+  const base = { taskId: row.task_id, owner: row.owner, agentId: row.agent_id, createdAt: row.created_at, ttlMs: Number(row.ttl_ms), cancelledAt: row.cancelled_at };
+  if (row.kind === 'reply') return { ...base, kind: 'reply', conversationId: row.subject_id, afterCursor: Number(row.after_cursor ?? 0), deadlineAt: row.deadline_at ?? row.created_at };
+  return { ...base, kind: 'call', callId: row.subject_id };
 }
