@@ -93,6 +93,12 @@ describe('conversations: one agent and one counterpart across channels, linked b
       assert.equal(body.conversationId, numberId, 'the linked id leads to the conversation it joined');
       assert.deepEqual((body.items as Item[]).map((i) => i.body), ['email in', 'whatsapp in', 'sms out', 'sms in']);
     }
+    // The inbox read by conversation, and a wait for a reply, take the linked address in too.
+    const byConversation = (await get(`/api/v1/inbox?after=0&conversationId=${numberId}`)).body.entries as { cursor: number; payload: { body?: string } }[];
+    assert.deepEqual(byConversation.filter((e) => e.payload.body).map((e) => e.payload.body), ['sms in', 'whatsapp in', 'email in']);
+    const beforeEmail = byConversation.find((e) => e.payload.body === 'whatsapp in')!.cursor;
+    const reply = await get(`/api/v1/conversations/${numberId}/reply?after=${beforeEmail}`);
+    assert.equal((reply.body.reply as { payload: { body: string } } | null)?.payload.body, 'email in', JSON.stringify(reply.body));
     // Linking again changes nothing; linking in the other order keeps the conversation it joined.
     const again = await t.call('POST', '/api/v1/link-contacts', { token: a.securityToken, json: { addresses: [EMAIL, CUSTOMER] } });
     assert.equal(((await again.json()) as { conversationId: string }).conversationId, numberId);

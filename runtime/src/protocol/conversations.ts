@@ -21,3 +21,16 @@ export function conversationIdOf(agentId: string, address: string): string {
 export function counterpartOf(record: { readonly direction: 'inbound' | 'outbound'; readonly from: string; readonly to: string }): string {
   return record.direction === 'inbound' ? record.from : record.to;
 }
+
+/**
+ * SQL that holds for a row whose `conversation_id` belongs to the agent's conversation `conversationId`
+ * as it is now: the conversation that id was linked into (else itself), and every address id linked
+ * into that one (contact_links). For reads by conversation on tables that carry the address's own id.
+ */
+export function inConversation(agentId: string, conversationId: string): { sql: string; params: string[] } {
+  const target = 'COALESCE((SELECT l.conversation_id FROM contact_links l WHERE l.agent_id = ? AND l.address_conversation_id = ?), ?)';
+  return {
+    sql: `conversation_id IN (SELECT ${target} UNION SELECT m.address_conversation_id FROM contact_links m WHERE m.agent_id = ? AND m.conversation_id = ${target})`,
+    params: [agentId, conversationId, conversationId, agentId, agentId, conversationId, conversationId],
+  };
+}

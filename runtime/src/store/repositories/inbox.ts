@@ -1,6 +1,7 @@
 import type { Channel } from '@switchboard/sdk';
 import type { INBOX_ENTRY_TYPES } from '../../protocol/operations.js';
 import type { SqlExecutor, SqlStatement } from '../database.js';
+import { inConversation } from '../../protocol/conversations.js';
 
 /** What an inbox entry tells the agent. */
 export type InboxEntryType = (typeof INBOX_ENTRY_TYPES)[number];
@@ -140,8 +141,9 @@ export class InboxRepository {
       params.push(filter.channel);
     }
     if (filter.conversationId) {
-      where.push('conversation_id = ?');
-      params.push(filter.conversationId);
+      const member = inConversation(agentId, filter.conversationId);
+      where.push(member.sql);
+      params.push(...member.params);
     }
     const rows = await this.db.query<EntryRow>(`SELECT * FROM inbox_entries WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`, [...params, limit]);
     return rows.map(toEntry);
@@ -149,9 +151,10 @@ export class InboxRepository {
 
   /** The first entry of a conversation after `after` whose type is one of `types`. */
   async firstOf(agentId: string, conversationId: string, after: number, types: readonly InboxEntryType[]): Promise<InboxEntry | undefined> {
+    const member = inConversation(agentId, conversationId);
     const row = await this.db.get<EntryRow>(
-      `SELECT * FROM inbox_entries WHERE agent_id = ? AND conversation_id = ? AND seq > ? AND type IN (${types.map(() => '?').join(', ')}) ORDER BY seq LIMIT 1`,
-      [agentId, conversationId, after, ...types],
+      `SELECT * FROM inbox_entries WHERE agent_id = ? AND ${member.sql} AND seq > ? AND type IN (${types.map(() => '?').join(', ')}) ORDER BY seq LIMIT 1`,
+      [agentId, ...member.params, after, ...types],
     );
     return row && toEntry(row);
   }
@@ -162,11 +165,12 @@ export class InboxRepository {
    * status; 0: none).
    */
   async conversationMarks(agentId: string, conversationId: string): Promise<{ lastCursor: number; lastSendCursor: number }> {
+    const member = inConversation(agentId, conversationId);
     const row = await this.db.get<{ last_seq: number | string | null; last_send: number | string | null }>(
       `SELECT MAX(seq) AS last_seq, MAX(CASE WHEN (type = 'message.status' AND status = 'queued')
          OR (type = 'call.status' AND status IN ('queued', 'initiated')) THEN seq END) AS last_send
-       FROM inbox_entries WHERE agent_id = ? AND conversation_id = ?`,
-      [agentId, conversationId],
+       FROM inbox_entries WHERE agent_id = ? AND ${member.sql}`,
+      [agentId, ...member.params],
     );
     return { lastCursor: Number(row?.last_seq ?? 0), lastSendCursor: Number(row?.last_send ?? 0) };
   }
