@@ -139,4 +139,31 @@ describe('conversations: one agent and one counterpart across channels, linked b
       await mcp.close();
     }
   });
+
+  it('a send names the conversation instead of the recipient: the channel it last used, or the one named; an email reply keeps the subject', async () => {
+    const [numberId] = await conversationIdsOf(['sms in']);
+    const send = (json: Record<string, unknown>) => t.call('POST', '/api/v1/send-message', { token: a.securityToken, json: { body: 'reply', ...json } });
+    const answer = async (json: Record<string, unknown>) => {
+      const res = await send(json);
+      return { status: res.status, body: (await res.json()) as { channel: string; to: string; messageId: string; code?: string } };
+    };
+    // The conversation last used email (the linked address wrote last).
+    const last = await answer({ conversationId: numberId });
+    assert.deepEqual([last.status, last.body.channel, last.body.to], [200, 'email', EMAIL]);
+    const sms = await answer({ conversationId: numberId, channel: 'sms' });
+    assert.deepEqual([sms.status, sms.body.channel, sms.body.to], [200, 'sms', CUSTOMER]);
+    const email = t.sim.messages({ provider: 'resend' }).at(-1);
+    assert.deepEqual([email?.to.toLowerCase(), email?.subject], [EMAIL.toLowerCase(), 'Re: Hi'], 'the reply went to the provider with the subject it answers');
+    const line = await answer({ conversationId: numberId, channel: 'line' });
+    assert.deepEqual([line.status, line.body.code], [400, 'VALIDATION_FAILED']);
+    const unknown = await answer({ conversationId: 'cnv_unknownconversation00' });
+    assert.deepEqual([unknown.status, unknown.body.code], [404, 'NOT_FOUND']);
+    for (const json of [{ conversationId: numberId, to: CUSTOMER, channel: 'sms' }, { channel: 'sms' }, { to: CUSTOMER }]) {
+      const res = await answer(json);
+      assert.deepEqual([res.status, res.body.code], [400, 'VALIDATION_FAILED'], JSON.stringify(json));
+    }
+    // Both replies are in the conversation's timeline.
+    const { body } = await get(`/api/v1/conversations/${numberId}`);
+    assert.deepEqual((body.items as Item[]).slice(0, 2).map((i) => [i.channel, i.direction, i.body]), [['sms', 'outbound', 'reply'], ['email', 'outbound', 'reply']]);
+  });
 });

@@ -213,6 +213,10 @@ voice share it), an email address, a LINE user. Every message and call belongs t
   \`curl -s -X POST ${baseUrl}/api/v1/link-contacts -H "Authorization: Bearer $CLIENT_TOKEN" -H 'Content-Type: application/json' -d '{"addresses":["+14155550123","ada@example.com"]}'\`.
   The first address's conversation takes the others, their history included; the linked address's
   own id still finds it (the answer names the conversation it joined).
+- Reply in a conversation: \`send-message\` (\`comms_send_message\`) with \`conversationId\` instead of \`to\`
+  goes to the counterpart on the channel the conversation last used, or on the \`channel\` you name
+  (its address there: the last one used, else a number or address the conversation knows). An email
+  reply takes the last email's subject ("Re: …") unless you give \`subject\`.
 - Over MCP: \`comms_list_conversations\`, \`comms_get_conversation\` (\`conversationId\` as an argument)
   and \`comms_link_contacts\`.
 

@@ -1,3 +1,5 @@
+import { ErrorCodes } from '@switchboard/sdk';
+import { fail } from '../http/errors.js';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
 import { errorResponses } from '../schemas/common.js';
 import {
@@ -32,6 +34,9 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       responses: { 200: { description: 'The provider took the message.', schema: SendMessageResponse }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502) },
       async handler({ body, principal, idempotency }: RouteContext<SendMessageBody>) {
         const agentId = resolveAgentId(principal, body.agentId);
+        if (body.conversationId === undefined ? body.to === undefined || body.channel === undefined : body.to !== undefined) {
+          fail(ErrorCodes.VALIDATION_FAILED, 'Name `channel` and `to`, or a `conversationId` to reply in (with an optional `channel`), not both.');
+        }
         const { agentId: _named, ...request } = body;
         return json(200, await ports.agents.call('send', agentId, idempotency ? { ...request, idempotency } : request));
       },

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ConversationId } from './inbox.js';
 import { AgentId, ChannelName } from './common.js';
 
 const MessageChannel = Type.Union([Type.Literal('sms'), Type.Literal('email'), Type.Literal('whatsapp'), Type.Literal('line')], {
@@ -8,8 +9,18 @@ const MessageChannel = Type.Union([Type.Literal('sms'), Type.Literal('email'), T
 export const SendMessageBody = Type.Object(
   {
     agentId: Type.Optional(AgentId),
-    channel: MessageChannel,
-    to: Type.String({ minLength: 3, maxLength: 320, description: 'E.164 number (sms, whatsapp), email address, or LINE user id.' }),
+    channel: Type.Optional(
+      Type.Union([Type.Literal('sms'), Type.Literal('email'), Type.Literal('whatsapp'), Type.Literal('line')], {
+        description: 'sms, email, whatsapp or line. Required with `to`; with `conversationId`, the channel to reply on (absent: the one the conversation last used).',
+      }),
+    ),
+    to: Type.Optional(Type.String({ minLength: 3, maxLength: 320, description: 'E.164 number (sms, whatsapp), email address, or LINE user id. Or name a `conversationId` instead.' })),
+    conversationId: Type.Optional(
+      Type.String({
+        pattern: ConversationId.pattern,
+        description: "Instead of `to`: reply in this conversation, to its counterpart's address on the channel (an email reply takes the last subject, \"Re: …\", unless `subject` is given).",
+      }),
+    ),
     body: Type.String({ minLength: 1, maxLength: 100_000 }),
     subject: Type.Optional(Type.String({ minLength: 1, maxLength: 998, description: 'Required for email.' })),
     html: Type.Optional(Type.String({ maxLength: 500_000 })),

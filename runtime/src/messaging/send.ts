@@ -3,7 +3,8 @@ import { ErrorCodes, SwitchboardError, countSegments, hasErrorCode, isRetryable,
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
 import type { Tenure } from '../tenure.js';
-import type { SendResponse } from '../protocol/operations.js';
+import type { OperationRequest, SendResponse } from '../protocol/operations.js';
+import { replyTarget, type Addressed } from '../conversations/reply-target.js';
 import { UsageLedger, type Admission } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
@@ -24,16 +25,24 @@ import type { MessagingContext } from './context.js';
  * A final failure gives the usage back, is stored, becomes a `send_failed` dead letter and answers
  * PROVIDER_ERROR.
  */
+/** Where a send goes: its own channel and recipient, or those of the conversation it names. */
+async function addressedOf(store: Store, agentId: string, request: OperationRequest<'send'>): Promise<Addressed> {
+  const channel = request.channel === 'voice' ? undefined : request.channel;
+  if (request.conversationId !== undefined) return replyTarget(store, agentId, request.conversationId, channel, request.subject);
+  if (!channel || request.to === undefined) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Name `channel` and `to`, or a `conversationId` to reply in.');
+  return { channel, to: request.to, subject: request.subject };
+}
+
 export function sendOperation(context: MessagingContext): AgentOperation<'send'> {
   return async ({ actor, store, tenure }, request) => {
     const agent = requireAgent(actor);
-    const { channel } = request;
-    if (channel === 'voice') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Voice is not a message channel; use /api/v1/make-call or /api/v1/send-voice-message.');
+    if (request.channel === 'voice') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Voice is not a message channel; use /api/v1/make-call or /api/v1/send-voice-message.');
+    const { channel, to, subject } = await addressedOf(store, agent.agentId, request);
     const held = agent.channels.find((c) => c.channel === channel);
     if (!held) throw new SwitchboardError(ErrorCodes.CHANNEL_NOT_PROVISIONED, `Agent ${agent.agentId} has no ${channel} channel; provision it first.`);
     if (agent.blockedChannels.includes(channel)) throw new SwitchboardError(ErrorCodes.CHANNEL_BLOCKED, `The ${channel} channel of agent ${agent.agentId} is blocked by the operator.`);
-    checkRecipient(channel, request.to);
-    if (channel === 'email' && !request.subject) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'subject is required for email.');
+    checkRecipient(channel, to);
+    if (channel === 'email' && !subject) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'subject is required for email.');
     const driver = context.drivers.require(channel);
     const now = new Date().toISOString();
     const id = newId('msg');
@@ -44,8 +53,8 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
       channel,
       direction: 'outbound',
       from: held.address,
-      to: request.to,
-      subject: request.subject ?? null,
+      to,
+      subject: subject ?? null,
       body: request.body,
       html: request.html ?? null,
       mediaUrls: request.mediaUrls ?? [],
@@ -59,7 +68,7 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
       updatedAt: now,
     };
     const outbound = outboundOf(context, message);
-    const cost = context.tariffs.cost(channel, segments, request.to, driver.estimateCost?.(outbound, segments));
+    const cost = context.tariffs.cost(channel, segments, to, driver.estimateCost?.(outbound, segments));
     const ledger = await context.limiter.ledger(actor);
     const admission = await context.limiter.admit(actor, cost);
     const usage: UsageRecord = {
@@ -96,7 +105,7 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
           if (!(await store.tenures.isCurrent(tenure))) {
             throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `Agent ${agent.agentId} moved to another node; retry.`, { retryable: true });
           }
-          throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${request.to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
+          throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
         }
         if (claimed && claimed.changes === 0) {
           // The same key through another gateway at the same moment: that request sends, this one does not.

@@ -45,8 +45,11 @@ const VoiceWebhookSchema = Type.Object(Webhook);
 const IdempotencySlotSchema = Type.Object({ scope: Type.String(), key: Type.String(), requestHash: Type.String() });
 
 const SendRequestSchema = Type.Object({
-  channel: Channel,
-  to: Type.String(),
+  /** With `to`; or, with `conversationId`, the channel to reply on (absent: the one last used). */
+  channel: Type.Optional(Channel),
+  to: Type.Optional(Type.String()),
+  /** Instead of `to`: reply in this conversation, to its counterpart's address on the channel. */
+  conversationId: Type.Optional(Type.String()),
   body: Type.String(),
   subject: Type.Optional(Type.String()),
   html: Type.Optional(Type.String()),

@@ -167,6 +167,27 @@ export class ConversationRepository {
     ];
   }
 
+  /** The latest message of the conversation (of `ids`) on a message channel, or on `channel`; its counterpart. */
+  async lastMessage(agentId: string, ids: readonly string[], channel?: Channel): Promise<{ channel: Exclude<Channel, 'voice'>; counterpart: string } | undefined> {
+    const row = await this.db.get<{ channel: Exclude<Channel, 'voice'>; counterpart: string }>(
+      `SELECT channel, CASE WHEN direction = 'inbound' THEN from_address ELSE to_address END AS counterpart FROM messages
+       WHERE agent_id = ? AND conversation_id IN (${ids.map(() => '?').join(', ')}) AND channel ${channel ? '= ?' : "<> 'voice'"}
+       ORDER BY created_at DESC LIMIT 1`,
+      [agentId, ...ids, ...(channel ? [channel] : [])],
+    );
+    return row;
+  }
+
+  /** The subject of the conversation's latest email. */
+  async lastSubject(agentId: string, ids: readonly string[]): Promise<string | undefined> {
+    const row = await this.db.get<{ subject: string | null }>(
+      `SELECT subject FROM messages WHERE agent_id = ? AND conversation_id IN (${ids.map(() => '?').join(', ')}) AND channel = 'email' AND subject IS NOT NULL
+       ORDER BY created_at DESC LIMIT 1`,
+      [agentId, ...ids],
+    );
+    return row?.subject ?? undefined;
+  }
+
   /** Forgets an agent's links (deprovisioning). */
   async deleteAgent(tx: SqlExecutor, agentId: string): Promise<void> {
     await tx.execute('DELETE FROM contact_links WHERE agent_id = ?', [agentId]);
