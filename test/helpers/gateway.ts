@@ -55,7 +55,8 @@ interface TestCluster {
   readonly settings: Record<string, string | number>;
   readonly simulator: Simulator;
   readonly drivers: DriverSpec[];
-  startNodes(settings: Settings): Promise<void>;
+  /** Starts the runtime nodes; they log to `logger` when given (the test reads what the whole cluster logs). */
+  startNodes(settings: Settings, logger?: Logger): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -106,9 +107,9 @@ async function startTestCluster(dir: string): Promise<TestCluster> {
       CLUSTER_PARTITIONS: 8,
       CLUSTER_LEASE_TTL_MS: 1500,
     },
-    async startNodes(settings) {
+    async startNodes(settings, given) {
       simulator.gatewayUrl = String(settings.PUBLIC_BASE_URL);
-      const logger = createLogger({ level: settings.LOG_LEVEL, pretty: false });
+      const logger = given ?? createLogger({ level: settings.LOG_LEVEL, pretty: false });
       for (const nodeId of ['rt-1', 'rt-2']) nodes.push(await startRuntimeNode({ settings: { ...settings, NODE_ID: nodeId }, logger, drivers: simulatorDriverSpecs(simulator) }));
     },
     async stop() {
@@ -148,7 +149,7 @@ export async function startTestGateway(
       ...overrides,
     },
   });
-  await cluster?.startNodes(settings);
+  await cluster?.startNodes(settings, options.logger);
   if (external) external.simulator.gatewayUrl = String(settings.PUBLIC_BASE_URL);
   const logger = options.logger ?? createLogger({ level: settings.LOG_LEVEL, pretty: false });
   const start = (previous?: Gateway) =>

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CallRecording } from '@switchboard/provider-simulator';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
+import { capturingLogger } from '../helpers/capturing-logger.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectMcp } from '../helpers/mcp-client.js';
 
@@ -26,6 +27,7 @@ interface Summary {
 }
 interface CallBody {
   callId: string;
+  traceparent: string | null;
   callSid: string;
   agentId: string;
   direction: string;
@@ -68,7 +70,11 @@ function spoken(recording: CallRecording): { turn: number; role: string; text: s
   ]);
 }
 
+/** The W3C trace context the agent places its stream call with. */
+const TRACE = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
 describe('the calls API: each call with its per-turn latency ledger and transcript, in relay and stream mode', () => {
+  const captured = capturingLogger();
   let t: TestGateway;
   let agent: Awaited<ReturnType<typeof provisionAgent>>;
   let other: Awaited<ReturnType<typeof provisionAgent>>;
@@ -100,7 +106,7 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
   };
 
   before(async () => {
-    t = await startTestGateway({ VOICE_MODE: 'relay' });
+    t = await startTestGateway({ VOICE_MODE: 'relay' }, undefined, { logger: captured.logger });
     agent = await provisionAgent(t, 'calls-agent', ['voice'], { greeting: 'Hello from the calls agent.' });
     other = await provisionAgent(t, 'calls-other', ['voice']);
     receiver = await startCallbackReceiver(() => secret);
@@ -180,7 +186,7 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
   it('stream: transcription and speech stamps in each turn, a barge-in with its stop time, the interrupted reply marked', async () => {
     for (const phrase of ['tell me something long', 'stop please']) t.sim.deepgram.registerPhrase(phrase);
     t.sim.phone.onOutbound(CALLEE, { steps: ['tell me something long', { kind: 'say', text: 'stop please', bargeIn: true, afterMs: 1200 }], replyTimeoutMs: 8000 });
-    const res = await t.call('POST', '/api/v1/make-call', { token: agent.securityToken, json: { to: CALLEE, mode: 'stream', greeting: 'This is the calls agent.' } });
+    const res = await t.call('POST', '/api/v1/make-call', { token: agent.securityToken, headers: { traceparent: TRACE }, json: { to: CALLEE, mode: 'stream', greeting: 'This is the calls agent.' } });
     assert.equal(res.status, 200, await res.clone().text());
     streamSid = ((await res.json()) as { callSid: string }).callSid;
     const recording = await t.sim.phone.get(streamSid)!.done;
@@ -212,6 +218,16 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
       agentLines.filter((line) => line.interrupted).map((line) => [line.turn, line.text.slice(0, 20)]),
       [[1, 'Here is a rather lon']],
     );
+
+    // The agent's trace context is on the call, on each of its webhooks (header and body), and in its log lines.
+    assert.equal(detail.traceparent, TRACE);
+    const posts = receiver.events.filter((e) => (e.event.data as { callSid?: string }).callSid === streamSid);
+    assert.ok(posts.some((e) => e.event.type === 'call.turn') && posts.some((e) => e.event.type === 'call.status'), JSON.stringify(posts.map((e) => e.event.type)));
+    for (const post of posts) assert.deepEqual([post.event.type, post.headers.traceparent, (post.event as { traceparent?: string }).traceparent], [post.event.type, TRACE, TRACE]);
+    const logged = captured.lines.filter((l) => l.callSid === streamSid).map((l) => [l.msg, l.traceparent]);
+    assert.deepEqual(logged, [['call placed', TRACE], ['call ended', TRACE]]);
+    const relay = (await get(`/api/v1/calls/${relaySid}`, agent.securityToken)).body;
+    assert.equal(relay.traceparent, null, 'a call placed without one has none');
 
     assert.equal(await observed('switchboard_voice_turn_latency_seconds_count{mode="stream"}'), 2);
     for (const part of ['transcription', 'agent', 'tts', 'switchboard']) assert.equal(await observed(`switchboard_voice_turn_part_seconds_count{mode="stream",part="${part}"}`), 2, part);
@@ -285,6 +301,12 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
       assert.deepEqual(tool.body, rest);
       const missing = await mcp.call('comms_get_call', {});
       assert.deepEqual([missing.isError, missing.body.code], [true, 'VALIDATION_FAILED']);
+      // A call placed over MCP takes the trace context of the request's `_meta`.
+      const traced = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      t.sim.phone.onOutbound('+14155550849', { steps: ['Bye now.'], replyTimeoutMs: 4000 });
+      const placed = await mcp.client.callTool({ name: 'comms_make_call', arguments: { to: '+14155550849', greeting: 'Hi.' }, _meta: { traceparent: traced } });
+      const { callSid } = placed.structuredContent as { callSid: string };
+      assert.equal((await get(`/api/v1/calls/${callSid}`, agent.securityToken)).body.traceparent, traced);
     } finally {
       await mcp.close();
     }

@@ -281,6 +281,10 @@ you until your next read, so read the inbox when you (re)connect, and acknowledg
   its greeting instead and passes the callee's reply on as an inbound \`voice\` message (a live
   session's notification, else \`message.inbound\` to your callback URL, else an \`agent_offline\`
   dead letter).
+- Tracing: send your W3C \`traceparent\` header with make-call or call-on-behalf (over MCP, put it in the
+  tool call's \`_meta.traceparent\`). Every webhook of that call (\`call.status\`, \`call.turn\`,
+  \`voicemail\`) carries it back, as a \`traceparent\` header and field, the server's log lines of the
+  call carry it, and \`GET /api/v1/calls/<callId>\` shows it.
 - \`POST ${baseUrl}/api/v1/call-on-behalf\` \`{"target","targetName","requesterPhone","requesterName","message"}\`:
   a secretary call — it says who is calling and why, asks whether they take the call, bridges to the
   requester on yes and otherwise takes a message that reaches you.

@@ -89,7 +89,7 @@ export class GatewayApp {
    * Runs a route's handler for an already-authenticated caller with input that is not an HTTP body
    * (an MCP tool call): the same auth rule, the same schema check, the same handler.
    */
-  async invoke(method: string, path: string, principal: Principal, input: Record<string, unknown>, signal?: AbortSignal): Promise<HttpResult> {
+  async invoke(method: string, path: string, principal: Principal, input: Record<string, unknown>, signal?: AbortSignal, headers: Record<string, string> = {}): Promise<HttpResult> {
     const found = this.#router.find(method as 'GET', path);
     const compiled = found?.store as CompiledRoute | undefined;
     if (!compiled) fail(ErrorCodes.NOT_FOUND, `No route ${method} ${path}.`);
@@ -100,7 +100,7 @@ export class GatewayApp {
     compiled.checkBody?.(copy, 'arguments');
     compiled.checkQuery?.(copy, 'arguments');
     checkScope(definition, principal, copy);
-    const request: HttpRequest = { method, path, queryString: '', headers: {}, rawBody: Buffer.alloc(0), remoteAddress: 'mcp', ...(signal ? { signal } : {}) };
+    const request: HttpRequest = { method, path, queryString: '', headers, rawBody: Buffer.alloc(0), remoteAddress: 'mcp', ...(signal ? { signal } : {}) };
     return definition.handler({ request, params: (found?.params ?? {}) as Record<string, string>, body: copy, query: copy, principal });
   }
 

@@ -5,6 +5,7 @@ import type { McpHttpHandler, McpServer as ModernMcpServer, Server as ModernServ
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Logger, Principal } from '@switchboard/runtime';
 import { errorResult, fail } from '../http/errors.js';
+import { traceparentOf } from '../http/trace.js';
 import type { McpAuth } from './mcp-auth.js';
 import type { McpSessions } from './mcp-sessions.js';
 import type { ServerNames } from './server-names.js';
@@ -55,8 +56,6 @@ interface MessageNote {
 
 const notes = new WeakMap<Exchange, MessageNote>();
 
-/** A W3C trace-context `traceparent` (version-traceid-parentid-flags); others are not logged. */
-const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /**
  * Notes the JSON-RPC method of a request body and the `traceparent` of its `_meta` (2026-07-28
@@ -65,10 +64,10 @@ const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 export function noteMessage(exchange: Exchange, body: unknown): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
   const { method, params } = body as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
-  const traceparent = params?._meta?.traceparent;
+  const traceparent = traceparentOf(params?._meta?.traceparent);
   notes.set(exchange, {
     ...(typeof method === 'string' ? { mcpMethod: method.slice(0, 100) } : {}),
-    ...(typeof traceparent === 'string' && TRACEPARENT.test(traceparent) ? { traceparent } : {}),
+    ...(traceparent ? { traceparent } : {}),
   });
 }
 

@@ -1,6 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
+import { traceparentOf, withTrace } from '../http/trace.js';
 import { InboxResources, serveModernInbox } from './inbox-resource.js';
 import { ToolTasks, declaresTasks, serveTasks, TASK_TOOLS, TASKS_EXTENSION, type TaskPorts } from './tasks.js';
 import { toolCatalog } from './tools.js';
@@ -48,7 +49,8 @@ export function createModernToolServer(app: GatewayApp, principal: Principal, ag
     // A call placed, or a wait for a reply, for a client that declares the Tasks extension is answered with a task that follows it.
     const asTask = TASK_TOOLS.has(request.params.name) && declaresTasks(ctx.mcpReq.envelope);
     const args = request.params.arguments ?? {};
-    const result = (await catalog.call(request.params.name, args, principal, { signal: ctx.mcpReq.signal, asTask })) as CallToolResult;
+    const traceparent = traceparentOf((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.traceparent ?? request.params._meta?.traceparent);
+    const result = (await catalog.call(request.params.name, args, principal, { signal: ctx.mcpReq.signal, asTask, ...withTrace(traceparent) })) as CallToolResult;
     const task = asTask ? await tasks.start(request.params.name, args, result) : undefined;
     if (task) return task as CallToolResult;
     return server.projectCallToolResult(result, tools.find((t) => t.name === request.params.name)?.outputSchema);

@@ -6,6 +6,7 @@ import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
 import { errorResult } from '../http/errors.js';
 import { compileBody } from '../http/validation.js';
+import { traceparentOf, withTrace } from '../http/trace.js';
 import type { InboxSubscribers } from './inbox-subscribers.js';
 import { callerOf } from './mcp-http.js';
 import { scopeOf } from '../oauth/scopes.js';
@@ -94,6 +95,8 @@ const PING: Tool = {
 export interface ToolCallOptions {
   readonly signal?: AbortSignal;
   readonly asTask?: boolean;
+  /** The W3C trace context of the request (`_meta.traceparent`), handed to the route as its header. */
+  readonly traceparent?: string;
 }
 
 /** The gateway's tools, for either protocol era: what they are (fixed order) and how one is called. */
@@ -136,7 +139,8 @@ export function toolCatalog(app: GatewayApp, principal: Principal, agentId: stri
           tool.checkArguments!(args, 'arguments');
           args = tool.arguments.toRoute(args, options.asTask === true);
         }
-        const result = await app.invoke(tool.method, toolPath(tool.path, args), caller, args, options.signal);
+        const headers: Record<string, string> = options.traceparent ? { traceparent: options.traceparent } : {};
+        const result = await app.invoke(tool.method, toolPath(tool.path, args), caller, args, options.signal, headers);
         return answer(result.body, result.status >= 400);
       } catch (err) {
         return answer(errorResult(err).body, true);
@@ -157,7 +161,10 @@ export function createToolServer(app: GatewayApp, principal: Principal, agentId:
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...catalog.tools] }));
   // The session's agent stays; the rights are the caller's of this request (an access token's scopes may change).
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
-    catalog.call(request.params.name, request.params.arguments ?? {}, callerOf(extra.authInfo) ?? principal, { signal: extra.signal }),
+    catalog.call(request.params.name, request.params.arguments ?? {}, callerOf(extra.authInfo) ?? principal, {
+      signal: extra.signal,
+      ...withTrace(traceparentOf(request.params._meta?.traceparent)),
+    }),
   );
   return server;
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { ErrorCodes } from '@switchboard/sdk';
 import type { ClientInput } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
+import { traceparentOf, withTrace } from '../http/trace.js';
 import { json, type HttpRequest, type RouteContext, type RouteDefinition } from '../http/types.js';
 import { errorResponses } from '../schemas/common.js';
 import { WebhookAcks } from '../schemas/webhooks.js';
@@ -39,9 +40,12 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     body,
     idempotent: true,
     responses: { 200: { description: 'Done.', schema: response! }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502) },
-    async handler({ body: input, principal }: RouteContext<{ agentId?: string }>) {
+    async handler({ body: input, principal, request: http }: RouteContext<{ agentId?: string }>) {
       const agentId = resolveAgentId(principal, input.agentId);
-      const { agentId: _named, ...request } = input;
+      const { agentId: _named, ...fields } = input;
+      // A call placed with the agent's W3C trace context carries it into its log lines and webhooks.
+      const traceparent = op === 'makeCall' || op === 'callOnBehalf' ? traceparentOf(http.headers.traceparent) : undefined;
+      const request = { ...fields, ...withTrace(traceparent) };
       // The route's body schema is the operation's input, less the agent (checked again at the bus edge).
       return json(200, await ports.agents.call<K>(op, agentId, ...([request as ClientInput<K>] as const)));
     },

@@ -76,6 +76,7 @@ const CallFields = {
   durationSeconds: Type.Integer({ minimum: 0 }),
   cost: Type.Union([Type.Number(), Type.Null()], { description: 'Provider cost, USD.' }),
   summary: Type.Union([CallSummary, Type.Null()]),
+  traceparent: Type.Union([Type.String(), Type.Null()], { description: "The W3C trace context the agent placed the call with (its `traceparent` header or MCP `_meta`); the call's webhooks carry it too." }),
 };
 
 export const CallListResponse = Type.Object({ calls: Type.Array(Type.Object(CallFields)), nextCursor: Type.Union([Type.String(), Type.Null()]) });

@@ -55,6 +55,8 @@ export async function attemptCallback(url: string, secret: string, event: AgentE
         'webhook-id': event.id,
         'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
         'webhook-signature': signature,
+        // The agent's own trace context, for the events of a call it placed with one.
+        ...(event.traceparent ? { traceparent: event.traceparent } : {}),
       },
       body: payload,
       signal: AbortSignal.timeout(timeoutMs),

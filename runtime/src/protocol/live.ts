@@ -10,6 +10,8 @@ export interface AgentEvent<T = unknown> {
   readonly agentId: string;
   readonly createdAt: string;
   readonly data: T;
+  /** The W3C trace context of the call the event is about, when its agent gave one (sent as the `traceparent` header too). */
+  readonly traceparent?: string;
 }
 
 /**

@@ -166,6 +166,8 @@ const MakeCallRequestSchema = Type.Object({
   voice: Type.Optional(Type.String()),
   language: Type.Optional(Type.String()),
   mode: Type.Optional(Type.Union([Type.Literal('relay'), Type.Literal('stream')])),
+  /** The agent's W3C trace context (REST `traceparent` header, MCP `_meta.traceparent`): the call's logs and webhooks carry it. */
+  traceparent: Type.Optional(Type.String()),
 });
 
 /** What a call is for. */
@@ -332,6 +334,7 @@ export const AGENT_OPERATIONS = {
       requesterPhone: Type.String(),
       requesterName: Type.Optional(Type.String()),
       message: Type.Optional(Type.String()),
+      traceparent: Type.Optional(Type.String()),
     }),
     Type.Composite([CallPlacedSchema, Type.Object({ bridge: Type.Literal('available') })]),
   ),

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { LiveReach } from '../agents/live-reach.js';
-import type { CallSession } from './call-session.js';
+import { traceOf, withTraceOf, type CallSession } from './call-session.js';
 import type { TurnTimer } from './call-ledger.js';
 
 /** The agent's answer to one turn of a call. */
@@ -55,11 +55,11 @@ export class AgentTurns {
           return { text: text.trim() };
         }
       } catch (err) {
-        this.logger.warn({ err, agentId: agent.agentId }, 'sampling failed; trying the callback URL');
+        this.logger.warn({ err, agentId: agent.agentId, sessionId: session.sessionId, ...traceOf(session) }, 'sampling failed; trying the callback URL');
       }
     }
     if (!agent.callbackUrl || !agent.sealedSigningSecret) return null;
-    const event = agentEvent('call.turn', agent.agentId, {
+    const event = withTraceOf(session, agentEvent('call.turn', agent.agentId, {
       sessionId: session.sessionId,
       callSid: session.callSid,
       direction: session.direction,
@@ -67,13 +67,13 @@ export class AgentTurns {
       to: session.to,
       text: session.transcript.at(-1)?.text ?? '',
       transcript: session.transcript,
-    });
+    }));
     try {
       const body = await postCallback(agent.callbackUrl, this.box.open(agent.sealedSigningSecret), event, this.timeoutMs, () => timer?.mark('replyBegan'));
       timer?.mark('replyEnded');
       return parseReply(body);
     } catch (err) {
-      this.logger.warn({ err, agentId: agent.agentId }, 'call.turn callback failed');
+      this.logger.warn({ err, agentId: agent.agentId, sessionId: session.sessionId, ...traceOf(session) }, 'call.turn callback failed');
       return null;
     }
   }

@@ -7,7 +7,7 @@ import type { AgentRecord } from '../store/repositories/agents.js';
 import { newDeadLetter } from '../store/repositories/dead-letters.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
-import type { CallSession } from './call-session.js';
+import { traceOf, type CallSession } from './call-session.js';
 
 /**
  * Where a message a call took for the agent goes (a voicemail, or the callee's reply when no one could
@@ -108,6 +108,7 @@ export class StoredCallMessages implements CallMessages {
         agentId: agent.agentId,
         createdAt: new Date().toISOString(),
         data: { sessionId: session.sessionId, callSid: session.callSid, from: session.from, to: session.to, message, transcript: session.transcript },
+        ...traceOf(session),
       });
     }
   }

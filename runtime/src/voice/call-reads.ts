@@ -21,6 +21,7 @@ export interface CallView {
   readonly durationSeconds: number;
   readonly cost: number | null;
   readonly summary: CallSummary | null;
+  readonly traceparent: string | null;
 }
 
 /** One call with its latency ledger and transcript. */
@@ -99,6 +100,7 @@ function view(call: StoredCall): CallView {
     durationSeconds: Number(call.durationSeconds),
     cost: call.cost === null ? null : round4(Number(call.cost)),
     summary: call.ledger === null ? null : summarize(call.ledger, Number(call.durationSeconds)),
+    traceparent: call.traceparent ?? null,
   };
 }
 

@@ -19,6 +19,18 @@ export interface CallSession {
   readonly startedAt: number;
   /** Set once the call took a voicemail or ended. */
   ended: boolean;
+  /** The W3C trace context the agent placed the call with, if any. */
+  readonly traceparent?: string;
+}
+
+/** The trace context a call's log lines and events carry, when its agent gave one. */
+export function traceOf(call: { readonly traceparent?: string | null }): { traceparent?: string } {
+  return call.traceparent ? { traceparent: call.traceparent } : {};
+}
+
+/** The event, with the trace context of its call when there is one. */
+export function withTraceOf<E extends object>(call: { readonly traceparent?: string | null }, event: E): E & { traceparent?: string } {
+  return { ...event, ...traceOf(call) };
 }
 
 /** A new, unguessable session id (a capability: it appears in TwiML and the media URL), time-ordered for the calls index. */

@@ -13,7 +13,7 @@ import type { Limiter } from '../limits/limiter.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { Store } from '../store/store.js';
 import type { CallPurpose } from '../protocol/operations.js';
-import { newSessionId, type CallSession } from './call-session.js';
+import { newSessionId, traceOf, type CallSession } from './call-session.js';
 import { ENDED_STATUSES, endedCallSummary } from './call-reads.js';
 import type { CallMessages } from './call-messages.js';
 import type { VoiceService } from './voice-service.js';
@@ -62,6 +62,7 @@ async function logNewCall(store: Store, events: RuntimeEvents, session: CallSess
     cost: null,
     createdAt: now,
     updatedAt: now,
+    traceparent: session.traceparent ?? null,
   };
   await store.db.executeAll([store.calls.insertStatement(call), ...store.inbox.appendStatements(callStatusEntry(call, status), { callLogged: callSid })]);
   events.emit('inbox', { agentId: call.agentId });
@@ -106,6 +107,7 @@ export function voiceOperations(
     });
     voice.bind(session, placed.callSid);
     await logNewCall(store, context.events, session, placed.callSid, 'outbound', placed.status);
+    context.logger.info({ agentId: agent.agentId, sessionId: session.sessionId, callSid: placed.callSid, ...traceOf(session) }, 'call placed');
     return placed;
   }
 
@@ -125,7 +127,7 @@ export function voiceOperations(
         return { success: true as const, callSid: placed.callSid, sessionId: session.sessionId, status: placed.status, from: session.from, to: session.to, ...extra };
       } catch (err) {
         const provider = voice.telephonyDriverName();
-        context.logger.error({ provider, agentId: agent.agentId, sessionId: session.sessionId, to: session.to, err }, 'provider did not place the call');
+        context.logger.error({ provider, agentId: agent.agentId, sessionId: session.sessionId, to: session.to, ...traceOf(session), err }, 'provider did not place the call');
         context.limiter.release(actor, admission);
         voice.end(session);
         throw err;
@@ -150,6 +152,7 @@ export function voiceOperations(
       transcript: [],
       startedAt: Date.now(),
       ended: false,
+      ...(request.traceparent ? { traceparent: request.traceparent } : {}),
     };
   }
 
@@ -207,7 +210,7 @@ export function voiceOperations(
         ...(request.requesterName ? { requesterName: request.requesterName } : {}),
         ...(request.message ? { message: request.message } : {}),
       };
-      const session = newSession(agent, from, request.target, { mode: 'relay' }, purpose, 'outbound');
+      const session = newSession(agent, from, request.target, { mode: 'relay', ...(request.traceparent ? { traceparent: request.traceparent } : {}) }, purpose, 'outbound');
       return call(operation, agent, session, { bridge: 'available' as const });
     },
 
@@ -324,7 +327,12 @@ export function voiceOperations(
           });
         }
         const ended = ENDED_STATUSES.includes(event.status);
-        if (ended) await voice.callEnded(event.callSid);
+        if (ended) {
+          await voice.callEnded(event.callSid);
+          context.logger.info({ agentId: agent.agentId, callSid: event.callSid, status: event.status, durationSeconds: event.durationSeconds, ...traceOf(logged ?? {}) }, 'call ended');
+        }
+        // A callback that overtook the commit of the call's log row read none; the row is there now.
+        const call = logged ?? (known ? await store.calls.get(event.callSid) : undefined);
         if (known && context.delivery.reachable(agent)) {
           const data = { callSid: event.callSid, status: event.status, durationSeconds: event.durationSeconds, cost: event.cost === null ? null : round4(event.cost) };
           // The call's end carries its summary, from the ledger its media connection writes as it closes
@@ -332,7 +340,7 @@ export function voiceOperations(
           const summary = ended ? endedCallSummary(store, event.callSid) : Promise.resolve(undefined);
           void summary
             .catch((err: unknown) => context.logger.warn({ err, callSid: event.callSid }, 'the call summary could not be read'))
-            .then((summary) => context.delivery.notify(agent.agentId, agentEvent('call.status', agent.agentId, { ...data, ...(summary ? { summary } : {}) })));
+            .then((summary) => context.delivery.notify(agent.agentId, { ...agentEvent('call.status', agent.agentId, { ...data, ...(summary ? { summary } : {}) }), ...traceOf(call ?? {}) }));
         }
         return { status: 200, ...telephony.render([]) };
       });

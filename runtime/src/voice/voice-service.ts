@@ -6,7 +6,7 @@ import type { RuntimeEvents } from '../events.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { Store } from '../store/store.js';
 import type { AgentTurns } from './agent-turns.js';
-import { CallSessions, type CallSession } from './call-session.js';
+import { CallSessions, traceOf, type CallSession } from './call-session.js';
 import { entry, type CallLedger, type TurnTimer } from './call-ledger.js';
 import { CallDialogue } from './dialogue.js';
 import { callTranscriptEntry } from '../inbox/entries.js';
@@ -97,7 +97,7 @@ export class VoiceService {
       .then(([, appended]) => {
         if (callSid && appended!.changes > 0) this.events.emit('inbox', { agentId: session.agentId });
       })
-      .catch((err: unknown) => this.logger?.warn({ err, sessionId: session.sessionId }, 'the call ledger could not be written'));
+      .catch((err: unknown) => this.logger?.warn({ err, sessionId: session.sessionId, ...traceOf(session) }, 'the call ledger could not be written'));
   }
 
   /**

@@ -16,6 +16,8 @@ export interface CallRecord {
   readonly cost: number | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The W3C trace context the agent placed the call with (null: none, or an inbound call). */
+  readonly traceparent?: string | null;
 }
 
 interface CallRow {
@@ -31,6 +33,7 @@ interface CallRow {
   cost: number | null;
   created_at: string;
   updated_at: string;
+  traceparent: string | null;
 }
 
 /** A call with what its media connection left: when it connected and ended, its ledger and transcript. */
@@ -67,11 +70,12 @@ export class CallRepository {
   /** The INSERT of a new call, to run in an atomic group (with the inbox entry of its start). */
   insertStatement(call: CallRecord): SqlStatement {
     return {
-      sql: `INSERT INTO calls (call_sid, session_id, agent_id, direction, mode, from_address, to_address, status, duration_seconds, cost, created_at, updated_at, conversation_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      sql: `INSERT INTO calls (call_sid, session_id, agent_id, direction, mode, from_address, to_address, status, duration_seconds, cost, created_at, updated_at, conversation_id, traceparent)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       params: [
         ...[call.callSid, call.sessionId, call.agentId, call.direction, call.mode, call.from, call.to, call.status, call.durationSeconds, call.cost, call.createdAt, call.updatedAt],
         conversationIdOf(call.agentId, counterpartOf(call)),
+        call.traceparent ?? null,
       ],
     };
   }
@@ -184,5 +188,6 @@ function toRecord(row: CallRow): CallRecord {
     cost: row.cost,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    traceparent: row.traceparent,
   };
 }
