@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { simulatorDriverSpecs, startGateway, startRuntimeNode, type Gateway, type RuntimeNode } from '@switchboard/gateway';
 import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
 import { DEMO_EMAIL_DOMAIN, createLogger, demoPools, loadSettings, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
+import { preferredOwner } from '@switchboard/runtime/internal';
 import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
 
 /** A gateway on a random loopback port with a fresh data dir, and its tokens. */
@@ -111,6 +112,18 @@ async function startTestCluster(dir: string): Promise<TestCluster> {
       simulator.gatewayUrl = String(settings.PUBLIC_BASE_URL);
       const logger = given ?? createLogger({ level: settings.LOG_LEVEL, pretty: false });
       for (const nodeId of ['rt-1', 'rt-2']) nodes.push(await startRuntimeNode({ settings: { ...settings, NODE_ID: nodeId }, logger, drivers: simulatorDriverSpecs(simulator) }));
+      // A node that started first may hold the other's partitions until it hands them over: tests start
+      // once each partition is with the node it prefers, so no test's first request meets a handover.
+      const partitions = settings.CLUSTER_PARTITIONS;
+      const ids = nodes.map((n) => n.nodeId);
+      const settled = () =>
+        nodes.every((n) => {
+          const held = new Set(n.runtime.partitions());
+          return Array.from({ length: partitions }, (_, p) => p).every((p) => held.has(p) === (preferredOwner(p, ids) === n.nodeId));
+        });
+      for (const deadline = Date.now() + 30_000; !settled(); await new Promise((r) => setTimeout(r, 50))) {
+        if (Date.now() > deadline) throw new Error(`the test cluster's partitions did not settle: ${nodes.map((n) => `${n.nodeId}: ${n.runtime.partitions().join(',')}`).join('; ')}`);
+      }
     },
     async stop() {
       await Promise.all(nodes.map((n) => n.stop()));
