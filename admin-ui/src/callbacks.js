@@ -65,23 +65,23 @@ export function CallbackLog({ agentId }) {
       <h2 id="attempts-title">Attempts</h2>
       ${attempts.length === 0
         ? html`<p class="empty">No attempts yet. Events are posted here once the agent has a callback URL (PUT /api/v1/callback-url) and something happens: a message comes in, a message's status changes, a call starts or ends.</p>`
-        : html`<div class="table-wrap"><table class="attempts">
-            <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Result</th><th scope="col">Latency</th><th scope="col">Answer excerpt</th><th scope="col"><span class="sr-only">Replay</span></th></tr></thead>
-            <tbody>
+        : html`<table class="stack attempts" role="table">
+            <thead role="rowgroup"><tr role="row">${['Time', 'Event', 'Attempt', 'Result', 'Latency', 'Answer excerpt'].map((h) => html`<th role="columnheader" scope="col">${h}</th>`)}<th role="columnheader" scope="col"><span class="sr-only">Replay</span></th></tr></thead>
+            <tbody role="rowgroup">
               ${attempts.map((a) => {
                 const first = !newest.has(a.eventId) && newest.add(a.eventId);
-                return html`<tr key=${a.id} data-event=${a.eventId}>
-                  <td>${when(a.createdAt)}</td>
-                  <td>${a.eventType ?? 'event'}<br /><small>${a.eventId}</small></td>
-                  <td>${a.attempt}</td>
-                  <td><${Result} a=${a} /></td>
-                  <td>${a.latencyMs} ms</td>
-                  <td class="excerpt">${a.responseExcerpt ? html`<code>${a.responseExcerpt}</code>` : html`<span class="hint">(empty)</span>`}</td>
-                  <td>${first && html`<button type="button" onClick=${() => replay(a)} disabled=${busy === a.eventId} aria-label=${`Replay ${a.eventType ?? 'event'} ${a.eventId}`}>${busy === a.eventId ? 'Replaying…' : 'Replay'}</button>`}</td>
+                return html`<tr role="row" key=${a.id} data-event=${a.eventId}>
+                  <td role="cell" class="wide">${when(a.createdAt)}</td>
+                  <td role="cell" class="wide">${a.eventType ?? 'event'} <small>${a.eventId}</small></td>
+                  <td role="cell" data-label="Attempt">${a.attempt}</td>
+                  <td role="cell" data-label="Result"><${Result} a=${a} /></td>
+                  <td role="cell" data-label="Latency">${a.latencyMs} ms</td>
+                  <td role="cell" class="excerpt wide" data-label="Answer">${a.responseExcerpt ? html`<code>${a.responseExcerpt}</code>` : html`<span class="hint">(empty)</span>`}</td>
+                  <td role="cell">${first && html`<button type="button" onClick=${() => replay(a)} disabled=${busy === a.eventId} aria-label=${`Replay ${a.eventType ?? 'event'} ${a.eventId}`}>${busy === a.eventId ? 'Replaying…' : 'Replay'}</button>`}</td>
                 </tr>`;
               })}
             </tbody>
-          </table></div>`}
+          </table>`}
       <${OlderButton} older=${older} firstCursor=${log.data.nextCursor} label="Older attempts" />
     </section>
   </section>`;

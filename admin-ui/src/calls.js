@@ -27,23 +27,23 @@ export function CallList({ agentId }) {
       <h2 id="call-list-title" class="sr-only">Call list</h2>
       ${calls.length === 0
         ? html`<p class="empty">No calls yet${agentId ? ` for ${agentId}` : ''}. A call appears here when someone calls an agent's number or an agent makes a call (POST /api/v1/make-call).</p>`
-        : html`<div class="table-wrap"><table class="calls">
-            <thead><tr><th scope="col">When</th>${!agentId && html`<th scope="col">Agent</th>`}<th scope="col">Call</th><th scope="col">Mode</th><th scope="col">Status</th><th scope="col">Duration</th><th scope="col">Turns</th><th scope="col">Turn latency p50 / p95</th></tr></thead>
-            <tbody>
+        : html`<table class="stack calls" role="table">
+            <thead role="rowgroup"><tr role="row">${['When', ...(agentId ? [] : ['Agent']), 'Call', 'Mode', 'Status', 'Duration', 'Turns', 'Turn latency p50 / p95'].map((h) => html`<th role="columnheader" scope="col">${h}</th>`)}</tr></thead>
+            <tbody role="rowgroup">
               ${calls.map(
-                (c) => html`<tr key=${c.callId}>
-                  <td><a href=${callPath(c.callId)}>${when(c.createdAt)}</a></td>
-                  ${!agentId && html`<td><a href=${agentPath(c.agentId)}>${c.agentId}</a></td>`}
-                  <td>${c.direction} · ${c.from} → ${c.to}</td>
-                  <td>${c.mode}</td>
-                  <td>${c.status}</td>
-                  <td>${c.durationSeconds} s</td>
-                  <td>${c.summary ? c.summary.turns : '—'}</td>
-                  <td>${latency(c.summary)}</td>
+                (c) => html`<tr role="row" key=${c.callId}>
+                  <td role="cell"><a href=${callPath(c.callId)}>${when(c.createdAt)}</a></td>
+                  ${!agentId && html`<td role="cell" data-label="Agent"><a href=${agentPath(c.agentId)}>${c.agentId}</a></td>`}
+                  <td role="cell" class="wide">${c.direction} · ${c.from} → ${c.to}</td>
+                  <td role="cell" data-label="Mode">${c.mode}</td>
+                  <td role="cell" data-label="Status">${c.status}</td>
+                  <td role="cell" data-label="Duration">${c.durationSeconds} s</td>
+                  <td role="cell" data-label="Turns">${c.summary ? c.summary.turns : '—'}</td>
+                  <td role="cell" data-label="Turn latency p50 / p95">${latency(c.summary)}</td>
                 </tr>`,
               )}
             </tbody>
-          </table></div>`}
+          </table>`}
       <${OlderButton} older=${older} firstCursor=${list.data.nextCursor} label="Older calls" />
     </section>
   </section>`;

@@ -288,15 +288,16 @@ describe('admin UI: conversations, calls and the callback delivery log in a real
 
   it('works on a phone-sized screen; nothing broke the CSP', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const path of [`/admin/calls/${streamSid}`, `/admin/agents/ui-voice/conversations/${conversationId}`, '/admin/agents/ui-hooks/callbacks']) {
+    let shown = 0;
+    for (const path of [`/admin/calls/${streamSid}`, `/admin/agents/ui-voice/conversations/${conversationId}`, '/admin/agents/ui-hooks/callbacks', '/admin/agents/ui-voice/calls']) {
       await page.goto(`${t.url}${path}`);
       await page.locator('h1').first().waitFor();
       await page.locator('.loading').waitFor({ state: 'detached' });
       const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
       if (overflow > 1) console.log(await page.evaluate(() => [...(globalThis as any).document.querySelectorAll('*')].filter((e: any) => e.getBoundingClientRect().right > 400 && e.parentElement.getBoundingClientRect().right <= 400).slice(0, 8).map((e: any) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`).join('\n')));
       assert.ok(overflow <= 1, `${path}: no horizontal scrolling of the page (${overflow}px)`);
+      await shot(`activity-06-phone-${['call', 'conversation', 'callbacks', 'calls'][shown++]}`);
     }
-    await shot('activity-06-callback-log-phone');
     assert.deepEqual(problems, []);
   });
 });
