@@ -187,6 +187,9 @@ describe('admin UI: conversations, calls and the callback delivery log in a real
 
   it('the calls list and the call page: summary, the transcript with the interrupted reply, a waterfall bar per turn, the barge-in', async () => {
     await page.goto(`${t.url}/admin/agents/ui-voice`);
+    const recent = page.getByRole('region', { name: 'Recent calls' }).getByRole('link');
+    await recent.first().waitFor();
+    assert.deepEqual((await recent.evaluateAll((els) => els.map((e) => e.getAttribute('href')))).sort(), [`/admin/calls/${relaySid}`, `/admin/calls/${streamSid}`].sort(), "the agent page's recent calls open their call pages");
     await page.locator('.subpages').getByRole('link', { name: 'Calls' }).click();
     await page.getByRole('heading', { name: /^Calls ui-voice/ }).waitFor();
     const rows = page.locator('table.calls tbody tr');
