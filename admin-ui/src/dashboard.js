@@ -2,61 +2,12 @@ import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ArcElement, BarController, BarElement, CategoryScale, Chart, DoughnutController, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
 import { api } from './api.js';
-import { count } from './words.js';
+import { Freshness, usePolling } from './polling.js';
+import { agentPath, count } from './words.js';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, DoughnutController, ArcElement, Legend, Tooltip);
 
-const REFRESH_MS = 5000;
 const usd = (n) => `$${Number(n).toFixed(n < 1 ? 4 : 2)}`;
-
-/** Polls a loader every few seconds while the page is open; a failed poll keeps the last data and says why. */
-function usePolling(load, deps = []) {
-  const [data, setData] = useState(undefined);
-  const [error, setError] = useState('');
-  const [updated, setUpdated] = useState(undefined);
-  const refresh = () =>
-    load()
-      .then((d) => {
-        setData(d);
-        setError('');
-        setUpdated(new Date());
-      })
-      .catch((e) => setError(e.message));
-  useEffect(() => {
-    refresh();
-    const timer = setInterval(refresh, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, deps);
-  return { data, error, updated, refresh };
-}
-
-/** Re-renders every second while `on`, so an age shown on the page stays true. */
-function useTicking(on) {
-  const [, setNow] = useState(0);
-  useEffect(() => {
-    if (!on) return undefined;
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, [on]);
-}
-
-function age(since) {
-  const s = Math.max(0, Math.round((Date.now() - since.getTime()) / 1000));
-  return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
-}
-
-/** When the figures were fetched; when a refresh fails, the error and how old the figures shown are. */
-function Freshness({ polls }) {
-  const failed = polls.find((p) => p.error && p.data);
-  useTicking(Boolean(failed));
-  const updated = polls[0].updated;
-  if (failed) {
-    return html`<p role="alert" class="error stale">
-      Could not refresh: ${failed.error} The figures below are from ${failed.updated.toLocaleTimeString()}, last updated ${age(failed.updated)} ago; retrying every ${REFRESH_MS / 1000} s.
-    </p>`;
-  }
-  return html`<p class="hint">Refreshes every ${REFRESH_MS / 1000} s${updated ? `; updated ${updated.toLocaleTimeString()}` : ''}.</p>`;
-}
 
 const actions = (t) => `${count(t.actions, 'action')} · ${usd(t.cost)}`;
 
@@ -197,6 +148,11 @@ export function AgentDetail({ agentId }) {
     <p><a href="/admin/dashboard">← Dashboard</a></p>
     <h1 id="agent-title">${a.displayName || a.agentId} <small>${a.agentId} · ${a.status}</small></h1>
     <${Freshness} polls=${[detail]} />
+    <nav class="card subpages" aria-label=${`${a.agentId}: activity`}>
+      <a href=${agentPath(agentId, 'conversations')}>Conversations</a>
+      <a href=${agentPath(agentId, 'calls')}>Calls</a>
+      <a href=${agentPath(agentId, 'callbacks')}>Callback delivery log</a>
+    </nav>
     <p role="status" aria-live="polite">${message}</p>
     <div class="stats">
       <${Stat} id="today" label="Today" value=${actions(d.usage.today)} />
@@ -232,7 +188,9 @@ export function AgentDetail({ agentId }) {
     </section>
     <section class="card" aria-labelledby="calls-title">
       <h2 id="calls-title">Recent calls</h2>
-      ${d.calls.length === 0 ? html`<p>None.</p>` : html`<ul>${d.calls.map((c) => html`<li>${c.direction} ${c.from} → ${c.to} · ${c.status} · ${c.durationSeconds} s</li>`)}</ul>`}
+      ${d.calls.length === 0
+        ? html`<p>None.</p>`
+        : html`<ul>${d.calls.map((c) => html`<li><a href=${`/admin/calls/${encodeURIComponent(c.callSid)}`}>${c.direction} ${c.from} → ${c.to}</a> · ${c.status} · ${c.durationSeconds} s</li>`)}</ul>`}
     </section>
     <section class="card" aria-labelledby="letters-title">
       <h2 id="letters-title">Dead letters</h2>

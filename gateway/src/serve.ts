@@ -47,7 +47,7 @@ export async function runCommand(line: CommandLine): Promise<number> {
   const lines = [
     `Switchboard ${VERSION} is running${clustered ? ` as cluster gateway ${runtime.nodeId}` : runtime.demoMode ? ' in demo mode (no provider credentials set)' : ''}.`,
     `  API:       ${base}/api/v1  (docs: ${base}/api/v1/openapi.json)`,
-    `  Admin UI:  ${base}/admin/setup (setup wizard)  ${base}/admin/dashboard  ${base}/admin/api-docs (API explorer)`,
+    `  Admin UI:  ${base}/admin/setup (setup wizard)  ${base}/admin/dashboard  ${base}/admin/calls  ${base}/admin/api-docs (API explorer)`,
     `  Admin API: ${base}/admin/api/status  (orchestrator token)`,
     `  Health:    ${base}/health`,
   ];

@@ -8,6 +8,7 @@ import { GatewayMetrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import type { AdminControl, RouteDeps } from './routes/deps.js';
 import { adminSetupRoutes } from './routes/admin-setup.js';
+import { adminActivityRoutes } from './routes/admin-activity.js';
 import { adminOpsRoutes } from './routes/admin-ops.js';
 import { adminSessionRoutes } from './routes/admin-session.js';
 import { adminUiRoutes } from './routes/admin-ui.js';
@@ -177,6 +178,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...adminRoutes(deps),
     ...adminSetupRoutes(deps),
     ...adminOpsRoutes(deps),
+    ...adminActivityRoutes(deps),
     ...adminSessionRoutes(sessions),
     ...adminUiRoutes(),
   );

@@ -25,6 +25,12 @@ const PAGES: Record<string, string> = {
   '/admin/setup': 'index.html',
   '/admin/dashboard': 'index.html',
   '/admin/agents/:agentId': 'index.html',
+  '/admin/agents/:agentId/conversations': 'index.html',
+  '/admin/agents/:agentId/conversations/:conversationId': 'index.html',
+  '/admin/agents/:agentId/callbacks': 'index.html',
+  '/admin/agents/:agentId/calls': 'index.html',
+  '/admin/calls': 'index.html',
+  '/admin/calls/:callId': 'index.html',
   '/admin/api-docs': 'api-docs.html',
 };
 

@@ -14,6 +14,27 @@ function callScope(principal: Principal, named: string | undefined): string | un
   return named === undefined && principal.kind !== 'client' ? undefined : resolveAgentId(principal, named);
 }
 
+/** A page of the call log, of one agent or (undefined) of all; the admin API's calls list reads it the same way. */
+export async function listCalls(ports: RouteDeps['ports'], agentId: string | undefined, filter: Omit<CallListQuery, 'agentId'>) {
+  if (filter.since && filter.until && Date.parse(filter.since) >= Date.parse(filter.until)) fail(ErrorCodes.VALIDATION_FAILED, 'since must be before until.');
+  const iso = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
+  return ports.calls.list({
+    ...filter,
+    ...(agentId !== undefined ? { agentId } : {}),
+    ...(filter.since ? { since: iso(filter.since) } : {}),
+    ...(filter.until ? { until: iso(filter.until) } : {}),
+  });
+}
+
+/** One call with its ledger and transcript, when it is `agentId`'s (or any agent's: undefined); else NOT_FOUND. */
+export async function findCall(ports: RouteDeps['ports'], callId: string, agentId: string | undefined) {
+  if (!CALL_ID.test(callId)) fail(ErrorCodes.VALIDATION_FAILED, 'callId must be a callSid or a sessionId: letters, digits and _ only.');
+  const call = await ports.calls.get(callId);
+  // Another agent's call is not found, as an unknown one: a client learns nothing of other agents' calls.
+  if (!call || (agentId !== undefined && call.agentId !== agentId)) fail(ErrorCodes.NOT_FOUND, `No call ${callId} for this agent.`);
+  return call;
+}
+
 /** The calls API: the call log with each call's latency ledger and transcript. */
 export function callRoutes(deps: RouteDeps): RouteDefinition[] {
   const { ports } = deps;
@@ -29,15 +50,7 @@ export function callRoutes(deps: RouteDeps): RouteDefinition[] {
       responses: { 200: { description: 'A page of calls.', schema: CallListResponse }, ...errorResponses(400, 401, 403, 429) },
       async handler({ query, principal }: RouteContext<unknown, CallListQuery>) {
         const { agentId: named, ...filter } = query;
-        const agentId = callScope(principal, named);
-        if (filter.since && filter.until && Date.parse(filter.since) >= Date.parse(filter.until)) fail(ErrorCodes.VALIDATION_FAILED, 'since must be before until.');
-        const iso = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
-        const page = await ports.calls.list({
-          ...filter,
-          ...(agentId !== undefined ? { agentId } : {}),
-          ...(filter.since ? { since: iso(filter.since) } : {}),
-          ...(filter.until ? { until: iso(filter.until) } : {}),
-        });
+        const page = await listCalls(ports, callScope(principal, named), filter);
         return json(200, page, { 'cache-control': 'no-store' });
       },
     },
@@ -50,12 +63,7 @@ export function callRoutes(deps: RouteDeps): RouteDefinition[] {
       query: CallQuery,
       responses: { 200: { description: 'The call.', schema: CallResponse }, ...errorResponses(400, 401, 403, 404, 429) },
       async handler({ params, query, principal }: RouteContext<unknown, CallQuery>) {
-        const callId = params.callId ?? '';
-        if (!CALL_ID.test(callId)) fail(ErrorCodes.VALIDATION_FAILED, 'callId must be a callSid or a sessionId: letters, digits and _ only.');
-        const agentId = callScope(principal, query.agentId);
-        const call = await ports.calls.get(callId);
-        // Another agent's call is not found, as an unknown one: a client learns nothing of other agents' calls.
-        if (!call || (agentId !== undefined && call.agentId !== agentId)) fail(ErrorCodes.NOT_FOUND, `No call ${callId} for this agent.`);
+        const call = await findCall(ports, params.callId ?? '', callScope(principal, query.agentId));
         return json(200, call, { 'cache-control': 'no-store' });
       },
     },

@@ -16,6 +16,11 @@ import type { RouteDeps } from './deps.js';
 
 const CONVERSATION_ID = new RegExp(ConversationId.pattern as string);
 
+/** Refuses what is not a conversation id, before any agent is asked (the admin API's timeline checks it the same way). */
+export function checkConversationId(conversationId: string): void {
+  if (!CONVERSATION_ID.test(conversationId)) fail(ErrorCodes.VALIDATION_FAILED, 'conversationId must be a conversation id (cnv_…) as the inbox names it.');
+}
+
 /** Conversations: one agent and one counterpart across channels, their timelines, and the links an agent makes. */
 export function conversationRoutes(deps: RouteDeps): RouteDefinition[] {
   const { ports } = deps;
@@ -47,10 +52,9 @@ export function conversationRoutes(deps: RouteDeps): RouteDefinition[] {
       responses: { 200: { description: 'The timeline.', schema: ConversationResponse }, ...errorResponses(400, 401, 403, 404, 429) },
       async handler({ params, query, principal }: RouteContext<unknown, ConversationQuery>) {
         const conversationId = params.conversationId ?? '';
-        if (!CONVERSATION_ID.test(conversationId)) fail(ErrorCodes.VALIDATION_FAILED, 'conversationId must be a conversation id (cnv_…) as the inbox names it.');
-        const agentId = resolveAgentId(principal, query.agentId);
-        const { agentId: _named, ...page } = query;
-        return json(200, await ports.agents.call('conversation', agentId, { ...page, conversationId }), { 'cache-control': 'no-store' });
+        checkConversationId(conversationId);
+        const { agentId: named, ...page } = query;
+        return json(200, await ports.agents.call('conversation', resolveAgentId(principal, named), { ...page, conversationId }), { 'cache-control': 'no-store' });
       },
     },
     {

@@ -171,6 +171,7 @@ const Timestamp = Type.String({ format: 'date-time' });
 export const CallbackAttempt = Type.Object({
   id: Type.String(),
   eventId: Type.String(),
+  eventType: Type.Union([Type.String(), Type.Null()], { description: 'The event posted: message.received, message.status, call.status…; null once the event was swept.' }),
   agentId: AgentId,
   url: Type.String(),
   attempt: Type.Integer({ description: 'The attempt of its round (a replay starts a new round).' }),

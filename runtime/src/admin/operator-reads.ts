@@ -1,6 +1,6 @@
 import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
 import type { SqlValue } from '../store/database.js';
-import type { CallbackAttempt, CallbackEndpoint } from '../store/repositories/callbacks.js';
+import type { CallbackEndpoint, CallbackLogRow } from '../store/repositories/callbacks.js';
 import type { Store } from '../store/store.js';
 
 /** A filter of the operator's message log and dead-letter list; `status` means delivery status for messages, pending/acknowledged for dead letters. */
@@ -18,7 +18,7 @@ export interface ListFilter {
 /** A page of an agent's callback delivery log, newest first. */
 export interface CallbackLogPage {
   agentId: string;
-  attempts: CallbackAttempt[];
+  attempts: CallbackLogRow[];
   /** Pass as `cursor` for the next (older) page; null when this is the last. */
   nextCursor: string | null;
   /** The agent's endpoint: its URL, since when it has been failing, when it was disabled; null before any attempt. */

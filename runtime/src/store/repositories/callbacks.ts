@@ -49,6 +49,11 @@ export interface CallbackAttempt {
   readonly createdAt: string;
 }
 
+/** A delivery log row: the attempt and the type of the event it posted (`message.received`, `call.status`…; null once the event was swept). */
+export interface CallbackLogRow extends CallbackAttempt {
+  readonly eventType: string | null;
+}
+
 /** An agent's callback endpoint: the URL, since when it has been failing without a success, and when it was disabled. */
 export interface CallbackEndpoint {
   readonly agentId: string;
@@ -82,7 +87,9 @@ interface EndpointRow {
 }
 
 const ATTEMPT_COLUMNS =
-  'id, event_id AS "eventId", agent_id AS "agentId", url, attempt, status_code AS "statusCode", error, latency_ms AS "latencyMs", response_excerpt AS "responseExcerpt", outcome, created_at AS "createdAt"';
+  'a.id, a.event_id AS "eventId", a.agent_id AS "agentId", a.url, a.attempt, a.status_code AS "statusCode", a.error, a.latency_ms AS "latencyMs", a.response_excerpt AS "responseExcerpt", a.outcome, a.created_at AS "createdAt"';
+/** The log's rows with their event's type (null once the event was swept). */
+const LOG_FROM = 'callback_attempts a LEFT JOIN callback_events e ON e.event_id = a.event_id';
 
 /** The callback events, the per-attempt delivery log and the agents' endpoints (migration 11). */
 export class CallbackRepository {
@@ -200,10 +207,11 @@ export class CallbackRepository {
   }
 
   /** An agent's delivery log, newest first: at most `limit` attempts older than the attempt `before` (an id), when given. */
-  log(agentId: string, limit: number, before?: string): Promise<CallbackAttempt[]> {
+  log(agentId: string, limit: number, before?: string): Promise<CallbackLogRow[]> {
+    const columns = `${ATTEMPT_COLUMNS}, e.type AS "eventType"`;
     return before
-      ? this.db.query<CallbackAttempt>(`SELECT ${ATTEMPT_COLUMNS} FROM callback_attempts WHERE agent_id = ? AND id < ? ORDER BY id DESC LIMIT ?`, [agentId, before, limit])
-      : this.db.query<CallbackAttempt>(`SELECT ${ATTEMPT_COLUMNS} FROM callback_attempts WHERE agent_id = ? ORDER BY id DESC LIMIT ?`, [agentId, limit]);
+      ? this.db.query<CallbackLogRow>(`SELECT ${columns} FROM ${LOG_FROM} WHERE a.agent_id = ? AND a.id < ? ORDER BY a.id DESC LIMIT ?`, [agentId, before, limit])
+      : this.db.query<CallbackLogRow>(`SELECT ${columns} FROM ${LOG_FROM} WHERE a.agent_id = ? ORDER BY a.id DESC LIMIT ?`, [agentId, limit]);
   }
 
   /** Endpoints disabled for the URL their agent still has. */
