@@ -62,6 +62,10 @@ export interface OutboundMessage {
   readonly statusCallbackUrl?: string;
   /** Forwarded to providers that deduplicate sends themselves. */
   readonly idempotencyKey?: string;
+  /** Email: the Message-ID of the email this one answers, for `In-Reply-To` (with `references`, so mail clients thread it). */
+  readonly inReplyTo?: string;
+  /** Email: the Message-IDs of the thread so far, oldest first, for `References`. */
+  readonly references?: readonly string[];
 }
 
 /** What a provider said about an accepted send. */
@@ -99,6 +103,8 @@ export interface InboundMessageEvent {
   readonly html?: string;
   readonly mediaUrls: readonly string[];
   readonly receivedAt: string;
+  /** Email: the RFC 5322 Message-ID, when the provider reports it (a reply names it in `In-Reply-To`). */
+  readonly emailMessageId?: string;
 }
 
 /** A delivery receipt for a message the agent sent. */

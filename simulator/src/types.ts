@@ -92,6 +92,8 @@ export interface SentMessage {
   body: string;
   subject?: string;
   html?: string;
+  /** Email: custom headers the send named (In-Reply-To, References). */
+  headers?: Record<string, string>;
   mediaUrls: string[];
   statusCallback?: string;
   at: Date;

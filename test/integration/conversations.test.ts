@@ -154,6 +154,10 @@ describe('conversations: one agent and one counterpart across channels, linked b
     assert.deepEqual([sms.status, sms.body.channel, sms.body.to], [200, 'sms', CUSTOMER]);
     const email = t.sim.messages({ provider: 'resend' }).at(-1);
     assert.deepEqual([email?.to.toLowerCase(), email?.subject], [EMAIL.toLowerCase(), 'Re: Hi'], 'the reply went to the provider with the subject it answers');
+    // It threads in the recipient's mail client: In-Reply-To names the email it answers, as References does.
+    const inReplyTo = email?.headers?.['In-Reply-To'] ?? '';
+    assert.match(inReplyTo, /^<[^<>\s]+@example\.com>$/i, JSON.stringify(email?.headers));
+    assert.equal(email?.headers?.References, inReplyTo);
     const line = await answer({ conversationId: numberId, channel: 'line' });
     assert.deepEqual([line.status, line.body.code], [400, 'VALIDATION_FAILED']);
     const unknown = await answer({ conversationId: 'cnv_unknownconversation00' });

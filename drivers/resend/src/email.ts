@@ -2,6 +2,11 @@ import { SwitchboardError, ErrorCodes, type OutboundMessage, type SendResult } f
 import type { CreateEmailOptions, Resend } from 'resend';
 import { REQUEST_TIMEOUT_MS, resendFailure } from './failure.js';
 
+/** The headers that thread a reply in the recipient's mail client (RFC 5322 §3.6.4). */
+function threadHeaders(inReplyTo: string, references: readonly string[]): Record<string, string> {
+  return { 'In-Reply-To': inReplyTo, References: references.join(' ') };
+}
+
 /** Sends one email; Resend's idempotency key makes a retried send harmless. */
 export async function sendEmail(resend: Resend, message: OutboundMessage): Promise<SendResult> {
   if (message.subject === undefined || message.subject === '') {
@@ -13,6 +18,7 @@ export async function sendEmail(resend: Resend, message: OutboundMessage): Promi
     subject: message.subject,
     text: message.body,
     ...(message.html ? { html: message.html } : {}),
+    ...(message.inReplyTo ? { headers: threadHeaders(message.inReplyTo, message.references ?? [message.inReplyTo]) } : {}),
   } as CreateEmailOptions;
   const { data, error } = await resend.emails.send(email, {
     ...(message.idempotencyKey ? { idempotencyKey: message.idempotencyKey } : {}),

@@ -99,6 +99,7 @@ async function receivedEmail(resend: Resend, event: ResendEvent): Promise<Inboun
     ...(email.html ? { html: email.html } : {}),
     mediaUrls: [],
     receivedAt: isoTime(email.created_at ?? event.created_at),
+    ...(email.message_id ? { emailMessageId: email.message_id } : {}),
   };
   if (!message.from) throw malformedPayload('resend', 'describes an email without a sender');
   return message;

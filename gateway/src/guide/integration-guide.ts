@@ -216,7 +216,8 @@ voice share it), an email address, a LINE user. Every message and call belongs t
 - Reply in a conversation: \`send-message\` (\`comms_send_message\`) with \`conversationId\` instead of \`to\`
   goes to the counterpart on the channel the conversation last used, or on the \`channel\` you name
   (its address there: the last one used, else a number or address the conversation knows). An email
-  reply takes the last email's subject ("Re: …") unless you give \`subject\`.
+  reply takes the last email's subject ("Re: …") unless you give \`subject\`, and \`In-Reply-To\` /
+  \`References\` headers naming the emails it answers, so it threads in the recipient's mail client.
 - Over MCP: \`comms_list_conversations\`, \`comms_get_conversation\` (\`conversationId\` as an argument)
   and \`comms_link_contacts\`.
 

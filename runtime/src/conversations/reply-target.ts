@@ -6,6 +6,8 @@ export interface Addressed {
   readonly channel: Exclude<Channel, 'voice'>;
   readonly to: string;
   readonly subject: string | undefined;
+  /** An email reply's place in its thread: the Message-ID it answers, and the thread's, oldest first. */
+  readonly thread: { readonly inReplyTo: string; readonly references: readonly string[] } | undefined;
 }
 
 /** Which addresses a channel sends to: phone numbers for SMS and WhatsApp, email addresses, LINE user ids. */
@@ -34,8 +36,10 @@ export async function replyTarget(store: Store, agentId: string, conversationId:
   const members = await store.conversations.members(agentId, id);
   const last = await store.conversations.lastMessage(agentId, members, channel);
   if (last) {
-    const lastSubject = last.channel === 'email' ? await store.conversations.lastSubject(agentId, members) : undefined;
-    return { channel: last.channel, to: last.counterpart, subject: subject ?? reply(lastSubject) };
+    if (last.channel !== 'email') return { channel: last.channel, to: last.counterpart, subject, thread: undefined };
+    const [lastSubject, ids] = await Promise.all([store.conversations.lastSubject(agentId, members), store.conversations.emailMessageIds(agentId, members)]);
+    const thread = ids.length > 0 ? { inReplyTo: ids.at(-1)!, references: ids } : undefined;
+    return { channel: 'email', to: last.counterpart, subject: subject ?? reply(lastSubject), thread };
   }
   const addresses = [...(await store.conversations.activity(agentId, members)).map((a) => a.counterpart), ...(await store.conversations.linkedAddresses(agentId, id))];
   if (addresses.length === 0) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `No conversation ${conversationId} for agent ${agentId}.`);
@@ -48,5 +52,5 @@ export async function replyTarget(store: Store, agentId: string, conversationId:
         : `Conversation ${conversationId} has no message yet; name the \`channel\` to reply on.`,
     );
   }
-  return { channel, to: reachable.replace(/^whatsapp:/i, ''), subject };
+  return { channel, to: reachable.replace(/^whatsapp:/i, ''), subject, thread: undefined };
 }

@@ -105,6 +105,7 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
     delivery: 'pending',
     createdAt: event.receivedAt || now,
     updatedAt: now,
+    ...(event.emailMessageId ? { emailMessageId: event.emailMessageId } : {}),
   };
   // An agent no one would hear gets its dead letter in the message's own commit, as does its inbox entry
   // (none for a provider retry: the entry's statements need the message this commit stores).

@@ -30,14 +30,14 @@ async function addressedOf(store: Store, agentId: string, request: OperationRequ
   const channel = request.channel === 'voice' ? undefined : request.channel;
   if (request.conversationId !== undefined) return replyTarget(store, agentId, request.conversationId, channel, request.subject);
   if (!channel || request.to === undefined) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Name `channel` and `to`, or a `conversationId` to reply in.');
-  return { channel, to: request.to, subject: request.subject };
+  return { channel, to: request.to, subject: request.subject, thread: undefined };
 }
 
 export function sendOperation(context: MessagingContext): AgentOperation<'send'> {
   return async ({ actor, store, tenure }, request) => {
     const agent = requireAgent(actor);
     if (request.channel === 'voice') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Voice is not a message channel; use /api/v1/make-call or /api/v1/send-voice-message.');
-    const { channel, to, subject } = await addressedOf(store, agent.agentId, request);
+    const { channel, to, subject, thread } = await addressedOf(store, agent.agentId, request);
     const held = agent.channels.find((c) => c.channel === channel);
     if (!held) throw new SwitchboardError(ErrorCodes.CHANNEL_NOT_PROVISIONED, `Agent ${agent.agentId} has no ${channel} channel; provision it first.`);
     if (agent.blockedChannels.includes(channel)) throw new SwitchboardError(ErrorCodes.CHANNEL_BLOCKED, `The ${channel} channel of agent ${agent.agentId} is blocked by the operator.`);
@@ -66,6 +66,7 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
       delivery: 'done',
       createdAt: now,
       updatedAt: now,
+      ...(thread ? { inReplyTo: thread.inReplyTo, references: thread.references } : {}),
     };
     const outbound = outboundOf(context, message);
     const cost = context.tariffs.cost(channel, segments, to, driver.estimateCost?.(outbound, segments));
@@ -203,6 +204,7 @@ function outboundOf(context: MessagingContext, message: MessageRecord): Outbound
     ...(message.mediaUrls.length === 0 ? {} : { mediaUrls: message.mediaUrls }),
     statusCallbackUrl: statusCallbackUrl(context, message.agentId, message.channel),
     idempotencyKey: message.id,
+    ...(message.inReplyTo ? { inReplyTo: message.inReplyTo, references: message.references ?? [message.inReplyTo] } : {}),
   };
 }
 

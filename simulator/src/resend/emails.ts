@@ -16,6 +16,12 @@ export function isEmailAddress(value: unknown): value is string {
   return typeof value === 'string' && (ADDRESS.test(value.trim()) || NAMED_ADDRESS.test(value.trim()));
 }
 
+/** The send's custom headers: the string-valued entries of an object (anything else is none). */
+function stringRecord(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
 function addressList(value: unknown): string[] | null | 'invalid' {
   if (value === undefined || value === null) return null;
   const list = Array.isArray(value) ? value : [value];
@@ -83,6 +89,7 @@ function createEmail(state: SimulatorState, req: SimRequest): SimResponse {
     tags: Array.isArray(b['tags']) ? (b['tags'] as { name: string; value: string }[]) : undefined,
     scheduledAt: typeof b['scheduled_at'] === 'string' ? b['scheduled_at'] : null,
     messageId: '',
+    headers: stringRecord(b['headers']),
     lastEvent: 'sent',
     createdAt: new Date(),
   };
@@ -97,6 +104,7 @@ function createEmail(state: SimulatorState, req: SimRequest): SimResponse {
     body: text ?? '',
     subject: email.subject,
     ...(html !== null ? { html } : {}),
+    ...(Object.keys(email.headers).length > 0 ? { headers: email.headers } : {}),
     mediaUrls: [],
     at: email.createdAt,
   });

@@ -15,6 +15,8 @@ export interface SentEmail {
   tags: { name: string; value: string }[] | undefined;
   scheduledAt: string | null;
   messageId: string;
+  /** Custom headers the send named (In-Reply-To, References, …). */
+  headers: Record<string, string>;
   lastEvent: string;
   createdAt: Date;
 }

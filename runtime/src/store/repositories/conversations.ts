@@ -188,6 +188,16 @@ export class ConversationRepository {
     return row?.subject ?? undefined;
   }
 
+  /** The Message-IDs of the conversation's latest inbound emails (at most 20), oldest first: the thread a reply names. */
+  async emailMessageIds(agentId: string, ids: readonly string[]): Promise<string[]> {
+    const rows = await this.db.query<{ email_message_id: string }>(
+      `SELECT email_message_id FROM messages WHERE agent_id = ? AND conversation_id IN (${ids.map(() => '?').join(', ')}) AND channel = 'email'
+       AND direction = 'inbound' AND email_message_id IS NOT NULL ORDER BY created_at DESC LIMIT 20`,
+      [agentId, ...ids],
+    );
+    return rows.map((r) => r.email_message_id).reverse();
+  }
+
   /** Forgets an agent's links (deprovisioning). */
   async deleteAgent(tx: SqlExecutor, agentId: string): Promise<void> {
     await tx.execute('DELETE FROM contact_links WHERE agent_id = ?', [agentId]);

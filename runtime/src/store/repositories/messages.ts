@@ -29,6 +29,11 @@ export interface MessageRecord {
   readonly delivery: DeliveryState;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Inbound email: its RFC 5322 Message-ID, when the provider reported it. */
+  readonly emailMessageId?: string | null;
+  /** Outbound email replying in a thread: the Message-ID it answers, and the thread's (oldest first). */
+  readonly inReplyTo?: string | null;
+  readonly references?: readonly string[];
 }
 
 interface MessageRow {
@@ -50,11 +55,14 @@ interface MessageRow {
   delivery: DeliveryState;
   created_at: string;
   updated_at: string;
+  email_message_id: string | null;
+  in_reply_to: string | null;
+  email_references: string | null;
 }
 
 const COLUMNS = `id, agent_id, channel, direction, from_address, to_address, subject, body, html, media_urls,
-  external_id, status, segments, cost, error, delivery, created_at, updated_at, conversation_id`;
-const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
+  external_id, status, segments, cost, error, delivery, created_at, updated_at, conversation_id, email_message_id, in_reply_to, email_references`;
+const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
 const INSERT = `INSERT INTO messages (${COLUMNS}) VALUES (${ROW})`;
 const INSERT_INBOUND = `${INSERT} ON CONFLICT (agent_id, channel, direction, external_id) DO NOTHING`;
 const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
@@ -230,6 +238,9 @@ function params(m: MessageRecord) {
     m.createdAt,
     m.updatedAt,
     conversationIdOf(m.agentId, counterpartOf(m)),
+    m.emailMessageId ?? null,
+    m.inReplyTo ?? null,
+    m.references?.length ? m.references.join(' ') : null,
   ];
 }
 
@@ -253,5 +264,9 @@ function toRecord(row: MessageRow): MessageRecord {
     delivery: row.delivery,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    // Email thread fields only where they are set: most messages have none.
+    ...(row.email_message_id ? { emailMessageId: row.email_message_id } : {}),
+    ...(row.in_reply_to ? { inReplyTo: row.in_reply_to } : {}),
+    ...(row.email_references ? { references: row.email_references.split(' ') } : {}),
   };
 }
