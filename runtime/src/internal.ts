@@ -104,3 +104,5 @@ export { Resampler, resample } from './audio/resampler.js';
 export type { InboundRate } from './audio/tasks.js';
 export { defaultAudioThreads } from './audio/worker-file.js';
 export { StreamCall } from './voice/stream-call.js';
+export { InboxRepository } from './store/repositories/inbox.js';
+export { receivedEntry } from './inbox/entries.js';

@@ -4,11 +4,14 @@
 // the message, deduplicated by MessageSid, and its dead letter; only then is the 200 sent.
 // Run as a child process with FLOOR_AUTH_TOKEN set. Like Switchboard, it checks the signature
 // against its own URL, port included, which validateRequest also tries without the port.
+// With FLOOR_INBOX=1 each commit also appends every message's inbox entry with Switchboard's own
+// statements (a counter bump and an INSERT … SELECT per message), so the two floors, measured in one
+// run, give what the inbox costs ingest.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MIGRATIONS } from '@switchboard/runtime/internal';
+import { InboxRepository, MIGRATIONS, receivedEntry, type SqlExecutor } from '@switchboard/runtime/internal';
 import sqlite3 from 'sqlite3';
 import twilio from 'twilio';
 import uWS from 'uWebSockets.js';
@@ -51,6 +54,16 @@ const insertDeadLetters = multiRow(
   'INSERT INTO dead_letters (id, agent_id, channel, direction, reason, from_address, to_address, body, external_id, created_at, message_id)',
   11,
 );
+/** The inbox's statements, as Switchboard builds them (their SQL is constant; each is prepared once). */
+const inbox = process.env.FLOOR_INBOX === '1' ? new InboxRepository({} as SqlExecutor) : undefined;
+const preparedInbox = new Map<string, sqlite3.Statement>();
+function inboxWrites(message: Parameters<typeof receivedEntry>[0]): Promise<void>[] {
+  return inbox!.appendStatements(receivedEntry(message)).map(({ sql, params }) => {
+    let statement = preparedInbox.get(sql);
+    if (!statement) preparedInbox.set(sql, (statement = db.prepare(sql)));
+    return run(statement, [...(params ?? [])]);
+  });
+}
 const begin = db.prepare('BEGIN');
 const commit = db.prepare('COMMIT');
 
@@ -64,8 +77,15 @@ async function commitQueued(): Promise<void> {
     const now = new Date().toISOString();
     const messages: unknown[] = [];
     const letters: unknown[] = [];
+    const entries: Parameters<typeof receivedEntry>[0][] = [];
     for (const { params } of batch) {
       const messageId = randomUUID();
+      if (inbox) {
+        entries.push({
+          id: messageId, agentId: 'floor', channel: 'sms', direction: 'inbound', from: params.From!, to: params.To!, subject: null, body: params.Body ?? '', html: null,
+          mediaUrls: [], externalId: params.MessageSid!, status: 'received', segments: 1, cost: null, error: null, delivery: 'done', createdAt: now, updatedAt: now,
+        });
+      }
       messages.push(messageId, 'floor', 'sms', 'inbound', params.From, params.To, params.Body, params.MessageSid, 'received', 'dead', now, now);
       letters.push(randomUUID(), 'floor', 'sms', 'inbound', 'agent_offline', params.From, params.To, params.Body, params.MessageSid, now, messageId);
     }
@@ -73,6 +93,8 @@ async function commitQueued(): Promise<void> {
     try {
       await run(begin, []);
       await Promise.all([run(insertMessages(batch.length), messages), run(insertDeadLetters(batch.length), letters)]);
+      // In order after the messages: each entry's statements need its message stored (SQLite runs them in turn).
+      if (inbox) await Promise.all(entries.flatMap(inboxWrites));
       await run(commit, []);
     } catch (err) {
       process.stderr.write(`floor commit failed: ${String(err)}\n`);
