@@ -61,6 +61,8 @@ export class DeliveryService {
   readonly #parkAfterMs: number;
   readonly #parkSweepMs: number;
   #parkSweep: NodeJS.Timeout | undefined;
+  /** The sweep of parked events under way, which stop waits for (the store closes after it). */
+  #unparking: Promise<number> | undefined;
 
   constructor(
     private readonly store: Store,
@@ -95,8 +97,8 @@ export class DeliveryService {
       }),
     );
     // At once for what waited through a restart, then every sweep interval.
-    void this.unparkDue();
-    this.#parkSweep = setInterval(() => void this.unparkDue(), this.#parkSweepMs);
+    this.#unparking = this.unparkDue();
+    this.#parkSweep = setInterval(() => (this.#unparking = this.unparkDue()), this.#parkSweepMs);
     this.#parkSweep.unref();
   }
 
@@ -277,7 +279,7 @@ export class DeliveryService {
   async stop(): Promise<void> {
     clearInterval(this.#parkSweep);
     this.#abort.abort();
-    await Promise.allSettled([...this.#inFlight]);
+    await Promise.allSettled([...this.#inFlight, this.#unparking]);
     await Promise.all(this.#workers.splice(0).map((w) => w.stop()));
   }
 

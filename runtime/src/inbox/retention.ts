@@ -11,6 +11,8 @@ const DAY_MS = 86_400_000;
  */
 export class InboxRetention {
   #timer: NodeJS.Timeout | undefined;
+  /** The sweep under way, which stop waits for: the store closes after it. */
+  #sweeping: Promise<number> | undefined;
 
   constructor(
     private readonly store: Store,
@@ -22,14 +24,16 @@ export class InboxRetention {
   ) {}
 
   start(): void {
-    void this.sweep();
-    this.#timer = setInterval(() => void this.sweep(), this.everyMs);
+    this.#sweeping = this.sweep();
+    this.#timer = setInterval(() => (this.#sweeping = this.sweep()), this.everyMs);
     this.#timer.unref();
   }
 
-  stop(): void {
+  /** Sweeps no more, once the sweep under way is done. */
+  async stop(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
+    await this.#sweeping;
   }
 
   /** One sweep; returns the entries removed (0 after a failure, which is logged and retried next time). */

@@ -68,6 +68,8 @@ export class AgentHost {
   readonly voiceMessages: VoiceMessageStore;
   readonly inboxRetention: InboxRetention;
   readonly #nameOldConversations: () => Promise<number>;
+  /** The backfill of older conversations under way, awaited by stop (the store closes after it). */
+  #naming: Promise<number> | undefined;
 
   constructor(parts: AgentHostParts) {
     const { settings, logger, store, bus, box, tokens, events, drivers, reach, calls, address, work } = parts;
@@ -151,12 +153,12 @@ export class AgentHost {
     if (pending > 0) logger.info({ pending }, 're-driving deliveries left pending');
     await this.outbox.sweep();
     this.inboxRetention.start();
-    void this.#nameOldConversations();
+    this.#naming = this.#nameOldConversations();
   }
 
   /** Stops retries first (a queued delivery still pending is handed back, for another node or the next start), then the outbox. */
   async stop(): Promise<void> {
-    this.inboxRetention.stop();
+    await Promise.all([this.inboxRetention.stop(), this.#naming]);
     await this.delivery.stop();
     await this.outbox.stop();
   }
