@@ -57,12 +57,13 @@ const insertDeadLetters = multiRow(
 /** The inbox's statements, as Switchboard builds them (their SQL is constant; each is prepared once). */
 const inbox = process.env.FLOOR_INBOX === '1' ? new InboxRepository({} as SqlExecutor) : undefined;
 const preparedInbox = new Map<string, sqlite3.Statement>();
-function inboxWrites(message: Parameters<typeof receivedEntry>[0]): Promise<void>[] {
-  return inbox!.appendStatements(receivedEntry(message)).map(({ sql, params }) => {
+/** One message's entry: its statements in turn (a prepared statement runs one set of parameters at a time). */
+async function appendEntry(message: Parameters<typeof receivedEntry>[0]): Promise<void> {
+  for (const { sql, params } of inbox!.appendStatements(receivedEntry(message))) {
     let statement = preparedInbox.get(sql);
     if (!statement) preparedInbox.set(sql, (statement = db.prepare(sql)));
-    return run(statement, [...(params ?? [])]);
-  });
+    await run(statement, [...(params ?? [])]);
+  }
 }
 const begin = db.prepare('BEGIN');
 const commit = db.prepare('COMMIT');
@@ -94,7 +95,7 @@ async function commitQueued(): Promise<void> {
       await run(begin, []);
       await Promise.all([run(insertMessages(batch.length), messages), run(insertDeadLetters(batch.length), letters)]);
       // In order after the messages: each entry's statements need its message stored (SQLite runs them in turn).
-      if (inbox) await Promise.all(entries.flatMap(inboxWrites));
+      for (const entry of entries) await appendEntry(entry);
       await run(commit, []);
     } catch (err) {
       process.stderr.write(`floor commit failed: ${String(err)}\n`);
