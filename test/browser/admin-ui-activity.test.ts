@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
 import { launchChromium, screenshot, watchPage } from '../helpers/browser.js';
-import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
+import { echoReply, startCallAnswerer, startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -71,18 +71,8 @@ describe('admin UI: conversations, calls and the callback delivery log in a real
   before(async () => {
     t = await startTestGateway({ VOICE_MODE: 'relay', CALLBACK_RETRY_SCHEDULE: '0,100,100' });
     // ui-voice: SMS and voice with one customer (one conversation), and a streamed call with a barge-in.
-    let voiceSecret: string | undefined;
-    voiceReceiver = await startCallbackReceiver(() => voiceSecret);
-    voiceReceiver.reply = (event) => {
-      if (event.type !== 'call.turn') return {};
-      const said = String(event.data.text);
-      if (said.includes('bye')) return { text: 'Goodbye!', end: true };
-      if (said.includes('long')) return { text: 'Here is a rather long answer that goes on and on so that you have plenty of time to interrupt me while I keep talking about nothing much at all.' };
-      return { text: `You said: ${said}` };
-    };
     const voice = await provisionAgent(t, 'ui-voice', ['sms', 'voice'], { greeting: 'Hello from the UI agent.' });
-    const set = await t.call('PUT', '/api/v1/callback-url', { token: voice.securityToken, json: { callbackUrl: voiceReceiver.url } });
-    voiceSecret = ((await set.json()) as { signingSecret: string }).signingSecret;
+    voiceReceiver = await startCallAnswerer((callbackUrl) => t.call('PUT', '/api/v1/callback-url', { token: voice.securityToken, json: { callbackUrl } }), echoReply);
     assert.equal((await t.sim.inbound.sms({ agentId: 'ui-voice', from: CALLER, to: voice.channels.sms!.address, body: 'Are you open today?' })).status, 200);
     const sent = await t.call('POST', '/api/v1/send-message', { token: voice.securityToken, json: { channel: 'sms', to: CALLER, body: 'Yes, until six. Call us!' } });
     assert.equal(sent.status, 200, await sent.clone().text());

@@ -100,6 +100,13 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
   return receiver;
 }
 
+/** The agent's side of a call in these tests: goodbye ends it, "long" gets a reply long enough to barge in on. */
+export function echoReply(said: string): { text: string; end?: boolean } {
+  if (said.includes('bye')) return { text: 'Goodbye!', end: true };
+  if (said.includes('long')) return { text: 'Here is a rather long answer that goes on and on so that you have plenty of time to interrupt me while I keep talking about nothing much at all.' };
+  return { text: `You said: ${said}` };
+}
+
 /**
  * A receiver set as the agent's callback URL (its signing secret kept) that answers each `call.turn`
  * with `reply(what the caller said)`: the agent side of a voice call driven through callbacks.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CallRecording } from '@switchboard/provider-simulator';
-import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
+import { echoReply, startCallAnswerer, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { capturingLogger } from '../helpers/capturing-logger.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectMcp } from '../helpers/mcp-client.js';
@@ -79,7 +79,6 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
   let agent: Awaited<ReturnType<typeof provisionAgent>>;
   let other: Awaited<ReturnType<typeof provisionAgent>>;
   let receiver: CallbackReceiver;
-  let secret: string | undefined;
   let relaySid = '';
   let streamSid = '';
 
@@ -109,16 +108,7 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
     t = await startTestGateway({ VOICE_MODE: 'relay' }, undefined, { logger: captured.logger });
     agent = await provisionAgent(t, 'calls-agent', ['voice'], { greeting: 'Hello from the calls agent.' });
     other = await provisionAgent(t, 'calls-other', ['voice']);
-    receiver = await startCallbackReceiver(() => secret);
-    const set = await t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl: receiver.url } });
-    secret = ((await set.json()) as { signingSecret: string }).signingSecret;
-    receiver.reply = (event) => {
-      if (event.type !== 'call.turn') return {};
-      const said = String(event.data.text);
-      if (said.includes('bye')) return { text: 'Goodbye!', end: true };
-      if (said.includes('long')) return { text: 'Here is a rather long answer that goes on and on so that you have plenty of time to interrupt me while I keep talking about nothing much at all.' };
-      return { text: `You said: ${said}` };
-    };
+    receiver = await startCallAnswerer((callbackUrl) => t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl } }), echoReply);
   });
   after(async () => {
     await t.close();

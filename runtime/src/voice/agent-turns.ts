@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { LiveReach } from '../agents/live-reach.js';
-import { traceOf, withTraceOf, type CallSession } from './call-session.js';
+import { traceOf, type CallSession } from './call-session.js';
 import type { TurnTimer } from './call-ledger.js';
 
 /** The agent's answer to one turn of a call. */
@@ -59,7 +59,7 @@ export class AgentTurns {
       }
     }
     if (!agent.callbackUrl || !agent.sealedSigningSecret) return null;
-    const event = withTraceOf(session, agentEvent('call.turn', agent.agentId, {
+    const data = {
       sessionId: session.sessionId,
       callSid: session.callSid,
       direction: session.direction,
@@ -67,7 +67,8 @@ export class AgentTurns {
       to: session.to,
       text: session.transcript.at(-1)?.text ?? '',
       transcript: session.transcript,
-    }));
+    };
+    const event = { ...agentEvent('call.turn', agent.agentId, data), ...traceOf(session) };
     try {
       const body = await postCallback(agent.callbackUrl, this.box.open(agent.sealedSigningSecret), event, this.timeoutMs, () => timer?.mark('replyBegan'));
       timer?.mark('replyEnded');

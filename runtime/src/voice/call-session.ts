@@ -28,11 +28,6 @@ export function traceOf(call: { readonly traceparent?: string | null }): { trace
   return call.traceparent ? { traceparent: call.traceparent } : {};
 }
 
-/** The event, with the trace context of its call when there is one. */
-export function withTraceOf<E extends object>(call: { readonly traceparent?: string | null }, event: E): E & { traceparent?: string } {
-  return { ...event, ...traceOf(call) };
-}
-
 /** A new, unguessable session id (a capability: it appears in TwiML and the media URL), time-ordered for the calls index. */
 export function newSessionId(): string {
   return newSecretId('ses');
