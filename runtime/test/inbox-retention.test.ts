@@ -26,7 +26,7 @@ describe('inbox retention', () => {
     const store = await openStore({ dataDir: dir });
     try {
       for (let n = 1; n <= 4; n++) {
-        await store.db.executeAll([store.messages.insertInboundStatement(message(n)), ...store.inbox.appendStatements(receivedEntry(message(n)))]);
+        await store.db.executeAll([store.messages.insertInboundStatement(message(n)), store.inbox.appendStatement(receivedEntry(message(n)))]);
       }
       assert.equal(await store.inbox.acknowledge('keeper', 3), true);
       const retention = new InboxRetention(store, 7, logger);

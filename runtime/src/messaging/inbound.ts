@@ -110,7 +110,7 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
   // An agent no one would hear gets its dead letter in the message's own commit, as does its inbox entry
   // (none for a provider retry: the entry's statements need the message this commit stores).
   const letter = context.delivery.offlineLetter(message, agent);
-  const writes = [store.messages.insertInboundStatement(message), ...store.inbox.appendStatements(receivedEntry(message)), ...(letter ? [letter] : [])];
+  const writes = [store.messages.insertInboundStatement(message), store.inbox.appendStatement(receivedEntry(message)), ...(letter ? [letter] : [])];
   const stored = (await store.db.executeAll(writes))[0]!.changes === 1;
   if (!stored) {
     // A provider retry: stored already. The first attempt may have stored the message and failed to
@@ -142,7 +142,7 @@ async function applyStatus(context: MessagingContext, store: Store, agent: Agent
   const changed = message.status !== event.status;
   const [applied] = await store.db.executeAll([
     store.messages.applyStatusStatement(agent.agentId, event.externalId, event.status, event.cost, errorCode),
-    ...(changed ? store.inbox.appendStatements(entry) : []),
+    ...(changed ? [store.inbox.appendStatement(entry)] : []),
   ]);
   if (applied!.changes === 0) return;
   context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status });

@@ -94,7 +94,7 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
         ? [store.messages.insertUnlessOptedOutStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]
         : [store.messages.insertStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]),
       ...(idempotency ? [store.idempotency.claimStatement(idempotency, id)] : []),
-      ...store.inbox.appendStatements(statusEntry(message, { status: 'queued' })),
+      store.inbox.appendStatement(statusEntry(message, { status: 'queued' })),
     ];
     return new Continuation(async () => {
       try {
@@ -310,7 +310,7 @@ async function recordSent(
   await store.db.executeAll([
     store.messages.markSentStatement(message.id, result),
     // An entry only when the provider's answer changes the status (a provider that only queued it adds nothing).
-    ...(result.status === message.status ? [] : store.inbox.appendStatements(statusEntry(message, { status: result.status, externalId: result.externalId, cost: result.cost }))),
+    ...(result.status === message.status ? [] : [store.inbox.appendStatement(statusEntry(message, { status: result.status, externalId: result.externalId, cost: result.cost }))]),
     store.usage.settleStatement(metering.usageId, result.externalId, result.segments, result.cost),
     ...(idempotency ? [store.idempotency.recordStatement(idempotency.scope, idempotency.key, { requestHash: idempotency.requestHash, status: 200, body: response })] : []),
   ]);

@@ -385,7 +385,7 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       await withNodes(2, async (stores) => {
         const now = new Date().toISOString();
         const appendWith = (s: Store, message: MessageRecord) =>
-          s.db.executeAll([s.messages.insertInboundStatement(message), ...s.inbox.appendStatements(receivedEntry(message))]);
+          s.db.executeAll([s.messages.insertInboundStatement(message), s.inbox.appendStatement(receivedEntry(message))]);
         const messages = Array.from({ length: 40 }, (_, i) => inbound(i % 4 === 3 ? 'inbox-2' : 'inbox-1', `SMI${i}`, now));
         await Promise.all(messages.map((m, i) => appendWith(stores[i % 2]!, m)));
         const [first, second] = stores as [Store, Store];
@@ -445,12 +445,12 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         const customer = { ...inbound('reply-1', 'SMR1', now), from: '+14155550111' };
         const other = { ...inbound('reply-1', 'SMR2', now), from: '+14155550122' };
         const outbound: MessageRecord = { ...customer, id: 'msg-out', direction: 'outbound', from: customer.to, to: customer.from, externalId: null, status: 'queued' };
-        await first!.db.executeAll([first!.messages.insertInboundStatement(other), ...first!.inbox.appendStatements(receivedEntry(other))]);
-        await first!.db.executeAll([first!.messages.insertInboundStatement(outbound), ...first!.inbox.appendStatements(statusEntry(outbound, { status: 'queued' }))]);
+        await first!.db.executeAll([first!.messages.insertInboundStatement(other), first!.inbox.appendStatement(receivedEntry(other))]);
+        await first!.db.executeAll([first!.messages.insertInboundStatement(outbound), first!.inbox.appendStatement(statusEntry(outbound, { status: 'queued' }))]);
         const conversationId = conversationIdOf('reply-1', customer.from);
         assert.deepEqual(await second!.inbox.conversationMarks('reply-1', conversationId), { lastCursor: 2, lastSendCursor: 2 });
         assert.equal(await second!.inbox.firstOf('reply-1', conversationId, 0, ['message.received', 'voicemail']), undefined, "the other number's message is another conversation");
-        await first!.db.executeAll([first!.messages.insertInboundStatement(customer), ...first!.inbox.appendStatements(receivedEntry(customer))]);
+        await first!.db.executeAll([first!.messages.insertInboundStatement(customer), first!.inbox.appendStatement(receivedEntry(customer))]);
         const reply = await second!.inbox.firstOf('reply-1', conversationId, 2, ['message.received', 'voicemail']);
         assert.deepEqual([reply?.cursor, reply?.messageId], [3, customer.id]);
         assert.equal(await second!.inbox.firstOf('reply-1', conversationId, 3, ['message.received']), undefined);

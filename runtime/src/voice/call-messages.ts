@@ -69,7 +69,7 @@ export class StoredCallMessages implements CallMessages {
       createdAt: now,
       updatedAt: now,
     };
-    const writes = [this.store.messages.insertInboundStatement(record), ...this.store.inbox.appendStatements(receivedEntry(record))];
+    const writes = [this.store.messages.insertInboundStatement(record), this.store.inbox.appendStatement(receivedEntry(record))];
     if ((await this.store.db.executeAll(writes))[0]!.changes !== 1) return;
     this.events.emit('message', { channel: 'voice', direction: 'inbound', status: 'received' });
     this.events.emit('inbox', { agentId: agent.agentId });
@@ -82,7 +82,7 @@ export class StoredCallMessages implements CallMessages {
     const { callSid } = session;
     // The voicemail lands in the agent's inbox in the letter's commit.
     await this.store.db.executeAll([
-      ...(callSid ? this.store.inbox.appendStatements(voicemailEntry({ ...session, callSid }, subject, transcript), { callLogged: callSid }) : []),
+      ...(callSid ? [this.store.inbox.appendStatement(voicemailEntry({ ...session, callSid }, subject, transcript), { callLogged: callSid })] : []),
       this.store.deadLetters.insertStatement(
         newDeadLetter({
           agentId: agent.agentId,

@@ -64,7 +64,7 @@ async function logNewCall(store: Store, events: RuntimeEvents, session: CallSess
     updatedAt: now,
     traceparent: session.traceparent ?? null,
   };
-  await store.db.executeAll([store.calls.insertStatement(call), ...store.inbox.appendStatements(callStatusEntry(call, status), { callLogged: callSid })]);
+  await store.db.executeAll([store.calls.insertStatement(call), store.inbox.appendStatement(callStatusEntry(call, status), { callLogged: callSid })]);
   events.emit('inbox', { agentId: call.agentId });
 }
 
@@ -306,7 +306,7 @@ export function voiceOperations(
         const logged = await store.calls.get(event.callSid);
         const entry = logged && callStatusEntry(logged, event.status, event.durationSeconds, event.cost === null ? null : round4(event.cost));
         const writes = [
-          ...(entry ? store.inbox.appendStatements(entry, { callStatusChangesTo: { callSid: event.callSid, status: event.status } }) : []),
+          ...(entry ? [store.inbox.appendStatement(entry, { callStatusChangesTo: { callSid: event.callSid, status: event.status } })] : []),
           store.calls.updateStatusStatement(event.callSid, event.status, event.durationSeconds, event.cost),
         ];
         const written = await store.db.executeAll(writes);

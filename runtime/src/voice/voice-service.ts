@@ -91,7 +91,7 @@ export class VoiceService {
     const { callSid } = session;
     this.store.db
       .executeAll([
-        ...(callSid ? this.store.inbox.appendStatements(callTranscriptEntry({ ...session, callSid }, endedAt, transcript), { callConversationMissing: callSid }) : []),
+        ...(callSid ? [this.store.inbox.appendStatement(callTranscriptEntry({ ...session, callSid }, endedAt, transcript), { callConversationMissing: callSid })] : []),
         this.store.calls.saveConversationStatement(session.sessionId, endedAt, ledger.record(), transcript),
       ])
       .then(([, appended]) => {

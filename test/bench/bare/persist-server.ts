@@ -5,8 +5,8 @@
 // Run as a child process with FLOOR_AUTH_TOKEN set. Like Switchboard, it checks the signature
 // against its own URL, port included, which validateRequest also tries without the port.
 // With FLOOR_INBOX=1 each commit also appends every message's inbox entry with Switchboard's own
-// statements (a counter bump and an INSERT … SELECT per message), so the two floors, measured in one
-// run, give what the inbox costs ingest.
+// statement (one multi-row INSERT into the inbox's view, as the group commit makes it), so the two
+// floors, measured in one run, give what the inbox costs ingest.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,16 +54,15 @@ const insertDeadLetters = multiRow(
   'INSERT INTO dead_letters (id, agent_id, channel, direction, reason, from_address, to_address, body, external_id, created_at, message_id)',
   11,
 );
-/** The inbox's statements, as Switchboard builds them (their SQL is constant; each is prepared once). */
+/** The inbox's statement, as Switchboard builds it, made multi-row as its group commit does. */
 const inbox = process.env.FLOOR_INBOX === '1' ? new InboxRepository({} as SqlExecutor) : undefined;
-const preparedInbox = new Map<string, sqlite3.Statement>();
-/** One message's entry: its statements in turn (a prepared statement runs one set of parameters at a time). */
-async function appendEntry(message: Parameters<typeof receivedEntry>[0]): Promise<void> {
-  for (const { sql, params } of inbox!.appendStatements(receivedEntry(message))) {
-    let statement = preparedInbox.get(sql);
-    if (!statement) preparedInbox.set(sql, (statement = db.prepare(sql)));
-    await run(statement, [...(params ?? [])]);
-  }
+let insertEntries: ((rows: number) => sqlite3.Statement) | undefined;
+/** The entries' statement with its rows' parameters (after the messages: each entry needs its message stored). */
+function appendEntries(messages: readonly Parameters<typeof receivedEntry>[0][]): [sqlite3.Statement, unknown[]] {
+  const statements = messages.map((message) => inbox!.appendStatement(receivedEntry(message)));
+  const { sql, params } = statements[0]!;
+  insertEntries ??= multiRow(sql.slice(0, sql.indexOf('VALUES')), params!.length);
+  return [insertEntries(statements.length), statements.flatMap((s) => [...(s.params ?? [])])];
 }
 const begin = db.prepare('BEGIN');
 const commit = db.prepare('COMMIT');
@@ -94,8 +93,7 @@ async function commitQueued(): Promise<void> {
     try {
       await run(begin, []);
       await Promise.all([run(insertMessages(batch.length), messages), run(insertDeadLetters(batch.length), letters)]);
-      // In order after the messages: each entry's statements need its message stored (SQLite runs them in turn).
-      for (const entry of entries) await appendEntry(entry);
+      if (entries.length > 0) await run(...appendEntries(entries));
       await run(commit, []);
     } catch (err) {
       process.stderr.write(`floor commit failed: ${String(err)}\n`);

@@ -66,65 +66,53 @@ export type EntryCondition =
   | { readonly callStatusChangesTo: { readonly callSid: string; readonly status: string } }
   | { readonly callConversationMissing: string };
 
-function condition(when: EntryCondition): { sql: string; params: string[] } {
-  if ('messageStored' in when) return { sql: 'EXISTS (SELECT 1 FROM messages WHERE id = ?)', params: [when.messageStored] };
-  if ('callLogged' in when) return { sql: 'EXISTS (SELECT 1 FROM calls WHERE call_sid = ?)', params: [when.callLogged] };
-  if ('callStatusChangesTo' in when) {
-    const { callSid, status } = when.callStatusChangesTo;
-    return { sql: 'EXISTS (SELECT 1 FROM calls WHERE call_sid = ? AND status <> ?)', params: [callSid, status] };
-  }
-  return { sql: 'EXISTS (SELECT 1 FROM calls WHERE call_sid = ? AND ledger IS NULL)', params: [when.callConversationMissing] };
+/** The condition's columns in the view `inbox_appends` (migration 16): its kind, key and status. */
+function condition(when: EntryCondition): [kind: string, key: string, status: string | null] {
+  if ('messageStored' in when) return ['message', when.messageStored, null];
+  if ('callLogged' in when) return ['call', when.callLogged, null];
+  if ('callStatusChangesTo' in when) return ['call-status', when.callStatusChangesTo.callSid, when.callStatusChangesTo.status];
+  return ['call-unlinked', when.callConversationMissing, null];
 }
 
 /**
- * Both statements carry the entry's condition and must run in this order in the event's own atomic
- * group; neither has a shape the SQLite coalescer merges across groups (which would give two entries
- * of one agent the same cursor).
+ * One plain INSERT, whose view's trigger gives the entry the agent's next cursor when its condition
+ * holds. It must run after the statements of its group it depends on; SQLite's group commit makes
+ * many of them one multi-row statement.
  */
-const bump = (when: string) => `INSERT INTO inbox_state (agent_id, last_seq, acked_seq) SELECT ?, 1, 0 WHERE ${when}
-  ON CONFLICT (agent_id) DO UPDATE SET last_seq = inbox_state.last_seq + 1`;
-const append = (when: string) => `INSERT INTO inbox_entries (agent_id, seq, id, type, channel, counterpart, conversation_id, message_id, status, payload, created_at)
-  SELECT s.agent_id, s.last_seq, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM inbox_state s WHERE s.agent_id = ? AND ${when}`;
-const MESSAGE_STORED = condition({ messageStored: '' }).sql;
-const BUMP = bump(MESSAGE_STORED);
-const APPEND = append(MESSAGE_STORED);
+const APPEND = `INSERT INTO inbox_appends (agent_id, id, type, channel, counterpart, conversation_id, message_id, status, payload, created_at, when_kind, when_key, when_status)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** Agents' inboxes: entries by per-agent cursor, and each agent's acknowledged cursor. */
 export class InboxRepository {
   constructor(private readonly db: SqlExecutor) {}
 
   /**
-   * The statements that append `entry` at the agent's next cursor, to run in the event's own atomic
+   * The statement that appends `entry` at the agent's next cursor, to run in the event's own atomic
    * group; by default conditional on the entry's message being stored.
    */
-  appendStatements(entry: NewInboxEntry, when: EntryCondition = { messageStored: entry.messageId ?? '' }): SqlStatement[] {
-    const test = condition(when);
-    // The message condition, the one of every ingest, keeps its statements' text constant.
-    const [bumpSql, appendSql] = 'messageStored' in when ? [BUMP, APPEND] : [bump(test.sql), append(test.sql)];
-    return [
-      { sql: bumpSql, params: [entry.agentId, ...test.params] },
-      {
-        sql: appendSql,
-        params: [
-          entry.id,
-          entry.type,
-          entry.channel,
-          entry.counterpart,
-          entry.conversationId,
-          entry.messageId,
-          entry.status,
-          JSON.stringify(entry.payload),
-          entry.createdAt,
-          entry.agentId,
-          ...test.params,
-        ],
-      },
-    ];
+  appendStatement(entry: NewInboxEntry, when: EntryCondition = { messageStored: entry.messageId ?? '' }): SqlStatement {
+    return {
+      sql: APPEND,
+      params: [
+        entry.agentId,
+        entry.id,
+        entry.type,
+        entry.channel,
+        entry.counterpart,
+        entry.conversationId,
+        entry.messageId,
+        entry.status,
+        JSON.stringify(entry.payload),
+        entry.createdAt,
+        ...condition(when),
+      ],
+    };
   }
 
   /** Appends `entry` inside a transaction (the paths that already hold one). */
   async append(tx: SqlExecutor, entry: NewInboxEntry): Promise<void> {
-    for (const { sql, params } of this.appendStatements(entry)) await tx.execute(sql, params);
+    const { sql, params } = this.appendStatement(entry);
+    await tx.execute(sql, params);
   }
 
   async position(agentId: string, tx: SqlExecutor = this.db): Promise<InboxPosition> {
