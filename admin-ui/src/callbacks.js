@@ -23,7 +23,46 @@ function Endpoint({ endpoint, callbackUrl }) {
   </p>`;
 }
 
-/** An agent's callback delivery log, newest first, one row per attempt, with a replay of one event. */
+/** A `datetime-local` input's value for `date`, in the browser's time zone. */
+function localInput(date) {
+  const shifted = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return shifted.toISOString().slice(0, 16);
+}
+
+/** Replays every event first posted in a time range (the browser's local time), after a confirmation. */
+function RangeReplay({ agentId, url, onDone }) {
+  const [since, setSince] = useState(() => localInput(new Date(Date.now() - 3_600_000)));
+  const [until, setUntil] = useState(() => localInput(new Date(Date.now() + 60_000)));
+  const [busy, setBusy] = useState(false);
+  const submit = async (e) => {
+    e.preventDefault();
+    const from = new Date(since);
+    const to = new Date(until);
+    if (!(from < to)) return onDone({ text: 'Pick a "From" time before the "Until" time, then replay again.', error: true });
+    if (!confirm(`Post every event first posted between ${when(from.toISOString())} and ${when(to.toISOString())} to ${url ?? 'the callback URL'} again? Each starts a new round of the retry schedule, with its original payload and webhook-id.`)) return;
+    setBusy(true);
+    try {
+      const done = await api('POST', `/admin/api/agents/${encodeURIComponent(agentId)}/callback-replay`, { since: from.toISOString(), until: to.toISOString() });
+      onDone({
+        text: done.replayed === 0 ? 'No event was first posted in that range: nothing replayed. Widen the range and try again.' : `Replayed the range: ${count(done.replayed, 'event')} queued for delivery. Their new attempts appear at the top of the log.`,
+        error: false,
+      });
+    } catch (err) {
+      onDone({ text: `Could not replay the range: ${err.message} Check the range and try again.`, error: true });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<form class="card range-replay" onSubmit=${submit} aria-labelledby="range-title">
+    <h2 id="range-title">Replay a time range</h2>
+    <p class="hint">Every event first posted in the range, in your browser's time zone: for an endpoint that was down, once it is fixed.</p>
+    <label>From <input type="datetime-local" value=${since} onInput=${(e) => setSince(e.currentTarget.value)} required /></label>
+    <label>Until <input type="datetime-local" value=${until} onInput=${(e) => setUntil(e.currentTarget.value)} required /></label>
+    <button type="submit" disabled=${busy}>${busy ? 'Replaying…' : 'Replay range'}</button>
+  </form>`;
+}
+
+/** An agent's callback delivery log, newest first, one row per attempt, with a replay of one event or of a time range. */
 export function CallbackLog({ agentId }) {
   const path = `/admin/api/agents/${encodeURIComponent(agentId)}/callback-log`;
   const log = usePolling(() => api('GET', `${path}?limit=100`), [agentId]);
@@ -61,6 +100,14 @@ export function CallbackLog({ agentId }) {
     <${Freshness} polls=${[log]} />
     <${Endpoint} endpoint=${log.data.endpoint} callbackUrl=${agent.data?.agent.callbackUrl} />
     <p role="status" aria-live="polite" class=${result.error ? 'error' : 'ok'}>${result.text}</p>
+    <${RangeReplay}
+      agentId=${agentId}
+      url=${log.data.endpoint?.url ?? agent.data?.agent.callbackUrl}
+      onDone=${(outcome) => {
+        setResult(outcome);
+        log.refresh();
+      }}
+    />
     <section class="card" aria-labelledby="attempts-title">
       <h2 id="attempts-title">Attempts</h2>
       ${attempts.length === 0

@@ -223,7 +223,7 @@ describe('admin UI: conversations, calls and the callback delivery log in a real
     await page.locator('table.calls tbody tr').filter({ hasText: CALLER }).getByRole('link', { name: 'ui-voice' }).waitFor();
   });
 
-  it('the callback delivery log: each attempt with its status, latency and excerpt, and a confirmed replay of one event', async () => {
+  it('the callback delivery log: each attempt with its status, latency and excerpt, a confirmed replay of one event and of a time range', async () => {
     await page.goto(`${t.url}/admin/agents/ui-hooks`);
     await page.getByRole('link', { name: 'Callback delivery log' }).click();
     await page.getByRole('heading', { name: /^Callback delivery log/ }).waitFor();
@@ -239,7 +239,7 @@ describe('admin UI: conversations, calls and the callback delivery log in a real
     await rows.first().getByText(`${log.attempts[0].latencyMs} ms`).waitFor();
     await page.getByText(/Working/).waitFor();
     const replay = page.getByRole('button', { name: `Replay message.inbound ${log.attempts[0].eventId}` });
-    assert.equal(await page.getByRole('button', { name: /^Replay / }).count(), 1, 'one replay button per event');
+    assert.equal(await page.locator('table.attempts').getByRole('button', { name: /^Replay / }).count(), 1, 'one replay button per event');
     // Dismissing the confirmation does nothing.
     page.once('dialog', (dialog) => void dialog.dismiss());
     await replay.click();
@@ -258,6 +258,22 @@ describe('admin UI: conversations, calls and the callback delivery log in a real
     assert.equal(hooksReceiver.posts.length, 3);
     assert.equal(await rows.count(), 3);
     await rows.first().getByText('HTTP 204').waitFor();
+    // A time range: the default (the last hour) holds the one event; a range before it holds none; a backwards one is refused.
+    const range = page.getByRole('form', { name: 'Replay a time range' });
+    page.once('dialog', (dialog) => void dialog.accept());
+    await range.getByRole('button', { name: 'Replay range' }).click();
+    await page.getByRole('status').filter({ hasText: /^Replayed the range: 1 event queued for delivery/ }).waitFor();
+    await rows.nth(3).waitFor({ timeout: 20_000 });
+    assert.equal(hooksReceiver.posts.length, 4);
+    await range.getByLabel('From').fill('2020-01-01T00:00');
+    await range.getByLabel('Until').fill('2020-01-02T00:00');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await range.getByRole('button', { name: 'Replay range' }).click();
+    await page.getByRole('status').filter({ hasText: /^No event was first posted in that range/ }).waitFor();
+    await range.getByLabel('From').fill('2020-01-03T00:00');
+    await range.getByRole('button', { name: 'Replay range' }).click();
+    await page.getByRole('status').filter({ hasText: /^Pick a "From" time before the "Until" time/ }).waitFor();
+    assert.equal(hooksReceiver.posts.length, 4, 'nothing posted for an empty or backwards range');
     assert.deepEqual(await axeFindings(page), []);
     await shot('activity-04-callback-log');
   });
