@@ -90,7 +90,8 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
   };
   const startNode = async (name: string, natsUrl = nats.url) => {
     const port = await freePort();
-    return Object.assign(await startProcess(name, ['gateway/src/cli.ts', 'runtime'], { ...env, NATS_URL: natsUrl, NODE_ID: name, HEALTH_PORT: String(port) }, /runtime node \S+ is running/), {
+    // At info, each node logs the partitions it takes, hands over and loses: a failed probe shows them.
+    return Object.assign(await startProcess(name, ['gateway/src/cli.ts', 'runtime'], { ...env, LOG_LEVEL: 'info', NATS_URL: natsUrl, NODE_ID: name, HEALTH_PORT: String(port) }, /runtime node \S+ is running/), {
       probes: `http://127.0.0.1:${port}`,
     });
   };
@@ -119,7 +120,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
         let attempt = 0;
         let status = 0;
         for (let started = Date.now(); (status = await probe(agent, attempt++)) !== 200; started = Date.now()) {
-          assert.ok(Date.now() - since < SERVED_AGAIN_MS, `${label}: agent ${agent} not served within ${SERVED_AGAIN_MS} ms (last status ${status} after ${Date.now() - started} ms)`);
+          assert.ok(Date.now() - since < SERVED_AGAIN_MS, `${label}: agent ${agent} (partition ${partitionOf(agents[agent]!.agentId, PARTITIONS)}) not served within ${SERVED_AGAIN_MS} ms (last status ${status} after ${Date.now() - started} ms); the nodes' partitions:\n${leaseLog()}`);
           await sleep(PROBE_EVERY_MS);
         }
         const wait = Date.now() - since;
@@ -135,6 +136,10 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     );
     return Math.max(...waits);
   };
+
+  /** The last lines each runtime node logged about its partitions (taken, handed over, lapsed, lost). */
+  const leaseLog = () =>
+    nodes.map((n) => `${n.name}${alive([n]).length ? '' : ' (dead)'}:\n${n.output().split('\n').filter((l) => l.includes('"partitions"')).slice(-8).join('\n')}`).join('\n');
 
   /** Every live node's and gateway's readiness. */
   const readiness = async () => {
@@ -425,8 +430,8 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     await sleep(1500);
     await postgres.restart({ downMs: 1000 });
     const back = Date.now();
-    const gap = await servedSteadily(back, 'PostgreSQL back');
-    stop = true;
+    // The load stops whatever the probes found, so that no request outlives the test.
+    const gap = await servedSteadily(back, 'PostgreSQL back').finally(() => (stop = true));
     await load;
     const client = new pg.Client({ connectionString: postgres.url });
     await client.connect();
@@ -473,8 +478,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     await sleep(500);
     await nodes[victim]!.kill('SIGKILL');
     const killed = Date.now();
-    const gap = await servedSteadily(killed, 'kill -9');
-    stop = true;
+    const gap = await servedSteadily(killed, 'kill -9').finally(() => (stop = true));
     await load;
     type Entry = { cursor: number; agentId: string; counterpart: string; payload: { externalId: string } };
     for (const [w, agent] of agents.entries()) {
