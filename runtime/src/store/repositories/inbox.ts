@@ -88,7 +88,8 @@ export class InboxRepository {
 
   /**
    * The statement that appends `entry` at the agent's next cursor, to run in the event's own atomic
-   * group; by default conditional on the entry's message being stored.
+   * group; by default conditional on the entry's message being stored. Its `changes` say nothing of
+   * the entry (SQLite does not count the rows a view's trigger writes): read the event's own statement.
    */
   appendStatement(entry: NewInboxEntry, when: EntryCondition = { messageStored: entry.messageId ?? '' }): SqlStatement {
     return {
