@@ -48,6 +48,6 @@ export type {
 export { safeEqual, hmacSha256Base64, headerValue, signatureError, malformedPayload, providerError } from './signature.js';
 export { validateDriver, checkDriverCapabilities } from './manifest.js';
 export { countSegments } from './sms.js';
-export { wavFile } from './wav.js';
+export { wavFile, wavHeader } from './wav.js';
 export type { SegmentCount } from './sms.js';
 export { SDK_VERSION } from './version.js';

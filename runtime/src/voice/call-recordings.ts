@@ -25,8 +25,8 @@ export class CallRecordings {
     private readonly logger?: Logger,
   ) {}
 
-  /** Writes the call's recording (whole, then renamed into place) and names it on the call's row. */
-  async save(sessionId: string, wav: Buffer, seconds: number): Promise<void> {
+  /** Writes the call's recording (whole, then renamed into place; given at once or a piece at a time) and names it on the call's row. */
+  async save(sessionId: string, wav: Buffer | Iterable<Buffer>, seconds: number): Promise<void> {
     const file = `${sessionId}.wav`;
     if (!FILE.test(file)) throw new Error(`not a session id: ${sessionId}`);
     makePrivateDir(this.dir);
