@@ -163,11 +163,25 @@ export function TranscriptLines({ lines }) {
   </ol>`;
 }
 
+/** The call's recording: a player on the operator's own route (the session cookie), or why there is none. */
+function Recording({ call }) {
+  if (!call.recording) {
+    return html`<p class="empty">Not recorded. Recording is off unless the call asked for it (make-call <code>record</code>) or its agent records its calls (<code>recordCalls</code>); a recording appears here once the call has ended and it is stored.</p>`;
+  }
+  const src = `/admin/api/calls/${encodeURIComponent(call.callId)}/recording`;
+  const r = call.recording;
+  return html`<audio class="recording" controls preload="none" src=${src} aria-label=${`Recording of call ${call.callSid}`}></audio>
+    <p class="hint">
+      ${r.durationSeconds.toFixed(1)} s, stored ${when(r.recordedAt)}; both legs in one WAV file${call.mode === 'stream' ? ' (the caller on the left channel, the agent on the right)' : ", recorded by the provider"}.
+      <a href=${src} download=${`${call.callSid}.wav`}>Download</a>
+    </p>`;
+}
+
 function Stat({ label, value, id }) {
   return html`<div class="stat" data-stat=${id}><span class="label">${label}</span><span class="value">${value}</span></div>`;
 }
 
-/** One call: what it was, its summary, the transcript and the waterfall of each turn's latency ledger. */
+/** One call: what it was, its summary, the waterfall of each turn's latency ledger, its recording and the transcript. */
 export function CallPage({ callId }) {
   const call = usePolling(() => api('GET', `/admin/api/calls/${encodeURIComponent(callId)}`), [callId]);
   const back = { href: '/admin/calls', label: 'go back to the calls' };
@@ -195,6 +209,10 @@ export function CallPage({ callId }) {
     <section class="card" aria-labelledby="waterfall-title">
       <h2 id="waterfall-title">Latency of each turn</h2>
       <${Waterfall} ledger=${c.ledger} />
+    </section>
+    <section class="card" aria-labelledby="recording-title">
+      <h2 id="recording-title">Recording</h2>
+      <${Recording} call=${c} />
     </section>
     <section class="card" aria-labelledby="transcript-title">
       <h2 id="transcript-title">Transcript ${c.transcript.length > 0 && html`<small>${count(c.transcript.length, 'line')}</small>`}</h2>

@@ -46,7 +46,7 @@ export interface GatewayPorts {
   readonly webhooks: WebhookPort;
   readonly voice: VoicePort;
   /** The call log with each call's ledger and transcript (the calls API). */
-  readonly calls: Pick<StoredCallReads, 'list' | 'get'>;
+  readonly calls: Pick<StoredCallReads, 'list' | 'get' | 'recording'>;
   /** Tasks of the MCP Tasks extension (a call placed as a task), stored so that any gateway answers for them. */
   readonly tasks: Pick<TaskRepository, 'create' | 'find' | 'cancel'>;
   /** Looks for a counterpart's reply in a conversation of an agent's inbox (waiting for a reply), from the store. */
@@ -89,6 +89,10 @@ export interface VoicePort {
   verify(webhook: VoiceWebhook): Promise<WebhookRequest>;
   /** The agent a provider's call request belongs to, found by its call id. */
   agentOfCall(request: WebhookRequest): Promise<string | undefined>;
+  /** The agent a provider's recording callback belongs to, found by its call id. */
+  agentOfRecording(request: WebhookRequest): Promise<string | undefined>;
+  /** The file of a stored call recording, by the name on its call's row. */
+  recordingPath(file: string): string | undefined;
   /** The file of a stored voice message, by its unguessable name. */
   voiceMessagePath(name: string): string | undefined;
   /** A live call driven by its media connection's frames, in the mode its first frame tells; `send` writes a text frame back. */

@@ -9,7 +9,7 @@ const task: CallTaskRecord = { taskId: 'task-1', owner: 'client:a', agentId: 'a'
 const ledger = { greeting: null, turns: [] };
 const call = (fields: Partial<CallDetail>): CallDetail => ({
   callId: 'CA1', callSid: 'CA1', sessionId: 'ses', agentId: 'a', direction: 'outbound', mode: 'relay', status: 'ringing', from: '+1', to: '+2',
-  createdAt: CREATED, connectedAt: null, endedAt: null, durationSeconds: 0, cost: null, summary: null, traceparent: null, ledger: null, transcript: [], ...fields,
+  createdAt: CREATED, connectedAt: null, endedAt: null, durationSeconds: 0, cost: null, summary: null, traceparent: null, recording: null, ledger: null, transcript: [], ...fields,
 });
 
 describe('a call task derived from its call', () => {

@@ -6,6 +6,12 @@ export const SPEECH_CAPABILITIES = ['tts', 'stt'] as const;
 /** Text-to-speech (`tts`) or streaming speech-to-text (`stt`). */
 export type SpeechCapability = (typeof SPEECH_CAPABILITIES)[number];
 
+/** Optional parts of a voice driver's telephony, declared in its manifest (`telephony: ['recording']`). */
+export const TELEPHONY_FEATURES = ['recording'] as const;
+
+/** `recording`: the provider records calls itself ({@link Telephony.recording}). */
+export type TelephonyFeature = (typeof TELEPHONY_FEATURES)[number];
+
 /** What the runtime chooses a driver for: a channel it carries, or a speech service it offers. */
 export const CAPABILITIES = [...CHANNELS, ...SPEECH_CAPABILITIES] as const;
 

@@ -1,4 +1,4 @@
-import type { SpeechCapability } from './capabilities.js';
+import type { SpeechCapability, TelephonyFeature } from './capabilities.js';
 import type { Channel } from './channels.js';
 import type { SpeechRecognition, SpeechSynthesis, Telephony } from './voice.js';
 
@@ -18,6 +18,8 @@ export interface DriverManifest {
   readonly channels: readonly Channel[];
   /** Speech services the driver offers stream-mode calls (`tts`, `stt`); a speech driver lists no `voice` channel. */
   readonly speech?: readonly SpeechCapability[];
+  /** Optional telephony features a voice driver offers (`recording`: the provider records calls). */
+  readonly telephony?: readonly TelephonyFeature[];
   /** JSON Schema of the driver's settings object; the runtime validates settings against it. */
   readonly settingsSchema: JsonSchema;
 }

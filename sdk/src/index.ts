@@ -1,7 +1,7 @@
 export { CHANNELS, isChannel } from './channels.js';
 export type { Channel } from './channels.js';
-export { CAPABILITIES, SPEECH_CAPABILITIES, isCapability, manifestCapabilities } from './capabilities.js';
-export type { Capability, SpeechCapability } from './capabilities.js';
+export { CAPABILITIES, SPEECH_CAPABILITIES, TELEPHONY_FEATURES, isCapability, manifestCapabilities } from './capabilities.js';
+export type { Capability, SpeechCapability, TelephonyFeature } from './capabilities.js';
 export {
   ErrorCodes,
   SwitchboardError,
@@ -41,10 +41,13 @@ export type {
   PlacedCall,
   Telephony,
   CallStatusEvent,
+  CallRecording,
+  RecordingEvent,
+  RecordingAudio,
 } from './voice.js';
 export { safeEqual, hmacSha256Base64, headerValue, signatureError, malformedPayload, providerError } from './signature.js';
 export { validateDriver, checkDriverCapabilities } from './manifest.js';
 export { countSegments } from './sms.js';
-export { wavFile } from './wav.js';
+export { wavFile, wavHeader } from './wav.js';
 export type { SegmentCount } from './sms.js';
 export { SDK_VERSION } from './version.js';

@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import semver from 'semver';
-import { SPEECH_CAPABILITIES } from './capabilities.js';
+import { SPEECH_CAPABILITIES, TELEPHONY_FEATURES } from './capabilities.js';
 import { CHANNELS } from './channels.js';
 import type { Driver, DriverManifest, DriverModule } from './driver.js';
 import { ErrorCodes, SwitchboardError } from './errors.js';
@@ -50,12 +50,18 @@ function checkManifestShape(manifest: DriverManifest): void {
     const bad = manifest.speech.find((c) => !(SPEECH_CAPABILITIES as readonly string[]).includes(c));
     if (bad !== undefined) throw incompatible(`declares unknown speech service ${String(bad)} (known: ${SPEECH_CAPABILITIES.join(', ')})`);
   }
+  if (manifest.telephony !== undefined) {
+    if (!Array.isArray(manifest.telephony)) throw incompatible('declares telephony features that are not an array');
+    const bad = manifest.telephony.find((c) => !(TELEPHONY_FEATURES as readonly string[]).includes(c));
+    if (bad !== undefined) throw incompatible(`declares unknown telephony feature ${String(bad)} (known: ${TELEPHONY_FEATURES.join(', ')})`);
+  }
   if (manifest.channels.length === 0 && (manifest.speech ?? []).length === 0) throw incompatible('declares neither a channel nor a speech service');
 }
 
 /**
  * Checks that a created driver offers what its manifest declares and nothing it does not: `telephony`
- * exactly when it lists the `voice` channel, `tts` and `stt` exactly when its `speech` lists them.
+ * exactly when it lists the `voice` channel, `tts` and `stt` exactly when its `speech` lists them,
+ * telephony's `recording` exactly when its `telephony` lists it.
  * Throws DRIVER_INCOMPATIBLE naming the mismatch.
  */
 export function checkDriverCapabilities(driver: Driver): void {
@@ -65,6 +71,7 @@ export function checkDriverCapabilities(driver: Driver): void {
     ['telephony (the voice channel)', driver.telephony !== undefined, manifest.channels.includes('voice')],
     ['tts (speech: ["tts"])', driver.tts !== undefined, speech.includes('tts')],
     ['stt (speech: ["stt"])', driver.stt !== undefined, speech.includes('stt')],
+    ['recording (telephony: ["recording"])', driver.telephony?.recording !== undefined, (manifest.telephony ?? []).includes('recording')],
   ];
   for (const [what, offered, declared] of pairs) {
     if (offered === declared) continue;

@@ -74,6 +74,38 @@ export interface Telephony {
   render(steps: readonly CallStep[]): { contentType: string; body: string };
   /** Reads a verified voice webhook (incoming call or status callback); throws MALFORMED_PAYLOAD. */
   parseCallWebhook(request: WebhookRequest): CallStatusEvent;
+  /** The provider's own recording of calls, for calls whose audio it holds (relay mode); optional. */
+  readonly recording?: CallRecording;
+}
+
+/** Recording by the provider: both legs of a live call in one file, announced by a signed callback when ready. */
+export interface CallRecording {
+  /** Starts recording a live call; the provider posts to `statusCallbackUrl` once the recording is ready (or failed). */
+  start(callSid: string, options: { statusCallbackUrl: string }): Promise<void>;
+  /** Reads a verified recording status callback; throws MALFORMED_PAYLOAD. */
+  parseRecordingWebhook(request: WebhookRequest): RecordingEvent;
+  /** Downloads a completed recording's audio with the driver's credentials (WAV). */
+  fetch(recording: RecordingEvent): Promise<RecordingAudio>;
+}
+
+/** A recording status callback, normalised. */
+export interface RecordingEvent {
+  readonly type: 'recording';
+  readonly callSid: string;
+  /** The provider's id of the recording. */
+  readonly recordingId: string;
+  /** `completed` when the audio can be fetched; `failed` or `absent` otherwise. */
+  readonly status: 'completed' | 'failed' | 'absent';
+  readonly durationSeconds: number | null;
+  /** Where the provider serves the audio (authenticated); what `fetch` reads. */
+  readonly url: string;
+}
+
+/** A recording's audio as the provider served it. */
+export interface RecordingAudio {
+  readonly audio: Buffer;
+  /** `audio/wav` (or `audio/x-wav`). */
+  readonly contentType: string;
 }
 
 /** A call status callback, normalised. */

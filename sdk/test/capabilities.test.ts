@@ -36,4 +36,15 @@ describe('capabilities in the manifest', () => {
     const missing = codeOf(() => checkDriverCapabilities({ manifest: { ...base, speech: ['stt'] } }))!;
     assert.match(missing.message, /declares stt/);
   });
+
+  it('checkDriverCapabilities matches telephony.recording to telephony: ["recording"], and validateDriver refuses unknown features', () => {
+    const telephony = { placeCall: async () => ({ callSid: 'c', status: 'queued' }), updateCall: async () => {}, render: () => ({ contentType: 'text/xml', body: '' }), parseCallWebhook: () => ({ type: 'call-status' as const, callSid: 'c', status: 'completed', durationSeconds: null, cost: null }) };
+    const recording = { start: async () => {}, parseRecordingWebhook: () => ({ type: 'recording' as const, callSid: 'c', recordingId: 'r', status: 'completed' as const, durationSeconds: 1, url: '' }), fetch: async () => ({ audio: Buffer.alloc(0), contentType: 'audio/wav' }) };
+    const voice = { ...base, channels: ['voice'] as const };
+    assert.equal(codeOf(() => checkDriverCapabilities({ manifest: { ...voice, telephony: ['recording'] }, telephony: { ...telephony, recording } })), undefined);
+    assert.match(codeOf(() => checkDriverCapabilities({ manifest: voice, telephony: { ...telephony, recording } }))!.message, /offers recording/);
+    assert.match(codeOf(() => checkDriverCapabilities({ manifest: { ...voice, telephony: ['recording'] }, telephony }))!.message, /declares recording/);
+    const unknown = codeOf(() => validateDriver(defineDriver({ ...voice, telephony: ['fax'] as never }, () => ({}) as Driver), {}))!;
+    assert.match(unknown.message, /unknown telephony feature fax/);
+  });
 });

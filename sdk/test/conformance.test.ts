@@ -27,6 +27,7 @@ function voiceSkip(name: string): string {
   if (name === 'voice capabilities match the manifest') return 'the driver has no voice capability (tts, stt or telephony)';
   if (/synthes|voices/.test(name)) return 'the driver has no tts capability';
   if (/recognition/.test(name)) return 'the driver has no stt capability';
+  if (/Recording/.test(name)) return 'the driver has no telephony.recording capability';
   return 'the driver has no telephony capability';
 }
 

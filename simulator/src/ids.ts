@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
 /** Twilio resource sid: two-letter prefix and 32 lowercase hex digits. */
-export function twilioSid(prefix: 'AC' | 'SM' | 'CA' | 'PN' | 'MG' | 'RQ'): string {
+export function twilioSid(prefix: 'AC' | 'SM' | 'CA' | 'PN' | 'MG' | 'RQ' | 'RE'): string {
   return prefix + randomBytes(16).toString('hex');
 }
 

@@ -2,6 +2,7 @@ import { sendInboundLine } from './line/inbound-events.js';
 import { sendEmailEvent, sendInboundEmail } from './resend/inbound-email.js';
 import type { SimulatorState } from './simulator-state.js';
 import { sendInboundMessage, sendMessageStatus } from './twilio/inbound-messages.js';
+import { sendRecordingStatus } from './twilio/recordings.js';
 import type { InboundSenders } from './types.js';
 
 /** The inbound senders of a simulator, one per provider webhook. */
@@ -10,6 +11,7 @@ export function inboundSenders(state: SimulatorState): InboundSenders {
     sms: async (o) => sendInboundMessage(state, 'sms', o),
     whatsapp: async (o) => sendInboundMessage(state, 'whatsapp', o),
     messageStatus: async (o) => sendMessageStatus(state, o),
+    recordingStatus: async (o) => sendRecordingStatus(state, o),
     email: async (o) => sendInboundEmail(state, o),
     emailEvent: async (o) => sendEmailEvent(state, o),
     line: async (o) => sendInboundLine(state, o),

@@ -5,6 +5,7 @@ export type {
   InboundEmailOptions,
   InboundLineOptions,
   InboundMessageStatusOptions,
+  InboundRecordingStatusOptions,
   InboundResult,
   InboundSenders,
   InboundTwilioMessageOptions,

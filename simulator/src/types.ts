@@ -256,11 +256,20 @@ export interface InboundLineOptions extends WebhookTarget, WebhookTampering {
   isRedelivery?: boolean;
 }
 
+/** A Twilio recording status callback for a recording the simulator makes on the spot. */
+export interface InboundRecordingStatusOptions extends WebhookTampering {
+  url: string;
+  callSid?: string;
+  seconds?: number;
+}
+
 /** Sends provider webhooks to Switchboard exactly as the providers do. */
 export interface InboundSenders {
   sms(o: InboundTwilioMessageOptions): Promise<InboundResult>;
   whatsapp(o: InboundTwilioMessageOptions): Promise<InboundResult>;
   messageStatus(o: InboundMessageStatusOptions): Promise<InboundResult>;
+  /** A completed Twilio call recording of `seconds` (3 by default), its signed status callback posted to `url`. */
+  recordingStatus(o: InboundRecordingStatusOptions): Promise<{ recordingSid: string; status: number }>;
   email(o: InboundEmailOptions): Promise<InboundResult>;
   emailEvent(o: InboundEmailEventOptions): Promise<InboundResult>;
   line(o: InboundLineOptions): Promise<InboundResult>;

@@ -80,13 +80,14 @@ describe('admin UI: conversations, calls and the callback delivery log in a real
     relaySid = (await relay.done).callSid;
     for (const phrase of ['tell me something long', 'stop please']) t.sim.deepgram.registerPhrase(phrase);
     t.sim.phone.onOutbound(CALLEE, { steps: ['tell me something long', { kind: 'say', text: 'stop please', bargeIn: true, afterMs: 1200 }], replyTimeoutMs: 8000 });
-    const made = await t.call('POST', '/api/v1/make-call', { token: voice.securityToken, json: { to: CALLEE, mode: 'stream', greeting: 'This is the UI agent.' } });
+    const made = await t.call('POST', '/api/v1/make-call', { token: voice.securityToken, json: { to: CALLEE, mode: 'stream', record: true, greeting: 'This is the UI agent.' } });
     assert.equal(made.status, 200, await made.clone().text());
     streamSid = ((await made.json()) as { callSid: string }).callSid;
     const streamed = await t.sim.phone.get(streamSid)!.done;
     assert.deepEqual(streamed.errors, []);
     assert.ok(streamed.clears.length >= 1, 'the caller barged in');
     for (const sid of [relaySid, streamSid]) await until(`/admin/api/calls/${sid}`, (c) => c.summary && c.ledger, `the ledger of ${sid}`);
+    await until(`/admin/api/calls/${streamSid}`, (c) => c.recording, `the recording of ${streamSid}`);
 
     // ui-hooks: a callback URL that fails each event's first post, then takes it.
     let hooksSecret: string | undefined;
@@ -211,6 +212,19 @@ describe('admin UI: conversations, calls and the callback delivery log in a real
     await interrupted.getByText(/^Here is a rather long answer/).waitFor();
     await interrupted.getByText('interrupted', { exact: true }).waitFor();
     await page.locator('.lines .line').filter({ hasText: 'This is the UI agent.' }).getByText('Greeting').waitFor();
+    // The recording's player, on the admin route the session cookie opens: the browser loads the WAV and knows its length.
+    const player = page.locator('audio.recording');
+    assert.equal(await player.getAttribute('src'), `/admin/api/calls/${streamSid}/recording`);
+    const seconds = await player.evaluate(
+      (el: any) =>
+        new Promise<number>((resolve, reject) => {
+          el.addEventListener('loadedmetadata', () => resolve(el.duration), { once: true });
+          el.addEventListener('error', () => reject(new Error(`the player could not load the recording: ${el.error?.message ?? el.error?.code}`)), { once: true });
+          el.preload = 'metadata';
+          el.load();
+        }),
+    );
+    assert.ok(Math.abs(seconds - call.recording.durationSeconds) < 0.1, `the player reads ${seconds} s, the call says ${call.recording.durationSeconds} s`);
     assert.deepEqual(await axeFindings(page), []);
     await shot('activity-02-call-page');
     await page.emulateMedia({ colorScheme: 'dark' });

@@ -14,6 +14,7 @@ export const manifest: DriverManifest = {
   provider: 'twilio',
   sdk: '^0.1.0',
   channels: ['sms', 'whatsapp', 'voice'],
+  telephony: ['recording'],
   settingsSchema,
 };
 
@@ -26,7 +27,7 @@ export const driver = defineDriver<TwilioSettings>(manifest, (settings): Driver 
     send: (message) => sendMessage(client, settings, message),
     findSent: (message, since) => findSentMessages(client, message, since),
     webhooks: messagingWebhooks(settings.authToken),
-    telephony: twilioTelephony(client),
+    telephony: twilioTelephony(client, settings),
     health: () => accountHealth(client, settings.accountSid),
     estimateCost: (message, segments) => estimateCost(tariff, message, segments),
     async close() {
@@ -43,6 +44,7 @@ export { DEFAULT_TARIFF } from './tariff.js';
 export { normaliseStatus } from './status.js';
 export { renderTwiml } from './voice-twiml.js';
 export { parseCallWebhook } from './voice-webhooks.js';
+export { parseRecordingWebhook } from './voice-recording.js';
 export { STATUS_CALLBACK_EVENTS } from './voice-calls.js';
 export { settingsSchema } from './settings.js';
 export type { TwilioSettings, TwilioTariff } from './settings.js';

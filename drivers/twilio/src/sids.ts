@@ -5,3 +5,10 @@ const CALL_SID = /^CA[0-9a-fA-F]{32}$/;
 export function isCallSid(value: string): boolean {
   return CALL_SID.test(value);
 }
+
+const RECORDING_SID = /^RE[0-9a-fA-F]{32}$/;
+
+/** True for a recording SID; nothing else may go into a Recordings resource path. */
+export function isRecordingSid(value: string): boolean {
+  return RECORDING_SID.test(value);
+}

@@ -42,7 +42,8 @@ function queryParams(url: string): FormParams {
   }
 }
 
-function one(params: FormParams, key: string): string | undefined {
+/** A form field's first value. */
+export function one(params: FormParams, key: string): string | undefined {
   const value = params[key];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -75,6 +75,13 @@ describeDriverConformance({
       }),
     malformedCallWebhook: () => signedVoiceForm(sim.credentials.twilio.authToken, `${hooks.url}/webhooks/agent-1/voice`, { AccountSid: sim.credentials.twilio.accountSid, CallStatus: 'ringing' }),
     expectCallStatus: (event) => assert.deepEqual([event.status, event.durationSeconds, event.direction], ['completed', 42, 'outbound']),
+    recordingWebhook: () => hooks.capture('voice', '/webhooks/voice/recording', (url) => sim.inbound.recordingStatus({ url, seconds: 4 })),
+    malformedRecordingWebhook: () =>
+      signedVoiceForm(sim.credentials.twilio.authToken, `${hooks.url}/webhooks/voice/recording`, {
+        AccountSid: sim.credentials.twilio.accountSid,
+        CallSid: 'CA' + 'c'.repeat(32),
+        RecordingStatus: 'completed',
+      }),
   },
   skip: { 'an expired signature is rejected': 'Twilio signs no timestamp, so its signatures cannot expire' },
 });

@@ -309,10 +309,20 @@ you until your next read, so read the inbox when you (re)connect, and acknowledg
   text-to-speech and \`switchboardMs\` (everything else); \`bargeIns\` say when the caller spoke over the
   reply and how long it took to stop (\`stopMs\`; null in relay mode, where the provider stops it). The
   ledger and transcript are written when the call's media connection closes.
+- **Recordings** are off by default. Ask for one per call with \`"record": true\` on make-call (and
+  \`comms_make_call\`), or for every call of an agent with \`"recordCalls": true\` when it is provisioned.
+  Both legs go in one WAV file: in stream mode Switchboard writes it (8 kHz 16-bit PCM, the caller on the
+  left channel, you on the right); in relay mode the provider records the call and Switchboard fetches it.
+  Once stored, the call has \`recording: {url, durationSeconds, recordedAt}\` (null otherwise); GET the
+  \`url\` (\`${baseUrl}/api/v1/calls/<callId>/recording\`) with your token. Only the agent that owns the
+  call and the operator may fetch it (another agent's is 404, a team token 403). Recordings are deleted
+  after the operator's retention. Telling the other party that the call is recorded is yours to do, in
+  your greeting.
 
 Point Twilio's voice webhook at \`${baseUrl}/webhooks/<agentId>/voice\` and its status callback at
 \`…/call-status\` (or at \`${baseUrl}/webhooks/voice/status\`, which finds the agent by the call's
-\`CallSid\`); the media WebSocket (\`wss://…/webhooks/<agentId>/voice-ws\`) is signed like every webhook.
+\`CallSid\`); recordings Twilio makes post to \`${baseUrl}/webhooks/voice/recording\`; the media WebSocket
+(\`wss://…/webhooks/<agentId>/voice-ws\`) is signed like every webhook.
 
 ## Calls as MCP tasks
 

@@ -5,7 +5,7 @@ import { json, type RouteContext, type RouteDefinition } from '../http/types.js'
 import { CallListQuery, CallListResponse, CallResponse } from '../schemas/calls.js';
 import { errorResponses } from '../schemas/common.js';
 import { ConversationListQuery, ConversationListResponse, ConversationQuery, ConversationResponse } from '../schemas/conversations.js';
-import { findCall, listCalls } from './calls.js';
+import { findCall, listCalls, recordingAudio, withRecordingLink } from './calls.js';
 import { checkConversationId } from './conversations.js';
 import type { RouteDeps } from './deps.js';
 
@@ -66,7 +66,8 @@ export function adminActivityRoutes(deps: RouteDeps): RouteDefinition[] {
       responses: { 200: { description: 'A page of calls.', schema: CallListResponse }, ...errorResponses(400, 401, 403, 429) },
       async handler({ query }: RouteContext<unknown, CallListQuery>) {
         const { agentId, ...filter } = query;
-        return json(200, await listCalls(ports, agentId, filter), noStore);
+        const page = await listCalls(ports, agentId, filter);
+        return json(200, { ...page, calls: page.calls.map((call) => withRecordingLink(deps, call)) }, noStore);
       },
     },
     {
@@ -77,7 +78,18 @@ export function adminActivityRoutes(deps: RouteDeps): RouteDefinition[] {
       summary: 'One call with its summary, per-turn latency ledger and transcript, as GET /api/v1/calls/{callId} answers it.',
       responses: { 200: { description: 'The call.', schema: CallResponse }, ...errorResponses(400, 401, 403, 404, 429) },
       async handler({ params }: RouteContext) {
-        return json(200, await findCall(ports, params.callId ?? '', undefined), noStore);
+        return json(200, await findCall(deps, params.callId ?? '', undefined), noStore);
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/admin/api/calls/:callId/recording',
+      operationId: 'adminCallRecording',
+      summary: "One call's recording (WAV), as GET /api/v1/calls/{callId}/recording serves it, for the call page's player.",
+      responses: { 200: { description: 'WAV audio.', contentType: 'audio/wav' }, ...errorResponses(400, 401, 403, 404, 429) },
+      async handler({ params }: RouteContext) {
+        return recordingAudio(deps, params.callId ?? '', undefined);
       },
     },
   ];

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { ErrorCodes } from '@switchboard/sdk';
 import type { Principal } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
@@ -27,12 +28,36 @@ export async function listCalls(ports: RouteDeps['ports'], agentId: string | und
 }
 
 /** One call with its ledger and transcript, when it is `agentId`'s (or any agent's: undefined); else NOT_FOUND. */
-export async function findCall(ports: RouteDeps['ports'], callId: string, agentId: string | undefined) {
-  if (!CALL_ID.test(callId)) fail(ErrorCodes.VALIDATION_FAILED, 'callId must be a callSid or a sessionId: letters, digits and _ only.');
-  const call = await ports.calls.get(callId);
+export async function findCall(deps: RouteDeps, callId: string, agentId: string | undefined) {
+  checkCallId(callId);
+  const call = await deps.ports.calls.get(callId);
   // Another agent's call is not found, as an unknown one: a client learns nothing of other agents' calls.
   if (!call || (agentId !== undefined && call.agentId !== agentId)) fail(ErrorCodes.NOT_FOUND, `No call ${callId} for this agent.`);
-  return call;
+  return withRecordingLink(deps, call);
+}
+
+function checkCallId(callId: string): void {
+  if (!CALL_ID.test(callId)) fail(ErrorCodes.VALIDATION_FAILED, 'callId must be a callSid or a sessionId: letters, digits and _ only.');
+}
+
+/** A call as the API shows it: its recording, when kept, with the link it is served at. */
+export function withRecordingLink<C extends { callSid: string; recording: { durationSeconds: number; recordedAt: string } | null }>(deps: RouteDeps, call: C) {
+  const url = `${deps.publicBaseUrl}/api/v1/calls/${encodeURIComponent(call.callSid)}/recording`;
+  return { ...call, recording: call.recording && { url, ...call.recording } };
+}
+
+/**
+ * A call's recording as WAV, when it is `agentId`'s (or any agent's: undefined) and kept; else
+ * NOT_FOUND, as for an unknown call.
+ */
+export async function recordingAudio(deps: RouteDeps, callId: string, agentId: string | undefined) {
+  checkCallId(callId);
+  const recording = await deps.ports.calls.recording(callId);
+  if (!recording || (agentId !== undefined && recording.agentId !== agentId)) fail(ErrorCodes.NOT_FOUND, `No call ${callId} for this agent.`);
+  const path = recording.file === null ? undefined : deps.ports.voice.recordingPath(recording.file);
+  const audio = path ? await readFile(path).catch(() => undefined) : undefined;
+  if (!audio) fail(ErrorCodes.NOT_FOUND, `Call ${callId} has no recording: it was not recorded, is not stored yet, or is past its retention.`);
+  return { status: 200, headers: { 'content-type': 'audio/wav', 'cache-control': 'private, no-store' }, body: audio };
 }
 
 /** The calls API: the call log with each call's latency ledger and transcript. */
@@ -51,7 +76,7 @@ export function callRoutes(deps: RouteDeps): RouteDefinition[] {
       async handler({ query, principal }: RouteContext<unknown, CallListQuery>) {
         const { agentId: named, ...filter } = query;
         const page = await listCalls(ports, callScope(principal, named), filter);
-        return json(200, page, { 'cache-control': 'no-store' });
+        return json(200, { ...page, calls: page.calls.map((call) => withRecordingLink(deps, call)) }, { 'cache-control': 'no-store' });
       },
     },
     {
@@ -63,8 +88,21 @@ export function callRoutes(deps: RouteDeps): RouteDefinition[] {
       query: CallQuery,
       responses: { 200: { description: 'The call.', schema: CallResponse }, ...errorResponses(400, 401, 403, 404, 429) },
       async handler({ params, query, principal }: RouteContext<unknown, CallQuery>) {
-        const call = await findCall(ports, params.callId ?? '', callScope(principal, query.agentId));
+        const call = await findCall(deps, params.callId ?? '', callScope(principal, query.agentId));
         return json(200, call, { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/api/v1/calls/:callId/recording',
+      operationId: 'getCallRecording',
+      summary: "The call's recording: a WAV file, both legs (stream mode: the caller left, the agent right). Only the agent that owns the call, and the operator, may fetch it.",
+      responses: { 200: { description: 'WAV audio.', contentType: 'audio/wav' }, ...errorResponses(400, 401, 403, 404, 429) },
+      async handler({ params, principal }: RouteContext) {
+        // A team token reads the call log, but recordings are the owning agent's and the operator's only.
+        if (principal.kind === 'team') fail(ErrorCodes.FORBIDDEN, "A call's recording is served to the agent that owns the call and to the operator only.");
+        return recordingAudio(deps, params.callId ?? '', principal.kind === 'client' ? principal.agentId : undefined);
       },
     },
   ];

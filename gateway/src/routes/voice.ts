@@ -50,7 +50,7 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
       return json(200, await ports.agents.call<K>(op, agentId, ...([request as ClientInput<K>] as const)));
     },
   });
-  const webhook = (path: string, operationId: string, summary: string, op: 'incomingCall' | 'outboundAnswer' | 'callStatus'): RouteDefinition => ({
+  const webhook = (path: string, operationId: string, summary: string, op: 'incomingCall' | 'outboundAnswer' | 'callStatus' | 'callRecorded'): RouteDefinition => ({
     method: 'POST',
     path,
     operationId,
@@ -59,12 +59,12 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     auth: 'public',
     bodyLimit: 'webhook',
     rawBody: ['application/x-www-form-urlencoded'],
-    responses: { 200: op === 'callStatus' ? WebhookAcks.callStatus : WebhookAcks.voice, ...errorResponses(400, 403, 404, 413, 415) },
+    responses: { 200: op === 'callStatus' || op === 'callRecorded' ? WebhookAcks.callStatus : WebhookAcks.voice, ...errorResponses(400, 403, 404, 413, 415) },
     async handler({ request, params }: RouteContext) {
       const payload = webhookPayload(deps, request);
       // Checked here, before the bus; the agent-less status route then finds its agent through the call.
       const signed = await ports.voice.verify(payload);
-      const agentId = params.agentId ?? (await ports.voice.agentOfCall(signed));
+      const agentId = params.agentId ?? (await (op === 'callRecorded' ? ports.voice.agentOfRecording(signed) : ports.voice.agentOfCall(signed)));
       if (!agentId) fail(ErrorCodes.NOT_FOUND, 'No call with this CallSid was placed or received here.');
       const answer = await ports.agents.call(op, agentId, payload);
       return { status: answer.status, headers: { 'content-type': answer.contentType }, body: answer.body };
@@ -93,6 +93,12 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     webhook('/webhooks/:agentId/outbound-voice', 'webhook_outbound_voice', 'An answered outbound call fetching its TwiML (Twilio, signed).', 'outboundAnswer'),
     webhook('/webhooks/:agentId/call-status', 'webhook_call_status', 'Call status callbacks (Twilio, signed): call log, duration, cost.', 'callStatus'),
     webhook('/webhooks/voice/status', 'webhook_voice_status', 'Call status callbacks for any agent (Twilio, signed): the call is found by its CallSid; an unknown call is 404.', 'callStatus'),
+    webhook(
+      '/webhooks/voice/recording',
+      'webhook_voice_recording',
+      "Recording status callbacks (Twilio, signed) of relay calls the provider recorded: the call is found by its CallSid, the recording fetched with the provider's credentials and stored; an unknown call is 404.",
+      'callRecorded',
+    ),
     {
       method: 'GET',
       path: '/media/voice-messages/:name',

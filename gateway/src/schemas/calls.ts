@@ -77,6 +77,17 @@ const CallFields = {
   cost: Type.Union([Type.Number(), Type.Null()], { description: 'Provider cost, USD.' }),
   summary: Type.Union([CallSummary, Type.Null()]),
   traceparent: Type.Union([Type.String(), Type.Null()], { description: "The W3C trace context the agent placed the call with (its `traceparent` header or MCP `_meta`); the call's webhooks carry it too." }),
+  recording: Type.Union(
+    [
+      Type.Object({
+        url: Type.String({ description: 'GET it with the agent\'s token (or the operator\'s): a WAV file, both legs.' }),
+        durationSeconds: Type.Number({ minimum: 0 }),
+        recordedAt: Type.String(),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The call\'s recording, when the call was recorded (make-call `record`, or the agent\'s `recordCalls`) and is still kept (RECORDING_RETENTION_DAYS); null otherwise. Appears once the call has ended and the recording was stored.' },
+  ),
 };
 
 export const CallListResponse = Type.Object({ calls: Type.Array(Type.Object(CallFields)), nextCursor: Type.Union([Type.String(), Type.Null()]) });

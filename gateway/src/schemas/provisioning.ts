@@ -12,6 +12,7 @@ export const ProvisionBody = Type.Object(
     systemPrompt: Type.Optional(Type.String({ maxLength: 20000 })),
     voice: Type.Optional(Type.String({ maxLength: 100 })),
     language: Type.Optional(Type.String({ maxLength: 35 })),
+    recordCalls: Type.Optional(Type.Boolean({ description: "Record the agent's calls (both legs, one WAV file) unless a call says otherwise; off by default. Announcing the recording is the agent's choice, in its greeting." })),
     callbackUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
   },
   { additionalProperties: false },

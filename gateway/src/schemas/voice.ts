@@ -12,6 +12,9 @@ export const MakeCallBody = Type.Object(
     voice: Type.Optional(Type.String({ maxLength: 100 })),
     language: Type.Optional(Type.String({ maxLength: 35 })),
     mode: Type.Optional(Mode),
+    record: Type.Optional(
+      Type.Boolean({ description: "Record this call, both legs in one WAV file (GET /api/v1/calls/{callId}/recording); absent: the agent's recordCalls, off by default. Announcing it is the agent's choice, in its greeting." }),
+    ),
   },
   { additionalProperties: false },
 );

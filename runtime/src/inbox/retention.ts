@@ -6,13 +6,16 @@ const DAY_MS = 86_400_000;
 
 /**
  * Removes acknowledged inbox entries older than the retention, and the callback delivery log and the
- * settled callback events older than theirs, at start and hourly. Every process holding agents runs
- * it; in a cluster the sweeps of several nodes are the same idempotent DELETE.
+ * settled callback events older than theirs (and what other retentions add with `also`: call
+ * recordings), at start and hourly. Every process holding agents runs it; in a cluster the sweeps of
+ * several nodes are the same idempotent DELETE.
  */
 export class InboxRetention {
   #timer: NodeJS.Timeout | undefined;
   /** The sweep under way, which stop waits for: the store closes after it. */
   #sweeping: Promise<number> | undefined;
+  /** Other retentions swept at the same times (call recordings). */
+  readonly #others: { name: string; sweep: (now: number) => Promise<number> }[] = [];
 
   constructor(
     private readonly store: Store,
@@ -22,6 +25,12 @@ export class InboxRetention {
     private readonly callbackLogDays = days,
     private readonly everyMs = HOUR_MS,
   ) {}
+
+  /** Sweeps `sweep` (what another retention removes) with each sweep of this one. */
+  also(name: string, sweep: (now: number) => Promise<number>): this {
+    this.#others.push({ name, sweep });
+    return this;
+  }
 
   start(): void {
     this.#sweeping = this.sweep();
@@ -43,10 +52,21 @@ export class InboxRetention {
       if (removed > 0) this.logger.info({ removed }, 'acknowledged inbox entries past their retention removed');
       const logRows = await this.store.callbacks.sweep(new Date(now - this.callbackLogDays * DAY_MS));
       if (logRows > 0) this.logger.info({ removed: logRows }, 'callback delivery log rows and settled events past their retention removed');
-      return removed + logRows;
+      return removed + logRows + (await this.#sweepOthers(now));
     } catch (err) {
       this.logger.warn({ err }, 'inbox retention sweep failed; trying again at the next one');
       return 0;
     }
+  }
+
+  async #sweepOthers(now: number): Promise<number> {
+    let removed = 0;
+    for (const { name, sweep } of this.#others) {
+      removed += await sweep(now).catch((err: unknown) => {
+        this.logger.warn({ err }, `${name} retention sweep failed; trying again at the next one`);
+        return 0;
+      });
+    }
+    return removed;
   }
 }

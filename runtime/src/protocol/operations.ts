@@ -87,6 +87,8 @@ const ProvisionRequestSchema = Type.Object({
   systemPrompt: Type.Optional(Type.String()),
   voice: Type.Optional(Type.String()),
   language: Type.Optional(Type.String()),
+  /** Record the agent's calls unless a call says otherwise. */
+  recordCalls: Type.Optional(Type.Boolean()),
   callbackUrl: Type.Optional(Type.String()),
   /**
    * The caller mints the agent's client token and sends only its hash (secrets.ts `hashToken`), and
@@ -166,6 +168,8 @@ const MakeCallRequestSchema = Type.Object({
   voice: Type.Optional(Type.String()),
   language: Type.Optional(Type.String()),
   mode: Type.Optional(Type.Union([Type.Literal('relay'), Type.Literal('stream')])),
+  /** Record this call (both legs, one file); absent: the agent's `recordCalls`. */
+  record: Type.Optional(Type.Boolean()),
   /** The agent's W3C trace context (REST `traceparent` header, MCP `_meta.traceparent`): the call's logs and webhooks carry it. */
   traceparent: Type.Optional(Type.String()),
 });
@@ -207,6 +211,7 @@ const CallSessionSchema = Type.Object({
   transcript: Type.Array(Type.Object({ role: Type.Union([Type.Literal('caller'), Type.Literal('agent')]), text: Type.String(), at: Type.String() })),
   startedAt: Type.Number(),
   ended: Type.Boolean(),
+  record: Type.Optional(Type.Boolean()),
 });
 
 /** One entry of an agent's inbox (store/repositories/inbox.ts). */
@@ -347,6 +352,8 @@ export const AGENT_OPERATIONS = {
   incomingCall: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),
   outboundAnswer: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),
   callStatus: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),
+  /** A provider recording of the agent's call is ready (relay mode): fetched and stored. */
+  callRecorded: operation(Type.Composite([AgentOnly, VoiceWebhookSchema]), WebhookAnswerSchema),
   callMessageTaken: operation(Type.Object({ ...Agent, session: CallSessionSchema, message: Type.String() }), Ok),
   inboxRead: operation(InboxReadRequestSchema, InboxReadSchema),
   inboxAck: operation(Type.Object({ ...Agent, upTo: Type.Integer({ minimum: 0 }) }), InboxAckSchema),

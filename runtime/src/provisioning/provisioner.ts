@@ -46,6 +46,7 @@ export class Provisioner {
         systemPrompt: request.systemPrompt ?? null,
         voice: request.voice ?? null,
         language: request.language ?? null,
+        recordCalls: request.recordCalls ?? false,
         channels: [],
         createdAt: now,
         updatedAt: now,

@@ -104,6 +104,7 @@ export class AgentHost {
     this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl);
     const messages = new StoredCallMessages(store, events, this.delivery);
     this.voice = callService(parts, reach, calls, messages, publicBaseUrl);
+    this.inboxRetention.also('call recording', (now) => this.voice.recordings.sweep(now));
     // After each commit that appended an inbox entry, the agent's listeners on any gateway hear of it.
     events.on('inbox', ({ agentId }) => reach.inboxChanged(agentId));
     // Whatever crosses the bus is checked against the catalogue before an actor sees it.

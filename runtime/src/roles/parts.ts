@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { ErrorCodes, SwitchboardError, type DriverContext } from '@switchboard/sdk';
 import { AgentClient } from '../agents/agent-client.js';
 import type { LiveReach } from '../agents/live-reach.js';
@@ -20,6 +21,7 @@ import { openStore, type Store } from '../store/store.js';
 import { AgentTurns } from '../voice/agent-turns.js';
 import type { CallDirectory } from '../voice/call-directory.js';
 import type { CallMessages } from '../voice/call-messages.js';
+import { CallRecordings } from '../voice/call-recordings.js';
 import { KvCallDirectory } from '../voice/kv-call-directory.js';
 import { VoiceService } from '../voice/voice-service.js';
 import type { RoleParts } from './role-process.js';
@@ -251,5 +253,12 @@ export function callService(parts: Pick<RoleParts, 'settings' | 'logger' | 'stor
     mode: settings.VOICE_MODE,
     maxCallSeconds: settings.VOICE_MAX_CALL_SECONDS,
     publicBaseUrl,
+    recordings: callRecordings(parts),
   }, logger);
+}
+
+/** Where call recordings are stored: RECORDINGS_DIR, else DATA_DIR/recordings. */
+export function callRecordings(parts: Pick<RoleParts, 'settings' | 'logger' | 'store'>): CallRecordings {
+  const { settings } = parts;
+  return new CallRecordings(parts.store, settings.RECORDINGS_DIR || join(settings.DATA_DIR, 'recordings'), settings.RECORDING_RETENTION_DAYS, parts.logger);
 }

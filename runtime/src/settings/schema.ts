@@ -252,6 +252,17 @@ export const SettingsSchema = Type.Object(
     }),
     VOICE_TURN_TIMEOUT_MS: Type.Integer({ default: 8000, minimum: 100, maximum: 120_000, description: 'How long the agent may take to answer one turn of a call.' }),
     VOICE_MAX_CALL_SECONDS: Type.Integer({ default: 600, minimum: 10, maximum: 14_400, description: 'Calls are ended politely after this long.' }),
+    RECORDINGS_DIR: Type.String({
+      default: '',
+      description:
+        'Folder for call recordings (WAV, both legs). Empty: DATA_DIR/recordings. In a cluster, a folder every gateway and runtime node shares (a network volume): the gateway holding a stream-mode call writes its recording, a node stores a relay call\'s provider recording, and any gateway serves them.',
+    }),
+    RECORDING_RETENTION_DAYS: Type.Integer({
+      default: 30,
+      minimum: 0,
+      maximum: 3650,
+      description: 'How long call recordings are kept (0: removed at the next hourly sweep). Recording is off unless an agent (recordCalls) or a call (record) asks for it.',
+    }),
     TARIFFS: Type.String({
       default:
         'sms=0.0083,whatsapp=0.005,email=0.0004,line=0,call_minute=0.014,voice_message=0.014,transfer=0.01,tts_1k_characters=0.18,' +

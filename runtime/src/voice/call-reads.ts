@@ -22,6 +22,8 @@ export interface CallView {
   readonly cost: number | null;
   readonly summary: CallSummary | null;
   readonly traceparent: string | null;
+  /** The call's recording, when it was recorded and is still kept; the gateway adds its `url`. */
+  readonly recording: { readonly durationSeconds: number; readonly recordedAt: string } | null;
 }
 
 /** One call with its latency ledger and transcript. */
@@ -67,6 +69,12 @@ export class StoredCallReads {
     const call = await this.store.calls.detail(callId);
     return call && { ...view(call), ledger: call.ledger, transcript: call.transcript ?? [] };
   }
+
+  /** Whose call it is and the file of its recording (null: none kept), by its call sid or session id. */
+  async recording(callId: string): Promise<{ agentId: string; file: string | null } | undefined> {
+    const call = await this.store.calls.detail(callId);
+    return call && { agentId: call.agentId, file: call.recording?.file ?? null };
+  }
 }
 
 /**
@@ -101,6 +109,7 @@ function view(call: StoredCall): CallView {
     cost: call.cost === null ? null : round4(Number(call.cost)),
     summary: call.ledger === null ? null : summarize(call.ledger, Number(call.durationSeconds)),
     traceparent: call.traceparent ?? null,
+    recording: call.recording && { durationSeconds: call.recording.seconds, recordedAt: call.recording.recordedAt },
   };
 }
 

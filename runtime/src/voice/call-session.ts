@@ -21,6 +21,8 @@ export interface CallSession {
   ended: boolean;
   /** The W3C trace context the agent placed the call with, if any. */
   readonly traceparent?: string;
+  /** Record the call: the process holding its media (stream mode), or the provider (relay mode). */
+  readonly record?: boolean;
 }
 
 /** The trace context a call's log lines and events carry, when its agent gave one. */

@@ -33,6 +33,9 @@ export abstract class MediaCall {
   /** Ends the call after what was said has been heard (protocol-specific). */
   protected abstract finish(): Promise<void>;
 
+  /** The call is to be recorded, from now (protocol-specific: whoever holds the audio records it). */
+  protected abstract record(session: CallSession): void;
+
   /** Binds the connection to its session; false when no live session matches. */
   protected async begin(sessionId: string | undefined, callSid: string | undefined): Promise<boolean> {
     const session = sessionId ? await this.voice.find(sessionId) : undefined;
@@ -42,6 +45,7 @@ export abstract class MediaCall {
     this.voice.hold(session);
     if (callSid && !session.callSid) this.voice.sessions.bindCall(session, callSid);
     this.session = session;
+    if (session.record) this.record(session);
     this.voice.connected(session);
     this.dialogue = await this.voice.dialogue(session, agent);
     const remaining = this.voice.maxCallMs - (Date.now() - session.startedAt);

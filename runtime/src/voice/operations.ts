@@ -71,7 +71,7 @@ async function logNewCall(store: Store, events: RuntimeEvents, session: CallSess
 /** Voice operations every agent actor answers. */
 export function voiceOperations(
   context: VoiceContext,
-): Pick<AgentOperations, 'sendVoiceMessage' | 'makeCall' | 'callOnBehalf' | 'transferCall' | 'hangUpCall' | 'incomingCall' | 'outboundAnswer' | 'callMessageTaken' | 'callStatus'> {
+): Pick<AgentOperations, 'sendVoiceMessage' | 'makeCall' | 'callOnBehalf' | 'transferCall' | 'hangUpCall' | 'incomingCall' | 'outboundAnswer' | 'callMessageTaken' | 'callStatus' | 'callRecorded'> {
   const { voice } = context;
 
   /** Places an outbound call for a session: limits first (actions, spend, calls per day to the number). */
@@ -153,6 +153,7 @@ export function voiceOperations(
       startedAt: Date.now(),
       ended: false,
       ...(request.traceparent ? { traceparent: request.traceparent } : {}),
+      ...((request.record ?? agent.recordCalls) ? { record: true } : {}),
     };
   }
 
@@ -341,6 +342,26 @@ export function voiceOperations(
           void summary
             .catch((err: unknown) => context.logger.warn({ err, callSid: event.callSid }, 'the call summary could not be read'))
             .then((summary) => context.delivery.notify(agent.agentId, { ...agentEvent('call.status', agent.agentId, { ...data, ...(summary ? { summary } : {}) }), ...traceOf(call ?? {}) }));
+        }
+        return { status: 200, ...telephony.render([]) };
+      });
+    },
+
+    /** The provider's recording of a relay call is ready: downloaded with the driver's credentials and stored with the call. */
+    async callRecorded({ actor, store }, payload) {
+      const agent = requireAgent(actor);
+      return new Continuation(async (): Promise<WebhookAnswer> => {
+        const telephony = voice.telephonyDriver().telephony;
+        if (!telephony.recording) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'The telephony driver cannot record calls.');
+        const event = telephony.recording.parseRecordingWebhook(voice.request(payload));
+        const call = await store.calls.get(event.callSid);
+        if (!call || call.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `No call ${event.callSid} for agent ${agent.agentId}.`);
+        if (event.status === 'completed') {
+          const { audio } = await telephony.recording.fetch(event);
+          await voice.recordings.save(call.sessionId, audio, event.durationSeconds ?? 0);
+          context.logger.info({ agentId: agent.agentId, callSid: call.callSid, recordingId: event.recordingId, bytes: audio.length, ...traceOf(call) }, 'call recording stored');
+        } else {
+          context.logger.warn({ agentId: agent.agentId, callSid: call.callSid, recordingId: event.recordingId, status: event.status, ...traceOf(call) }, 'the provider made no recording of the call');
         }
         return { status: 200, ...telephony.render([]) };
       });

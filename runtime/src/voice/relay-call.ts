@@ -1,4 +1,5 @@
 import { clock, type TurnTimer } from './call-ledger.js';
+import type { CallSession } from './call-session.js';
 import { MediaCall } from './media-call.js';
 
 /**
@@ -41,6 +42,11 @@ export class RelayCall extends MediaCall {
   protected async say(text: string, timer?: TurnTimer): Promise<void> {
     this.#send({ type: 'text', token: text, last: true });
     timer?.mark('firstFrameSent');
+  }
+
+  /** The provider holds a relay call's audio: it records the call. */
+  protected record(session: CallSession): void {
+    this.voice.recordByProvider(session);
   }
 
   protected async finish(): Promise<void> {

@@ -6,6 +6,7 @@ import type { InboundCallAudio } from '../audio/inbound-call-audio.js';
 import { FramePacer } from '../audio/pacer.js';
 import type { Store } from '../store/store.js';
 import { clock, type TurnTimer } from './call-ledger.js';
+import { CallRecorder } from './call-recorder.js';
 import { MediaCall } from './media-call.js';
 import type { VoiceService } from './voice-service.js';
 
@@ -26,6 +27,8 @@ export class StreamCall extends MediaCall {
   #recognition: RecognitionStream | undefined;
   #pacer: FramePacer | undefined;
   #marks = 0;
+  /** Both legs of the call, when it is recorded. */
+  #recorder: CallRecorder | undefined;
 
   constructor(
     voice: VoiceService,
@@ -70,7 +73,14 @@ export class StreamCall extends MediaCall {
     this.#pacer?.stop();
     this.#audio?.close();
     void this.#recognition?.close().catch(() => undefined);
+    if (this.#recorder && this.session) this.voice.recorded(this.session, this.#recorder);
+    this.#recorder = undefined;
     super.closed();
+  }
+
+  /** This process holds a stream call's audio: it records both legs as they pass. */
+  protected record(): void {
+    this.#recorder = new CallRecorder();
   }
 
   protected async say(text: string, timer?: TurnTimer): Promise<void> {
@@ -94,6 +104,7 @@ export class StreamCall extends MediaCall {
     // Decoded once: speech-to-text keeps these bytes, VAD reads them on the spot.
     const mulaw = Buffer.from(payload, 'base64');
     this.#recognition?.write(mulaw);
+    this.#recorder?.caller(mulaw);
     this.#audio.push(mulaw);
   }
 
@@ -104,7 +115,10 @@ export class StreamCall extends MediaCall {
     this.#mediaPrefix = `{"event":"media","streamSid":${JSON.stringify(this.#streamSid)},"media":{"payload":"`;
     this.#pacer = new FramePacer({
       // A view on the frame's memory, not a copy: it is only read to make the base64.
-      send: (frame) => this.#send(`${this.#mediaPrefix}${Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength).toString('base64')}"}}`),
+      send: (frame) => {
+        this.#recorder?.agent(frame);
+        this.#send(`${this.#mediaPrefix}${Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength).toString('base64')}"}}`);
+      },
       mark: (name) => this.#send(JSON.stringify({ event: 'mark', streamSid: this.#streamSid, mark: { name } })),
     });
     this.#recognition = await this.voice.stt().open({ encoding: 'mulaw', sampleRate: 8000, ...(this.session?.language ? { language: this.session.language } : {}) });

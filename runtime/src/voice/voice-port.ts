@@ -25,6 +25,14 @@ export class CallVoicePort implements VoicePort {
     return this.voice.agentOfCall(request);
   };
 
+  readonly agentOfRecording = (request: WebhookRequest): Promise<string | undefined> => {
+    return this.voice.agentOfRecording(request);
+  };
+
+  readonly recordingPath = (file: string): string | undefined => {
+    return this.voice.recordings.pathOf(file);
+  };
+
   readonly voiceMessagePath = (name: string): string | undefined => {
     return this.voiceMessages.pathOf(name);
   };

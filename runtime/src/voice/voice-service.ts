@@ -13,6 +13,8 @@ import { callTranscriptEntry } from '../inbox/entries.js';
 import type { Logger } from '../logger.js';
 import type { CallDirectory } from './call-directory.js';
 import type { CallMessages } from './call-messages.js';
+import type { CallRecorder } from './call-recorder.js';
+import type { CallRecordings } from './call-recordings.js';
 
 /**
  * Voice calls on this node: the live sessions, the provider's voice webhooks (signature checked with
@@ -36,9 +38,36 @@ export class VoiceService {
     private readonly directory: CallDirectory,
     /** Where a message a call took for the agent goes. */
     private readonly messages: CallMessages,
-    private readonly options: { mode: 'relay' | 'stream'; maxCallSeconds: number; publicBaseUrl: () => string },
+    private readonly options: { mode: 'relay' | 'stream'; maxCallSeconds: number; publicBaseUrl: () => string; recordings: CallRecordings },
     private readonly logger?: Logger,
   ) {}
+
+  /** Where call recordings are stored. */
+  get recordings(): CallRecordings {
+    return this.options.recordings;
+  }
+
+  /**
+   * A relay call to be recorded has connected: the provider, which holds its audio, records it and
+   * posts the recording's callback to `/webhooks/voice/recording` when it is ready.
+   */
+  recordByProvider(session: CallSession): void {
+    const recording = this.drivers.for('voice')?.telephony?.recording;
+    const log = { sessionId: session.sessionId, callSid: session.callSid, ...traceOf(session) };
+    if (!recording) return void this.logger?.warn({ ...log, provider: this.telephonyDriverName() }, 'the call is not recorded: its telephony driver cannot record calls');
+    if (!session.callSid) return;
+    recording
+      .start(session.callSid, { statusCallbackUrl: `${this.options.publicBaseUrl()}/webhooks/voice/recording` })
+      .catch((err: unknown) => this.logger?.warn({ ...log, err }, 'the provider did not start recording the call'));
+  }
+
+  /** A stream-mode call's media closed: its recording is written (off the media path). */
+  recorded(session: CallSession, recorder: CallRecorder): void {
+    if (recorder.seconds === 0) return;
+    this.recordings
+      .save(session.sessionId, recorder.wav(), recorder.seconds)
+      .catch((err: unknown) => this.logger?.warn({ err, sessionId: session.sessionId, ...traceOf(session) }, 'the call recording could not be written'));
+  }
 
   /** Makes a new session findable by its media connection. */
   async register(session: CallSession): Promise<void> {
@@ -164,6 +193,13 @@ export class VoiceService {
   async agentOfCall(request: WebhookRequest): Promise<string | undefined> {
     const { callSid } = this.telephonyDriver().telephony.parseCallWebhook(request);
     return (await this.store.calls.get(callSid))?.agentId;
+  }
+
+  /** The agent a recording callback belongs to, found by its CallSid in the call log; undefined for an unknown call. */
+  async agentOfRecording(request: WebhookRequest): Promise<string | undefined> {
+    const recording = this.telephonyDriver().telephony.recording;
+    if (!recording) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'The telephony driver cannot record calls.');
+    return (await this.store.calls.get(recording.parseRecordingWebhook(request).callSid))?.agentId;
   }
 
   /** The media WebSocket URL for a session (wss:// when the public URL is https). */

@@ -80,7 +80,7 @@ export interface DriverConformanceOptions<S = Record<string, unknown>> extends V
 }
 
 /** The driver capability each case exercises; a driver without it skips the case. `voice` is any of tts, stt, telephony. */
-const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'findSent' | 'webhooks' | 'health' | 'estimateCost' | 'tts' | 'stt' | 'telephony' | 'voice'>> = {
+const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'findSent' | 'webhooks' | 'health' | 'estimateCost' | 'tts' | 'stt' | 'telephony' | 'voice' | 'recording'>> = {
   'send returns externalId, status, cost and segments': 'send',
   'findSent finds a message it sent by its addresses, body and time': 'findSent',
   'a provider 5xx is a retryable PROVIDER_ERROR': 'send',
@@ -151,6 +151,7 @@ export function describeDriverConformance<S>(options: DriverConformanceOptions<S
       const capability = CAPABILITY_OF[name];
       if (!driver || !capability) return undefined;
       if (capability === 'voice') return VOICE_CAPABILITIES.some((c) => driver![c] !== undefined) ? undefined : 'the driver has no voice capability (tts, stt or telephony)';
+      if (capability === 'recording') return driver.telephony?.recording !== undefined ? undefined : 'the driver has no telephony.recording capability';
       return driver[capability] !== undefined ? undefined : `the driver has no ${capability} capability`;
     };
     const test = (name: ConformanceCase, body: (d: Driver) => Promise<void> | void): void => {

@@ -11,6 +11,8 @@ export type {
   PlaceCallRequest,
 } from './voice-conformance.js';
 export { AUDIO_FORMATS, CALL_STATUSES, assertSynthesizedAudio, assertCallStatusEvent, assertWellFormedXml } from './voice-checks.js';
+export { assertWav } from './wav-checks.js';
+export type { WavInfo } from './wav-checks.js';
 export { startWebhookReceiver } from './webhook-receiver.js';
 export type { WebhookReceiver, WebhookReceiverOptions, ReceivedWebhook } from './webhook-receiver.js';
 export {

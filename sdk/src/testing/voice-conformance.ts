@@ -3,6 +3,7 @@ import type { Driver, WebhookRequest } from '../driver.js';
 import { ErrorCodes } from '../errors.js';
 import { checkDriverCapabilities } from '../manifest.js';
 import type { AudioFormat, CallStep, Telephony } from '../voice.js';
+import { assertWav } from './wav-checks.js';
 import { assertAck, expectCode } from './checks.js';
 import { AUDIO_FORMATS, assertCallStatusEvent, assertSynthesizedAudio, assertWellFormedXml } from './voice-checks.js';
 
@@ -20,13 +21,15 @@ export const VOICE_CONFORMANCE_CASES = [
   'updateCall accepts steps for a placed call',
   'parseCallWebhook reads a call status event',
   'parseCallWebhook rejects a body without a call id',
+  'parseRecordingWebhook reads a recording event and fetch returns its WAV audio',
+  'parseRecordingWebhook rejects a body without a recording id',
 ] as const;
 
 /** One voice case name. */
 export type VoiceConformanceCase = (typeof VOICE_CONFORMANCE_CASES)[number];
 
 /** The capability each voice case exercises; `voice` means any of tts, stt and telephony. */
-export const VOICE_CAPABILITY_OF: Readonly<Record<VoiceConformanceCase, 'tts' | 'stt' | 'telephony' | 'voice'>> = {
+export const VOICE_CAPABILITY_OF: Readonly<Record<VoiceConformanceCase, 'tts' | 'stt' | 'telephony' | 'voice' | 'recording'>> = {
   'voice capabilities match the manifest': 'voice',
   'synthesize returns audio of the requested format and a plausible length': 'tts',
   'voices lists voices with an id and a name': 'tts',
@@ -39,6 +42,8 @@ export const VOICE_CAPABILITY_OF: Readonly<Record<VoiceConformanceCase, 'tts' | 
   'updateCall accepts steps for a placed call': 'telephony',
   'parseCallWebhook reads a call status event': 'telephony',
   'parseCallWebhook rejects a body without a call id': 'telephony',
+  'parseRecordingWebhook reads a recording event and fetch returns its WAV audio': 'recording',
+  'parseRecordingWebhook rejects a body without a recording id': 'recording',
 };
 
 type Fixture<T> = () => Promise<T> | T;
@@ -85,6 +90,10 @@ export interface TelephonyFixtures {
   steps?: readonly CallStep[];
   /** Further checks on what `callWebhook()` parses into. */
   expectCallStatus?: (event: ReturnType<Telephony['parseCallWebhook']>) => void | Promise<void>;
+  /** A verified recording status callback for a completed recording the provider holds (telephony.recording). */
+  recordingWebhook?: Fixture<WebhookRequest>;
+  /** A correctly signed recording status callback whose body names no recording. */
+  malformedRecordingWebhook?: Fixture<WebhookRequest>;
 }
 
 /** The voice options of `describeDriverConformance`. */
@@ -264,6 +273,35 @@ export function declareVoiceCases(suite: VoiceSuite): void {
     const request = await need(fixtures.telephony?.malformedCallWebhook, 'telephony.malformedCallWebhook', 'parseCallWebhook rejects a body without a call id')();
     await d.webhooks?.verify(request);
     await expectCode(() => d.telephony!.parseCallWebhook(request), ErrorCodes.MALFORMED_PAYLOAD);
+  });
+
+  declareRecordingCases(suite);
+}
+
+/** The recording cases: a callback read into an event whose audio downloads as WAV, and a malformed one refused. */
+function declareRecordingCases({ fixtures, test, need }: VoiceSuite): void {
+  const reads = 'parseRecordingWebhook reads a recording event and fetch returns its WAV audio';
+  test(reads, async (d) => {
+    const request = await need(fixtures.telephony?.recordingWebhook, 'telephony.recordingWebhook', reads)();
+    await d.webhooks?.verify(request);
+    const recording = d.telephony!.recording!;
+    const event = recording.parseRecordingWebhook(request);
+    assert.equal(event.type, 'recording');
+    assert.ok(typeof event.callSid === 'string' && event.callSid.length > 0, 'callSid must be a non-empty string');
+    assert.ok(typeof event.recordingId === 'string' && event.recordingId.length > 0, 'recordingId must be a non-empty string');
+    assert.equal(event.status, 'completed', 'the fixture is a completed recording');
+    assert.ok(event.durationSeconds === null || (Number.isFinite(event.durationSeconds) && event.durationSeconds >= 0), 'durationSeconds must be null or >= 0');
+    const audio = await recording.fetch(event);
+    assert.match(audio.contentType, /^audio\/(x-)?wav/, 'a recording is served as WAV');
+    const wav = assertWav(audio.audio);
+    if (event.durationSeconds !== null) assert.ok(Math.abs(wav.seconds - event.durationSeconds) <= 1.5, `the audio lasts ${wav.seconds} s, the event says ${event.durationSeconds} s`);
+  });
+
+  const rejects = 'parseRecordingWebhook rejects a body without a recording id';
+  test(rejects, async (d) => {
+    const request = await need(fixtures.telephony?.malformedRecordingWebhook, 'telephony.malformedRecordingWebhook', rejects)();
+    await d.webhooks?.verify(request);
+    await expectCode(() => d.telephony!.recording!.parseRecordingWebhook(request), ErrorCodes.MALFORMED_PAYLOAD);
   });
 }
 

@@ -1,4 +1,5 @@
 import { callDurationSeconds, callPrice, callRequestParams, requestedCallEvents, sendCallWebhook } from '../twilio/calls-webhooks.js';
+import { completeCallRecordings } from '../twilio/recordings.js';
 import { rfc2822 } from '../twilio/twilio-format.js';
 import type { SimCall, SimCallStatus } from '../types.js';
 import { TwimlRunner, type TwimlSource } from './call-runner.js';
@@ -164,6 +165,8 @@ export class LivePhoneCall implements PhoneCall {
       this.recording.status = status;
     } else {
       this.setStatus(status, 'completed', status, extra);
+      // Twilio finishes a call's recordings once it has ended; their callbacks follow the call's.
+      void this.#callbacks.then(() => completeCallRecordings(this.#ctx.state, sim));
     }
     this.#onEnd?.();
     void this.#callbacks.then(() => this.#resolveDone(this.recording));

@@ -5,6 +5,7 @@ import type { SimCall, SimCallStatus } from '../types.js';
 import { notifyCallCreated, notifyCallUpdated } from './calls-observer.js';
 import { callDurationSeconds } from './calls-webhooks.js';
 import { twilioPage } from './pagination.js';
+import { completeCallRecordings } from './recordings.js';
 import { twilioError } from './twilio-errors.js';
 import { API_VERSION, E164, formField, formFieldList, formatNumber, isHttpUrl, rfc2822, twilioHeaders } from './twilio-format.js';
 
@@ -135,6 +136,7 @@ export function updateCall(state: SimulatorState, call: SimCall, form: Form): Si
     if (status === 'completed' || pending) {
       call.status = status;
       call.endTime = now;
+      completeCallRecordings(state, call);
     }
     update.status = status;
   }

@@ -4,11 +4,15 @@ import type { ProviderApi, SimulatorState } from '../simulator-state.js';
 import { fetchAccount, listIncomingPhoneNumbers } from './account-resources.js';
 import { callJson, createCall, listCalls, updateCall } from './calls.js';
 import { createMessage, fetchMessage, listMessages } from './messages.js';
+import { fetchRecording, startCallRecording } from './recordings.js';
 import { twilioAuthenticationError, twilioFault, twilioMethodNotAllowed, twilioNotFound } from './twilio-errors.js';
 import { twilioHeaders } from './twilio-format.js';
 
 const ACCOUNT_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\.json$/;
 const RESOURCE_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/(Messages|Calls|IncomingPhoneNumbers)(?:\/([^/]+))?\.json$/;
+const CALL_RECORDINGS_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\/([^/]+)\/Recordings\.json$/;
+/** A recording's media (no extension or `.wav`: WAV; `.mp3`) or its resource (`.json`). */
+const RECORDING_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Recordings\/(RE[0-9a-f]{32})(\.wav|\.mp3|\.json)?$/;
 
 /** HTTP Basic `accountSid:authToken`, as the twilio SDK sends it. */
 function authenticated(state: SimulatorState, authorization: string | undefined): boolean {
@@ -35,6 +39,18 @@ export function twilioApi(state: SimulatorState): ProviderApi {
       if (account) {
         if (account[1] !== accountSid) return twilioNotFound(req.path);
         return req.method === 'GET' ? fetchAccount(state) : twilioMethodNotAllowed(req.method);
+      }
+
+      const callRecordings = CALL_RECORDINGS_PATH.exec(req.path);
+      if (callRecordings) {
+        const call = callRecordings[1] === accountSid ? state.twilio.calls.get(callRecordings[2]!) : undefined;
+        if (!call) return twilioNotFound(req.path);
+        return req.method === 'POST' ? startCallRecording(state, call, formOf(req)) : twilioMethodNotAllowed(req.method);
+      }
+      const recording = RECORDING_PATH.exec(req.path);
+      if (recording) {
+        if (req.method !== 'GET') return twilioMethodNotAllowed(req.method);
+        return (recording[1] === accountSid && fetchRecording(state, recording[2]!, recording[3], req.path)) || twilioNotFound(req.path);
       }
 
       const resource = RESOURCE_PATH.exec(req.path);

@@ -1,6 +1,7 @@
 import { BoundedMap } from '../bounded-map.js';
 import { twilioSid } from '../ids.js';
 import type { SimCall } from '../types.js';
+import type { SimRecording } from './recordings.js';
 
 /** An outbound message as the simulated Twilio account stores it. */
 export interface TwilioMessage {
@@ -33,15 +34,17 @@ export interface OwnedNumber {
   createdAt: Date;
 }
 
-/** Resources of the simulated Twilio account: messages, calls and owned numbers. */
+/** Resources of the simulated Twilio account: messages, calls, call recordings and owned numbers. */
 export class TwilioLedger {
   readonly messages: BoundedMap<string, TwilioMessage>;
   readonly calls: BoundedMap<string, SimCall>;
+  readonly recordings: BoundedMap<string, SimRecording>;
   readonly numbers: OwnedNumber[];
 
   constructor(capacity: number, phoneNumbers: string[]) {
     this.messages = new BoundedMap(capacity);
     this.calls = new BoundedMap(capacity);
+    this.recordings = new BoundedMap(capacity);
     const createdAt = new Date();
     this.numbers = phoneNumbers.map((phoneNumber) => ({ sid: twilioSid('PN'), phoneNumber, createdAt }));
   }
@@ -49,5 +52,6 @@ export class TwilioLedger {
   clear(): void {
     this.messages.clear();
     this.calls.clear();
+    this.recordings.clear();
   }
 }

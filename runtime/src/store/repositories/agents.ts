@@ -21,6 +21,8 @@ export interface AgentRecord {
   readonly systemPrompt: string | null;
   readonly voice: string | null;
   readonly language: string | null;
+  /** Whether the agent's calls are recorded when a call does not say (absent: off). */
+  readonly recordCalls?: boolean;
   readonly channels: readonly AgentChannel[];
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -37,6 +39,7 @@ interface AgentRow {
   system_prompt: string | null;
   voice: string | null;
   language: string | null;
+  record_calls: number;
   created_at: string;
   updated_at: string;
 }
@@ -77,8 +80,8 @@ export class AgentRepository {
   async insert(tx: SqlExecutor, agent: AgentRecord): Promise<boolean> {
     const { changes } = await tx.execute(
       `INSERT INTO agents (agent_id, display_name, status, blocked_channels, callback_url, signing_secret,
-         greeting, system_prompt, voice, language, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id) DO NOTHING`,
+         greeting, system_prompt, voice, language, record_calls, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id) DO NOTHING`,
       [
         agent.agentId,
         agent.displayName,
@@ -90,6 +93,7 @@ export class AgentRepository {
         agent.systemPrompt,
         agent.voice,
         agent.language,
+        agent.recordCalls ? 1 : 0,
         agent.createdAt,
         agent.updatedAt,
       ],
@@ -155,6 +159,7 @@ function toRecord(row: AgentRow, channels: readonly ChannelRow[]): AgentRecord {
     systemPrompt: row.system_prompt,
     voice: row.voice,
     language: row.language,
+    recordCalls: Number(row.record_calls) === 1,
     channels: channels.map((c) => ({ channel: c.channel, address: c.address, pool: c.pool })),
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -43,6 +43,15 @@ export interface StoredCall extends CallRecord {
   /** Null until the process holding the call's media wrote it (at the call's end), and for calls never connected. */
   readonly ledger: CallLedgerRecord | null;
   readonly transcript: TranscriptLine[] | null;
+  /** The call's recording, once stored (and until its retention ends). */
+  readonly recording: StoredRecording | null;
+}
+
+/** A call's stored recording: its file under the recordings directory, its length, when it was stored. */
+export interface StoredRecording {
+  readonly file: string;
+  readonly seconds: number;
+  readonly recordedAt: string;
 }
 
 interface StoredCallRow extends CallRow {
@@ -50,6 +59,9 @@ interface StoredCallRow extends CallRow {
   ended_at: string | null;
   ledger: string | null;
   transcript: string | null;
+  recording_file: string | null;
+  recording_seconds: number | null;
+  recorded_at: string | null;
 }
 
 /** Which calls a listing takes, newest first; `after` continues after the (createdAt, callSid) of the last one seen. */
@@ -131,6 +143,30 @@ export class CallRepository {
     };
   }
 
+  /** The call's recording was stored (its file written first); false for an unknown session. */
+  async saveRecording(sessionId: string, recording: StoredRecording): Promise<boolean> {
+    const { changes } = await this.db.execute('UPDATE calls SET recording_file = ?, recording_seconds = ?, recorded_at = ? WHERE session_id = ?', [
+      recording.file,
+      recording.seconds,
+      recording.recordedAt,
+      sessionId,
+    ]);
+    return changes > 0;
+  }
+
+  /** Recordings stored before `before`, oldest first, a batch at a time (what the retention sweep removes). */
+  async recordingsBefore(before: string, limit: number): Promise<{ sessionId: string; file: string }[]> {
+    return this.db.query<{ sessionId: string; file: string }>(
+      'SELECT session_id AS "sessionId", recording_file AS "file" FROM calls WHERE recorded_at < ? AND recording_file IS NOT NULL ORDER BY recorded_at LIMIT ?',
+      [before, limit],
+    );
+  }
+
+  /** The call keeps no recording any more (its file is gone). */
+  async forgetRecording(sessionId: string): Promise<void> {
+    await this.db.execute('UPDATE calls SET recording_file = NULL, recording_seconds = NULL, recorded_at = NULL WHERE session_id = ?', [sessionId]);
+  }
+
   /** One call with its ledger and transcript, by its call sid or session id. */
   async detail(callId: string): Promise<StoredCall | undefined> {
     const row = await this.db.get<StoredCallRow>('SELECT * FROM calls WHERE call_sid = ? OR session_id = ?', [callId, callId]);
@@ -171,6 +207,7 @@ function toStored(row: StoredCallRow): StoredCall {
     endedAt: row.ended_at,
     ledger: row.ledger === null ? null : (JSON.parse(row.ledger) as CallLedgerRecord),
     transcript: row.transcript === null ? null : (JSON.parse(row.transcript) as TranscriptLine[]),
+    recording: row.recording_file === null ? null : { file: row.recording_file, seconds: Number(row.recording_seconds), recordedAt: row.recorded_at! },
   };
 }
 
