@@ -502,6 +502,6 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
       assert.equal(new Set(ours.map((e) => e.payload.externalId)).size, ours.length, `${agent.agentId}: a webhook twice in the inbox`);
     }
     const total = acked.reduce((sum, list) => sum + list.length, 0);
-    console.log(`cluster faults, kill -9 of a node serving ${counts[victim]} of ${AGENTS} agents: every agent served again ≤ ${gap} ms after (lease TTL ${LEASE_TTL_MS} ms), then steadily; ${total} webhooks acknowledged under load, each in its agent's inbox once, in order`);
+    console.log(`cluster faults, kill -9 of a node serving ${counts[victim]} of ${AGENTS} agents (partitions held before: ${[0, 1, 2].map((i) => [...served.values()].filter((n) => n === i).length).join('/')}): every agent served again ≤ ${gap} ms after (lease TTL ${LEASE_TTL_MS} ms), then steadily; ${total} webhooks acknowledged under load, each in its agent's inbox once, in order`);
   });
 });
