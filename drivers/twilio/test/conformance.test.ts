@@ -52,6 +52,7 @@ describeDriverConformance({
     { channel: 'sms', from: NUMBERS[0]!, to: CUSTOMER, body: 'Hello from the conformance suite' },
     { channel: 'whatsapp', from: NUMBERS[1]!, to: CUSTOMER, body: 'Hello on WhatsApp' },
   ],
+  unknownExternalId: 'SM' + '0'.repeat(32),
   injectFault: (status) => sim.faults.add({ provider: 'twilio', status, times: 1 }),
   clearFaults: () => sim.faults.clear(),
   webhooks: {
