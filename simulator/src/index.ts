@@ -12,6 +12,8 @@ export type {
   RecordedRequest,
   SentMessage,
   SentMessageFilter,
+  SilentOutcome,
+  SilentProvider,
   SimCall,
   SimCallStatus,
   SimCallUpdate,
