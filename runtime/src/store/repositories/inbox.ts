@@ -64,7 +64,9 @@ export type EntryCondition =
   | { readonly messageStored: string }
   | { readonly callLogged: string }
   | { readonly callStatusChangesTo: { readonly callSid: string; readonly status: string } }
-  | { readonly callConversationMissing: string };
+  | { readonly callConversationMissing: string }
+  /** The message still has this status (the entry's statements run before the update that changes it). */
+  | { readonly messageStatusIs: { readonly messageId: string; readonly status: string } };
 
 function condition(when: EntryCondition): { sql: string; params: string[] } {
   if ('messageStored' in when) return { sql: 'EXISTS (SELECT 1 FROM messages WHERE id = ?)', params: [when.messageStored] };
@@ -72,6 +74,10 @@ function condition(when: EntryCondition): { sql: string; params: string[] } {
   if ('callStatusChangesTo' in when) {
     const { callSid, status } = when.callStatusChangesTo;
     return { sql: 'EXISTS (SELECT 1 FROM calls WHERE call_sid = ? AND status <> ?)', params: [callSid, status] };
+  }
+  if ('messageStatusIs' in when) {
+    const { messageId, status } = when.messageStatusIs;
+    return { sql: 'EXISTS (SELECT 1 FROM messages WHERE id = ? AND status = ?)', params: [messageId, status] };
   }
   return { sql: 'EXISTS (SELECT 1 FROM calls WHERE call_sid = ? AND ledger IS NULL)', params: [when.callConversationMissing] };
 }

@@ -34,6 +34,8 @@ export interface MessageRecord {
   /** Outbound email replying in a thread: the Message-ID it answers, and the thread's (oldest first). */
   readonly inReplyTo?: string | null;
   readonly references?: readonly string[];
+  /** Outbound without a final status: when its provider was last asked about it (the reconciler). */
+  readonly reconciledAt?: string | null;
 }
 
 interface MessageRow {
@@ -58,6 +60,7 @@ interface MessageRow {
   email_message_id: string | null;
   in_reply_to: string | null;
   email_references: string | null;
+  reconciled_at?: string | null;
 }
 
 const COLUMNS = `id, agent_id, channel, direction, from_address, to_address, subject, body, html, media_urls,
@@ -70,6 +73,10 @@ const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
 
 /** An outbound message whose provider call has no outcome stored (the partial index messages_unsent). */
 const UNSENT = "external_id IS NULL AND direction = 'outbound' AND status = 'queued'";
+/** The statuses of an outbound message still waiting for its final one; every other status is final. */
+export const UNSETTLED_STATUSES: readonly MessageStatus[] = ['queued', 'accepted', 'sending', 'sent'];
+/** An outbound message sent and without a final status (the partial index messages_unsettled). */
+const UNSETTLED = `direction = 'outbound' AND external_id IS NOT NULL AND status IN (${UNSETTLED_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 /** An inbound message neither handed to the agent nor dead-lettered. */
 const UNDELIVERED = "m.delivery = 'pending' AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.message_id = m.id)";
 
@@ -143,6 +150,26 @@ export class MessageRepository {
     return rows.map(toRecord);
   }
 
+  /** Sent messages stored before `before` and still without a final status, oldest first (the reconciler's). */
+  async unsettledBefore(before: Date, limit = 500): Promise<MessageRecord[]> {
+    const rows = await this.db.query<MessageRow>(`SELECT * FROM messages WHERE created_at < ? AND ${UNSETTLED} ORDER BY created_at LIMIT ?`, [before.toISOString(), limit]);
+    return rows.map(toRecord);
+  }
+
+  /**
+   * Takes the next ask about an unsettled message: marks it asked at `at` if it was last asked at
+   * `previous` and still has no final status. True for the one process (of several sweeping) that took it.
+   */
+  async claimReconcile(id: string, previous: string | null, at: Date): Promise<boolean> {
+    const asked = previous === null ? 'reconciled_at IS NULL' : 'reconciled_at = ?';
+    const { changes } = await this.db.execute(`UPDATE messages SET reconciled_at = ? WHERE id = ? AND ${asked} AND ${UNSETTLED}`, [
+      at.toISOString(),
+      id,
+      ...(previous === null ? [] : [previous]),
+    ]);
+    return changes === 1;
+  }
+
   /** The UPDATE that records the provider's answer to a send. */
   markSentStatement(id: string, result: { externalId: string; status: MessageStatus; cost: number | null; segments: number }): SqlStatement {
     return {
@@ -161,11 +188,12 @@ export class MessageRepository {
   }
 
   /** The UPDATE that applies a delivery receipt; a receipt without a price keeps the cost already known. */
-  applyStatusStatement(agentId: string, externalId: string, status: MessageStatus, cost: number | null, error: string | null): SqlStatement {
+  applyStatusStatement(agentId: string, externalId: string, status: MessageStatus, cost: number | null, error: string | null, expected?: MessageStatus): SqlStatement {
+    // `expected`: only over the status the caller read (the reconciler's answer must not undo a receipt that came meanwhile).
     return {
       sql: `UPDATE messages SET status = ?, cost = COALESCE(?, cost), error = COALESCE(?, error), updated_at = ?
-       WHERE agent_id = ? AND external_id = ? AND direction = 'outbound'`,
-      params: [status, cost, error, new Date().toISOString(), agentId, externalId],
+       WHERE agent_id = ? AND external_id = ? AND direction = 'outbound'${expected === undefined ? '' : ' AND status = ?'}`,
+      params: [status, cost, error, new Date().toISOString(), agentId, externalId, ...(expected === undefined ? [] : [expected])],
     };
   }
 
@@ -268,5 +296,6 @@ function toRecord(row: MessageRow): MessageRecord {
     ...(row.email_message_id ? { emailMessageId: row.email_message_id } : {}),
     ...(row.in_reply_to ? { inReplyTo: row.in_reply_to } : {}),
     ...(row.email_references ? { references: row.email_references.split(' ') } : {}),
+    ...(row.reconciled_at ? { reconciledAt: row.reconciled_at } : {}),
   };
 }
