@@ -34,9 +34,11 @@ export interface StatusChange {
   readonly externalId?: string | null;
   readonly cost?: number | null;
   readonly error?: string | null;
+  /** Why the status is what it is: an `unknown` status's reason. */
+  readonly reason?: string;
 }
 
-/** The entry of an outbound message's status change (queued, sent, delivered, failed, undelivered). */
+/** The entry of an outbound message's status change (queued, sent, delivered, failed, undelivered, unknown). */
 export function statusEntry(message: MessageRecord, change: StatusChange): NewInboxEntry {
   const externalId = change.externalId ?? message.externalId;
   return {
@@ -55,6 +57,7 @@ export function statusEntry(message: MessageRecord, change: StatusChange): NewIn
       externalId: externalId ?? null,
       ...(change.cost === undefined || change.cost === null ? {} : { cost: change.cost }),
       ...(change.error ? { error: change.error } : {}),
+      ...(change.reason ? { reason: change.reason } : {}),
     },
     createdAt: new Date().toISOString(),
   };
