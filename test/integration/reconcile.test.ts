@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
+import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+const CUSTOMER = '+14155550199';
+const PERSON = 'ada@example.com';
+const LINE_USER = 'U' + 'a'.repeat(32);
+/** Short, so the file takes seconds: first ask 300 ms after the send, `unknown` at 3 s. */
+const BOUND_MS = 3000;
+
+interface Entry {
+  type: string;
+  messageId: string;
+  status: string | null;
+  payload: Record<string, unknown>;
+}
+
+describe('a final status for every send, when the provider never calls back', () => {
+  let t: TestGateway;
+  let agent: Awaited<ReturnType<typeof provisionAgent>>;
+  let receiver: CallbackReceiver;
+  let secret: string | undefined;
+  const sent: Record<string, { messageId: string; externalId: string; at: number }> = {};
+
+  before(async () => {
+    t = await startTestGateway({ RECONCILE_AFTER_MS: 300, RECONCILE_BOUND_MS: BOUND_MS, RECONCILE_SWEEP_MS: 100 });
+    agent = await provisionAgent(t, 'reconcile-a', ['sms', 'email', 'line']);
+    receiver = await startCallbackReceiver(() => secret);
+    const set = await t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl: receiver.url } });
+    assert.equal(set.status, 200);
+    secret = ((await set.json()) as { signingSecret: string }).signingSecret;
+    const send = async (name: string, json: Record<string, unknown>) => {
+      const res = await t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json });
+      assert.equal(res.status, 200, await res.clone().text());
+      const { messageId, externalId } = (await res.json()) as { messageId: string; externalId: string };
+      sent[name] = { messageId, externalId, at: Date.now() };
+    };
+    // Each provider stops calling back; what its messages come to only its API tells.
+    const sms = (body: string) => ({ channel: 'sms', to: CUSTOMER, body });
+    const email = (subject: string) => ({ channel: 'email', to: PERSON, subject, body: 'Hello' });
+    t.sim.silence('twilio', 'delivered');
+    await send('twilio delivered', sms('one'));
+    t.sim.silence('twilio', 'undelivered');
+    await send('twilio undelivered', sms('two'));
+    t.sim.silence('twilio', 'sent');
+    await send('twilio stuck', sms('three'));
+    t.sim.silence('resend', 'delivered');
+    await send('resend delivered', email('one'));
+    t.sim.silence('resend', 'undelivered');
+    await send('resend bounced', email('two'));
+    t.sim.silence('resend', 'sent');
+    await send('resend stuck', email('three'));
+    await send('line', { channel: 'line', to: LINE_USER, body: 'hello' });
+  });
+  after(async () => {
+    t.sim.silence('twilio', undefined);
+    t.sim.silence('resend', undefined);
+    await receiver.close();
+    await t.close();
+  });
+
+  const entriesOf = async (messageId: string): Promise<Entry[]> => {
+    const res = await t.call('GET', '/api/v1/inbox?after=0&limit=500', { token: agent.securityToken });
+    assert.equal(res.status, 200);
+    return ((await res.json()) as { entries: Entry[] }).entries.filter((e) => e.messageId === messageId && e.type === 'message.status');
+  };
+  /** The message's final status, in the inbox and at the callback URL; fails past the bound and a generous margin. */
+  const finalOf = async (name: string, final: string) => {
+    const { messageId, at } = sent[name]!;
+    const deadline = at + BOUND_MS + 15_000;
+    for (;;) {
+      const entries = await entriesOf(messageId);
+      const posted = receiver.events.filter((e) => e.event.type === 'message.status' && e.event.data.messageId === messageId);
+      const last = entries.at(-1);
+      if (last?.status === final && posted.some((e) => e.event.data.status === final)) {
+        return { entries, entry: last, posted: posted.find((e) => e.event.data.status === final)!.event, at: Date.now() - at };
+      }
+      if (Date.now() > deadline) assert.fail(`${name}: no ${final} in time; inbox: ${entries.map((e) => e.status).join(' → ')}; callbacks: ${posted.map((e) => e.event.data.status).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  it('Twilio: a message delivered without a callback ends delivered, asked through Messages fetch', async () => {
+    const { entries, entry, posted } = await finalOf('twilio delivered', 'delivered');
+    assert.equal(entry.payload.cost, 0.0079, 'the price Twilio reports on the fetched message');
+    assert.ok(!entries.some((e) => e.status === 'unknown'));
+    assert.equal(posted.data.cost, 0.0079);
+  });
+
+  it('Twilio: an undelivered message ends undelivered with its error code', async () => {
+    const { entry, posted } = await finalOf('twilio undelivered', 'undelivered');
+    assert.equal(entry.payload.error, '30003');
+    assert.equal(posted.data.errorCode, '30003');
+  });
+
+  it('Twilio: a message the carrier never reports on ends unknown at the bound, with the reason', async () => {
+    const { entry, posted, at } = await finalOf('twilio stuck', 'unknown');
+    assert.ok(at >= BOUND_MS - 200, `not before the bound (${at} ms)`);
+    assert.match(String(entry.payload.reason), /twilio still reported sent at the bound of 3 s/);
+    assert.equal(posted.data.reason, entry.payload.reason);
+    // Asked at 0.3 s, then as its age doubles (0.6, 1.2, 2.4 s) and at the bound: five asks at most, however many processes sweep.
+    const asks = t.sim.requests('twilio').filter((r) => r.method === 'GET' && r.path.endsWith(`/Messages/${sent['twilio stuck']!.externalId}.json`)).length;
+    assert.ok(asks >= 2 && asks <= 5, `asked ${asks} times`);
+  });
+
+  it("Resend: last_event delivered ends delivered; a bounce ends undelivered", async () => {
+    await finalOf('resend delivered', 'delivered');
+    const { entry } = await finalOf('resend bounced', 'undelivered');
+    assert.equal(entry.payload.error, 'bounced');
+  });
+
+  it('Resend: an email whose last_event stays sent ends unknown at the bound, with the reason', async () => {
+    const { entry } = await finalOf('resend stuck', 'unknown');
+    assert.match(String(entry.payload.reason), /resend still reported sent/);
+  });
+
+  it('LINE, whose push API reports no delivery: sent, then unknown at the bound, with the reason', async () => {
+    const { entries, entry, at } = await finalOf('line', 'unknown');
+    assert.deepEqual(entries.map((e) => e.status).slice(-2), ['sent', 'unknown']);
+    assert.ok(at >= BOUND_MS - 200, `not before the bound (${at} ms)`);
+    assert.match(String(entry.payload.reason), /line sent no final status, and its API reports none to ask for; the last status was sent/);
+  });
+
+  it('a final status is final: later sweeps ask nothing more about it', async () => {
+    const fetches = () => t.sim.requests('twilio').filter((r) => r.method === 'GET' && /\/Messages\/SM[0-9a-f]{32}\.json$/i.test(r.path)).length;
+    const before = fetches();
+    await new Promise((r) => setTimeout(r, 800));
+    assert.equal(fetches(), before, 'no Twilio message was asked about again');
+  });
+});
