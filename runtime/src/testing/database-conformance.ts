@@ -300,6 +300,36 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
+    it('reconciler: unsettled sends oldest first, one claim of an ask among two nodes, a status applied only over the one read', async () => {
+      await withNodes(2, async ([first, second]) => {
+        const [a, b] = [first!, second!];
+        const at = (ms: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + ms).toISOString();
+        const outbound = (id: string, externalId: string | null, status: MessageRecord['status'], ms: number): MessageRecord => ({
+          ...inbound('rec-1', id, at(ms)),
+          id,
+          externalId,
+          direction: 'outbound',
+          status,
+          delivery: 'done',
+        });
+        for (const m of [outbound('msg-r2', 'SMR2', 'sent', 2), outbound('msg-r1', 'SMR1', 'queued', 1), outbound('msg-r3', 'SMR3', 'delivered', 3), outbound('msg-r4', null, 'queued', 4), outbound('msg-r5', 'SMR5', 'sent', 60_000)]) {
+          await a.messages.insert(m);
+        }
+        assert.deepEqual((await b.messages.unsettledBefore(new Date(at(10_000)))).map((m) => m.id), ['msg-r1', 'msg-r2'], 'sent (an external id), not final, older than the cut, oldest first');
+        const claims = await Promise.all([a.messages.claimReconcile('msg-r1', null, new Date(at(5000))), b.messages.claimReconcile('msg-r1', null, new Date(at(5001)))]);
+        assert.deepEqual(claims.filter(Boolean).length, 1, 'one of two nodes takes the ask');
+        const claimed = (await a.messages.get('msg-r1'))!.reconciledAt!;
+        assert.equal(await b.messages.claimReconcile('msg-r1', null, new Date(at(6000))), false, 'asked already');
+        assert.equal(await b.messages.claimReconcile('msg-r1', claimed, new Date(at(6000))), true, 'the next ask, over the last');
+        assert.equal(await a.messages.claimReconcile('msg-r3', null, new Date(at(6000))), false, 'a final status is not asked about');
+        const over = (expected: MessageRecord['status']) => b.messages.applyStatusStatement('rec-1', 'SMR2', 'unknown', null, 'no answer', expected);
+        assert.deepEqual(await b.db.executeAll([over('queued')]), [{ changes: 0 }], 'not over another status');
+        assert.deepEqual(await b.db.executeAll([over('sent')]), [{ changes: 1 }]);
+        assert.deepEqual([(await a.messages.get('msg-r2'))!.status, (await a.messages.get('msg-r2'))!.error], ['unknown', 'no answer']);
+        assert.deepEqual((await a.messages.unsettledBefore(new Date(at(10_000)))).map((m) => m.id), ['msg-r1'], 'unknown is final');
+      });
+    });
+
     it('pool claims under concurrent provisioning on two nodes: no number twice, no false POOL_EXHAUSTED', async () => {
       await withNodes(2, async (stores) => {
         const numbers = Array.from({ length: 24 }, (_, i) => `+1202555${String(1000 + i).padStart(4, '0')}`);
