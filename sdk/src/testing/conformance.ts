@@ -83,7 +83,7 @@ export interface DriverConformanceOptions<S = Record<string, unknown>> extends V
 }
 
 /** The driver capability each case exercises; a driver without it skips the case. `voice` is any of tts, stt, telephony. */
-const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'findSent' | 'fetchStatus' | 'webhooks' | 'health' | 'estimateCost' | 'tts' | 'stt' | 'telephony' | 'voice'>> = {
+const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'findSent' | 'fetchStatus' | 'fetchCall' | 'webhooks' | 'health' | 'estimateCost' | 'tts' | 'stt' | 'telephony' | 'voice'>> = {
   'send returns externalId, status, cost and segments': 'send',
   'findSent finds a message it sent by its addresses, body and time': 'findSent',
   'fetchStatus answers for a message it sent': 'fetchStatus',
@@ -154,6 +154,7 @@ export function describeDriverConformance<S>(options: DriverConformanceOptions<S
     const lacks = (name: ConformanceCase): string | undefined => {
       const capability = CAPABILITY_OF[name];
       if (!driver || !capability) return undefined;
+      if (capability === 'fetchCall') return driver.telephony?.fetchCall ? undefined : 'the driver has no telephony.fetchCall';
       if (capability === 'voice') return VOICE_CAPABILITIES.some((c) => driver![c] !== undefined) ? undefined : 'the driver has no voice capability (tts, stt or telephony)';
       return driver[capability] !== undefined ? undefined : `the driver has no ${capability} capability`;
     };
