@@ -1,6 +1,6 @@
 import type { Telephony } from '@switchboard/sdk';
 import type twilio from 'twilio';
-import { placeCall, updateCall } from './voice-calls.js';
+import { fetchCall, placeCall, updateCall } from './voice-calls.js';
 import { renderTwiml } from './voice-twiml.js';
 import { parseCallWebhook } from './voice-webhooks.js';
 
@@ -11,5 +11,6 @@ export function twilioTelephony(client: twilio.Twilio): Telephony {
     updateCall: (callSid, steps) => updateCall(client, callSid, steps),
     render: (steps) => renderTwiml(steps),
     parseCallWebhook: (request) => parseCallWebhook(request),
+    fetchCall: (callSid) => fetchCall(client, callSid),
   };
 }
