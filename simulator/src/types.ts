@@ -296,7 +296,8 @@ export interface Simulator {
   /**
    * Makes Twilio or Resend stop calling back about the messages sent from now on: each still comes to
    * `outcome` (one status-callback delay after `sent`), which only the provider's API tells (Twilio's
-   * Messages fetch, Resend's `last_event`). `undefined` restores the callbacks; so does `reset()`.
+   * Messages fetch, Resend's `last_event`). A silenced Twilio posts no call status callbacks either (a
+   * Calls fetch tells). `undefined` restores the callbacks; so does `reset()`.
    */
   silence(provider: SilentProvider, outcome: SilentOutcome | undefined): void;
   /** Forget recorded traffic, stored resources and faults; cancel pending callbacks. */

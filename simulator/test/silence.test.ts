@@ -37,6 +37,22 @@ describe('A silenced provider: the outcome without the callback', () => {
     }
   });
 
+  it('Twilio: a call ends without its status callback; a Calls fetch tells', async () => {
+    const sim = await startSimulator({ statusCallbackDelayMs: 10 });
+    const receiver = await startReceiver();
+    try {
+      sim.silence('twilio', 'delivered');
+      const call = await sim.phone.call({ url: `${receiver.url}/voice`, from: TO, to: FROM, statusCallback: `${receiver.url}/status`, statusCallbackEvents: ['completed'] });
+      await call.done;
+      await settle();
+      assert.deepEqual(receiver.received.map((w) => w.path), ['/voice'], 'the voice webhook only');
+      assert.equal((await twilioClientFor(sim).calls(call.callSid).fetch()).status, 'completed');
+    } finally {
+      await sim.close();
+      await receiver.close();
+    }
+  });
+
   it('Resend: last_event delivered or bounced; the control API sets and clears it', async () => {
     const sim = await startSimulator({ statusCallbackDelayMs: 10 });
     try {
