@@ -18,7 +18,14 @@ export interface CallRecord {
   readonly updatedAt: string;
   /** The W3C trace context the agent placed the call with (null: none, or an inbound call). */
   readonly traceparent?: string | null;
+  /** Without a final status: when its provider was last asked about it (the reconciler). */
+  readonly reconciledAt?: string | null;
 }
+
+/** The statuses a call ends with; `unknown` is the reconciler's, at the bound. Any other is not final. */
+export const FINAL_CALL_STATUSES: readonly string[] = ['completed', 'busy', 'no-answer', 'failed', 'canceled', 'unknown'];
+/** A call without a final status (the partial index calls_unsettled). */
+const UNSETTLED = `status NOT IN (${FINAL_CALL_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 
 interface CallRow {
   call_sid: string;
@@ -34,6 +41,7 @@ interface CallRow {
   created_at: string;
   updated_at: string;
   traceparent: string | null;
+  reconciled_at?: string | null;
 }
 
 /** A call with what its media connection left: when it connected and ended, its ledger and transcript. */
@@ -90,12 +98,32 @@ export class CallRepository {
     return row && toRecord(row);
   }
 
-  /** Applies a status callback: status, and duration and cost once the provider reports them. */
-  updateStatusStatement(callSid: string, status: string, durationSeconds: number | null, cost: number | null): SqlStatement {
+  /**
+   * Applies a status callback: status, and duration and cost once the provider reports them; with
+   * `expected`, only over that status (the reconciler's answer must not undo a callback that came meanwhile).
+   */
+  updateStatusStatement(callSid: string, status: string, durationSeconds: number | null, cost: number | null, expected?: string): SqlStatement {
     return {
-      sql: 'UPDATE calls SET status = ?, duration_seconds = COALESCE(?, duration_seconds), cost = COALESCE(?, cost), updated_at = ? WHERE call_sid = ?',
-      params: [status, durationSeconds, cost, new Date().toISOString(), callSid],
+      sql: `UPDATE calls SET status = ?, duration_seconds = COALESCE(?, duration_seconds), cost = COALESCE(?, cost), updated_at = ? WHERE call_sid = ?${expected === undefined ? '' : ' AND status = ?'}`,
+      params: [status, durationSeconds, cost, new Date().toISOString(), callSid, ...(expected === undefined ? [] : [expected])],
     };
+  }
+
+  /** Calls logged before `before` and still without a final status, oldest first (the reconciler's). */
+  async unsettledBefore(before: Date, limit = 500): Promise<CallRecord[]> {
+    const rows = await this.db.query<CallRow>(`SELECT * FROM calls WHERE created_at < ? AND ${UNSETTLED} ORDER BY created_at LIMIT ?`, [before.toISOString(), limit]);
+    return rows.map(toRecord);
+  }
+
+  /** Takes the next ask about an unsettled call, as `MessageRepository.claimReconcile` does for a message. */
+  async claimReconcile(callSid: string, previous: string | null, at: Date): Promise<boolean> {
+    const asked = previous === null ? 'reconciled_at IS NULL' : 'reconciled_at = ?';
+    const { changes } = await this.db.execute(`UPDATE calls SET reconciled_at = ? WHERE call_sid = ? AND ${asked} AND ${UNSETTLED}`, [
+      at.toISOString(),
+      callSid,
+      ...(previous === null ? [] : [previous]),
+    ]);
+    return changes === 1;
   }
 
   async updateStatus(callSid: string, status: string, durationSeconds: number | null, cost: number | null): Promise<boolean> {
@@ -189,5 +217,6 @@ function toRecord(row: CallRow): CallRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     traceparent: row.traceparent,
+    ...(row.reconciled_at ? { reconciledAt: row.reconciled_at } : {}),
   };
 }

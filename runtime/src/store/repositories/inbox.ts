@@ -65,8 +65,9 @@ export type EntryCondition =
   | { readonly callLogged: string }
   | { readonly callStatusChangesTo: { readonly callSid: string; readonly status: string } }
   | { readonly callConversationMissing: string }
-  /** The message still has this status (the entry's statements run before the update that changes it). */
-  | { readonly messageStatusIs: { readonly messageId: string; readonly status: string } };
+  /** The message, or the call, still has this status (the entry's statements run before the update that changes it). */
+  | { readonly messageStatusIs: { readonly messageId: string; readonly status: string } }
+  | { readonly callStatusIs: { readonly callSid: string; readonly status: string } };
 
 function condition(when: EntryCondition): { sql: string; params: string[] } {
   if ('messageStored' in when) return { sql: 'EXISTS (SELECT 1 FROM messages WHERE id = ?)', params: [when.messageStored] };
@@ -74,6 +75,10 @@ function condition(when: EntryCondition): { sql: string; params: string[] } {
   if ('callStatusChangesTo' in when) {
     const { callSid, status } = when.callStatusChangesTo;
     return { sql: 'EXISTS (SELECT 1 FROM calls WHERE call_sid = ? AND status <> ?)', params: [callSid, status] };
+  }
+  if ('callStatusIs' in when) {
+    const { callSid, status } = when.callStatusIs;
+    return { sql: 'EXISTS (SELECT 1 FROM calls WHERE call_sid = ? AND status = ?)', params: [callSid, status] };
   }
   if ('messageStatusIs' in when) {
     const { messageId, status } = when.messageStatusIs;
