@@ -90,8 +90,8 @@ function callEntry(call: CallParties, type: 'call.status' | 'call.transcript' | 
 }
 
 /** A call's status change: started (its first status), answered (`in-progress`), ended (`completed`, `busy`, `no-answer`, …). */
-export function callStatusEntry(call: CallParties, status: string, durationSeconds: number | null = null, cost: number | null = null): NewInboxEntry {
-  return callEntry(call, 'call.status', status, { status, ...(durationSeconds === null ? {} : { durationSeconds }), ...(cost === null ? {} : { cost }) });
+export function callStatusEntry(call: CallParties, status: string, durationSeconds: number | null = null, cost: number | null = null, reason?: string): NewInboxEntry {
+  return callEntry(call, 'call.status', status, { status, ...(durationSeconds === null ? {} : { durationSeconds }), ...(cost === null ? {} : { cost }), ...(reason ? { reason } : {}) });
 }
 
 /** What was said on the call, once its media connection closed. */

@@ -60,7 +60,7 @@ function providerOf(context: MessagingContext, message: MessageRecord): string {
 }
 
 /** `90 s`, `15 min`, `24 h`: how the bound reads in a reason. */
-function duration(ms: number): string {
+export function duration(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
   if (ms % 60_000 === 0) return `${ms / 60_000} min`;
   return `${ms / 1000} s`;

@@ -1,7 +1,13 @@
 import type { AgentClient } from '../agents/agent-client.js';
 import type { Logger } from '../logger.js';
-import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
+
+/** What the schedule of asks reads of a message or a call. */
+interface Unsettled {
+  readonly agentId: string;
+  readonly createdAt: string;
+  readonly reconciledAt?: string | null;
+}
 
 export interface ReconcilerOptions {
   store: Store;
@@ -22,12 +28,12 @@ const CONCURRENCY = 8;
 const BATCH = 500;
 
 /**
- * Gives every outbound message a final status within the bound, when its provider's receipts stop
- * coming: sweeps for sent messages still without one, and has each agent's actor ask the provider
- * (`reconcile`) after `afterMs`, then each time the message's age has doubled, and a last time at
- * `boundMs`, which records `unknown` with the reason when no final answer came. Every process holding
- * agents sweeps; each ask is first claimed in the store (compare-and-set on the last ask's time), so of
- * several nodes sweeping at once one asks.
+ * Gives every outbound message and every call a final status within the bound, when its provider's
+ * callbacks stop coming: sweeps for sent messages and calls still without one, and has each agent's
+ * actor ask the provider (`reconcile`, `reconcileCall`) after `afterMs`, then each time the row's age
+ * has doubled, and a last time at `boundMs`, which records `unknown` with the reason when no final
+ * answer came. Every process holding agents sweeps; each ask is first claimed in the store
+ * (compare-and-set on the last ask's time), so of several nodes sweeping at once one asks.
  */
 export class Reconciler {
   #timer: NodeJS.Timeout | undefined;
@@ -52,13 +58,18 @@ export class Reconciler {
 
   /** One sweep; returns the asks it made (0 after a failure, which is logged and retried next time). */
   async sweep(now = Date.now()): Promise<number> {
-    const { store, logger } = this.options;
+    const { store, agents, logger } = this.options;
     try {
-      const candidates = await store.messages.unsettledBefore(new Date(now - Math.min(this.options.afterMs, this.options.boundMs)), BATCH);
-      const due = candidates.filter((m) => this.dueAt(m) <= now);
+      const cut = new Date(now - Math.min(this.options.afterMs, this.options.boundMs));
+      const messages = (await store.messages.unsettledBefore(cut, BATCH)).filter((m) => this.dueAt(m) <= now);
+      const calls = (await store.calls.unsettledBefore(cut, BATCH)).filter((c) => this.dueAt(c) <= now);
+      const asks = [
+        ...messages.map((m) => () => this.#ask(m, m.id, store.messages.claimReconcile(m.id, m.reconciledAt ?? null, new Date(now)), () => agents.call('reconcile', m.agentId, { messageId: m.id }))),
+        ...calls.map((c) => () => this.#ask(c, c.callSid, store.calls.claimReconcile(c.callSid, c.reconciledAt ?? null, new Date(now)), () => agents.call('reconcileCall', c.agentId, { callSid: c.callSid }))),
+      ];
       let asked = 0;
-      for (let i = 0; i < due.length; i += CONCURRENCY) {
-        const results = await Promise.all(due.slice(i, i + CONCURRENCY).map((m) => this.askAbout(m, now)));
+      for (let i = 0; i < asks.length; i += CONCURRENCY) {
+        const results = await Promise.all(asks.slice(i, i + CONCURRENCY).map((ask) => ask()));
         asked += results.filter(Boolean).length;
       }
       return asked;
@@ -68,25 +79,26 @@ export class Reconciler {
     }
   }
 
-  /** When the message is next to be asked about: after `afterMs`, then at double its age at the last ask, at the latest at the bound. */
-  dueAt(message: MessageRecord): number {
-    const sent = Date.parse(message.createdAt);
+  /** When a message or call is next to be asked about: after `afterMs`, then at double its age at the last ask, at the latest at the bound. */
+  dueAt(row: Unsettled): number {
+    const sent = Date.parse(row.createdAt);
     const bound = sent + this.options.boundMs;
-    if (!message.reconciledAt) return Math.min(sent + this.options.afterMs, bound);
-    const last = Date.parse(message.reconciledAt);
+    if (!row.reconciledAt) return Math.min(sent + this.options.afterMs, bound);
+    const last = Date.parse(row.reconciledAt);
     // Asked at or past the bound already: the ask that was to record `unknown` did not finish; again.
     if (last >= bound) return last + this.options.everyMs;
     return Math.min(last + Math.max(last - sent, this.options.everyMs), bound);
   }
 
-  async askAbout(message: MessageRecord, now: number): Promise<boolean> {
-    const { store, agents, logger } = this.options;
-    if (!(await store.messages.claimReconcile(message.id, message.reconciledAt ?? null, new Date(now)))) return false;
+  /** Claims one ask, then has the agent's actor make it; true when this process took it. */
+  async #ask(row: Unsettled, id: string, claim: Promise<boolean>, call: () => Promise<{ outcome: string; status: string }>): Promise<boolean> {
+    const { logger } = this.options;
+    if (!(await claim)) return false;
     try {
-      const { outcome, status } = await agents.call('reconcile', message.agentId, { messageId: message.id });
-      if (outcome !== 'pending') logger.info({ messageId: message.id, agentId: message.agentId, outcome, status }, 'outbound message reconciled with its provider');
+      const { outcome, status } = await call();
+      if (outcome !== 'pending') logger.info({ id, agentId: row.agentId, outcome, status }, 'reconciled with its provider');
     } catch (err) {
-      logger.warn({ err, messageId: message.id, agentId: message.agentId }, 'an outbound message could not be reconciled; asked again at a later sweep');
+      logger.warn({ err, id, agentId: row.agentId }, 'could not be reconciled; asked again at a later sweep');
     }
     return true;
   }

@@ -314,6 +314,7 @@ export const AGENT_OPERATIONS = {
   send: operation(Type.Composite([AgentOnly, SendRequestSchema]), SendResponseSchema),
   resumeSend: operation(ResumeSendRequestSchema, ResumeSendResponseSchema),
   reconcile: operation(ReconcileRequestSchema, ReconcileResponseSchema),
+  reconcileCall: operation(Type.Object({ ...Agent, callSid: Type.String() }), ReconcileResponseSchema),
   inbound: operation(Type.Composite([AgentOnly, InboundWebhookSchema]), WebhookAnswerSchema),
   setCallbackUrl: operation(
     Type.Object({ ...Agent, callbackUrl: Nullable(Type.String()) }),

@@ -134,6 +134,7 @@ export class AgentHost {
         events,
         logger,
         publicBaseUrl,
+        reconcileBoundMs: settings.RECONCILE_BOUND_MS,
       }),
       ...messagingOperations({
         drivers,
