@@ -6,12 +6,14 @@ import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/g
 const CUSTOMER = '+14155550199';
 const PERSON = 'ada@example.com';
 const LINE_USER = 'U' + 'a'.repeat(32);
+const NO_ANSWER = '+14155550901';
+const UNASKABLE = '+14155550902';
 /** Short, so the file takes seconds: first ask 300 ms after the send, `unknown` at 3 s. */
 const BOUND_MS = 3000;
 
 interface Entry {
   type: string;
-  messageId: string;
+  messageId: string | null;
   status: string | null;
   payload: Record<string, unknown>;
 }
@@ -22,10 +24,11 @@ describe('a final status for every send, when the provider never calls back', ()
   let receiver: CallbackReceiver;
   let secret: string | undefined;
   const sent: Record<string, { messageId: string; externalId: string; at: number }> = {};
+  const placed: Record<string, { callSid: string; at: number }> = {};
 
   before(async () => {
     t = await startTestGateway({ RECONCILE_AFTER_MS: 300, RECONCILE_BOUND_MS: BOUND_MS, RECONCILE_SWEEP_MS: 100 });
-    agent = await provisionAgent(t, 'reconcile-a', ['sms', 'email', 'line']);
+    agent = await provisionAgent(t, 'reconcile-a', ['sms', 'email', 'line', 'voice']);
     receiver = await startCallbackReceiver(() => secret);
     const set = await t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl: receiver.url } });
     assert.equal(set.status, 200);
@@ -52,8 +55,20 @@ describe('a final status for every send, when the provider never calls back', ()
     t.sim.silence('resend', 'sent');
     await send('resend stuck', email('three'));
     await send('line', { channel: 'line', to: LINE_USER, body: 'hello' });
+    // Calls: Twilio (still silenced) posts no status callbacks; the phone does not answer.
+    const call = async (name: string, to: string) => {
+      t.sim.phone.onOutbound(to, { answer: 'no-answer', ringMs: 200 });
+      const res = await t.call('POST', '/api/v1/make-call', { token: agent.securityToken, json: { to } });
+      assert.equal(res.status, 200, await res.clone().text());
+      placed[name] = { callSid: ((await res.json()) as { callSid: string }).callSid, at: Date.now() };
+    };
+    await call('no answer', NO_ANSWER);
+    await call('unaskable', UNASKABLE);
+    // Twilio cannot be asked about this one: every fetch of it answers 500.
+    t.sim.faults.add({ provider: 'twilio', method: 'GET', pathIncludes: `/Calls/${placed['unaskable']!.callSid}`, status: 500 });
   });
   after(async () => {
+    t.sim.faults.clear();
     t.sim.silence('twilio', undefined);
     t.sim.silence('resend', undefined);
     await receiver.close();
@@ -120,6 +135,37 @@ describe('a final status for every send, when the provider never calls back', ()
     assert.deepEqual(entries.map((e) => e.status).slice(-2), ['sent', 'unknown']);
     assert.ok(at >= BOUND_MS - 200, `not before the bound (${at} ms)`);
     assert.match(String(entry.payload.reason), /line sent no final status, and its API reports none to ask for; the last status was sent/);
+  });
+
+  /** The call's final status, in the inbox and at the callback URL, as for a message. */
+  const callFinalOf = async (name: string, final: string) => {
+    const { callSid, at } = placed[name]!;
+    const deadline = at + BOUND_MS + 15_000;
+    for (;;) {
+      const res = await t.call('GET', '/api/v1/inbox?after=0&limit=500', { token: agent.securityToken });
+      const entries = ((await res.json()) as { entries: Entry[] }).entries.filter((e) => e.type === 'call.status' && e.payload.callSid === callSid);
+      const posted = receiver.events.filter((e) => e.event.type === 'call.status' && e.event.data.callSid === callSid);
+      const last = entries.at(-1);
+      if (last?.status === final && posted.some((e) => e.event.data.status === final)) {
+        return { entry: last, posted: posted.find((e) => e.event.data.status === final)!.event, at: Date.now() - at };
+      }
+      if (Date.now() > deadline) assert.fail(`${name}: no ${final} in time; inbox: ${entries.map((e) => e.status).join(' → ')}; callbacks: ${posted.map((e) => e.event.data.status).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  it('Twilio: a placed call nobody answered ends no-answer, asked through Calls fetch', async () => {
+    await callFinalOf('no answer', 'no-answer');
+    const stored = await t.gateway.runtime.inspect.stored.call(placed['no answer']!.callSid);
+    assert.equal(stored?.status, 'no-answer');
+  });
+
+  it('Twilio: a call its provider cannot be asked about ends unknown at the bound, with the reason', async () => {
+    const { entry, posted, at } = await callFinalOf('unaskable', 'unknown');
+    assert.ok(at >= BOUND_MS - 200, `not before the bound (${at} ms)`);
+    assert.match(String(entry.payload.reason), /^twilio could not be asked for the call status/);
+    assert.equal(posted.data.reason, entry.payload.reason);
+    assert.equal((await t.gateway.runtime.inspect.stored.call(placed['unaskable']!.callSid))?.status, 'unknown');
   });
 
   it('a final status is final: later sweeps ask nothing more about it', async () => {
