@@ -300,7 +300,7 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
-    it('reconciler: unsettled sends oldest first, one claim of an ask among two nodes, a status applied only over the one read', async () => {
+    it('reconciler: unsettled sends and calls oldest first, one claim of an ask among two nodes, a status applied only over the one read', async () => {
       await withNodes(2, async ([first, second]) => {
         const [a, b] = [first!, second!];
         const at = (ms: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + ms).toISOString();
@@ -327,6 +327,19 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.deepEqual(await b.db.executeAll([over('sent')]), [{ changes: 1 }]);
         assert.deepEqual([(await a.messages.get('msg-r2'))!.status, (await a.messages.get('msg-r2'))!.error], ['unknown', 'no answer']);
         assert.deepEqual((await a.messages.unsettledBefore(new Date(at(10_000)))).map((m) => m.id), ['msg-r1'], 'unknown is final');
+
+        const call = (callSid: string, status: string, ms: number) =>
+          a.calls.insert({ callSid, sessionId: `ses-${callSid}`, agentId: 'rec-1', direction: 'outbound', mode: 'relay', from: '+12025550101', to: '+14155550100', status, durationSeconds: 0, cost: null, createdAt: at(ms), updatedAt: at(ms) });
+        await call('CAR1', 'ringing', 1);
+        await call('CAR2', 'completed', 2);
+        await call('CAR3', 'in-progress', 3);
+        assert.deepEqual((await b.calls.unsettledBefore(new Date(at(10_000)))).map((c) => c.callSid), ['CAR1', 'CAR3'], 'calls not ended, oldest first');
+        const callClaims = await Promise.all([a.calls.claimReconcile('CAR1', null, new Date(at(5000))), b.calls.claimReconcile('CAR1', null, new Date(at(5001)))]);
+        assert.equal(callClaims.filter(Boolean).length, 1, 'one of two nodes takes the ask about a call');
+        assert.equal(await a.calls.claimReconcile('CAR2', null, new Date(at(5000))), false, 'an ended call is not asked about');
+        assert.deepEqual(await b.db.executeAll([b.calls.updateStatusStatement('CAR3', 'unknown', null, null, 'ringing')]), [{ changes: 0 }], 'not over another status');
+        assert.deepEqual(await b.db.executeAll([b.calls.updateStatusStatement('CAR3', 'unknown', null, null, 'in-progress')]), [{ changes: 1 }]);
+        assert.deepEqual((await a.calls.unsettledBefore(new Date(at(10_000)))).map((c) => c.callSid), ['CAR1'], 'unknown is final');
       });
     });
 
