@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { PeriodicSweep } from '../periodic-sweep.js';
 import type { Store } from '../store/store.js';
 
 const HOUR_MS = 3_600_000;
@@ -10,9 +11,7 @@ const DAY_MS = 86_400_000;
  * it; in a cluster the sweeps of several nodes are the same idempotent DELETE.
  */
 export class InboxRetention {
-  #timer: NodeJS.Timeout | undefined;
-  /** The sweep under way, which stop waits for: the store closes after it. */
-  #sweeping: Promise<number> | undefined;
+  readonly #periodic: PeriodicSweep;
 
   constructor(
     private readonly store: Store,
@@ -20,20 +19,18 @@ export class InboxRetention {
     private readonly logger: Logger,
     /** The callback delivery log's retention (CALLBACK_LOG_RETENTION_DAYS). */
     private readonly callbackLogDays = days,
-    private readonly everyMs = HOUR_MS,
-  ) {}
-
-  start(): void {
-    this.#sweeping = this.sweep();
-    this.#timer = setInterval(() => (this.#sweeping = this.sweep()), this.everyMs);
-    this.#timer.unref();
+    everyMs = HOUR_MS,
+  ) {
+    this.#periodic = new PeriodicSweep(() => this.sweep(), everyMs);
   }
 
-  /** Sweeps no more, once the sweep under way is done. */
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#sweeping;
+  start(): void {
+    this.#periodic.start(true);
+  }
+
+  /** Sweeps no more, once the sweep under way is done (the store closes after it). */
+  stop(): Promise<void> {
+    return this.#periodic.stop();
   }
 
   /** One sweep; returns the entries removed (0 after a failure, which is logged and retried next time). */

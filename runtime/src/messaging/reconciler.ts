@@ -1,5 +1,6 @@
 import type { AgentClient } from '../agents/agent-client.js';
 import type { Logger } from '../logger.js';
+import { PeriodicSweep } from '../periodic-sweep.js';
 import type { Store } from '../store/store.js';
 
 /** What the schedule of asks reads of a message or a call. */
@@ -36,24 +37,19 @@ const BATCH = 500;
  * (compare-and-set on the last ask's time), so of several nodes sweeping at once one asks.
  */
 export class Reconciler {
-  #timer: NodeJS.Timeout | undefined;
-  /** The sweep under way, which stop waits for: the store closes after it. */
-  #sweeping: Promise<number> | undefined;
+  readonly #periodic: PeriodicSweep;
 
-  constructor(private readonly options: ReconcilerOptions) {}
-
-  start(): void {
-    this.#timer = setInterval(() => {
-      this.#sweeping ??= this.sweep().finally(() => (this.#sweeping = undefined));
-    }, this.options.everyMs);
-    this.#timer.unref();
+  constructor(private readonly options: ReconcilerOptions) {
+    this.#periodic = new PeriodicSweep(() => this.sweep(), options.everyMs);
   }
 
-  /** Sweeps no more, once the sweep under way is done. */
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#sweeping;
+  start(): void {
+    this.#periodic.start();
+  }
+
+  /** Sweeps no more, once the sweep under way is done (the store closes after it). */
+  stop(): Promise<void> {
+    return this.#periodic.stop();
   }
 
   /** One sweep; returns the asks it made (0 after a failure, which is logged and retried next time). */
