@@ -1,6 +1,7 @@
 import type { SqlExecutor, SqlStatement, SqlValue } from '../database.js';
 import type { CallLedgerRecord, TranscriptLine } from '../../protocol/call-record.js';
 import { conversationIdOf, counterpartOf } from '../../protocol/conversations.js';
+import { claimAsk } from './reconcile-claim.js';
 
 /** A voice call as stored: direction, mode, status, duration and cost. */
 export interface CallRecord {
@@ -117,13 +118,7 @@ export class CallRepository {
 
   /** Takes the next ask about an unsettled call, as `MessageRepository.claimReconcile` does for a message. */
   async claimReconcile(callSid: string, previous: string | null, at: Date): Promise<boolean> {
-    const asked = previous === null ? 'reconciled_at IS NULL' : 'reconciled_at = ?';
-    const { changes } = await this.db.execute(`UPDATE calls SET reconciled_at = ? WHERE call_sid = ? AND ${asked} AND ${UNSETTLED}`, [
-      at.toISOString(),
-      callSid,
-      ...(previous === null ? [] : [previous]),
-    ]);
-    return changes === 1;
+    return claimAsk(this.db, { table: 'calls', keyColumn: 'call_sid', key: callSid, unsettled: UNSETTLED }, previous, at);
   }
 
   async updateStatus(callSid: string, status: string, durationSeconds: number | null, cost: number | null): Promise<boolean> {

@@ -1,6 +1,7 @@
 import type { Channel, MessageStatus } from '@switchboard/sdk';
 import type { SqlExecutor, SqlStatement } from '../database.js';
 import type { Tenure } from '../../tenure.js';
+import { claimAsk } from './reconcile-claim.js';
 import { fenceCondition } from './tenures.js';
 import { conversationIdOf, counterpartOf } from '../../protocol/conversations.js';
 
@@ -161,13 +162,7 @@ export class MessageRepository {
    * `previous` and still has no final status. True for the one process (of several sweeping) that took it.
    */
   async claimReconcile(id: string, previous: string | null, at: Date): Promise<boolean> {
-    const asked = previous === null ? 'reconciled_at IS NULL' : 'reconciled_at = ?';
-    const { changes } = await this.db.execute(`UPDATE messages SET reconciled_at = ? WHERE id = ? AND ${asked} AND ${UNSETTLED}`, [
-      at.toISOString(),
-      id,
-      ...(previous === null ? [] : [previous]),
-    ]);
-    return changes === 1;
+    return claimAsk(this.db, { table: 'messages', keyColumn: 'id', key: id, unsettled: UNSETTLED }, previous, at);
   }
 
   /** The UPDATE that records the provider's answer to a send. */
