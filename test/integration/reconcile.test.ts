@@ -42,18 +42,18 @@ describe('a final status for every send, when the provider never calls back', ()
     // Each provider stops calling back; what its messages come to only its API tells.
     const sms = (body: string) => ({ channel: 'sms', to: CUSTOMER, body });
     const email = (subject: string) => ({ channel: 'email', to: PERSON, subject, body: 'Hello' });
-    t.sim.silence('twilio', 'delivered');
-    await send('twilio delivered', sms('one'));
-    t.sim.silence('twilio', 'undelivered');
-    await send('twilio undelivered', sms('two'));
-    t.sim.silence('twilio', 'sent');
-    await send('twilio stuck', sms('three'));
-    t.sim.silence('resend', 'delivered');
-    await send('resend delivered', email('one'));
-    t.sim.silence('resend', 'undelivered');
-    await send('resend bounced', email('two'));
-    t.sim.silence('resend', 'sent');
-    await send('resend stuck', email('three'));
+    const silent: [string, 'twilio' | 'resend', 'delivered' | 'undelivered' | 'sent', Record<string, unknown>][] = [
+      ['twilio delivered', 'twilio', 'delivered', sms('one')],
+      ['twilio undelivered', 'twilio', 'undelivered', sms('two')],
+      ['twilio stuck', 'twilio', 'sent', sms('three')],
+      ['resend delivered', 'resend', 'delivered', email('one')],
+      ['resend bounced', 'resend', 'undelivered', email('two')],
+      ['resend stuck', 'resend', 'sent', email('three')],
+    ];
+    for (const [name, provider, outcome, json] of silent) {
+      t.sim.silence(provider, outcome);
+      await send(name, json);
+    }
     await send('line', { channel: 'line', to: LINE_USER, body: 'hello' });
     // Calls: Twilio (still silenced) posts no status callbacks; the phone does not answer.
     const call = async (name: string, to: string) => {
