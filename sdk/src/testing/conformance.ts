@@ -154,7 +154,7 @@ export function describeDriverConformance<S>(options: DriverConformanceOptions<S
     const lacks = (name: ConformanceCase): string | undefined => {
       const capability = CAPABILITY_OF[name];
       if (!driver || !capability) return undefined;
-      if (capability === 'fetchCall') return driver.telephony?.fetchCall ? undefined : 'the driver has no telephony.fetchCall';
+      if (capability === 'fetchCall') return !driver.telephony ? 'the driver has no telephony capability' : driver.telephony.fetchCall ? undefined : 'the driver has no telephony.fetchCall';
       if (capability === 'voice') return VOICE_CAPABILITIES.some((c) => driver![c] !== undefined) ? undefined : 'the driver has no voice capability (tts, stt or telephony)';
       return driver[capability] !== undefined ? undefined : `the driver has no ${capability} capability`;
     };
