@@ -7,7 +7,7 @@ import type { Store } from '../store/store.js';
 interface Unsettled {
   readonly agentId: string;
   readonly createdAt: string;
-  readonly reconciledAt?: string | null;
+  readonly nextAskAt?: string | null;
 }
 
 export interface ReconcilerOptions {
@@ -33,8 +33,9 @@ const BATCH = 500;
  * callbacks stop coming: sweeps for sent messages and calls still without one, and has each agent's
  * actor ask the provider (`reconcile`, `reconcileCall`) after `afterMs`, then each time the row's age
  * has doubled, and a last time at `boundMs`, which records `unknown` with the reason when no final
- * answer came. Every process holding agents sweeps; each ask is first claimed in the store
- * (compare-and-set on the last ask's time), so of several nodes sweeping at once one asks.
+ * answer came. The time of the next ask is stored with the row, so a sweep reads only rows due (two
+ * partial indexes). Every process holding agents sweeps; each ask is first claimed in the store
+ * (compare-and-set of the next ask's time), so of several nodes sweeping at once one asks.
  */
 export class Reconciler {
   readonly #periodic: PeriodicSweep;
@@ -56,12 +57,13 @@ export class Reconciler {
   async sweep(now = Date.now()): Promise<number> {
     const { store, agents, logger } = this.options;
     try {
-      const cut = new Date(now - Math.min(this.options.afterMs, this.options.boundMs));
-      const messages = (await store.messages.unsettledBefore(cut, BATCH)).filter((m) => this.dueAt(m) <= now);
-      const calls = (await store.calls.unsettledBefore(cut, BATCH)).filter((c) => this.dueAt(c) <= now);
+      const [firstAskCut, at] = [new Date(now - Math.min(this.options.afterMs, this.options.boundMs)), new Date(now)];
+      const messages = await store.messages.dueForAsk(firstAskCut, at, BATCH);
+      const calls = await store.calls.dueForAsk(firstAskCut, at, BATCH);
+      const next = (row: Unsettled) => new Date(this.nextAsk(row.createdAt, now));
       const asks = [
-        ...messages.map((m) => () => this.#ask(m, m.id, store.messages.claimReconcile(m.id, m.reconciledAt ?? null, new Date(now)), () => agents.call('reconcile', m.agentId, { messageId: m.id }))),
-        ...calls.map((c) => () => this.#ask(c, c.callSid, store.calls.claimReconcile(c.callSid, c.reconciledAt ?? null, new Date(now)), () => agents.call('reconcileCall', c.agentId, { callSid: c.callSid }))),
+        ...messages.map((m) => () => this.#ask(m, m.id, store.messages.claimAsk(m.id, m.nextAskAt ?? null, next(m)), () => agents.call('reconcile', m.agentId, { messageId: m.id }))),
+        ...calls.map((c) => () => this.#ask(c, c.callSid, store.calls.claimAsk(c.callSid, c.nextAskAt ?? null, next(c)), () => agents.call('reconcileCall', c.agentId, { callSid: c.callSid }))),
       ];
       let asked = 0;
       for (let i = 0; i < asks.length; i += CONCURRENCY) {
@@ -75,15 +77,16 @@ export class Reconciler {
     }
   }
 
-  /** When a message or call is next to be asked about: after `afterMs`, then at double its age at the last ask, at the latest at the bound. */
-  dueAt(row: Unsettled): number {
-    const sent = Date.parse(row.createdAt);
+  /**
+   * When to ask next about a row created at `createdAt` and asked about at `askedAt`: once its age has
+   * doubled, at the latest at the bound; a sweep later for an ask at the bound (it records `unknown`,
+   * so it is made again only when that did not finish).
+   */
+  nextAsk(createdAt: string, askedAt: number): number {
+    const sent = Date.parse(createdAt);
     const bound = sent + this.options.boundMs;
-    if (!row.reconciledAt) return Math.min(sent + this.options.afterMs, bound);
-    const last = Date.parse(row.reconciledAt);
-    // Asked at or past the bound already: the ask that was to record `unknown` did not finish; again.
-    if (last >= bound) return last + this.options.everyMs;
-    return Math.min(last + Math.max(last - sent, this.options.everyMs), bound);
+    if (askedAt >= bound) return askedAt + this.options.everyMs;
+    return Math.min(askedAt + Math.max(askedAt - sent, this.options.everyMs), bound);
   }
 
   /** Claims one ask, then has the agent's actor make it; true when this process took it. */

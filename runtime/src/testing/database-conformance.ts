@@ -315,31 +315,36 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         for (const m of [outbound('msg-r2', 'SMR2', 'sent', 2), outbound('msg-r1', 'SMR1', 'queued', 1), outbound('msg-r3', 'SMR3', 'delivered', 3), outbound('msg-r4', null, 'queued', 4), outbound('msg-r5', 'SMR5', 'sent', 60_000)]) {
           await a.messages.insert(m);
         }
-        assert.deepEqual((await b.messages.unsettledBefore(new Date(at(10_000)))).map((m) => m.id), ['msg-r1', 'msg-r2'], 'sent (an external id), not final, older than the cut, oldest first');
-        const claims = await Promise.all([a.messages.claimReconcile('msg-r1', null, new Date(at(5000))), b.messages.claimReconcile('msg-r1', null, new Date(at(5001)))]);
+        const due = async (s: Store, cutMs: number, nowMs: number) => (await s.messages.dueForAsk(new Date(at(cutMs)), new Date(at(nowMs)))).map((m) => m.id);
+        assert.deepEqual(await due(b, 10_000, 10_000), ['msg-r1', 'msg-r2'], 'sent (an external id), not final, never asked and older than the cut, oldest first');
+        const claims = await Promise.all([a.messages.claimAsk('msg-r1', null, new Date(at(90_000))), b.messages.claimAsk('msg-r1', null, new Date(at(80_000)))]);
         assert.deepEqual(claims.filter(Boolean).length, 1, 'one of two nodes takes the ask');
-        const claimed = (await a.messages.get('msg-r1'))!.reconciledAt!;
-        assert.equal(await b.messages.claimReconcile('msg-r1', null, new Date(at(6000))), false, 'asked already');
-        assert.equal(await b.messages.claimReconcile('msg-r1', claimed, new Date(at(6000))), true, 'the next ask, over the last');
-        assert.equal(await a.messages.claimReconcile('msg-r3', null, new Date(at(6000))), false, 'a final status is not asked about');
+        const nextAsk = (await a.messages.get('msg-r1'))!.nextAskAt!;
+        assert.equal(await b.messages.claimAsk('msg-r1', null, new Date(at(95_000))), false, 'asked already');
+        assert.deepEqual(await due(b, 10_000, 70_000), ['msg-r2'], 'not due again before its next ask');
+        assert.deepEqual(await due(b, 10_000, 90_000), ['msg-r2', 'msg-r1'], 'never asked first, then the asks due');
+        assert.equal(await b.messages.claimAsk('msg-r1', nextAsk, new Date(at(180_000))), true, 'the next ask, over the last');
+        assert.equal(await a.messages.claimAsk('msg-r3', null, new Date(at(90_000))), false, 'a final status is not asked about');
         const over = (expected: MessageRecord['status']) => b.messages.applyStatusStatement('rec-1', 'SMR2', 'unknown', null, 'no answer', expected);
         assert.deepEqual(await b.db.executeAll([over('queued')]), [{ changes: 0 }], 'not over another status');
         assert.deepEqual(await b.db.executeAll([over('sent')]), [{ changes: 1 }]);
         assert.deepEqual([(await a.messages.get('msg-r2'))!.status, (await a.messages.get('msg-r2'))!.error], ['unknown', 'no answer']);
-        assert.deepEqual((await a.messages.unsettledBefore(new Date(at(10_000)))).map((m) => m.id), ['msg-r1'], 'unknown is final');
+        assert.deepEqual(await due(a, 10_000, 200_000), ['msg-r1'], 'unknown is final');
 
         const call = (callSid: string, status: string, ms: number) =>
           a.calls.insert({ callSid, sessionId: `ses-${callSid}`, agentId: 'rec-1', direction: 'outbound', mode: 'relay', from: '+12025550101', to: '+14155550100', status, durationSeconds: 0, cost: null, createdAt: at(ms), updatedAt: at(ms) });
         await call('CAR1', 'ringing', 1);
         await call('CAR2', 'completed', 2);
         await call('CAR3', 'in-progress', 3);
-        assert.deepEqual((await b.calls.unsettledBefore(new Date(at(10_000)))).map((c) => c.callSid), ['CAR1', 'CAR3'], 'calls not ended, oldest first');
-        const callClaims = await Promise.all([a.calls.claimReconcile('CAR1', null, new Date(at(5000))), b.calls.claimReconcile('CAR1', null, new Date(at(5001)))]);
+        const dueCalls = async (s: Store, nowMs: number) => (await s.calls.dueForAsk(new Date(at(10_000)), new Date(at(nowMs)))).map((c) => c.callSid);
+        assert.deepEqual(await dueCalls(b, 10_000), ['CAR1', 'CAR3'], 'calls not ended, oldest first');
+        const callClaims = await Promise.all([a.calls.claimAsk('CAR1', null, new Date(at(90_000))), b.calls.claimAsk('CAR1', null, new Date(at(80_000)))]);
         assert.equal(callClaims.filter(Boolean).length, 1, 'one of two nodes takes the ask about a call');
-        assert.equal(await a.calls.claimReconcile('CAR2', null, new Date(at(5000))), false, 'an ended call is not asked about');
+        assert.deepEqual(await dueCalls(b, 10_000), ['CAR3'], 'not due again before its next ask');
+        assert.equal(await a.calls.claimAsk('CAR2', null, new Date(at(90_000))), false, 'an ended call is not asked about');
         assert.deepEqual(await b.db.executeAll([b.calls.updateStatusStatement('CAR3', 'unknown', null, null, 'ringing')]), [{ changes: 0 }], 'not over another status');
         assert.deepEqual(await b.db.executeAll([b.calls.updateStatusStatement('CAR3', 'unknown', null, null, 'in-progress')]), [{ changes: 1 }]);
-        assert.deepEqual((await a.calls.unsettledBefore(new Date(at(10_000)))).map((c) => c.callSid), ['CAR1'], 'unknown is final');
+        assert.deepEqual(await dueCalls(a, 200_000), ['CAR1'], 'unknown is final');
       });
     });
 

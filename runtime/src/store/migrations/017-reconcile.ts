@@ -4,9 +4,10 @@ import type { Migration } from '../migrate.js';
 const BEFORE = 'sent before Switchboard asked providers for final statuses';
 
 /**
- * The reconciler: when an outbound message or a call without a final status was last asked about at
- * its provider, and partial indexes of those, so the sweep reads only what is still unsettled (a row
- * leaves its index with its final status). What was unsettled before this migration ends `unknown`
+ * The reconciler: when an outbound message or a call without a final status is next to be asked about
+ * at its provider (`next_ask_at`, null before the first ask, which is due a fixed time after the row's
+ * creation), and partial indexes of the unsettled rows by when they are due, so a sweep reads only what
+ * is due (a row leaves them with its final status). What was unsettled before this migration ends `unknown`
  * here, quietly (no inbox entry, no callback): asking providers about a whole history at the first
  * start would post a flood of `unknown` callbacks about old sends. A receipt that comes later applies.
  */
@@ -14,13 +15,16 @@ export const reconcile: Migration = {
   version: 17,
   name: 'reconcile',
   statements: [
-    'ALTER TABLE messages ADD COLUMN reconciled_at TEXT',
-    `CREATE INDEX messages_unsettled ON messages (created_at)
-      WHERE direction = 'outbound' AND external_id IS NOT NULL AND status IN ('queued', 'accepted', 'sending', 'sent')`,
+    'ALTER TABLE messages ADD COLUMN next_ask_at TEXT',
+    `CREATE INDEX messages_unasked ON messages (created_at)
+      WHERE next_ask_at IS NULL AND direction = 'outbound' AND external_id IS NOT NULL AND status IN ('queued', 'accepted', 'sending', 'sent')`,
+    `CREATE INDEX messages_asked ON messages (next_ask_at)
+      WHERE next_ask_at IS NOT NULL AND direction = 'outbound' AND external_id IS NOT NULL AND status IN ('queued', 'accepted', 'sending', 'sent')`,
     `UPDATE messages SET status = 'unknown', error = COALESCE(error, '${BEFORE}')
       WHERE direction = 'outbound' AND external_id IS NOT NULL AND status IN ('queued', 'accepted', 'sending', 'sent')`,
-    'ALTER TABLE calls ADD COLUMN reconciled_at TEXT',
+    'ALTER TABLE calls ADD COLUMN next_ask_at TEXT',
     `UPDATE calls SET status = 'unknown' WHERE status NOT IN ('completed', 'busy', 'no-answer', 'failed', 'canceled')`,
-    `CREATE INDEX calls_unsettled ON calls (created_at) WHERE status NOT IN ('completed', 'busy', 'no-answer', 'failed', 'canceled', 'unknown')`,
+    `CREATE INDEX calls_unasked ON calls (created_at) WHERE next_ask_at IS NULL AND status NOT IN ('completed', 'busy', 'no-answer', 'failed', 'canceled', 'unknown')`,
+    `CREATE INDEX calls_asked ON calls (next_ask_at) WHERE next_ask_at IS NOT NULL AND status NOT IN ('completed', 'busy', 'no-answer', 'failed', 'canceled', 'unknown')`,
   ],
 };

@@ -1,7 +1,7 @@
 import type { SqlExecutor, SqlStatement, SqlValue } from '../database.js';
 import type { CallLedgerRecord, TranscriptLine } from '../../protocol/call-record.js';
 import { conversationIdOf, counterpartOf } from '../../protocol/conversations.js';
-import { claimAsk } from './reconcile-claim.js';
+import { claimAsk, dueForAsk, type UnsettledTable } from './reconcile-claim.js';
 
 /** A voice call as stored: direction, mode, status, duration and cost. */
 export interface CallRecord {
@@ -19,14 +19,15 @@ export interface CallRecord {
   readonly updatedAt: string;
   /** The W3C trace context the agent placed the call with (null: none, or an inbound call). */
   readonly traceparent?: string | null;
-  /** Without a final status: when its provider was last asked about it (the reconciler). */
-  readonly reconciledAt?: string | null;
+  /** Without a final status, asked about at its provider before: when it is next to be (the reconciler). */
+  readonly nextAskAt?: string | null;
 }
 
 /** The statuses a call ends with; `unknown` is the reconciler's, at the bound. Any other is not final. */
 export const FINAL_CALL_STATUSES: readonly string[] = ['completed', 'busy', 'no-answer', 'failed', 'canceled', 'unknown'];
-/** A call without a final status (the partial index calls_unsettled). */
+/** A call without a final status (the partial indexes calls_unasked and calls_asked). */
 const UNSETTLED = `status NOT IN (${FINAL_CALL_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+const UNSETTLED_CALLS: UnsettledTable = { table: 'calls', keyColumn: 'call_sid', unsettled: UNSETTLED };
 
 interface CallRow {
   call_sid: string;
@@ -42,7 +43,7 @@ interface CallRow {
   created_at: string;
   updated_at: string;
   traceparent: string | null;
-  reconciled_at?: string | null;
+  next_ask_at?: string | null;
 }
 
 /** A call with what its media connection left: when it connected and ended, its ledger and transcript. */
@@ -110,15 +111,14 @@ export class CallRepository {
     };
   }
 
-  /** Calls logged before `before` and still without a final status, oldest first (the reconciler's). */
-  async unsettledBefore(before: Date, limit = 500): Promise<CallRecord[]> {
-    const rows = await this.db.query<CallRow>(`SELECT * FROM calls WHERE created_at < ? AND ${UNSETTLED} ORDER BY created_at LIMIT ?`, [before.toISOString(), limit]);
-    return rows.map(toRecord);
+  /** Calls without a final status due for an ask at `now` (first asks: logged before `firstAskCut`), the reconciler's. */
+  async dueForAsk(firstAskCut: Date, now: Date, limit = 500): Promise<CallRecord[]> {
+    return (await dueForAsk<CallRow>(this.db, UNSETTLED_CALLS, firstAskCut, now, limit)).map(toRecord);
   }
 
-  /** Takes the next ask about an unsettled call, as `MessageRepository.claimReconcile` does for a message. */
-  async claimReconcile(callSid: string, previous: string | null, at: Date): Promise<boolean> {
-    return claimAsk(this.db, { table: 'calls', keyColumn: 'call_sid', key: callSid, unsettled: UNSETTLED }, previous, at);
+  /** Takes the due ask about an unsettled call, as `MessageRepository.claimAsk` does for a message. */
+  async claimAsk(callSid: string, previous: string | null, next: Date): Promise<boolean> {
+    return claimAsk(this.db, UNSETTLED_CALLS, callSid, previous, next);
   }
 
   async updateStatus(callSid: string, status: string, durationSeconds: number | null, cost: number | null): Promise<boolean> {
@@ -212,6 +212,6 @@ function toRecord(row: CallRow): CallRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     traceparent: row.traceparent,
-    ...(row.reconciled_at ? { reconciledAt: row.reconciled_at } : {}),
+    ...(row.next_ask_at ? { nextAskAt: row.next_ask_at } : {}),
   };
 }

@@ -1,7 +1,7 @@
 import type { Channel, MessageStatus } from '@switchboard/sdk';
 import type { SqlExecutor, SqlStatement } from '../database.js';
 import type { Tenure } from '../../tenure.js';
-import { claimAsk } from './reconcile-claim.js';
+import { claimAsk, dueForAsk, type UnsettledTable } from './reconcile-claim.js';
 import { fenceCondition } from './tenures.js';
 import { conversationIdOf, counterpartOf } from '../../protocol/conversations.js';
 
@@ -35,8 +35,8 @@ export interface MessageRecord {
   /** Outbound email replying in a thread: the Message-ID it answers, and the thread's (oldest first). */
   readonly inReplyTo?: string | null;
   readonly references?: readonly string[];
-  /** Outbound without a final status: when its provider was last asked about it (the reconciler). */
-  readonly reconciledAt?: string | null;
+  /** Outbound without a final status, asked about at its provider before: when it is next to be (the reconciler). */
+  readonly nextAskAt?: string | null;
 }
 
 interface MessageRow {
@@ -61,7 +61,7 @@ interface MessageRow {
   email_message_id: string | null;
   in_reply_to: string | null;
   email_references: string | null;
-  reconciled_at?: string | null;
+  next_ask_at?: string | null;
 }
 
 const COLUMNS = `id, agent_id, channel, direction, from_address, to_address, subject, body, html, media_urls,
@@ -76,8 +76,9 @@ const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
 const UNSENT = "external_id IS NULL AND direction = 'outbound' AND status = 'queued'";
 /** The statuses of an outbound message still waiting for its final one; every other status is final. */
 export const UNSETTLED_STATUSES: readonly MessageStatus[] = ['queued', 'accepted', 'sending', 'sent'];
-/** An outbound message sent and without a final status (the partial index messages_unsettled). */
+/** An outbound message sent and without a final status (the partial indexes messages_unasked and messages_asked). */
 const UNSETTLED = `direction = 'outbound' AND external_id IS NOT NULL AND status IN (${UNSETTLED_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+const UNSETTLED_MESSAGES: UnsettledTable = { table: 'messages', keyColumn: 'id', unsettled: UNSETTLED };
 /** An inbound message neither handed to the agent nor dead-lettered. */
 const UNDELIVERED = "m.delivery = 'pending' AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.message_id = m.id)";
 
@@ -151,18 +152,14 @@ export class MessageRepository {
     return rows.map(toRecord);
   }
 
-  /** Sent messages stored before `before` and still without a final status, oldest first (the reconciler's). */
-  async unsettledBefore(before: Date, limit = 500): Promise<MessageRecord[]> {
-    const rows = await this.db.query<MessageRow>(`SELECT * FROM messages WHERE created_at < ? AND ${UNSETTLED} ORDER BY created_at LIMIT ?`, [before.toISOString(), limit]);
-    return rows.map(toRecord);
+  /** Sent messages without a final status due for an ask at `now` (first asks: stored before `firstAskCut`), the reconciler's. */
+  async dueForAsk(firstAskCut: Date, now: Date, limit = 500): Promise<MessageRecord[]> {
+    return (await dueForAsk<MessageRow>(this.db, UNSETTLED_MESSAGES, firstAskCut, now, limit)).map(toRecord);
   }
 
-  /**
-   * Takes the next ask about an unsettled message: marks it asked at `at` if it was last asked at
-   * `previous` and still has no final status. True for the one process (of several sweeping) that took it.
-   */
-  async claimReconcile(id: string, previous: string | null, at: Date): Promise<boolean> {
-    return claimAsk(this.db, { table: 'messages', keyColumn: 'id', key: id, unsettled: UNSETTLED }, previous, at);
+  /** Takes the due ask about an unsettled message (compare-and-set of its next ask's time, from `previous` to `next`). */
+  async claimAsk(id: string, previous: string | null, next: Date): Promise<boolean> {
+    return claimAsk(this.db, UNSETTLED_MESSAGES, id, previous, next);
   }
 
   /** The UPDATE that records the provider's answer to a send. */
@@ -291,6 +288,6 @@ function toRecord(row: MessageRow): MessageRecord {
     ...(row.email_message_id ? { emailMessageId: row.email_message_id } : {}),
     ...(row.in_reply_to ? { inReplyTo: row.in_reply_to } : {}),
     ...(row.email_references ? { references: row.email_references.split(' ') } : {}),
-    ...(row.reconciled_at ? { reconciledAt: row.reconciled_at } : {}),
+    ...(row.next_ask_at ? { nextAskAt: row.next_ask_at } : {}),
   };
 }
