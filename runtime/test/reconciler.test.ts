@@ -24,7 +24,10 @@ describe('the reconciler schedule', () => {
     assert.deepEqual(asks, [15, 30, 60, 120, 240, 480, 960, 1440]);
   });
 
-  it('an ask at the bound that did not finish is made again a sweep later', () => {
-    assert.equal(reconciler.nextAsk(iso(0), SENT + 24 * 60 * MIN) - SENT, 24 * 60 * MIN + MIN);
+  it('an ask at the bound that did not finish is made again a sweep later, then less and less often', () => {
+    const bound = SENT + 24 * 60 * MIN;
+    assert.equal(reconciler.nextAsk(iso(0), bound) - bound, MIN);
+    assert.equal(reconciler.nextAsk(iso(0), bound + MIN) - bound, 2 * MIN);
+    assert.equal(reconciler.nextAsk(iso(0), bound + 2 * MIN) - bound, 4 * MIN);
   });
 });

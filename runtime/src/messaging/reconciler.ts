@@ -1,3 +1,4 @@
+import { ErrorCodes, hasErrorCode } from '@switchboard/sdk';
 import type { AgentClient } from '../agents/agent-client.js';
 import type { Logger } from '../logger.js';
 import { PeriodicSweep } from '../periodic-sweep.js';
@@ -25,6 +26,8 @@ export interface ReconcilerOptions {
 
 /** Asks at once, at most; a provider is not asked about a whole backlog in one burst. */
 const CONCURRENCY = 8;
+/** The reason a row of an agent that no longer exists ends `unknown`. */
+const AGENT_GONE = 'its agent was deprovisioned before a final status came';
 /** Messages looked at per sweep, oldest first; the rest wait for the next sweep. */
 const BATCH = 500;
 
@@ -62,8 +65,18 @@ export class Reconciler {
       const calls = await store.calls.dueForAsk(firstAskCut, at, BATCH);
       const next = (row: Unsettled) => new Date(this.nextAsk(row.createdAt, now));
       const asks = [
-        ...messages.map((m) => () => this.#ask(m, m.id, store.messages.claimAsk(m.id, m.nextAskAt ?? null, next(m)), () => agents.call('reconcile', m.agentId, { messageId: m.id }))),
-        ...calls.map((c) => () => this.#ask(c, c.callSid, store.calls.claimAsk(c.callSid, c.nextAskAt ?? null, next(c)), () => agents.call('reconcileCall', c.agentId, { callSid: c.callSid }))),
+        ...messages.map((m) => () =>
+          this.#ask(m, m.id, store.messages.claimAsk(m.id, m.nextAskAt ?? null, next(m)), {
+            call: () => agents.call('reconcile', m.agentId, { messageId: m.id }),
+            settle: () => store.messages.settleUnknown(m.id, AGENT_GONE),
+          }),
+        ),
+        ...calls.map((c) => () =>
+          this.#ask(c, c.callSid, store.calls.claimAsk(c.callSid, c.nextAskAt ?? null, next(c)), {
+            call: () => agents.call('reconcileCall', c.agentId, { callSid: c.callSid }),
+            settle: () => store.calls.settleUnknown(c.callSid),
+          }),
+        ),
       ];
       let asked = 0;
       for (let i = 0; i < asks.length; i += CONCURRENCY) {
@@ -79,25 +92,29 @@ export class Reconciler {
 
   /**
    * When to ask next about a row created at `createdAt` and asked about at `askedAt`: once its age has
-   * doubled, at the latest at the bound; a sweep later for an ask at the bound (it records `unknown`,
-   * so it is made again only when that did not finish).
+   * doubled, at the latest at the bound. The ask at the bound records `unknown`, so one past it is made
+   * only when that did not finish: a sweep later, then spaced out as the time past the bound doubles.
    */
   nextAsk(createdAt: string, askedAt: number): number {
     const sent = Date.parse(createdAt);
     const bound = sent + this.options.boundMs;
-    if (askedAt >= bound) return askedAt + this.options.everyMs;
+    if (askedAt >= bound) return askedAt + Math.max(askedAt - bound, this.options.everyMs);
     return Math.min(askedAt + Math.max(askedAt - sent, this.options.everyMs), bound);
   }
 
-  /** Claims one ask, then has the agent's actor make it; true when this process took it. */
-  async #ask(row: Unsettled, id: string, claim: Promise<boolean>, call: () => Promise<{ outcome: string; status: string }>): Promise<boolean> {
+  /**
+   * Claims one ask, then has the agent's actor make it; true when this process took it. A row of an
+   * agent deprovisioned since has no one to tell: it is recorded `unknown` in the store alone (`settle`).
+   */
+  async #ask(row: Unsettled, id: string, claim: Promise<boolean>, ask: { call: () => Promise<{ outcome: string; status: string }>; settle: () => Promise<unknown> }): Promise<boolean> {
     const { logger } = this.options;
     if (!(await claim)) return false;
     try {
-      const { outcome, status } = await call();
+      const { outcome, status } = await ask.call();
       if (outcome !== 'pending') logger.info({ id, agentId: row.agentId, outcome, status }, 'reconciled with its provider');
     } catch (err) {
-      logger.warn({ err, id, agentId: row.agentId }, 'could not be reconciled; asked again at a later sweep');
+      if (hasErrorCode(err, ErrorCodes.NOT_FOUND)) await ask.settle().catch((error: unknown) => logger.warn({ err: error, id }, 'could not be settled'));
+      else logger.warn({ err, id, agentId: row.agentId }, 'could not be reconciled; asked again at a later sweep');
     }
     return true;
   }

@@ -56,7 +56,12 @@ export function reconcileCallOperation(context: VoiceContext, apply: ApplyCallSt
   }
 
   async function ask(call: CallRecord): Promise<{ readonly event: CallStatusEvent } | { readonly none: string }> {
-    const { telephony } = context.voice.telephonyDriver();
+    let telephony;
+    try {
+      telephony = context.voice.telephonyDriver().telephony;
+    } catch (err) {
+      return { none: `no telephony provider could be asked (${err instanceof Error ? err.message : String(err)}); the last status was ${call.status}` };
+    }
     if (!telephony.fetchCall) return { none: `${provider()} sent no final call status, and its API reports none to ask for; the last status was ${call.status}` };
     try {
       const event = await telephony.fetchCall(call.callSid);

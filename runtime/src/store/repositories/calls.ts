@@ -121,6 +121,11 @@ export class CallRepository {
     return claimAsk(this.db, UNSETTLED_CALLS, callSid, previous, next);
   }
 
+  /** Records an unsettled call `unknown`, and nothing else (its agent is gone: no one to tell). */
+  async settleUnknown(callSid: string): Promise<void> {
+    await this.db.execute(`UPDATE calls SET status = 'unknown', updated_at = ? WHERE call_sid = ? AND ${UNSETTLED}`, [new Date().toISOString(), callSid]);
+  }
+
   async updateStatus(callSid: string, status: string, durationSeconds: number | null, cost: number | null): Promise<boolean> {
     const { sql, params } = this.updateStatusStatement(callSid, status, durationSeconds, cost);
     return (await this.db.execute(sql, params)).changes > 0;

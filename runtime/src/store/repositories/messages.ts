@@ -162,6 +162,11 @@ export class MessageRepository {
     return claimAsk(this.db, UNSETTLED_MESSAGES, id, previous, next);
   }
 
+  /** Records an unsettled message `unknown` with the reason, and nothing else (its agent is gone: no one to tell). */
+  async settleUnknown(id: string, reason: string): Promise<void> {
+    await this.db.execute(`UPDATE messages SET status = 'unknown', error = COALESCE(error, ?), updated_at = ? WHERE id = ? AND ${UNSETTLED}`, [reason, new Date().toISOString(), id]);
+  }
+
   /** The UPDATE that records the provider's answer to a send. */
   markSentStatement(id: string, result: { externalId: string; status: MessageStatus; cost: number | null; segments: number }): SqlStatement {
     return {
