@@ -296,7 +296,9 @@ you until your next read, so read the inbox when you (re)connect, and acknowledg
   a WAV file at an unguessable URL (\`audioUrl\`, with its real \`durationSeconds\`) and calls to play it.
 - \`POST ${baseUrl}/api/v1/transfer-call\` \`{"callSid","to","announcementText"}\`: moves a live call.
 - Call status arrives as \`call.status\` events; the call log keeps direction, status, duration and cost.
-  The event that ends a call (\`completed\`, \`busy\`, \`no-answer\`, \`failed\`, \`canceled\`) also carries
+  Every call gets one, even when the provider's status callbacks stop (Switchboard asks the provider), or
+  \`unknown\` with a \`reason\` at \`RECONCILE_BOUND_MS\`.
+  The event that ends a call (\`completed\`, \`busy\`, \`no-answer\`, \`failed\`, \`canceled\`, \`unknown\`) also carries
   \`data.summary\`: \`{durationSeconds, turns, turnLatencyMs:{p50,p95}|null, switchboardAddedMs:{p95}|null}\`.
 - \`GET ${baseUrl}/api/v1/calls\` \`?status&direction=inbound|outbound&since&until&limit&cursor\` lists calls
   newest first (\`{calls, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` for the next page), and
