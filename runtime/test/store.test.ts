@@ -23,6 +23,37 @@ describe('store and migrations', () => {
     }
   });
 
+  it('migration 17 ends what was unsettled before it unknown, quietly; what was final stays', async () => {
+    const db = await openSqlite({ filename: join(tempDir(), 'r.db') });
+    try {
+      await migrate(db, MIGRATIONS.filter((m) => m.version < 17));
+      const message = (id: string, externalId: string | null, status: string) =>
+        db.execute(
+          `INSERT INTO messages (id, agent_id, channel, direction, from_address, to_address, body, media_urls, external_id, status, segments, delivery, created_at, updated_at)
+           VALUES (?, 'old-1', 'line', 'outbound', 'Ubot', 'Uuser', 'hi', '[]', ?, ?, 1, 'done', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
+          [id, externalId, status],
+        );
+      await message('msg-sent', 'L1', 'sent');
+      await message('msg-delivered', 'L2', 'delivered');
+      await message('msg-unsent', null, 'queued');
+      await db.execute(
+        `INSERT INTO calls (call_sid, session_id, agent_id, direction, mode, from_address, to_address, status, duration_seconds, created_at, updated_at)
+         VALUES ('CA1', 'ses-1', 'old-1', 'outbound', 'relay', '+1', '+2', 'ringing', 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
+      );
+      await migrate(db, MIGRATIONS);
+      const statuses = await db.query<{ id: string; status: string; error: string | null }>('SELECT id, status, error FROM messages ORDER BY id');
+      assert.deepEqual(statuses, [
+        { id: 'msg-delivered', status: 'delivered', error: null },
+        { id: 'msg-sent', status: 'unknown', error: 'sent before Switchboard asked providers for final statuses' },
+        { id: 'msg-unsent', status: 'queued', error: null },
+      ]);
+      assert.deepEqual(await db.query('SELECT status FROM calls'), [{ status: 'unknown' }]);
+      assert.deepEqual(await db.query('SELECT COUNT(*) AS n FROM inbox_entries'), [{ n: 0 }], 'quietly: no inbox entries');
+    } finally {
+      await db.close();
+    }
+  });
+
   it('a failing migration leaves nothing behind and is not recorded', async () => {
     const db = await openSqlite({ filename: join(tempDir(), 'b.db') });
     try {

@@ -49,7 +49,9 @@ export type MessageStatus =
   | 'read'
   | 'received'
   | 'undelivered'
-  | 'failed';
+  | 'failed'
+  /** No final status came from the provider within the runtime's bound; set by the runtime, never by a driver. */
+  | 'unknown';
 
 /** A message to send through a provider. Addresses are already the provider's native form. */
 export interface OutboundMessage {
@@ -123,6 +125,17 @@ export interface DeliveryStatusEvent {
   readonly eventId?: string;
 }
 
+/** A message the runtime sent, as it asks its provider about it when the receipts stop coming. */
+export interface SentMessageRef {
+  readonly channel: Channel;
+  /** The provider's id, from the send's {@link SendResult}. */
+  readonly externalId: string;
+  readonly from: string;
+  readonly to: string;
+  /** When the runtime stored the send. */
+  readonly sentAt: Date;
+}
+
 /** A normalised inbound webhook event. */
 export type InboundEvent = InboundMessageEvent | DeliveryStatusEvent;
 
@@ -167,6 +180,13 @@ export interface Driver {
    * provider call is adopted from these instead of being sent twice.
    */
   findSent?(message: OutboundMessage, since: Date): Promise<SendResult[]>;
+  /**
+   * Asks the provider for a sent message's status now, for when its receipts do not come. Resolves to the
+   * status as a receipt would carry it, or undefined when the provider has none for the message (it does
+   * not know the id, or keeps no status); throws PROVIDER_ERROR (retryable where it can help) when it
+   * cannot be asked now. Leave it out when the provider's API cannot tell.
+   */
+  fetchStatus?(message: SentMessageRef): Promise<DeliveryStatusEvent | undefined>;
   readonly webhooks?: WebhookCapability;
   /** A real probe of the provider (an API call), not a configuration check. */
   health?(): Promise<HealthResult>;

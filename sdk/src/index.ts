@@ -23,6 +23,7 @@ export type {
   WebhookRequest,
   InboundMessageEvent,
   DeliveryStatusEvent,
+  SentMessageRef,
   InboundEvent,
   WebhookAck,
   WebhookCapability,

@@ -74,6 +74,12 @@ export interface Telephony {
   render(steps: readonly CallStep[]): { contentType: string; body: string };
   /** Reads a verified voice webhook (incoming call or status callback); throws MALFORMED_PAYLOAD. */
   parseCallWebhook(request: WebhookRequest): CallStatusEvent;
+  /**
+   * Asks the provider for a call's status now, for when its status callbacks do not come: the call as
+   * a status callback would carry it, undefined when the provider does not know the call; throws
+   * PROVIDER_ERROR when it cannot be asked now. Optional.
+   */
+  fetchCall?(callSid: string): Promise<CallStatusEvent | undefined>;
   /** The provider's own recording of calls, for calls whose audio it holds (relay mode); optional. */
   readonly recording?: CallRecording;
 }

@@ -54,6 +54,10 @@ describe('the conformance suite', () => {
     assert.equal(outcomes.get('a signed valid request parses into events'), 'ok');
   });
 
+  it('fails a driver whose fetchStatus answers for an id it never issued', () => {
+    assert.equal(run('knows-all').get('fetchStatus answers for a message it sent'), 'not ok');
+  });
+
   it('fails a driver that calls a 4xx retryable', () => {
     const outcomes = run('retry-all');
     assert.equal(outcomes.get('a provider 4xx is a non-retryable PROVIDER_ERROR'), 'not ok');

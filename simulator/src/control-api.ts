@@ -118,6 +118,16 @@ export function controlApi(
         return jsonResponse(201, { ok: true, faults: state.faults.list() });
       }
     }
+    if (method === 'POST' && path === '/silence') {
+      const body = objectBody(req);
+      const provider = body?.['provider'];
+      const outcome = body?.['outcome'];
+      if (provider !== 'twilio' && provider !== 'resend') return badRequest('Send {"provider": "twilio" | "resend", "outcome": "delivered" | "undelivered" | "sent" | null}');
+      if (outcome !== null && outcome !== 'delivered' && outcome !== 'undelivered' && outcome !== 'sent') return badRequest('outcome must be delivered, undelivered, sent or null (callbacks again)');
+      if (outcome === null) state.silenced.delete(provider);
+      else state.silenced.set(provider, outcome);
+      return jsonResponse(200, { ok: true, silenced: Object.fromEntries(state.silenced) });
+    }
     if (method === 'POST' && path === '/reset') {
       reset();
       return jsonResponse(200, { ok: true });

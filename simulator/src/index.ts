@@ -13,6 +13,8 @@ export type {
   RecordedRequest,
   SentMessage,
   SentMessageFilter,
+  SilentOutcome,
+  SilentProvider,
   SimCall,
   SimCallStatus,
   SimCallUpdate,

@@ -6,7 +6,7 @@ import { LineBotState } from './line/line-bot-state.js';
 import { ResendMailbox } from './resend/resend-mailbox.js';
 import { RingBuffer } from './ring-buffer.js';
 import { TwilioLedger } from './twilio/twilio-ledger.js';
-import type { RecordedRequest, SentMessage, SentMessageFilter, SimProvider, SimulatorCredentials, SimulatorLogger } from './types.js';
+import type { RecordedRequest, SentMessage, SentMessageFilter, SilentOutcome, SilentProvider, SimProvider, SimulatorCredentials, SimulatorLogger } from './types.js';
 
 /** One simulated provider's HTTP API. */
 export interface ProviderApi {
@@ -39,6 +39,8 @@ export class SimulatorState {
   readonly resend: ResendMailbox;
   readonly line: LineBotState;
   readonly elevenlabs = { characterCount: 0 };
+  /** Providers that stopped calling back, and what their messages come to unannounced (`Simulator.silence`). */
+  readonly silenced = new Map<SilentProvider, SilentOutcome>();
   #seq = 0;
 
   constructor(credentials: SimulatorCredentials, settings: SimulatorSettings, logger: SimulatorLogger, gatewayUrl: string | undefined) {
@@ -84,5 +86,6 @@ export class SimulatorState {
     this.resend.clear();
     this.line.clear();
     this.elevenlabs.characterCount = 0;
+    this.silenced.clear();
   }
 }

@@ -83,6 +83,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       clear: () => state.faults.clear(),
       list: () => state.faults.list(),
     },
+    silence(provider, outcome) {
+      if (outcome === undefined) state.silenced.delete(provider);
+      else state.silenced.set(provider, outcome);
+    },
     reset,
     inbound,
     phone,

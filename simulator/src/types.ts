@@ -282,6 +282,15 @@ export interface SentMessageFilter {
   to?: string;
 }
 
+/** The providers whose delivery receipts a test can silence. */
+export type SilentProvider = 'twilio' | 'resend';
+
+/**
+ * What a silenced provider's messages come to, told only by its API: `delivered`, `undelivered`
+ * (Twilio 30003, a Resend bounce), or `sent` (the carrier never reports: the status stays `sent`).
+ */
+export type SilentOutcome = 'delivered' | 'undelivered' | 'sent';
+
 /** A running provider simulator. */
 export interface Simulator {
   /** Origin the simulator listens on, e.g. `http://127.0.0.1:41234`. */
@@ -293,6 +302,13 @@ export interface Simulator {
   messages(filter?: SentMessageFilter): SentMessage[];
   calls(): SimCall[];
   faults: { add(rule: FaultRule): void; clear(): void; list(): FaultRule[] };
+  /**
+   * Makes Twilio or Resend stop calling back about the messages sent from now on: each still comes to
+   * `outcome` (one status-callback delay after `sent`), which only the provider's API tells (Twilio's
+   * Messages fetch, Resend's `last_event`). A silenced Twilio posts no call status callbacks either (a
+   * Calls fetch tells). `undefined` restores the callbacks; so does `reset()`.
+   */
+  silence(provider: SilentProvider, outcome: SilentOutcome | undefined): void;
   /** Forget recorded traffic, stored resources and faults; cancel pending callbacks. */
   reset(): void;
   inbound: InboundSenders;

@@ -1,6 +1,7 @@
 import { defineDriver, type Driver, type DriverManifest } from '@switchboard/sdk';
 import { Resend } from 'resend';
 import { sendEmail } from './email.js';
+import { fetchEmailStatus } from './email-status.js';
 import { domainsHealth } from './health.js';
 import { settingsSchema, type ResendSettings } from './settings.js';
 import { emailWebhooks } from './webhooks.js';
@@ -21,6 +22,7 @@ export const driver = defineDriver<ResendSettings>(manifest, (settings): Driver 
   return {
     manifest,
     send: (message) => sendEmail(resend, message),
+    fetchStatus: (message) => fetchEmailStatus(resend, message),
     webhooks: emailWebhooks(resend, settings.webhookSecret),
     health: () => domainsHealth(resend),
   };

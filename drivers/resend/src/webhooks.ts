@@ -14,7 +14,7 @@ import { Webhook } from 'svix';
 import { REQUEST_TIMEOUT_MS, fetchFailure } from './failure.js';
 
 /** Resend delivery events and the status each means; other event types are ignored. */
-const STATUS_OF_EVENT: Readonly<Record<string, MessageStatus>> = {
+export const STATUS_OF_EVENT: Readonly<Record<string, MessageStatus>> = {
   'email.scheduled': 'queued',
   'email.sent': 'sent',
   'email.delivery_delayed': 'sending',
@@ -28,7 +28,7 @@ const STATUS_OF_EVENT: Readonly<Record<string, MessageStatus>> = {
 };
 
 /** Resend's ids (emails, domains, keys) are UUIDs; nothing else may go into an API path. */
-const RESEND_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const RESEND_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface ResendEvent {
   type: string;

@@ -56,6 +56,7 @@ describeDriverConformance({
     { apiKey: 're_x', webhookSecret: 'not base64!' },
     { apiKey: 're_x', webhookSecret: 'whsec_aGVsbG8=', baseUrl: 'api.resend.com' },
   ],
+  unknownExternalId: '00000000-0000-4000-8000-000000000000',
   sends: [
     { channel: 'email', from: AGENT, to: PERSON, subject: 'Hello', body: 'Plain text', html: '<p>Plain text</p>', idempotencyKey: 'conformance-1' },
   ],

@@ -1,6 +1,7 @@
 import { defineDriver, type Driver, type DriverManifest } from '@switchboard/sdk';
 import { createClient } from './client.js';
 import { accountHealth } from './health.js';
+import { fetchMessageStatus } from './message-status.js';
 import { findSentMessages, sendMessage } from './messaging.js';
 import { settingsSchema, type TwilioSettings } from './settings.js';
 import { DEFAULT_TARIFF, estimateCost } from './tariff.js';
@@ -26,6 +27,7 @@ export const driver = defineDriver<TwilioSettings>(manifest, (settings): Driver 
     manifest,
     send: (message) => sendMessage(client, settings, message),
     findSent: (message, since) => findSentMessages(client, message, since),
+    fetchStatus: (message) => fetchMessageStatus(client, message),
     webhooks: messagingWebhooks(settings.authToken),
     telephony: twilioTelephony(client, settings),
     health: () => accountHealth(client, settings.accountSid),

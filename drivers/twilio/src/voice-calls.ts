@@ -1,5 +1,6 @@
-import { ErrorCodes, SwitchboardError, providerError, type CallStep, type PlacedCall, type Telephony } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, providerError, type CallStatusEvent, type CallStep, type PlacedCall, type Telephony } from '@switchboard/sdk';
 import type twilio from 'twilio';
+import { priceToCost } from './messaging.js';
 import { isCallSid } from './sids.js';
 import { renderTwiml } from './voice-twiml.js';
 
@@ -43,6 +44,30 @@ export async function updateCall(client: twilio.Twilio, callSid: string, steps: 
   } catch (err) {
     throw providerError('twilio', err, statusOf(err));
   }
+}
+
+/** Fetches a call (Calls `fetch`) as a status callback would carry it; undefined when Twilio does not know the SID. */
+export async function fetchCall(client: twilio.Twilio, callSid: string): Promise<CallStatusEvent | undefined> {
+  if (!isCallSid(callSid)) return undefined;
+  let call;
+  try {
+    call = await client.calls(callSid).fetch();
+  } catch (err) {
+    if (statusOf(err) === 404) return undefined;
+    throw providerError('twilio', err, statusOf(err));
+  }
+  const duration = Number.parseInt(String(call.duration ?? ''), 10);
+  return {
+    type: 'call-status',
+    callSid: call.sid,
+    // As in a status callback: `initiated` (dialling started) counts as `queued`.
+    status: call.status === ('initiated' as string) ? 'queued' : call.status,
+    durationSeconds: Number.isInteger(duration) && duration >= 0 ? duration : null,
+    cost: priceToCost(call.price),
+    from: call.from,
+    to: call.to,
+    direction: call.direction === 'inbound' ? 'inbound' : 'outbound',
+  };
 }
 
 function statusOf(err: unknown): number | undefined {

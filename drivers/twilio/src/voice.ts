@@ -1,6 +1,6 @@
 import type { Telephony } from '@switchboard/sdk';
 import type twilio from 'twilio';
-import { placeCall, updateCall } from './voice-calls.js';
+import { fetchCall, placeCall, updateCall } from './voice-calls.js';
 import { renderTwiml } from './voice-twiml.js';
 import { parseCallWebhook } from './voice-webhooks.js';
 import { twilioRecording } from './voice-recording.js';
@@ -14,5 +14,6 @@ export function twilioTelephony(client: twilio.Twilio, settings: TwilioSettings)
     render: (steps) => renderTwiml(steps),
     parseCallWebhook: (request) => parseCallWebhook(request),
     recording: twilioRecording(client, settings),
+    fetchCall: (callSid) => fetchCall(client, callSid),
   };
 }

@@ -52,6 +52,7 @@ describeDriverConformance({
     { channel: 'sms', from: NUMBERS[0]!, to: CUSTOMER, body: 'Hello from the conformance suite' },
     { channel: 'whatsapp', from: NUMBERS[1]!, to: CUSTOMER, body: 'Hello on WhatsApp' },
   ],
+  unknownExternalId: 'SM' + '0'.repeat(32),
   injectFault: (status) => sim.faults.add({ provider: 'twilio', status, times: 1 }),
   clearFaults: () => sim.faults.clear(),
   webhooks: {
@@ -62,6 +63,7 @@ describeDriverConformance({
     expectEvents: (events) => assert.equal(events[0]?.type, 'message'),
   },
   telephony: {
+    unknownCallSid: 'CA' + '0'.repeat(32),
     call: () => ({ from: NUMBERS[0]!, to: CUSTOMER, answerUrl: `${hooks.url}/webhooks/agent-1/voice`, statusCallbackUrl: `${hooks.url}/webhooks/agent-1/voice-status`, timeoutSeconds: 20 }),
     callWebhook: () =>
       signedVoiceForm(sim.credentials.twilio.authToken, `${hooks.url}/webhooks/agent-1/voice-status`, {

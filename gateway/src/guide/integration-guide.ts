@@ -158,7 +158,10 @@ Inbound messages reach your agent in this order:
    non-2xx with the header \`webhook-delivery: abort-message\`: it is not retried. Delivery is at least
    once: a message can arrive again (a retry after a lost answer, another node taking over, an
    operator's replay), always with the same event \`id\` and \`webhook-id\`, so drop one you already
-   took. Delivery receipts for what you sent arrive as \`message.status\`. Every attempt is in the
+   took. Delivery receipts for what you sent arrive as \`message.status\`; every message you send
+   gets a final one (\`delivered\`, \`read\`, \`undelivered\`, \`failed\`) even when the provider never
+   calls back (Switchboard asks it), or \`unknown\` with a \`reason\` at the bound
+   (\`RECONCILE_BOUND_MS\`, a day by default). Every attempt is in the
    operator's delivery log (status, latency, the first 512 bytes of your answer). A callback URL that
    has failed without a success for five days is disabled (events go straight to dead letters) until
    the operator replays its events or you set a callback URL again.
@@ -172,7 +175,7 @@ Inbound messages reach your agent in this order:
 ## The inbox
 
 Whatever the live session and the callback did, every inbound message and every status change of a
-message you sent (\`queued\`, \`sent\`, \`delivered\`, \`failed\`, \`undelivered\`) is also an entry in
+message you sent (\`queued\`, \`sent\`, \`delivered\`, \`failed\`, \`undelivered\`, \`unknown\`) is also an entry in
 your agent's inbox, stored before the provider got its answer. Entries carry a \`cursor\` that only
 grows, the \`channel\`, the \`counterpart\` (sender or recipient), a \`conversationId\` (one per
 counterpart address: SMS and WhatsApp from one number share it), the \`messageId\` and a \`payload\`
@@ -293,7 +296,9 @@ you until your next read, so read the inbox when you (re)connect, and acknowledg
   a WAV file at an unguessable URL (\`audioUrl\`, with its real \`durationSeconds\`) and calls to play it.
 - \`POST ${baseUrl}/api/v1/transfer-call\` \`{"callSid","to","announcementText"}\`: moves a live call.
 - Call status arrives as \`call.status\` events; the call log keeps direction, status, duration and cost.
-  The event that ends a call (\`completed\`, \`busy\`, \`no-answer\`, \`failed\`, \`canceled\`) also carries
+  Every call gets one, even when the provider's status callbacks stop (Switchboard asks the provider), or
+  \`unknown\` with a \`reason\` at \`RECONCILE_BOUND_MS\`.
+  The event that ends a call (\`completed\`, \`busy\`, \`no-answer\`, \`failed\`, \`canceled\`, \`unknown\`) also carries
   \`data.summary\`: \`{durationSeconds, turns, turnLatencyMs:{p50,p95}|null, switchboardAddedMs:{p95}|null}\`.
 - \`GET ${baseUrl}/api/v1/calls\` \`?status&direction=inbound|outbound&since&until&limit&cursor\` lists calls
   newest first (\`{calls, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` for the next page), and

@@ -5,8 +5,8 @@ const Ms = Type.Number({ minimum: 0, description: 'Milliseconds (0.1 ms).' });
 const MaybeMs = Type.Union([Ms, Type.Null()]);
 const Direction = Type.Union([Type.Literal('inbound'), Type.Literal('outbound')]);
 const CallStatus = Type.Union(
-  ['queued', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled'].map((s) => Type.Literal(s)),
-  { description: "The provider's call status." },
+  ['queued', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled', 'unknown'].map((s) => Type.Literal(s)),
+  { description: "The provider's call status; `unknown` when no final one came from the provider within RECONCILE_BOUND_MS." },
 );
 
 export const CallListQuery = Type.Object(

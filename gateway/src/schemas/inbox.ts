@@ -31,11 +31,11 @@ export const InboxEntry = Type.Object({
   conversationId: ConversationId,
   messageId: Type.Union([Type.String(), Type.Null()], { description: "The message's id; null for a call's entries (their payload names the call)." }),
   status: Type.Union([Type.String(), Type.Null()], {
-    description: "received, the outbound status (queued, sent, delivered, failed, undelivered, …), or the call's (initiated, ringing, in-progress, completed, busy, no-answer, failed, canceled).",
+    description: "received, the outbound status (queued, accepted, sent, delivered, read, failed, undelivered, or unknown: no final status from the provider within RECONCILE_BOUND_MS, the payload's reason says why), or the call's (initiated, ringing, in-progress, completed, busy, no-answer, failed, canceled, unknown).",
   }),
   payload: Type.Record(Type.String(), Type.Unknown(), {
     description:
-      'message.received: from, to, subject, body, html, mediaUrls, externalId, receivedAt. message.status: from, to, status, externalId, cost, error. call.status: callSid, direction, from, to, status, durationSeconds, cost. call.transcript: callSid, direction, from, to, endedAt, transcript (role, text, at, turn, interrupted). voicemail: callSid, from, to, subject, body (the transcript).',
+      'message.received: from, to, subject, body, html, mediaUrls, externalId, receivedAt. message.status: from, to, status, externalId, cost, error, reason (why a status is unknown). call.status: callSid, direction, from, to, status, durationSeconds, cost, reason (why a status is unknown). call.transcript: callSid, direction, from, to, endedAt, transcript (role, text, at, turn, interrupted). voicemail: callSid, from, to, subject, body (the transcript).',
   }),
   createdAt: Type.String({ format: 'date-time' }),
 });

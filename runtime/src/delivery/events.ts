@@ -28,6 +28,8 @@ export interface MessageStatusData {
   readonly status: string;
   readonly cost: number | null;
   readonly errorCode?: string;
+  /** Why the status is `unknown`: no final status came from the provider within the bound. */
+  readonly reason?: string;
 }
 
 /** An event with a new id, or with `id` when a redelivery must carry the same one. */

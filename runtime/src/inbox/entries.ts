@@ -34,9 +34,11 @@ export interface StatusChange {
   readonly externalId?: string | null;
   readonly cost?: number | null;
   readonly error?: string | null;
+  /** Why the status is what it is: an `unknown` status's reason. */
+  readonly reason?: string;
 }
 
-/** The entry of an outbound message's status change (queued, sent, delivered, failed, undelivered). */
+/** The entry of an outbound message's status change (queued, sent, delivered, failed, undelivered, unknown). */
 export function statusEntry(message: MessageRecord, change: StatusChange): NewInboxEntry {
   const externalId = change.externalId ?? message.externalId;
   return {
@@ -55,6 +57,7 @@ export function statusEntry(message: MessageRecord, change: StatusChange): NewIn
       externalId: externalId ?? null,
       ...(change.cost === undefined || change.cost === null ? {} : { cost: change.cost }),
       ...(change.error ? { error: change.error } : {}),
+      ...(change.reason ? { reason: change.reason } : {}),
     },
     createdAt: new Date().toISOString(),
   };
@@ -87,8 +90,8 @@ function callEntry(call: CallParties, type: 'call.status' | 'call.transcript' | 
 }
 
 /** A call's status change: started (its first status), answered (`in-progress`), ended (`completed`, `busy`, `no-answer`, …). */
-export function callStatusEntry(call: CallParties, status: string, durationSeconds: number | null = null, cost: number | null = null): NewInboxEntry {
-  return callEntry(call, 'call.status', status, { status, ...(durationSeconds === null ? {} : { durationSeconds }), ...(cost === null ? {} : { cost }) });
+export function callStatusEntry(call: CallParties, status: string, durationSeconds: number | null = null, cost: number | null = null, reason?: string): NewInboxEntry {
+  return callEntry(call, 'call.status', status, { status, ...(durationSeconds === null ? {} : { durationSeconds }), ...(cost === null ? {} : { cost }), ...(reason ? { reason } : {}) });
 }
 
 /** What was said on the call, once its media connection closed. */

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { PeriodicSweep } from '../periodic-sweep.js';
 import type { Store } from '../store/store.js';
 
 const HOUR_MS = 3_600_000;
@@ -11,9 +12,7 @@ const DAY_MS = 86_400_000;
  * several nodes are the same idempotent DELETE.
  */
 export class InboxRetention {
-  #timer: NodeJS.Timeout | undefined;
-  /** The sweep under way, which stop waits for: the store closes after it. */
-  #sweeping: Promise<number> | undefined;
+  readonly #periodic: PeriodicSweep;
   /** Other retentions swept at the same times (call recordings). */
   readonly #others: { name: string; sweep: (now: number) => Promise<number> }[] = [];
 
@@ -23,8 +22,10 @@ export class InboxRetention {
     private readonly logger: Logger,
     /** The callback delivery log's retention (CALLBACK_LOG_RETENTION_DAYS). */
     private readonly callbackLogDays = days,
-    private readonly everyMs = HOUR_MS,
-  ) {}
+    everyMs = HOUR_MS,
+  ) {
+    this.#periodic = new PeriodicSweep(() => this.sweep(), everyMs);
+  }
 
   /** Sweeps `sweep` (what another retention removes) with each sweep of this one. */
   also(name: string, sweep: (now: number) => Promise<number>): this {
@@ -33,16 +34,12 @@ export class InboxRetention {
   }
 
   start(): void {
-    this.#sweeping = this.sweep();
-    this.#timer = setInterval(() => (this.#sweeping = this.sweep()), this.everyMs);
-    this.#timer.unref();
+    this.#periodic.start(true);
   }
 
-  /** Sweeps no more, once the sweep under way is done. */
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#sweeping;
+  /** Sweeps no more, once the sweep under way is done (the store closes after it). */
+  stop(): Promise<void> {
+    return this.#periodic.stop();
   }
 
   /** One sweep; returns the entries removed (0 after a failure, which is logged and retried next time). */

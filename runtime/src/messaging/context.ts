@@ -19,6 +19,8 @@ export interface MessagingContext {
   /** Public base URL of the gateway, for provider status callbacks. */
   publicBaseUrl(): string;
   readonly sendRetry: { attempts: number; baseDelayMs: number; timeoutMs: number };
+  /** How long after its send an outbound message without a final status is recorded `unknown` (RECONCILE_BOUND_MS). */
+  readonly reconcileBoundMs: number;
   /** Sends calling their provider in this process, journaled. */
   readonly outbox: Outbox;
 }

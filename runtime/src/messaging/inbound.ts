@@ -4,7 +4,6 @@ import {
   hasErrorCode,
   isRetryable,
   toErrorPayload,
-  type DeliveryStatusEvent,
   type InboundMessageEvent,
   type WebhookRequest,
 } from '@switchboard/sdk';
@@ -12,14 +11,14 @@ import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
 import type { InboundWebhook, WebhookAnswer } from '../protocol/operations.js';
 import { requireAgent } from '../agents/operations.js';
-import { agentEvent } from '../delivery/events.js';
 import { newId } from '../ids.js';
-import { receivedEntry, statusEntry } from '../inbox/entries.js';
+import { receivedEntry } from '../inbox/entries.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
 import type { MessagingContext } from './context.js';
 import { optKeyword } from './opt-out.js';
+import { applyStatus } from './receipts.js';
 
 /**
  * Svix (Resend's sender) retries every non-2xx for about a day unless the answer carries this header;
@@ -129,35 +128,4 @@ async function storeMessage(context: MessagingContext, store: Store, agent: Agen
   }
   if (letter) context.delivery.lettered(message);
   else await context.delivery.schedule(message, agent);
-}
-
-async function applyStatus(context: MessagingContext, store: Store, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
-  // The message is read first: its inbox entry names its recipient and conversation.
-  const message = await store.messages.findOutbound(agent.agentId, event.externalId);
-  if (!message) return;
-  // One commit: the receipt (a price reaches the usage record through the store, migration 5) and its inbox entry.
-  const errorCode = event.errorCode ?? null;
-  const entry = statusEntry(message, { status: event.status, externalId: event.externalId, cost: event.cost, error: errorCode });
-  // A receipt repeating the stored status (a provider's retry) changes nothing the agent must hear again.
-  const changed = message.status !== event.status;
-  const [applied] = await store.db.executeAll([
-    store.messages.applyStatusStatement(agent.agentId, event.externalId, event.status, event.cost, errorCode),
-    ...(changed ? [store.inbox.appendStatement(entry)] : []),
-  ]);
-  if (applied!.changes === 0) return;
-  context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status });
-  if (changed) context.events.emit('inbox', { agentId: agent.agentId });
-  if (!context.delivery.reachable(agent)) return;
-  context.delivery.notify(
-    agent.agentId,
-    agentEvent('message.status', agent.agentId, {
-      messageId: message.id,
-      channel: event.channel,
-      externalId: event.externalId,
-      status: event.status,
-      cost: event.cost,
-      ...(event.errorCode ? { errorCode: event.errorCode } : {}),
-    }),
-    agent,
-  );
 }

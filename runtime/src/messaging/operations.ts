@@ -5,15 +5,17 @@ import { requireAgent } from '../agents/operations.js';
 import { newSigningSecret } from '../provisioning/provisioner.js';
 import type { MessagingContext } from './context.js';
 import { inboundOperation } from './inbound.js';
+import { reconcileOperation } from './reconcile.js';
 import { resumeSendOperation, sendOperation } from './send.js';
 
 /** Messaging operations every agent actor answers. */
 export function messagingOperations(
   context: MessagingContext,
-): Pick<AgentOperations, 'send' | 'resumeSend' | 'inbound' | 'setCallbackUrl' | 'takeWaiting' | 'channelStatus'> {
+): Pick<AgentOperations, 'send' | 'resumeSend' | 'reconcile' | 'inbound' | 'setCallbackUrl' | 'takeWaiting' | 'channelStatus'> {
   return {
     send: sendOperation(context),
     resumeSend: resumeSendOperation(context),
+    reconcile: reconcileOperation(context),
     inbound: inboundOperation(context),
 
     async setCallbackUrl({ actor, store }, payload) {

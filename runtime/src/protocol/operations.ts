@@ -77,6 +77,17 @@ const ResumeSendResponseSchema = Type.Object({
   outcome: Type.Union([Type.Literal('in_flight'), Type.Literal('settled'), Type.Literal('sent'), Type.Literal('adopted'), Type.Literal('failed')]),
 });
 
+const ReconcileRequestSchema = Type.Object({ ...Agent, messageId: Type.String() });
+
+const ReconcileResponseSchema = Type.Object({
+  /**
+   * `settled`: it had a final status already; `final`: the provider's answer was one; `pending`: the
+   * provider had none yet (asked again later); `unknown`: recorded at the bound.
+   */
+  outcome: Type.Union([Type.Literal('settled'), Type.Literal('final'), Type.Literal('pending'), Type.Literal('unknown')]),
+  status: Type.String(),
+});
+
 const ProvisionRequestSchema = Type.Object({
   ...Agent,
   displayName: Type.String(),
@@ -307,6 +318,8 @@ export const AGENT_OPERATIONS = {
   setLimits: operation(Type.Object({ ...Agent, overrides: Type.Partial(LimitsSchema), markupPercent: Nullable(Type.Number()) }), LimitsViewSchema),
   send: operation(Type.Composite([AgentOnly, SendRequestSchema]), SendResponseSchema),
   resumeSend: operation(ResumeSendRequestSchema, ResumeSendResponseSchema),
+  reconcile: operation(ReconcileRequestSchema, ReconcileResponseSchema),
+  reconcileCall: operation(Type.Object({ ...Agent, callSid: Type.String() }), ReconcileResponseSchema),
   inbound: operation(Type.Composite([AgentOnly, InboundWebhookSchema]), WebhookAnswerSchema),
   setCallbackUrl: operation(
     Type.Object({ ...Agent, callbackUrl: Nullable(Type.String()) }),

@@ -19,6 +19,7 @@ import { Limiter } from '../limits/limiter.js';
 import { defaultLimits } from '../limits/limits.js';
 import { limitOperations } from '../limits/operations.js';
 import { messagingOperations } from '../messaging/operations.js';
+import { Reconciler } from '../messaging/reconciler.js';
 import { Outbox } from '../outbox/outbox.js';
 import { resumeAfterMs } from '../outbox/resume-delay.js';
 import { Provisioner } from '../provisioning/provisioner.js';
@@ -67,6 +68,7 @@ export class AgentHost {
   readonly voice: VoiceService;
   readonly voiceMessages: VoiceMessageStore;
   readonly inboxRetention: InboxRetention;
+  readonly reconciler: Reconciler;
   readonly #nameOldConversations: () => Promise<number>;
   /** The backfill of older conversations under way, awaited by stop (the store closes after it). */
   #naming: Promise<number> | undefined;
@@ -101,6 +103,14 @@ export class AgentHost {
       sweepAgeMs: parts.sweepAgeMs,
     });
     this.inboxRetention = new InboxRetention(store, settings.INBOX_RETENTION_DAYS, logger, settings.CALLBACK_LOG_RETENTION_DAYS);
+    this.reconciler = new Reconciler({
+      store,
+      agents: parts.agents,
+      logger,
+      afterMs: settings.RECONCILE_AFTER_MS,
+      boundMs: settings.RECONCILE_BOUND_MS,
+      everyMs: settings.RECONCILE_SWEEP_MS,
+    });
     this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl);
     const messages = new StoredCallMessages(store, events, this.delivery);
     this.voice = callService(parts, reach, calls, messages, publicBaseUrl);
@@ -125,6 +135,7 @@ export class AgentHost {
         events,
         logger,
         publicBaseUrl,
+        reconcileBoundMs: settings.RECONCILE_BOUND_MS,
       }),
       ...messagingOperations({
         drivers,
@@ -137,6 +148,7 @@ export class AgentHost {
         publicBaseUrl,
         sendRetry: { attempts: settings.SEND_MAX_ATTEMPTS, baseDelayMs: settings.SEND_RETRY_BASE_MS, timeoutMs: settings.SEND_TIMEOUT_MS },
         outbox: this.outbox,
+        reconcileBoundMs: settings.RECONCILE_BOUND_MS,
       }),
       ...inboxOperations(),
       ...conversationOperations(),
@@ -154,12 +166,13 @@ export class AgentHost {
     if (pending > 0) logger.info({ pending }, 're-driving deliveries left pending');
     await this.outbox.sweep();
     this.inboxRetention.start();
+    this.reconciler.start();
     this.#naming = this.#nameOldConversations();
   }
 
   /** Stops retries first (a queued delivery still pending is handed back, for another node or the next start), then the outbox. */
   async stop(): Promise<void> {
-    await Promise.all([this.inboxRetention.stop(), this.#naming]);
+    await Promise.all([this.inboxRetention.stop(), this.reconciler.stop(), this.#naming]);
     await this.delivery.stop();
     await this.outbox.stop();
   }

@@ -246,6 +246,26 @@ export const SettingsSchema = Type.Object(
       description:
         "How long an acknowledged inbox entry is kept (0: removed at the next hourly sweep). Entries not yet acknowledged are never removed.",
     }),
+    RECONCILE_AFTER_MS: Type.Integer({
+      default: 900_000,
+      minimum: 100,
+      maximum: 86_400_000,
+      description:
+        "An outbound message with no final status (delivered, read, undelivered, failed) this long after its send is asked about at its provider (the driver's fetchStatus); the asks then space out, each twice as long after the send as the last, until RECONCILE_BOUND_MS.",
+    }),
+    RECONCILE_BOUND_MS: Type.Integer({
+      default: 86_400_000,
+      minimum: 100,
+      maximum: 2_592_000_000,
+      description:
+        "The bound on an outbound message's final status: one without it this long after its send is asked about a last time and otherwise recorded `unknown`, with the reason, in the agent's inbox and at its callback URL. A receipt that comes later still applies.",
+    }),
+    RECONCILE_SWEEP_MS: Type.Integer({
+      default: 60_000,
+      minimum: 50,
+      maximum: 3_600_000,
+      description: 'How often each process holding agents looks for outbound messages due to be asked about (RECONCILE_AFTER_MS) or past their bound.',
+    }),
     VOICE_MODE: Type.Union([Type.Literal('relay'), Type.Literal('stream')], {
       default: 'relay',
       description: 'How calls attach by default: relay (ConversationRelay: the provider does speech) or stream (Media Streams: Switchboard does).',

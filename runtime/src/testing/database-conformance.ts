@@ -300,6 +300,54 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
+    it('reconciler: unsettled sends and calls oldest first, one claim of an ask among two nodes, a status applied only over the one read', async () => {
+      await withNodes(2, async ([first, second]) => {
+        const [a, b] = [first!, second!];
+        const at = (ms: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + ms).toISOString();
+        const outbound = (id: string, externalId: string | null, status: MessageRecord['status'], ms: number): MessageRecord => ({
+          ...inbound('rec-1', id, at(ms)),
+          id,
+          externalId,
+          direction: 'outbound',
+          status,
+          delivery: 'done',
+        });
+        for (const m of [outbound('msg-r2', 'SMR2', 'sent', 2), outbound('msg-r1', 'SMR1', 'queued', 1), outbound('msg-r3', 'SMR3', 'delivered', 3), outbound('msg-r4', null, 'queued', 4), outbound('msg-r5', 'SMR5', 'sent', 60_000)]) {
+          await a.messages.insert(m);
+        }
+        const due = async (s: Store, cutMs: number, nowMs: number) => (await s.messages.dueForAsk(new Date(at(cutMs)), new Date(at(nowMs)))).map((m) => m.id);
+        assert.deepEqual(await due(b, 10_000, 10_000), ['msg-r1', 'msg-r2'], 'sent (an external id), not final, never asked and older than the cut, oldest first');
+        const claims = await Promise.all([a.messages.claimAsk('msg-r1', null, new Date(at(90_000))), b.messages.claimAsk('msg-r1', null, new Date(at(80_000)))]);
+        assert.deepEqual(claims.filter(Boolean).length, 1, 'one of two nodes takes the ask');
+        const nextAsk = (await a.messages.get('msg-r1'))!.nextAskAt!;
+        assert.equal(await b.messages.claimAsk('msg-r1', null, new Date(at(95_000))), false, 'asked already');
+        assert.deepEqual(await due(b, 10_000, 70_000), ['msg-r2'], 'not due again before its next ask');
+        assert.deepEqual(await due(b, 10_000, 90_000), ['msg-r2', 'msg-r1'], 'never asked first, then the asks due');
+        assert.equal(await b.messages.claimAsk('msg-r1', nextAsk, new Date(at(180_000))), true, 'the next ask, over the last');
+        assert.equal(await a.messages.claimAsk('msg-r3', null, new Date(at(90_000))), false, 'a final status is not asked about');
+        const over = (expected: MessageRecord['status']) => b.messages.applyStatusStatement('rec-1', 'SMR2', 'unknown', null, 'no answer', expected);
+        assert.deepEqual(await b.db.executeAll([over('queued')]), [{ changes: 0 }], 'not over another status');
+        assert.deepEqual(await b.db.executeAll([over('sent')]), [{ changes: 1 }]);
+        assert.deepEqual([(await a.messages.get('msg-r2'))!.status, (await a.messages.get('msg-r2'))!.error], ['unknown', 'no answer']);
+        assert.deepEqual(await due(a, 10_000, 200_000), ['msg-r1'], 'unknown is final');
+
+        const call = (callSid: string, status: string, ms: number) =>
+          a.calls.insert({ callSid, sessionId: `ses-${callSid}`, agentId: 'rec-1', direction: 'outbound', mode: 'relay', from: '+12025550101', to: '+14155550100', status, durationSeconds: 0, cost: null, createdAt: at(ms), updatedAt: at(ms) });
+        await call('CAR1', 'ringing', 1);
+        await call('CAR2', 'completed', 2);
+        await call('CAR3', 'in-progress', 3);
+        const dueCalls = async (s: Store, nowMs: number) => (await s.calls.dueForAsk(new Date(at(10_000)), new Date(at(nowMs)))).map((c) => c.callSid);
+        assert.deepEqual(await dueCalls(b, 10_000), ['CAR1', 'CAR3'], 'calls not ended, oldest first');
+        const callClaims = await Promise.all([a.calls.claimAsk('CAR1', null, new Date(at(90_000))), b.calls.claimAsk('CAR1', null, new Date(at(80_000)))]);
+        assert.equal(callClaims.filter(Boolean).length, 1, 'one of two nodes takes the ask about a call');
+        assert.deepEqual(await dueCalls(b, 10_000), ['CAR3'], 'not due again before its next ask');
+        assert.equal(await a.calls.claimAsk('CAR2', null, new Date(at(90_000))), false, 'an ended call is not asked about');
+        assert.deepEqual(await b.db.executeAll([b.calls.updateStatusStatement('CAR3', 'unknown', null, null, 'ringing')]), [{ changes: 0 }], 'not over another status');
+        assert.deepEqual(await b.db.executeAll([b.calls.updateStatusStatement('CAR3', 'unknown', null, null, 'in-progress')]), [{ changes: 1 }]);
+        assert.deepEqual(await dueCalls(a, 200_000), ['CAR1'], 'unknown is final');
+      });
+    });
+
     it('pool claims under concurrent provisioning on two nodes: no number twice, no false POOL_EXHAUSTED', async () => {
       await withNodes(2, async (stores) => {
         const numbers = Array.from({ length: 24 }, (_, i) => `+1202555${String(1000 + i).padStart(4, '0')}`);

@@ -1,6 +1,6 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import { round4 } from '../billing/tariffs.js';
-import type { StoredCall } from '../store/repositories/calls.js';
+import { FINAL_CALL_STATUSES, type StoredCall } from '../store/repositories/calls.js';
 import type { Store } from '../store/store.js';
 import { summarize, type CallLedgerRecord, type CallSummary, type TranscriptLine } from './call-ledger.js';
 
@@ -44,8 +44,8 @@ export interface CallQuery {
   readonly cursor?: string;
 }
 
-/** States after which a call is over. */
-export const ENDED_STATUSES: readonly string[] = ['completed', 'busy', 'no-answer', 'failed', 'canceled'];
+/** The statuses a call ends with (`unknown`: no final one from the provider within the reconciler's bound). */
+export const ENDED_STATUSES: readonly string[] = FINAL_CALL_STATUSES;
 
 /** How long a call's end waits for the ledger of its media connection, which may close just after the provider says the call ended. */
 export const LEDGER_WAIT_MS = 3000;

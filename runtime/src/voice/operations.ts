@@ -1,4 +1,4 @@
-import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, type CallStatusEvent } from '@switchboard/sdk';
 import type { AgentOperationContext, AgentOperations } from '../actors/actor-system.js';
 import type { MakeCallRequest, WebhookAnswer } from '../protocol/operations.js';
 import { Continuation } from '../actors/continuation.js';
@@ -17,6 +17,7 @@ import { newSessionId, traceOf, type CallSession } from './call-session.js';
 import { ENDED_STATUSES, endedCallSummary } from './call-reads.js';
 import type { CallMessages } from './call-messages.js';
 import type { VoiceService } from './voice-service.js';
+import { reconcileCallOperation, type CallStatusApplication } from './reconcile-call.js';
 import type { VoiceMessageStore } from './voice-messages.js';
 import type { Logger } from '../logger.js';
 import type { RuntimeEvents } from '../events.js';
@@ -34,6 +35,8 @@ export interface VoiceContext {
   readonly events: RuntimeEvents;
   readonly logger: Logger;
   publicBaseUrl(): string;
+  /** How long after its start a call without a final status is recorded `unknown` (RECONCILE_BOUND_MS). */
+  readonly reconcileBoundMs: number;
 }
 
 /** The agent's phone number ('' when it holds no voice channel; placing a call then refuses it). */
@@ -71,8 +74,60 @@ async function logNewCall(store: Store, events: RuntimeEvents, session: CallSess
 /** Voice operations every agent actor answers. */
 export function voiceOperations(
   context: VoiceContext,
-): Pick<AgentOperations, 'sendVoiceMessage' | 'makeCall' | 'callOnBehalf' | 'transferCall' | 'hangUpCall' | 'incomingCall' | 'outboundAnswer' | 'callMessageTaken' | 'callStatus' | 'callRecorded'> {
+): Pick<AgentOperations, 'sendVoiceMessage' | 'makeCall' | 'callOnBehalf' | 'transferCall' | 'hangUpCall' | 'incomingCall' | 'outboundAnswer' | 'callMessageTaken' | 'callStatus' | 'callRecorded' | 'reconcileCall'> {
   const { voice } = context;
+
+  /**
+   * A call's status as its provider reports it (a status callback, or the reconciler's ask): the call
+   * log and its inbox entry in one commit, call-minute usage, the session's end, and a `call.status`
+   * event for the agent. With `read`, only over the status read then; `reason` says why a status is
+   * `unknown`. Resolves whether the logged status changed.
+   */
+  async function applyCallStatus(store: Store, agent: AgentRecord, event: CallStatusEvent, application: CallStatusApplication = {}): Promise<boolean> {
+    // A status change lands in the agent's inbox in the update's commit (a repeated status adds no entry).
+    const logged = application.read ?? (await store.calls.get(event.callSid));
+    const { reason } = application;
+    const entry = logged && callStatusEntry(logged, event.status, event.durationSeconds, event.cost === null ? null : round4(event.cost), reason);
+    const writes = [
+      ...(entry ? [store.inbox.appendStatement(entry, application.read ? { callStatusIs: { callSid: event.callSid, status: application.read.status } } : { callStatusChangesTo: { callSid: event.callSid, status: event.status } })] : []),
+      store.calls.updateStatusStatement(event.callSid, event.status, event.durationSeconds, event.cost, application.read?.status),
+    ];
+    const written = await store.db.executeAll(writes);
+    const known = written.at(-1)!.changes > 0;
+    const changed = Boolean(entry && written[1]!.changes > 0);
+    if (changed) context.events.emit('inbox', { agentId: agent.agentId });
+    if (known && event.status === 'completed' && event.durationSeconds !== null) {
+      const minutes = Math.max(1, Math.ceil(event.durationSeconds / 60));
+      await store.usage.insert({
+        id: newId('use'),
+        agentId: agent.agentId,
+        channel: 'voice',
+        action: 'call_minute',
+        quantity: minutes,
+        providerCost: event.cost,
+        tariffCost: context.tariffs.cost('call_minute', minutes, logged?.direction === 'outbound' ? logged.to : undefined),
+        externalId: event.callSid,
+        createdAt: new Date().toISOString(),
+      });
+    }
+    const ended = ENDED_STATUSES.includes(event.status);
+    if (ended) {
+      await voice.callEnded(event.callSid);
+      context.logger.info({ agentId: agent.agentId, callSid: event.callSid, status: event.status, durationSeconds: event.durationSeconds, ...traceOf(logged ?? {}) }, 'call ended');
+    }
+    // A callback that overtook the commit of the call's log row read none; the row is there now.
+    const call = logged ?? (known ? await store.calls.get(event.callSid) : undefined);
+    if (known && context.delivery.reachable(agent)) {
+      const data = { callSid: event.callSid, status: event.status, durationSeconds: event.durationSeconds, cost: event.cost === null ? null : round4(event.cost), ...(reason ? { reason } : {}) };
+      // The call's end carries its summary, from the ledger its media connection writes as it closes
+      // (maybe just after this callback): waited for off the webhook's answer.
+      const summary = ended ? endedCallSummary(store, event.callSid) : Promise.resolve(undefined);
+      void summary
+        .catch((err: unknown) => context.logger.warn({ err, callSid: event.callSid }, 'the call summary could not be read'))
+        .then((summary) => context.delivery.notify(agent.agentId, { ...agentEvent('call.status', agent.agentId, { ...data, ...(summary ? { summary } : {}) }), ...traceOf(call ?? {}) }));
+    }
+    return changed;
+  }
 
   /** Places an outbound call for a session: limits first (actions, spend, calls per day to the number). */
   async function place(actor: AgentOperationContext['actor'], store: Store, agent: AgentRecord, session: CallSession) {
@@ -302,47 +357,7 @@ export function voiceOperations(
       return new Continuation(async (): Promise<WebhookAnswer> => {
         const request = voice.request(payload);
         const telephony = voice.telephonyDriver().telephony;
-        const event = telephony.parseCallWebhook(request);
-        // A status change lands in the agent's inbox in the update's commit (a repeated status adds no entry).
-        const logged = await store.calls.get(event.callSid);
-        const entry = logged && callStatusEntry(logged, event.status, event.durationSeconds, event.cost === null ? null : round4(event.cost));
-        const writes = [
-          ...(entry ? [store.inbox.appendStatement(entry, { callStatusChangesTo: { callSid: event.callSid, status: event.status } })] : []),
-          store.calls.updateStatusStatement(event.callSid, event.status, event.durationSeconds, event.cost),
-        ];
-        const written = await store.db.executeAll(writes);
-        const known = written.at(-1)!.changes > 0;
-        if (entry && written[1]!.changes > 0) context.events.emit('inbox', { agentId: agent.agentId });
-        if (known && event.status === 'completed' && event.durationSeconds !== null) {
-          const minutes = Math.max(1, Math.ceil(event.durationSeconds / 60));
-          await store.usage.insert({
-            id: newId('use'),
-            agentId: agent.agentId,
-            channel: 'voice',
-            action: 'call_minute',
-            quantity: minutes,
-            providerCost: event.cost,
-            tariffCost: context.tariffs.cost('call_minute', minutes, logged?.direction === 'outbound' ? logged.to : undefined),
-            externalId: event.callSid,
-            createdAt: new Date().toISOString(),
-          });
-        }
-        const ended = ENDED_STATUSES.includes(event.status);
-        if (ended) {
-          await voice.callEnded(event.callSid);
-          context.logger.info({ agentId: agent.agentId, callSid: event.callSid, status: event.status, durationSeconds: event.durationSeconds, ...traceOf(logged ?? {}) }, 'call ended');
-        }
-        // A callback that overtook the commit of the call's log row read none; the row is there now.
-        const call = logged ?? (known ? await store.calls.get(event.callSid) : undefined);
-        if (known && context.delivery.reachable(agent)) {
-          const data = { callSid: event.callSid, status: event.status, durationSeconds: event.durationSeconds, cost: event.cost === null ? null : round4(event.cost) };
-          // The call's end carries its summary, from the ledger its media connection writes as it closes
-          // (maybe just after this callback): waited for off the webhook's answer.
-          const summary = ended ? endedCallSummary(store, event.callSid) : Promise.resolve(undefined);
-          void summary
-            .catch((err: unknown) => context.logger.warn({ err, callSid: event.callSid }, 'the call summary could not be read'))
-            .then((summary) => context.delivery.notify(agent.agentId, { ...agentEvent('call.status', agent.agentId, { ...data, ...(summary ? { summary } : {}) }), ...traceOf(call ?? {}) }));
-        }
+        await applyCallStatus(store, agent, telephony.parseCallWebhook(request));
         return { status: 200, ...telephony.render([]) };
       });
     },
@@ -366,5 +381,6 @@ export function voiceOperations(
         return { status: 200, ...telephony.render([]) };
       });
     },
+    reconcileCall: reconcileCallOperation(context, applyCallStatus),
   };
 }

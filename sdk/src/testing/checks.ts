@@ -5,7 +5,7 @@ import { SPEECH_CAPABILITIES } from '../capabilities.js';
 import type { DriverManifest, InboundEvent, MessageStatus, SendResult, WebhookAck, WebhookRequest } from '../driver.js';
 import { hasErrorCode } from '../errors.js';
 
-/** Every normalised delivery state; a driver must map provider states onto these. */
+/** Every normalised delivery state a driver reports; it must map provider states onto these (`unknown` is the runtime's own). */
 export const MESSAGE_STATUSES: readonly MessageStatus[] = [
   'queued',
   'accepted',

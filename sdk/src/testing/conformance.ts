@@ -14,6 +14,7 @@ export const CONFORMANCE_CASES = [
   'an incompatible sdk range is refused',
   'send returns externalId, status, cost and segments',
   'findSent finds a message it sent by its addresses, body and time',
+  'fetchStatus answers for a message it sent',
   'a provider 5xx is a retryable PROVIDER_ERROR',
   'a provider 429 is a retryable PROVIDER_ERROR',
   'a provider 4xx is a non-retryable PROVIDER_ERROR',
@@ -68,6 +69,8 @@ export interface DriverConformanceOptions<S = Record<string, unknown>> extends V
   after?: () => unknown;
   /** Messages the provider accepts; each is sent once, and the first is reused by the fault cases. */
   sends?: readonly OutboundMessage[] | (() => readonly OutboundMessage[]);
+  /** An id in the provider's format that it never issued: `fetchStatus` must answer undefined for it. */
+  unknownExternalId?: string;
   /** Makes the provider answer the driver's next request (a send, a synthesis, a stream's opening) with this HTTP status. */
   injectFault?: (status: number) => unknown;
   /** Removes injected faults; called after every fault case. */
@@ -80,9 +83,10 @@ export interface DriverConformanceOptions<S = Record<string, unknown>> extends V
 }
 
 /** The driver capability each case exercises; a driver without it skips the case. `voice` is any of tts, stt, telephony. */
-const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'findSent' | 'webhooks' | 'health' | 'estimateCost' | 'tts' | 'stt' | 'telephony' | 'voice' | 'recording'>> = {
+const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'findSent' | 'fetchStatus' | 'fetchCall' | 'webhooks' | 'health' | 'estimateCost' | 'tts' | 'stt' | 'telephony' | 'voice' | 'recording'>> = {
   'send returns externalId, status, cost and segments': 'send',
   'findSent finds a message it sent by its addresses, body and time': 'findSent',
+  'fetchStatus answers for a message it sent': 'fetchStatus',
   'a provider 5xx is a retryable PROVIDER_ERROR': 'send',
   'a provider 429 is a retryable PROVIDER_ERROR': 'send',
   'a provider 4xx is a non-retryable PROVIDER_ERROR': 'send',
@@ -150,6 +154,7 @@ export function describeDriverConformance<S>(options: DriverConformanceOptions<S
     const lacks = (name: ConformanceCase): string | undefined => {
       const capability = CAPABILITY_OF[name];
       if (!driver || !capability) return undefined;
+      if (capability === 'fetchCall') return !driver.telephony ? 'the driver has no telephony capability' : driver.telephony.fetchCall ? undefined : 'the driver has no telephony.fetchCall';
       if (capability === 'voice') return VOICE_CAPABILITIES.some((c) => driver![c] !== undefined) ? undefined : 'the driver has no voice capability (tts, stt or telephony)';
       if (capability === 'recording') return driver.telephony?.recording !== undefined ? undefined : 'the driver has no telephony.recording capability';
       return driver[capability] !== undefined ? undefined : `the driver has no ${capability} capability`;
@@ -215,6 +220,20 @@ export function describeDriverConformance<S>(options: DriverConformanceOptions<S
       assert.ok(!other.some((r) => r.externalId === externalId), 'findSent must not match a message with another body');
       const later = await d.findSent!(unique, new Date(Date.now() + 3_600_000));
       assert.ok(!later.some((r) => r.externalId === externalId), 'findSent must not match a message older than `since`');
+    });
+
+    test('fetchStatus answers for a message it sent', async (d) => {
+      const message = need(sendsOf()[0], 'sends', 'fetchStatus answers for a message it sent');
+      const sentAt = new Date();
+      const { externalId } = await d.send!(message);
+      const answer = await d.fetchStatus!({ channel: message.channel, externalId, from: message.from, to: message.to, sentAt });
+      assert.ok(answer !== undefined, `fetchStatus must answer for the message just sent (${externalId})`);
+      assertEvent(answer, module.manifest);
+      assert.equal(answer.externalId, externalId, 'fetchStatus must answer about the message asked for');
+      assert.equal(answer.channel, message.channel, "fetchStatus must answer on the message's channel");
+      const unknownId = need(options.unknownExternalId, 'unknownExternalId', 'fetchStatus answers for a message it sent');
+      const none = await d.fetchStatus!({ channel: message.channel, externalId: unknownId, from: message.from, to: message.to, sentAt });
+      assert.equal(none, undefined, 'fetchStatus must answer undefined for an id the provider never issued');
     });
 
     const faultCase = (name: ConformanceCase, status: number, retryable: boolean): void =>

@@ -19,6 +19,7 @@ export const VOICE_CONFORMANCE_CASES = [
   'render produces a document of the declared content type',
   'placeCall returns a callSid and a status',
   'updateCall accepts steps for a placed call',
+  'fetchCall answers for a call it placed',
   'parseCallWebhook reads a call status event',
   'parseCallWebhook rejects a body without a call id',
   'parseRecordingWebhook reads a recording event and fetch returns its WAV audio',
@@ -29,7 +30,7 @@ export const VOICE_CONFORMANCE_CASES = [
 export type VoiceConformanceCase = (typeof VOICE_CONFORMANCE_CASES)[number];
 
 /** The capability each voice case exercises; `voice` means any of tts, stt and telephony. */
-export const VOICE_CAPABILITY_OF: Readonly<Record<VoiceConformanceCase, 'tts' | 'stt' | 'telephony' | 'voice' | 'recording'>> = {
+export const VOICE_CAPABILITY_OF: Readonly<Record<VoiceConformanceCase, 'tts' | 'stt' | 'telephony' | 'fetchCall' | 'voice' | 'recording'>> = {
   'voice capabilities match the manifest': 'voice',
   'synthesize returns audio of the requested format and a plausible length': 'tts',
   'voices lists voices with an id and a name': 'tts',
@@ -40,6 +41,7 @@ export const VOICE_CAPABILITY_OF: Readonly<Record<VoiceConformanceCase, 'tts' | 
   'render produces a document of the declared content type': 'telephony',
   'placeCall returns a callSid and a status': 'telephony',
   'updateCall accepts steps for a placed call': 'telephony',
+  'fetchCall answers for a call it placed': 'fetchCall',
   'parseCallWebhook reads a call status event': 'telephony',
   'parseCallWebhook rejects a body without a call id': 'telephony',
   'parseRecordingWebhook reads a recording event and fetch returns its WAV audio': 'recording',
@@ -88,6 +90,8 @@ export interface TelephonyFixtures {
   malformedCallWebhook?: Fixture<WebhookRequest>;
   /** Steps to render; one of each kind by default. */
   steps?: readonly CallStep[];
+  /** A call id in the provider's format that it never issued: `fetchCall` must answer undefined for it. */
+  unknownCallSid?: string;
   /** Further checks on what `callWebhook()` parses into. */
   expectCallStatus?: (event: ReturnType<Telephony['parseCallWebhook']>) => void | Promise<void>;
   /** A verified recording status callback for a completed recording the provider holds (telephony.recording). */
@@ -259,6 +263,18 @@ export function declareVoiceCases(suite: VoiceSuite): void {
     const { callSid } = await d.telephony!.placeCall(call);
     await d.telephony!.updateCall(callSid, [{ kind: 'say', text: 'One moment' }, { kind: 'pause', seconds: 1 }]);
     await d.telephony!.updateCall(callSid, [{ kind: 'hangup' }]);
+  });
+
+  test('fetchCall answers for a call it placed', async (d) => {
+    const call = await need(fixtures.telephony?.call, 'telephony.call', 'fetchCall answers for a call it placed')();
+    const { callSid } = await d.telephony!.placeCall(call);
+    const answer = await d.telephony!.fetchCall!(callSid);
+    assert.ok(answer !== undefined, `fetchCall must answer for the call just placed (${callSid})`);
+    assertCallStatusEvent(answer);
+    assert.equal(answer.callSid, callSid, 'fetchCall must answer about the call asked for');
+    await d.telephony!.updateCall(callSid, [{ kind: 'hangup' }]);
+    const unknownSid = need(fixtures.telephony?.unknownCallSid, 'telephony.unknownCallSid', 'fetchCall answers for a call it placed');
+    assert.equal(await d.telephony!.fetchCall!(unknownSid), undefined, 'fetchCall must answer undefined for a call the provider never placed');
   });
 
   test('parseCallWebhook reads a call status event', async (d) => {

@@ -174,7 +174,8 @@ export class LivePhoneCall implements PhoneCall {
 
   #postStatus(record: StatusEvent, event: string, callStatus: string, extra: Record<string, string>): void {
     const url = this.sim.statusCallback;
-    if (!url || !this.#events.has(event)) return;
+    // A silenced Twilio (`Simulator.silence`) posts no call status callbacks either; a Calls fetch tells.
+    if (!url || !this.#events.has(event) || this.#ctx.state.silenced.has('twilio')) return;
     record.event = event;
     record.callbackUrl = url;
     const { state, settings } = this.#ctx;

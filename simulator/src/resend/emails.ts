@@ -108,6 +108,9 @@ function createEmail(state: SimulatorState, req: SimRequest): SimResponse {
     mediaUrls: [],
     at: email.createdAt,
   });
+  const silent = state.silenced.get('resend');
+  // A silenced Resend (`Simulator.silence`): the email comes to its outcome unannounced; only `last_event` tells.
+  if (silent && silent !== 'sent') state.tasks.run(state.settings.statusCallbackDelayMs, () => (email.lastEvent = silent === 'delivered' ? 'delivered' : 'bounced'));
   return { status: 200, json: { id: email.id } };
 }
 

@@ -2,7 +2,7 @@ import type { SimResponse } from '../http/sim-response.js';
 import { twilioSid } from '../ids.js';
 import type { SimulatorState } from '../simulator-state.js';
 import { countSegments } from './sms-segments.js';
-import { scheduleMessageStatusCallbacks } from './status-callbacks.js';
+import { scheduleMessageStatusCallbacks, scheduleSilentOutcome } from './status-callbacks.js';
 import { twilioError, twilioNotFound } from './twilio-errors.js';
 import {
   API_VERSION,
@@ -116,7 +116,9 @@ export function createMessage(state: SimulatorState, accountSid: string, form: F
     ...(statusCallback ? { statusCallback } : {}),
     at: now,
   });
-  if (state.settings.statusCallbacks) scheduleMessageStatusCallbacks(state, message);
+  const silent = state.silenced.get('twilio');
+  if (silent) scheduleSilentOutcome(state, message, silent);
+  else if (state.settings.statusCallbacks) scheduleMessageStatusCallbacks(state, message);
   return { status: 201, headers: twilioHeaders(), json: messageJson(message) };
 }
 

@@ -1,4 +1,5 @@
 import type { SimulatorState } from '../simulator-state.js';
+import type { SilentOutcome } from '../types.js';
 import { API_VERSION } from './twilio-format.js';
 import type { TwilioMessage } from './twilio-ledger.js';
 import { postTwilioWebhook } from './twilio-webhook.js';
@@ -73,5 +74,31 @@ export function scheduleMessageStatusCallbacks(state: SimulatorState, message: T
     await advance('sent');
     // `delivered` follows only once `sent` was posted, so the two never arrive out of order.
     if (state.tasks.generation === generation) state.tasks.run(delay, () => advance('delivered'));
+  });
+}
+
+/** Twilio's error for a message the carrier could not hand to the phone. */
+const UNREACHABLE = { code: 30003, message: 'Unreachable destination handset' } as const;
+
+/**
+ * A silenced Twilio (`Simulator.silence`): the message moves to `sent`, then to `outcome`, one delay
+ * apart, with no callback; only a Messages fetch tells.
+ */
+export function scheduleSilentOutcome(state: SimulatorState, message: TwilioMessage, outcome: SilentOutcome): void {
+  const delay = state.settings.statusCallbackDelayMs;
+  const advance = (status: 'sent' | 'delivered' | 'undelivered') => {
+    const now = new Date();
+    message.status = status;
+    message.dateUpdated = now;
+    if (status === 'sent') message.dateSent = now;
+    if (status === 'delivered') message.price = messagePrice(message);
+    if (status === 'undelivered') {
+      message.errorCode = UNREACHABLE.code;
+      message.errorMessage = UNREACHABLE.message;
+    }
+  };
+  state.tasks.run(delay, () => {
+    advance('sent');
+    if (outcome !== 'sent') state.tasks.run(delay, () => advance(outcome));
   });
 }

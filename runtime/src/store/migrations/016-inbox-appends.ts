@@ -5,13 +5,15 @@ const ENTRY_COLUMNS = 'agent_id, id, type, channel, counterpart, conversation_id
 
 /**
  * What an append is conditional on (`EntryCondition` in the inbox repository): its message stored,
- * or its call logged at all, with a status other than the one being written, or without its
- * conversation yet.
+ * or its call logged at all, with a status other than the one being written, with the status read
+ * before (the reconciler's asks, for calls and messages), or without its conversation yet.
  */
 const CONDITION = `CASE NEW.when_kind
   WHEN 'message' THEN EXISTS (SELECT 1 FROM messages WHERE id = NEW.when_key)
   WHEN 'call' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key)
   WHEN 'call-status' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key AND status <> NEW.when_status)
+  WHEN 'call-status-is' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key AND status = NEW.when_status)
+  WHEN 'message-status-is' THEN EXISTS (SELECT 1 FROM messages WHERE id = NEW.when_key AND status = NEW.when_status)
   WHEN 'call-unlinked' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key AND ledger IS NULL)
   ELSE FALSE END`;
 

@@ -16,6 +16,7 @@ import { callRecordings } from './018-call-recordings.js';
 import { tasks } from './010-tasks.js';
 import { callbackLog } from './011-callback-log.js';
 import { replyTasks } from './012-reply-tasks.js';
+import { reconcile } from './017-reconcile.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, callRecordings];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, reconcile, callRecordings];

@@ -1,6 +1,7 @@
 import type { SqlExecutor, SqlStatement, SqlValue } from '../database.js';
 import type { CallLedgerRecord, TranscriptLine } from '../../protocol/call-record.js';
 import { conversationIdOf, counterpartOf } from '../../protocol/conversations.js';
+import { claimAsk, dueForAsk, type UnsettledTable } from './reconcile-claim.js';
 
 /** A voice call as stored: direction, mode, status, duration and cost. */
 export interface CallRecord {
@@ -18,7 +19,15 @@ export interface CallRecord {
   readonly updatedAt: string;
   /** The W3C trace context the agent placed the call with (null: none, or an inbound call). */
   readonly traceparent?: string | null;
+  /** Without a final status, asked about at its provider before: when it is next to be (the reconciler). */
+  readonly nextAskAt?: string | null;
 }
+
+/** The statuses a call ends with; `unknown` is the reconciler's, at the bound. Any other is not final. */
+export const FINAL_CALL_STATUSES: readonly string[] = ['completed', 'busy', 'no-answer', 'failed', 'canceled', 'unknown'];
+/** A call without a final status (the partial indexes calls_unasked and calls_asked). */
+const UNSETTLED = `status NOT IN (${FINAL_CALL_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+const UNSETTLED_CALLS: UnsettledTable = { table: 'calls', keyColumn: 'call_sid', unsettled: UNSETTLED };
 
 interface CallRow {
   call_sid: string;
@@ -34,6 +43,7 @@ interface CallRow {
   created_at: string;
   updated_at: string;
   traceparent: string | null;
+  next_ask_at?: string | null;
 }
 
 /** A call with what its media connection left: when it connected and ended, its ledger and transcript. */
@@ -102,12 +112,30 @@ export class CallRepository {
     return row && toRecord(row);
   }
 
-  /** Applies a status callback: status, and duration and cost once the provider reports them. */
-  updateStatusStatement(callSid: string, status: string, durationSeconds: number | null, cost: number | null): SqlStatement {
+  /**
+   * Applies a status callback: status, and duration and cost once the provider reports them; with
+   * `expected`, only over that status (the reconciler's answer must not undo a callback that came meanwhile).
+   */
+  updateStatusStatement(callSid: string, status: string, durationSeconds: number | null, cost: number | null, expected?: string): SqlStatement {
     return {
-      sql: 'UPDATE calls SET status = ?, duration_seconds = COALESCE(?, duration_seconds), cost = COALESCE(?, cost), updated_at = ? WHERE call_sid = ?',
-      params: [status, durationSeconds, cost, new Date().toISOString(), callSid],
+      sql: `UPDATE calls SET status = ?, duration_seconds = COALESCE(?, duration_seconds), cost = COALESCE(?, cost), updated_at = ? WHERE call_sid = ?${expected === undefined ? '' : ' AND status = ?'}`,
+      params: [status, durationSeconds, cost, new Date().toISOString(), callSid, ...(expected === undefined ? [] : [expected])],
     };
+  }
+
+  /** Calls without a final status due for an ask at `now` (first asks: logged before `firstAskCut`), the reconciler's. */
+  async dueForAsk(firstAskCut: Date, now: Date, limit = 500): Promise<CallRecord[]> {
+    return (await dueForAsk<CallRow>(this.db, UNSETTLED_CALLS, firstAskCut, now, limit)).map(toRecord);
+  }
+
+  /** Takes the due ask about an unsettled call, as `MessageRepository.claimAsk` does for a message. */
+  async claimAsk(callSid: string, previous: string | null, next: Date): Promise<boolean> {
+    return claimAsk(this.db, UNSETTLED_CALLS, callSid, previous, next);
+  }
+
+  /** Records an unsettled call `unknown`, and nothing else (its agent is gone: no one to tell). */
+  async settleUnknown(callSid: string): Promise<void> {
+    await this.db.execute(`UPDATE calls SET status = 'unknown', updated_at = ? WHERE call_sid = ? AND ${UNSETTLED}`, [new Date().toISOString(), callSid]);
   }
 
   async updateStatus(callSid: string, status: string, durationSeconds: number | null, cost: number | null): Promise<boolean> {
@@ -226,5 +254,6 @@ function toRecord(row: CallRow): CallRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     traceparent: row.traceparent,
+    ...(row.next_ask_at ? { nextAskAt: row.next_ask_at } : {}),
   };
 }

@@ -64,13 +64,18 @@ export type EntryCondition =
   | { readonly messageStored: string }
   | { readonly callLogged: string }
   | { readonly callStatusChangesTo: { readonly callSid: string; readonly status: string } }
-  | { readonly callConversationMissing: string };
+  | { readonly callConversationMissing: string }
+  /** The message, or the call, still has this status (the entry's statements run before the update that changes it). */
+  | { readonly messageStatusIs: { readonly messageId: string; readonly status: string } }
+  | { readonly callStatusIs: { readonly callSid: string; readonly status: string } };
 
 /** The condition's columns in the view `inbox_appends` (migration 16): its kind, key and status. */
 function condition(when: EntryCondition): [kind: string, key: string, status: string | null] {
   if ('messageStored' in when) return ['message', when.messageStored, null];
   if ('callLogged' in when) return ['call', when.callLogged, null];
   if ('callStatusChangesTo' in when) return ['call-status', when.callStatusChangesTo.callSid, when.callStatusChangesTo.status];
+  if ('callStatusIs' in when) return ['call-status-is', when.callStatusIs.callSid, when.callStatusIs.status];
+  if ('messageStatusIs' in when) return ['message-status-is', when.messageStatusIs.messageId, when.messageStatusIs.status];
   return ['call-unlinked', when.callConversationMissing, null];
 }
 

@@ -1,6 +1,7 @@
 import type { Channel, MessageStatus } from '@switchboard/sdk';
 import type { SqlExecutor, SqlStatement } from '../database.js';
 import type { Tenure } from '../../tenure.js';
+import { claimAsk, dueForAsk, type UnsettledTable } from './reconcile-claim.js';
 import { fenceCondition } from './tenures.js';
 import { conversationIdOf, counterpartOf } from '../../protocol/conversations.js';
 
@@ -34,6 +35,8 @@ export interface MessageRecord {
   /** Outbound email replying in a thread: the Message-ID it answers, and the thread's (oldest first). */
   readonly inReplyTo?: string | null;
   readonly references?: readonly string[];
+  /** Outbound without a final status, asked about at its provider before: when it is next to be (the reconciler). */
+  readonly nextAskAt?: string | null;
 }
 
 interface MessageRow {
@@ -58,6 +61,7 @@ interface MessageRow {
   email_message_id: string | null;
   in_reply_to: string | null;
   email_references: string | null;
+  next_ask_at?: string | null;
 }
 
 const COLUMNS = `id, agent_id, channel, direction, from_address, to_address, subject, body, html, media_urls,
@@ -70,6 +74,11 @@ const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
 
 /** An outbound message whose provider call has no outcome stored (the partial index messages_unsent). */
 const UNSENT = "external_id IS NULL AND direction = 'outbound' AND status = 'queued'";
+/** The statuses of an outbound message still waiting for its final one; every other status is final. */
+export const UNSETTLED_STATUSES: readonly MessageStatus[] = ['queued', 'accepted', 'sending', 'sent'];
+/** An outbound message sent and without a final status (the partial indexes messages_unasked and messages_asked). */
+const UNSETTLED = `direction = 'outbound' AND external_id IS NOT NULL AND status IN (${UNSETTLED_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+const UNSETTLED_MESSAGES: UnsettledTable = { table: 'messages', keyColumn: 'id', unsettled: UNSETTLED };
 /** An inbound message neither handed to the agent nor dead-lettered. */
 const UNDELIVERED = "m.delivery = 'pending' AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.message_id = m.id)";
 
@@ -143,6 +152,21 @@ export class MessageRepository {
     return rows.map(toRecord);
   }
 
+  /** Sent messages without a final status due for an ask at `now` (first asks: stored before `firstAskCut`), the reconciler's. */
+  async dueForAsk(firstAskCut: Date, now: Date, limit = 500): Promise<MessageRecord[]> {
+    return (await dueForAsk<MessageRow>(this.db, UNSETTLED_MESSAGES, firstAskCut, now, limit)).map(toRecord);
+  }
+
+  /** Takes the due ask about an unsettled message (compare-and-set of its next ask's time, from `previous` to `next`). */
+  async claimAsk(id: string, previous: string | null, next: Date): Promise<boolean> {
+    return claimAsk(this.db, UNSETTLED_MESSAGES, id, previous, next);
+  }
+
+  /** Records an unsettled message `unknown` with the reason, and nothing else (its agent is gone: no one to tell). */
+  async settleUnknown(id: string, reason: string): Promise<void> {
+    await this.db.execute(`UPDATE messages SET status = 'unknown', error = COALESCE(error, ?), updated_at = ? WHERE id = ? AND ${UNSETTLED}`, [reason, new Date().toISOString(), id]);
+  }
+
   /** The UPDATE that records the provider's answer to a send. */
   markSentStatement(id: string, result: { externalId: string; status: MessageStatus; cost: number | null; segments: number }): SqlStatement {
     return {
@@ -161,11 +185,12 @@ export class MessageRepository {
   }
 
   /** The UPDATE that applies a delivery receipt; a receipt without a price keeps the cost already known. */
-  applyStatusStatement(agentId: string, externalId: string, status: MessageStatus, cost: number | null, error: string | null): SqlStatement {
+  applyStatusStatement(agentId: string, externalId: string, status: MessageStatus, cost: number | null, error: string | null, expected?: MessageStatus): SqlStatement {
+    // `expected`: only over the status the caller read (the reconciler's answer must not undo a receipt that came meanwhile).
     return {
       sql: `UPDATE messages SET status = ?, cost = COALESCE(?, cost), error = COALESCE(?, error), updated_at = ?
-       WHERE agent_id = ? AND external_id = ? AND direction = 'outbound'`,
-      params: [status, cost, error, new Date().toISOString(), agentId, externalId],
+       WHERE agent_id = ? AND external_id = ? AND direction = 'outbound'${expected === undefined ? '' : ' AND status = ?'}`,
+      params: [status, cost, error, new Date().toISOString(), agentId, externalId, ...(expected === undefined ? [] : [expected])],
     };
   }
 
@@ -268,5 +293,6 @@ function toRecord(row: MessageRow): MessageRecord {
     ...(row.email_message_id ? { emailMessageId: row.email_message_id } : {}),
     ...(row.in_reply_to ? { inReplyTo: row.in_reply_to } : {}),
     ...(row.email_references ? { references: row.email_references.split(' ') } : {}),
+    ...(row.next_ask_at ? { nextAskAt: row.next_ask_at } : {}),
   };
 }

@@ -1,0 +1,63 @@
+import type { DeliveryStatusEvent } from '@switchboard/sdk';
+import { agentEvent } from '../delivery/events.js';
+import { statusEntry } from '../inbox/entries.js';
+import type { AgentRecord } from '../store/repositories/agents.js';
+import type { MessageRecord } from '../store/repositories/messages.js';
+import type { Store } from '../store/store.js';
+import type { MessagingContext } from './context.js';
+
+/** How a status that is not a provider's receipt is applied (the reconciler's). */
+export interface StatusApplication {
+  /** The message as the caller read it; the change applies only over its status. */
+  readonly read?: MessageRecord;
+  /** Why the status is what it is (`unknown`'s reason), kept as the message's error and told with it. */
+  readonly reason?: string;
+}
+
+/**
+ * Applies a delivery status to the agent's outbound message: the change and its inbox entry in one
+ * commit, then the `message.status` event to the agent's callback. Receipts come here, and so do the
+ * reconciler's answers and its `unknown`. Resolves whether the stored status changed.
+ */
+export async function applyStatus(
+  context: MessagingContext,
+  store: Store,
+  agent: AgentRecord,
+  event: DeliveryStatusEvent,
+  application: StatusApplication = {},
+): Promise<boolean> {
+  // The message is read first: its inbox entry names its recipient and conversation.
+  const message = application.read ?? (await store.messages.findOutbound(agent.agentId, event.externalId));
+  if (!message) return false;
+  // One commit: the receipt (a price reaches the usage record through the store, migration 5) and its inbox entry.
+  const errorCode = event.errorCode ?? null;
+  const { reason } = application;
+  const entry = statusEntry(message, { status: event.status, externalId: event.externalId, cost: event.cost, error: errorCode, ...(reason ? { reason } : {}) });
+  // A receipt repeating the stored status (a provider's retry) changes nothing the agent must hear again.
+  const changed = message.status !== event.status;
+  const update = store.messages.applyStatusStatement(agent.agentId, event.externalId, event.status, event.cost, errorCode ?? reason ?? null, application.read?.status);
+  // Over a status read before: the entry's statements go first, on the condition the update has too.
+  const writes = application.read
+    ? [...(changed ? [store.inbox.appendStatement(entry, { messageStatusIs: { messageId: message.id, status: message.status } })] : []), update]
+    : [update, ...(changed ? [store.inbox.appendStatement(entry)] : [])];
+  const results = await store.db.executeAll(writes);
+  const applied = results[application.read ? writes.length - 1 : 0]!;
+  if (applied.changes === 0) return false;
+  context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status });
+  if (changed) context.events.emit('inbox', { agentId: agent.agentId });
+  if (!context.delivery.reachable(agent)) return changed;
+  context.delivery.notify(
+    agent.agentId,
+    agentEvent('message.status', agent.agentId, {
+      messageId: message.id,
+      channel: event.channel,
+      externalId: event.externalId,
+      status: event.status,
+      cost: event.cost,
+      ...(event.errorCode ? { errorCode: event.errorCode } : {}),
+      ...(reason ? { reason } : {}),
+    }),
+    agent,
+  );
+  return changed;
+}
