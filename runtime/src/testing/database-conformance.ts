@@ -476,6 +476,28 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
+    it('tasks: those whose time to live ended before the sweep are deleted, to the millisecond; live ones kept', async () => {
+      await withNodes(2, async ([first, second]) => {
+        const t0 = Date.parse('2026-04-01T00:00:00.000Z');
+        const sweepAt = t0 + 7_200_000;
+        const task = (taskId: string, createdMs: number, ttlMs: number) =>
+          ({ taskId, owner: 'team', agentId: 'sweep-agent', kind: 'call' as const, callId: `CA-${taskId}`, createdAt: new Date(createdMs).toISOString(), ttlMs });
+        const tasks = [
+          task('ended', t0, 3_600_000),
+          task('ended-just-before', t0 + 1, 7_200_000 - 2),
+          task('ends-just-after', t0 + 1, 7_200_000),
+          task('long-lived', t0 - 86_400_000, 30 * 86_400_000),
+          task('made-after', sweepAt + 1000, 0),
+        ];
+        for (const t of tasks) await first!.tasks.create(t);
+        assert.equal(await second!.tasks.sweepExpired(new Date(t0)), 0, 'none had ended by t0');
+        assert.equal(await second!.tasks.sweepExpired(new Date(sweepAt)), 2);
+        const left = await Promise.all(tasks.map(async (t) => [t.taskId, (await first!.tasks.find(t.taskId, 'team')) !== undefined]));
+        assert.deepEqual(Object.fromEntries(left), { ended: false, 'ended-just-before': false, 'ends-just-after': true, 'long-lived': true, 'made-after': true });
+        assert.equal(await first!.tasks.sweepExpired(new Date(sweepAt)), 0, 'a second sweep finds nothing');
+      });
+    });
+
     it('callback log: attempts from two nodes, the endpoint disabled once, replay, paging, parking, retention and deprovisioning', async () => {
       await withNodes(2, async (stores) => {
         const [first, second] = stores as [Store, Store];
