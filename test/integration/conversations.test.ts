@@ -170,4 +170,45 @@ describe('conversations: one agent and one counterpart across channels, linked b
     const { body } = await get(`/api/v1/conversations/${numberId}`);
     assert.deepEqual((body.items as Item[]).slice(0, 2).map((i) => [i.channel, i.direction, i.body]), [['sms', 'outbound', 'reply'], ['email', 'outbound', 'reply']]);
   });
+
+  it('the list pages through many conversations, each once, newest activity first, with a conversation that moves meanwhile', async () => {
+    const many = await provisionAgent(t, 'conv-many', ['sms']);
+    const senders = Array.from({ length: 150 }, (_, i) => `+1415556${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < senders.length; i += 10) {
+      const batch = senders.slice(i, i + 10).map((from) => t.sim.inbound.sms({ agentId: 'conv-many', from, to: many.channels.sms!.address, body: `hi from ${from}` }));
+      for (const res of await Promise.all(batch)) assert.equal(res.status, 200);
+    }
+    const pageOf = async (cursor?: string) => {
+      const { status, body } = await get(`/api/v1/conversations?limit=7${cursor ? `&cursor=${cursor}` : ''}`, many.securityToken);
+      assert.equal(status, 200, JSON.stringify(body));
+      return body as { conversations: (Summary & { lastActivityAt: string })[]; nextCursor: string | null };
+    };
+    const seen: (Summary & { lastActivityAt: string })[] = [];
+    let mover = '';
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await pageOf(cursor);
+      assert.ok(page.conversations.length <= 7);
+      seen.push(...page.conversations);
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+      // Halfway, the first page's last conversation writes again: it moves to the front, behind the cursor, and is not listed twice.
+      if (pages === 10) {
+        mover = seen[6]!.counterparts[0]!.address;
+        const res = await t.sim.inbound.sms({ agentId: 'conv-many', from: mover, to: many.channels.sms!.address, body: 'again' });
+        assert.equal(res.status, 200);
+      }
+    } while (cursor);
+    assert.equal(pages, Math.ceil(150 / 7));
+    assert.equal(new Set(seen.map((c) => c.conversationId)).size, 150, 'each conversation once');
+    assert.deepEqual(new Set(seen.flatMap((c) => c.counterparts.map((p) => p.address))), new Set(senders), 'every sender, none missed');
+    for (const [i, c] of seen.entries()) {
+      assert.deepEqual([c.messages, c.calls, c.counterparts.length], [1, 0, 1], 'as it was when its page was read');
+      const next = seen[i + 1];
+      if (next) assert.ok(c.lastActivityAt > next.lastActivityAt || (c.lastActivityAt === next.lastActivityAt && c.conversationId > next.conversationId), `ordered at ${i}`);
+    }
+    const front = (await pageOf()).conversations[0]!;
+    assert.deepEqual([front.counterparts[0]!.address, front.messages], [mover, 2], 'the conversation that wrote again leads the list');
+  });
 });

@@ -109,6 +109,43 @@ describe('call recordings: off by default, per call or per agent; stream calls r
     }
   });
 
+  it('byte ranges on both recording routes: one range is 206 with Content-Range, past the end 416, several or malformed the whole file', async () => {
+    assert.ok(streamSid, 'the stream call above was recorded');
+    const whole = Buffer.from(await (await get(`/api/v1/calls/${streamSid}/recording`, agent.securityToken)).arrayBuffer());
+    const size = whole.byteLength;
+    const ranged = (path: string, range: string) => t.call('GET', path, { token: t.orchestratorToken, headers: { range } });
+    for (const path of [`/api/v1/calls/${streamSid}/recording`, `/admin/api/calls/${streamSid}/recording`]) {
+      const plain = await get(path, t.orchestratorToken);
+      assert.deepEqual([plain.status, plain.headers.get('accept-ranges'), plain.headers.get('content-length')], [200, 'bytes', String(size)], path);
+      await plain.arrayBuffer();
+      const cases: [range: string, start: number, end: number][] = [
+        ['bytes=0-43', 0, 43], // the WAV header, as a player's first look
+        ['bytes=100-', 100, size - 1],
+        ['bytes=-10', size - 10, size - 1],
+        [`bytes=${size - 5}-${size + 1000}`, size - 5, size - 1], // an end past the file is cut to it
+      ];
+      for (const [range, start, end] of cases) {
+        const res = await ranged(path, range);
+        assert.equal(res.status, 206, `${path} ${range}`);
+        assert.equal(res.headers.get('content-range'), `bytes ${start}-${end}/${size}`, range);
+        assert.equal(res.headers.get('content-type'), 'audio/wav');
+        assert.equal(res.headers.get('accept-ranges'), 'bytes');
+        assert.ok(Buffer.from(await res.arrayBuffer()).equals(whole.subarray(start, end + 1)), `${path} ${range}: the bytes of the range`);
+      }
+      const past = await ranged(path, `bytes=${size}-`);
+      assert.deepEqual([past.status, past.headers.get('content-range')], [416, `bytes */${size}`], path);
+      assert.equal(((await past.json()) as { code: string }).code, 'BAD_REQUEST');
+      for (const range of ['bytes=0-1,10-11', 'bytes=abc', 'lines=1-2']) {
+        const res = await ranged(path, range);
+        assert.equal(res.status, 200, `${path} ${range}: the whole file`);
+        assert.ok(Buffer.from(await res.arrayBuffer()).equals(whole), range);
+      }
+    }
+    // A range does not widen who may read: another agent's is still 404.
+    const foreign = await t.call('GET', `/api/v1/calls/${streamSid}/recording`, { token: other.securityToken, headers: { range: 'bytes=0-1' } });
+    assert.equal(foreign.status, 404);
+  });
+
   it('off by default: a call that did not ask stores nothing and has no recording', async () => {
     t.sim.deepgram.registerPhrase('no record needed');
     t.sim.phone.onOutbound(QUIET_CALLEE, { steps: ['no record needed'], replyTimeoutMs: 8000 });

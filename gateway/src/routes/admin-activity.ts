@@ -5,7 +5,7 @@ import { json, type RouteContext, type RouteDefinition } from '../http/types.js'
 import { CallListQuery, CallListResponse, CallResponse } from '../schemas/calls.js';
 import { errorResponses } from '../schemas/common.js';
 import { ConversationListQuery, ConversationListResponse, ConversationQuery, ConversationResponse } from '../schemas/conversations.js';
-import { findCall, listCalls, recordingAudio, withRecordingLink } from './calls.js';
+import { findCall, listCalls, RECORDING_RESPONSES, recordingAudio, withRecordingLink } from './calls.js';
 import { checkConversationId } from './conversations.js';
 import type { RouteDeps } from './deps.js';
 
@@ -87,9 +87,9 @@ export function adminActivityRoutes(deps: RouteDeps): RouteDefinition[] {
       path: '/admin/api/calls/:callId/recording',
       operationId: 'adminCallRecording',
       summary: "One call's recording (WAV), as GET /api/v1/calls/{callId}/recording serves it, for the call page's player.",
-      responses: { 200: { description: 'WAV audio.', contentType: 'audio/wav' }, ...errorResponses(400, 401, 403, 404, 429) },
-      async handler({ params }: RouteContext) {
-        return recordingAudio(deps, params.callId ?? '', undefined);
+      responses: { ...RECORDING_RESPONSES, ...errorResponses(400, 401, 403, 404, 429) },
+      async handler({ params, request }: RouteContext) {
+        return recordingAudio(deps, params.callId ?? '', undefined, request.headers.range);
       },
     },
   ];

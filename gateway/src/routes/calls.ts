@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { ErrorCodes } from '@switchboard/sdk';
 import type { Principal } from '@switchboard/runtime';
+import { fileByRange } from '../http/byte-ranges.js';
 import { fail } from '../http/errors.js';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
 import { CallId, CallListQuery, CallListResponse, CallQuery, CallResponse } from '../schemas/calls.js';
-import { errorResponses } from '../schemas/common.js';
+import { ErrorBody, errorResponses } from '../schemas/common.js';
 import { resolveAgentId } from './agent-access.js';
 import type { RouteDeps } from './deps.js';
 
@@ -47,18 +47,25 @@ export function withRecordingLink<C extends { callSid: string; recording: { dura
 }
 
 /**
- * A call's recording as WAV, when it is `agentId`'s (or any agent's: undefined) and kept; else
- * NOT_FOUND, as for an unknown call.
+ * A call's recording as WAV, when it is `agentId`'s (or any agent's: undefined) and kept, whole or the
+ * one byte range `range` asks for (a player seeking); else NOT_FOUND, as for an unknown call.
  */
-export async function recordingAudio(deps: RouteDeps, callId: string, agentId: string | undefined) {
+export async function recordingAudio(deps: RouteDeps, callId: string, agentId: string | undefined, range: string | undefined) {
   checkCallId(callId);
   const recording = await deps.ports.calls.recording(callId);
   if (!recording || (agentId !== undefined && recording.agentId !== agentId)) fail(ErrorCodes.NOT_FOUND, `No call ${callId} for this agent.`);
   const path = recording.file === null ? undefined : deps.ports.voice.recordingPath(recording.file);
-  const audio = path ? await readFile(path).catch(() => undefined) : undefined;
+  const audio = path ? await fileByRange(path, range, { 'content-type': 'audio/wav', 'cache-control': 'private, no-store' }) : undefined;
   if (!audio) fail(ErrorCodes.NOT_FOUND, `Call ${callId} has no recording: it was not recorded, is not stored yet, or is past its retention.`);
-  return { status: 200, headers: { 'content-type': 'audio/wav', 'cache-control': 'private, no-store' }, body: audio };
+  return audio;
 }
+
+/** The documented answers of a recording route (whole, one range, a range past the end). */
+export const RECORDING_RESPONSES = {
+  200: { description: 'WAV audio, the whole file (Accept-Ranges: bytes).', contentType: 'audio/wav' },
+  206: { description: 'The one byte range a `Range: bytes=a-b` header asked for, with Content-Range; several ranges get the whole file (200).', contentType: 'audio/wav' },
+  416: { description: 'The range starts past the end of the file (BAD_REQUEST); Content-Range names the size (`bytes */size`).', schema: ErrorBody },
+} as const;
 
 /** The calls API: the call log with each call's latency ledger and transcript. */
 export function callRoutes(deps: RouteDeps): RouteDefinition[] {
@@ -98,11 +105,11 @@ export function callRoutes(deps: RouteDeps): RouteDefinition[] {
       path: '/api/v1/calls/:callId/recording',
       operationId: 'getCallRecording',
       summary: "The call's recording: a WAV file, both legs (stream mode: the caller left, the agent right). Only the agent that owns the call, and the operator, may fetch it.",
-      responses: { 200: { description: 'WAV audio.', contentType: 'audio/wav' }, ...errorResponses(400, 401, 403, 404, 429) },
-      async handler({ params, principal }: RouteContext) {
+      responses: { ...RECORDING_RESPONSES, ...errorResponses(400, 401, 403, 404, 429) },
+      async handler({ params, principal, request }: RouteContext) {
         // A team token reads the call log, but recordings are the owning agent's and the operator's only.
         if (principal.kind === 'team') fail(ErrorCodes.FORBIDDEN, "A call's recording is served to the agent that owns the call and to the operator only.");
-        return recordingAudio(deps, params.callId ?? '', principal.kind === 'client' ? principal.agentId : undefined);
+        return recordingAudio(deps, params.callId ?? '', principal.kind === 'client' ? principal.agentId : undefined, request.headers.range);
       },
     },
   ];

@@ -75,14 +75,20 @@ export function conversationOperations(): Pick<AgentOperations, 'conversations' 
     async conversations({ actor, store }, request) {
       const { agentId } = requireAgent(actor);
       return new Continuation(async () => {
-        const [rows, links] = await Promise.all([store.conversations.activity(agentId), store.conversations.links(agentId)]);
-        const all = summaries(rows, links);
         const after = request.cursor === undefined ? undefined : decode(request.cursor);
-        const start = after ? all.findIndex((s) => s.lastActivityAt < after.createdAt || (s.lastActivityAt === after.createdAt && s.conversationId < after.id)) : 0;
-        const conversations = start < 0 ? [] : all.slice(start, start + request.limit);
-        const last = conversations.at(-1);
-        const more = start >= 0 && start + request.limit < all.length;
-        return { agentId, conversations, nextCursor: more && last ? encode({ createdAt: last.lastActivityAt, id: last.conversationId }) : null };
+        const recent = await store.conversations.recent(agentId, request.limit + 1, after);
+        const page = recent.slice(0, request.limit);
+        if (page.length === 0) return { agentId, conversations: [], nextCursor: null };
+        const ids = page.map((c) => c.conversationId);
+        const links = await store.conversations.linksInto(agentId, ids);
+        const byId = new Map(summaries(await store.conversations.activity(agentId, [...ids, ...links.keys()]), links).map((s) => [s.conversationId, s]));
+        // The order and the cursor are the summaries' (the page's keyset); the counts and counterparts the rows'.
+        const conversations = page.map(({ conversationId, lastAt }) => {
+          const summary = byId.get(conversationId);
+          return { conversationId, counterparts: summary?.counterparts ?? [], lastActivityAt: lastAt, messages: summary?.messages ?? 0, calls: summary?.calls ?? 0 };
+        });
+        const last = page.at(-1);
+        return { agentId, conversations, nextCursor: recent.length > request.limit && last ? encode({ createdAt: last.lastAt, id: last.conversationId }) : null };
       });
     },
 

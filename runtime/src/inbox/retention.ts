@@ -8,12 +8,12 @@ const DAY_MS = 86_400_000;
 /**
  * Removes acknowledged inbox entries older than the retention, and the callback delivery log and the
  * settled callback events older than theirs (and what other retentions add with `also`: call
- * recordings), at start and hourly. Every process holding agents runs it; in a cluster the sweeps of
+ * recordings, expired MCP tasks), at start and hourly. Every process holding agents runs it; in a cluster the sweeps of
  * several nodes are the same idempotent DELETE.
  */
 export class InboxRetention {
   readonly #periodic: PeriodicSweep;
-  /** Other retentions swept at the same times (call recordings). */
+  /** Other retentions swept at the same times (call recordings, expired tasks). */
   readonly #others: { name: string; sweep: (now: number) => Promise<number> }[] = [];
 
   constructor(

@@ -15,6 +15,7 @@ import { inboxOperations } from '../inbox/operations.js';
 import { backfillConversations } from '../conversations/backfill.js';
 import { conversationOperations } from '../conversations/operations.js';
 import { InboxRetention } from '../inbox/retention.js';
+import { EXPIRED_TASK_KEPT_MS } from '../tasks/call-task.js';
 import { Limiter } from '../limits/limiter.js';
 import { defaultLimits } from '../limits/limits.js';
 import { limitOperations } from '../limits/operations.js';
@@ -115,6 +116,7 @@ export class AgentHost {
     const messages = new StoredCallMessages(store, events, this.delivery);
     this.voice = callService(parts, reach, calls, messages, publicBaseUrl);
     this.inboxRetention.also('call recording', (now) => this.voice.recordings.sweep(now));
+    this.inboxRetention.also('expired task', (now) => store.tasks.sweepExpired(new Date(now - EXPIRED_TASK_KEPT_MS)));
     // After each commit that appended an inbox entry, the agent's listeners on any gateway hear of it.
     events.on('inbox', ({ agentId }) => reach.inboxChanged(agentId));
     // Whatever crosses the bus is checked against the catalogue before an actor sees it.

@@ -29,6 +29,12 @@ export type CallTaskState =
   | { readonly status: 'cancelled'; readonly statusMessage: string; readonly lastUpdatedAt: string }
   | { readonly status: 'failed'; readonly statusMessage: string; readonly lastUpdatedAt: string };
 
+/**
+ * How long an expired task's row is kept: a client polling within a day of the expiry is told "Task has
+ * expired" (the row says so), after that "Task not found"; both are -32602. The retention sweep deletes it then.
+ */
+export const EXPIRED_TASK_KEPT_MS = 86_400_000;
+
 /** True once the task's time to live has passed: it is no longer answered for. */
 export function taskExpired(task: StoredTask, now = Date.now()): boolean {
   return Date.parse(task.createdAt) + task.ttlMs <= now;

@@ -9,6 +9,7 @@ import { SecretBox, hashToken, newToken } from '../secrets.js';
 import type { Database } from '../store/database.js';
 import { migrate, schemaVersion } from '../store/migrate.js';
 import { MIGRATIONS } from '../store/migrations/index.js';
+import { SUMMARIES_FROM_ROWS } from '../store/migrations/019-conversation-summaries.js';
 import { receivedEntry, statusEntry } from '../inbox/entries.js';
 import type { DeadLetter } from '../store/repositories/dead-letters.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
@@ -487,6 +488,82 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
       });
     });
 
+    it('conversation summaries: kept by the rows of both tables, merged by links, paged by keyset, rebuilt the same from the rows', async () => {
+      await withNodes(2, async ([first, second]) => {
+        const at = (s: number) => new Date(Date.parse('2026-06-01T00:00:00Z') + s * 1000).toISOString();
+        const message = (id: string, agentId: string, from: string, createdAt: string): MessageRecord => ({
+          id, agentId, channel: 'sms', direction: 'inbound', from, to: '+15550000001', subject: null, body: id, html: null,
+          mediaUrls: [], externalId: id, status: 'received', segments: 1, cost: null, error: null, delivery: 'done', createdAt, updatedAt: createdAt,
+        });
+        const number = (n: number) => `+1555010${String(n).padStart(4, '0')}`;
+        // 30 conversations, two rows each; four share one time, so the id breaks the tie.
+        for (let n = 0; n < 30; n++) {
+          const time = n < 4 ? 100 : n;
+          await (n % 2 ? first : second)!.messages.insert(message(`sm-${n}-a`, 'sum-1', number(n), at(time - 1)));
+          await (n % 2 ? second : first)!.messages.insert(message(`sm-${n}-b`, 'sum-1', number(n), at(time)));
+        }
+        await first!.messages.insert(message('sm-other', 'sum-2', number(0), at(500)));
+        // A call is activity too: conversation 5 becomes the latest.
+        await first!.calls.insert({
+          callSid: 'CA-sum', sessionId: 'ses-sum', agentId: 'sum-1', direction: 'inbound', mode: 'relay', from: number(5), to: '+15550000001',
+          status: 'ringing', durationSeconds: 0, cost: null, createdAt: at(200), updatedAt: at(200),
+        });
+        // A row named by the backfill counts when it is named.
+        await first!.messages.insert(message('sm-late', 'sum-1', number(40), at(300)));
+        await first!.db.execute("UPDATE messages SET conversation_id = NULL WHERE id = 'sm-late'");
+        await first!.db.execute("DELETE FROM conversation_summaries WHERE conversation_id = ?", [conversationIdOf('sum-1', number(40))]);
+        assert.equal(await second!.conversations.backfill(10), 1);
+
+        const pageAll = async (store: Store, limit: number) => {
+          const all: { conversationId: string; lastAt: string }[] = [];
+          for (let after: { createdAt: string; id: string } | undefined; ; ) {
+            const page = await store.conversations.recent('sum-1', limit, after);
+            all.push(...page);
+            if (page.length < limit) return all;
+            after = { createdAt: page.at(-1)!.lastAt, id: page.at(-1)!.conversationId };
+          }
+        };
+        const expected = [
+          [conversationIdOf('sum-1', number(40)), at(300)],
+          [conversationIdOf('sum-1', number(5)), at(200)],
+          ...[0, 1, 2, 3].map((n) => [conversationIdOf('sum-1', number(n)), at(100)]).sort((a, b) => (a[0]! < b[0]! ? 1 : -1)),
+          ...Array.from({ length: 26 }, (_, i) => 29 - i).filter((n) => n !== 5).map((n) => [conversationIdOf('sum-1', number(n)), at(n)]),
+        ];
+        const listed = await pageAll(second!, 4);
+        assert.deepEqual(listed.map((c) => [c.conversationId, c.lastAt]), expected, 'each once, latest first, ties by id descending');
+        assert.deepEqual(await pageAll(first!, 100), listed, 'the same in one page');
+
+        // Linking 29 into 10: one conversation with the later activity; what was linked away is not listed.
+        const [ten, twentyNine] = [conversationIdOf('sum-1', number(10)), conversationIdOf('sum-1', number(29))];
+        assert.equal(await first!.conversations.link('sum-1', number(10), [number(29)], at(400)), ten);
+        const afterLink = await pageAll(second!, 7);
+        assert.equal(afterLink.length, 30);
+        assert.equal(afterLink.find((c) => c.conversationId === twentyNine), undefined);
+        assert.equal(afterLink.find((c) => c.conversationId === ten)?.lastAt, at(29));
+        // A new row of the linked address moves the conversation it joined.
+        await second!.messages.insert(message('sm-29-c', 'sum-1', number(29), at(250)));
+        assert.deepEqual((await first!.conversations.recent('sum-1', 2)).map((c) => c.conversationId), [conversationIdOf('sum-1', number(40)), ten]);
+        // Deleting a conversation's latest row takes its activity back; deleting its only rows, the conversation.
+        await first!.messages.delete('sm-29-c');
+        assert.deepEqual((await first!.conversations.recent('sum-1', 2)).map((c) => [c.conversationId, c.lastAt]), [[conversationIdOf('sum-1', number(40)), at(300)], [conversationIdOf('sum-1', number(5)), at(200)]]);
+        assert.equal((await pageAll(second!, 50)).find((c) => c.conversationId === ten)?.lastAt, at(29));
+        await first!.messages.delete('sm-late');
+        assert.equal((await pageAll(second!, 50)).find((c) => c.conversationId === conversationIdOf('sum-1', number(40))), undefined);
+
+        // What the triggers and links kept is what the migration computes from the rows.
+        const kept = await first!.db.query('SELECT agent_id, conversation_id, last_at FROM conversation_summaries ORDER BY agent_id, conversation_id');
+        await first!.db.execute('DELETE FROM conversation_summaries');
+        await first!.db.execute(SUMMARIES_FROM_ROWS);
+        assert.deepEqual(await second!.db.query('SELECT agent_id, conversation_id, last_at FROM conversation_summaries ORDER BY agent_id, conversation_id'), kept);
+
+        // Deprovisioning forgets the links: the linked address is its own conversation again.
+        await first!.db.transaction((tx) => first!.conversations.deleteAgent(tx, 'sum-1'));
+        const unlinked = await pageAll(second!, 50);
+        assert.deepEqual([unlinked.length, unlinked.find((c) => c.conversationId === twentyNine)?.lastAt, unlinked.find((c) => c.conversationId === ten)?.lastAt], [30, at(29), at(10)]);
+        assert.deepEqual((await second!.conversations.recent('sum-2', 10)).map((c) => c.lastAt), [at(500)], "another agent's is its own");
+      });
+    });
+
     it('replies: the first reply of a conversation after a cursor, the latest send, and a reply task read back', async () => {
       await withNodes(2, async ([first, second]) => {
         const now = new Date().toISOString();
@@ -521,6 +598,28 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.equal(await first!.tasks.cancel('task-1', now), true);
         assert.equal(await second!.tasks.cancel('task-1', new Date().toISOString()), false, 'cancelled once');
         assert.equal((await first!.tasks.find('task-1', 'client:task-agent'))!.cancelledAt, now);
+      });
+    });
+
+    it('tasks: those whose time to live ended before the sweep are deleted, to the millisecond; live ones kept', async () => {
+      await withNodes(2, async ([first, second]) => {
+        const t0 = Date.parse('2026-04-01T00:00:00.000Z');
+        const sweepAt = t0 + 7_200_000;
+        const task = (taskId: string, createdMs: number, ttlMs: number) =>
+          ({ taskId, owner: 'team', agentId: 'sweep-agent', kind: 'call' as const, callId: `CA-${taskId}`, createdAt: new Date(createdMs).toISOString(), ttlMs });
+        const tasks = [
+          task('ended', t0, 3_600_000),
+          task('ended-just-before', t0 + 1, 7_200_000 - 2),
+          task('ends-just-after', t0 + 1, 7_200_000),
+          task('long-lived', t0 - 86_400_000, 30 * 86_400_000),
+          task('made-after', sweepAt + 1000, 0),
+        ];
+        for (const t of tasks) await first!.tasks.create(t);
+        assert.equal(await second!.tasks.sweepExpired(new Date(t0)), 0, 'none had ended by t0');
+        assert.equal(await second!.tasks.sweepExpired(new Date(sweepAt)), 2);
+        const left = await Promise.all(tasks.map(async (t) => [t.taskId, (await first!.tasks.find(t.taskId, 'team')) !== undefined]));
+        assert.deepEqual(Object.fromEntries(left), { ended: false, 'ended-just-before': false, 'ends-just-after': true, 'long-lived': true, 'made-after': true });
+        assert.equal(await first!.tasks.sweepExpired(new Date(sweepAt)), 0, 'a second sweep finds nothing');
       });
     });
 

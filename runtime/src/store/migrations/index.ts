@@ -13,10 +13,11 @@ import { callTrace } from './014-call-trace.js';
 import { emailThreads } from './015-email-threads.js';
 import { inboxAppends } from './016-inbox-appends.js';
 import { callRecordings } from './018-call-recordings.js';
+import { conversationSummaries } from './019-conversation-summaries.js';
 import { tasks } from './010-tasks.js';
 import { callbackLog } from './011-callback-log.js';
 import { replyTasks } from './012-reply-tasks.js';
 import { reconcile } from './017-reconcile.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, reconcile, callRecordings];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, reconcile, callRecordings, conversationSummaries];

@@ -80,12 +80,6 @@ export class ConversationRepository {
     return [...new Set([conversationId, ...rows.map((r) => r.address_conversation_id)])];
   }
 
-  /** The agent's links: each linked address's own id and the conversation it was linked into. */
-  async links(agentId: string): Promise<Map<string, string>> {
-    const rows = await this.db.query<LinkRow>('SELECT address, address_conversation_id, conversation_id FROM contact_links WHERE agent_id = ?', [agentId]);
-    return new Map(rows.map((r) => [r.address_conversation_id, r.conversation_id]));
-  }
-
   /**
    * Links `addresses` into the conversation of `into` (itself resolved, if it was linked before), in
    * one transaction: each address's own conversation, and whatever had been linked into it, now
@@ -103,10 +97,49 @@ export class ConversationRepository {
            ON CONFLICT (agent_id, address) DO UPDATE SET conversation_id = excluded.conversation_id, linked_at = excluded.linked_at`,
           [agentId, normaliseAddress(address), own, target, at],
         );
+        await this.#mergeSummary(tx, agentId, own, target);
       }
       // The target itself was never linked away (resolve followed it), so no link row points it elsewhere.
       return target;
     });
+  }
+
+  /** The summary of `from` (what was linked into it came with it) folded into `into`'s: the later last activity. */
+  async #mergeSummary(tx: SqlExecutor, agentId: string, from: string, into: string): Promise<void> {
+    await tx.execute(
+      `INSERT INTO conversation_summaries (agent_id, conversation_id, last_at)
+       SELECT agent_id, ?, last_at FROM conversation_summaries WHERE agent_id = ? AND conversation_id = ?
+       ON CONFLICT (agent_id, conversation_id) DO UPDATE SET last_at = excluded.last_at WHERE excluded.last_at > conversation_summaries.last_at`,
+      [into, agentId, from],
+    );
+    await tx.execute('DELETE FROM conversation_summaries WHERE agent_id = ? AND conversation_id = ?', [agentId, from]);
+  }
+
+  /**
+   * A page of the agent's conversations, latest activity first (then id, descending), after `after`:
+   * one range of the summaries' index. A summary left under an id that was linked away meanwhile (a
+   * row stored while the link committed, on PostgreSQL) is not listed.
+   */
+  async recent(agentId: string, limit: number, after?: TimelineCursor): Promise<{ conversationId: string; lastAt: string }[]> {
+    const keyset = after ? 'AND s.last_at <= ? AND (s.last_at < ? OR s.conversation_id < ?)' : '';
+    const rows = await this.db.query<{ conversation_id: string; last_at: string }>(
+      `SELECT s.conversation_id, s.last_at FROM conversation_summaries s
+       WHERE s.agent_id = ? ${keyset}
+         AND NOT EXISTS (SELECT 1 FROM contact_links l WHERE l.agent_id = s.agent_id AND l.address_conversation_id = s.conversation_id AND l.conversation_id <> s.conversation_id)
+       ORDER BY s.last_at DESC, s.conversation_id DESC LIMIT ?`,
+      [agentId, ...(after ? [after.createdAt, after.createdAt, after.id] : []), limit],
+    );
+    return rows.map((r) => ({ conversationId: r.conversation_id, lastAt: r.last_at }));
+  }
+
+  /** The agent's links into the conversations `ids`: each linked address's own id and the conversation it joined. */
+  async linksInto(agentId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.query<LinkRow>(
+      `SELECT address, address_conversation_id, conversation_id FROM contact_links WHERE agent_id = ? AND conversation_id IN (${ids.map(() => '?').join(', ')})`,
+      [agentId, ...ids],
+    );
+    return new Map(rows.map((r) => [r.address_conversation_id, r.conversation_id]));
   }
 
   /** Addresses linked into a conversation (its own address is not stored: the id is a hash of it). */
@@ -143,10 +176,10 @@ export class ConversationRepository {
     return rows.sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1)).slice(0, limit);
   }
 
-  /** The address-derived conversations of the agent (all, or those of `ids`) with their activity, per channel and counterpart. */
-  async activity(agentId: string, ids?: readonly string[]): Promise<ActivityRow[]> {
-    const only = ids ? `AND conversation_id IN (${ids.map(() => '?').join(', ')})` : 'AND conversation_id IS NOT NULL';
-    const params = [agentId, ...(ids ?? [])];
+  /** The address-derived conversations `ids` of the agent with their activity, per channel and counterpart. */
+  async activity(agentId: string, ids: readonly string[]): Promise<ActivityRow[]> {
+    const only = `AND conversation_id IN (${ids.map(() => '?').join(', ')})`;
+    const params = [agentId, ...ids];
     const [messages, calls] = await Promise.all([
       this.db.query<{ conversation_id: string; channel: Channel; counterpart: string; last_at: string; n: number }>(
         `SELECT conversation_id, channel, CASE WHEN direction = 'inbound' THEN from_address ELSE to_address END AS counterpart,
@@ -198,9 +231,18 @@ export class ConversationRepository {
     return rows.map((r) => r.email_message_id).reverse();
   }
 
-  /** Forgets an agent's links (deprovisioning). */
+  /** Forgets an agent's links (deprovisioning); its rows' conversations are summarised unlinked again. */
   async deleteAgent(tx: SqlExecutor, agentId: string): Promise<void> {
     await tx.execute('DELETE FROM contact_links WHERE agent_id = ?', [agentId]);
+    await tx.execute('DELETE FROM conversation_summaries WHERE agent_id = ?', [agentId]);
+    await tx.execute(
+      `INSERT INTO conversation_summaries (agent_id, conversation_id, last_at)
+       SELECT agent_id, conversation_id, MAX(created_at) FROM (
+         SELECT agent_id, conversation_id, created_at FROM messages WHERE agent_id = ? AND conversation_id IS NOT NULL
+         UNION ALL SELECT agent_id, conversation_id, created_at FROM calls WHERE agent_id = ? AND conversation_id IS NOT NULL) a
+       GROUP BY agent_id, conversation_id`,
+      [agentId, agentId],
+    );
   }
 
   /**

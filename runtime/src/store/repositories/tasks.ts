@@ -80,6 +80,17 @@ export class TaskRepository {
     const { changes } = await this.db.execute('UPDATE tasks SET cancelled_at = ? WHERE task_id = ? AND cancelled_at IS NULL', [at, taskId]);
     return changes > 0;
   }
+
+  /**
+   * Deletes the tasks whose time to live ended before `before`; returns how many. The created-at
+   * bound (no task made after `before` can have ended before it) keeps the look on the index.
+   */
+  async sweepExpired(before: Date): Promise<number> {
+    // When a task ends is computed in SQL, which the two dialects spell differently (ISO text to milliseconds).
+    const createdMs = this.db.dialect === 'postgres' ? 'extract(epoch FROM created_at::timestamptz) * 1000' : '(julianday(created_at) - 2440587.5) * 86400000.0';
+    const { changes } = await this.db.execute(`DELETE FROM tasks WHERE created_at < ? AND ${createdMs} + ttl_ms < ?`, [before.toISOString(), before.getTime()]);
+    return changes;
+  }
 }
 
 function toTask(row: TaskRow): StoredTask {
