@@ -278,6 +278,28 @@ describe('group commit', () => {
     assert.deepEqual(await Promise.all(reads), Array.from({ length: 20 }, () => 3));
   });
 
+  it('a read or write that arrives while the store closes is refused, and the close still succeeds', async () => {
+    const db = await openSqlite({ filename: join(tempDir(), 'late.db') });
+    await db.execute('CREATE TABLE t (id TEXT PRIMARY KEY)');
+    const write = db.execute('INSERT INTO t (id) VALUES (?)', ['before']);
+    const reading = Array.from({ length: 10 }, () => db.get('SELECT count(*) AS c FROM t'));
+    let closed = false;
+    const closing = db.close().finally(() => (closed = true));
+    // What a late status callback or a media socket closing with the server does: reads and writes
+    // arriving all through the close, each on its own turn of the event loop.
+    const late: Promise<string>[] = [];
+    while (!closed) {
+      late.push(...[db.get('SELECT count(*) AS c FROM t'), db.execute('INSERT INTO t (id) VALUES (?)', [`late${late.length}`])].map((p) => p.then(() => 'answered', (err: unknown) => String(err))));
+      await new Promise((r) => setImmediate(r));
+    }
+    await closing; // SQLITE_BUSY here if a statement was prepared during the close and left unfinalized.
+    assert.equal((await write).changes, 1, 'a write queued before the close is committed');
+    assert.equal((await Promise.all(reading)).length, 10, 'reads under way when the close began finish');
+    const outcomes = await Promise.all(late);
+    assert.ok(outcomes.length > 0);
+    for (const outcome of outcomes) assert.match(outcome, /The store is closed/);
+  });
+
   it('conflict-tolerant inserts report per row whether they inserted', async () => {
     await withTable(async (db) => {
       const tolerant = `${insert} ON CONFLICT (id) DO NOTHING`;

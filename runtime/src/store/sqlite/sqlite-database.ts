@@ -32,11 +32,12 @@ export class SqliteDatabase implements Database {
   }
 
   query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    if (this.#closed) return Promise.reject(new Error('The store is closed.'));
     return this.#reads.all<T>(sql, params);
   }
 
   async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    return (await this.#reads.all<T>(sql, params))[0];
+    return (await this.query<T>(sql, params))[0];
   }
 
   /** A single write, committed with whatever else is queued (see GroupCommit). */
@@ -82,7 +83,11 @@ export class SqliteDatabase implements Database {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#tail.catch(() => undefined);
+    // Writes queued before the close are committed, including a flush queued while the last one ran.
+    for (let tail: Promise<unknown> | undefined; tail !== this.#tail; ) {
+      tail = this.#tail;
+      await tail.catch(() => undefined);
+    }
     await this.#statements.clear();
     if (this.#reader !== this.#writer) {
       await this.#reads.clear();

@@ -12,6 +12,8 @@ export class StatementCache {
   readonly #idle = new Map<string, sqlite3.Statement[]>();
   /** Runs not yet finished: clearing waits for them, as their statements come back afterwards. */
   readonly #running = new Set<Promise<unknown>>();
+  /** Set by `clear`: the connection is closing, so no statement may be prepared on it any more. */
+  #closing = false;
 
   constructor(
     private readonly db: sqlite3.Database,
@@ -31,9 +33,14 @@ export class StatementCache {
     return this.#use<T[]>(sql, (statement, done) => statement.all(params as unknown[], (err: Error | null, rows: unknown[]) => done(err, rows as T[])));
   }
 
-  /** Waits for every run to finish, then finalizes every kept statement; call before closing the connection. */
+  /**
+   * Refuses new runs, waits for every run under way (those begun while it waits too), then finalizes
+   * every kept statement: call before closing the connection, which SQLite refuses (SQLITE_BUSY) while
+   * a statement is not finalized.
+   */
   async clear(): Promise<void> {
-    await Promise.allSettled([...this.#running]);
+    this.#closing = true;
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
     const statements = [...this.#idle.values()].flat();
     this.#idle.clear();
     await Promise.all(statements.map((s) => new Promise<void>((resolve) => s.finalize(() => resolve()))));
@@ -41,6 +48,7 @@ export class StatementCache {
 
   /** Runs `work` on a kept statement for `sql`, or on a newly prepared one. */
   #use<T>(sql: string, work: (statement: sqlite3.Statement, done: (err: Error | null, value: T) => void) => void): Promise<T> {
+    if (this.#closing) return Promise.reject(new Error('The store is closed.'));
     const running = new Promise<T>((resolve, reject) => {
       // A failed prepare is reported to its own callback only (the run queued behind it is dropped).
       const used = this.#idle.get(sql)?.pop() ?? this.db.prepare(sql, (err: Error | null) => err && reject(err));
