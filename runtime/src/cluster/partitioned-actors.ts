@@ -19,7 +19,7 @@ export interface PartitionedSystem {
   stop(): Promise<void>;
   /** Runs an operation in its agent's mailbox while `tenure` holds. */
   dispatch(name: string, data: unknown, tenure: Tenure): Promise<unknown>;
-  /** Drops the actors `which` selects; resolves when their work drained. */
+  /** Drops the actors `which` selects; resolves when their work drained (continuations included) or its drain time passed. */
   forget(which: (agentId: string) => boolean): Promise<void>;
 }
 
@@ -44,9 +44,13 @@ export interface PartitionedActorsOptions {
  * writes with the revision of the lease it was taken with (so a write of a lease lost and taken again
  * since is refused by the store, while its provider call may go on: see DECISIONS, "One Tenure").
  * A refusal only refuses: whether the lease is gone for good is the lease keeper's to say (its
- * onReleased stops the subscription), see DECISIONS.md.
+ * onReleased stops the subscription), see DECISIONS.md. On a planned handover it goes on holding,
+ * under the lease still renewed, for the work taken before it, until that work drained (see DECISIONS,
+ * "A planned handover lets the work it took finish").
  */
 class LeaseTenure implements Tenure {
+  #phase: 'serving' | 'handing over' | 'over' = 'serving';
+
   constructor(
     readonly partition: number,
     readonly fence: TenureRecord | undefined,
@@ -55,7 +59,18 @@ class LeaseTenure implements Tenure {
   ) {}
 
   holds(): boolean {
-    return this.leases.holds(this.partition);
+    if (this.#phase === 'serving') return this.leases.holds(this.partition);
+    return this.#phase === 'handing over' && this.leases.keeps(this.partition);
+  }
+
+  /** The partition is being handed over: no new work reaches this tenure, the work it took may finish while the lease is kept. */
+  handOver(): void {
+    if (this.#phase === 'serving') this.#phase = 'handing over';
+  }
+
+  /** Its work drained (or its drain time passed): it holds no more. */
+  end(): void {
+    this.#phase = 'over';
   }
 
   assert(): void {
@@ -250,10 +265,16 @@ export class PartitionedActors {
   }
 
   async #detach(partition: number, reason: LeaseEnd): Promise<void> {
+    const tenure = this.#tenures.get(partition);
     this.#stepDown(partition);
+    const planned = reason === 'released' || reason === 'stopped';
+    // A handover lets the work it took finish (mailboxes and continuations, for up to the system's drain
+    // time) under the lease it keeps renewing, so the next holder starts after the last write; a lost lease cannot wait.
+    if (planned) tenure?.handOver();
+    else tenure?.end();
     const drained = this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
-    // A handover waits for the mailboxes so the next holder starts after the last write; a lost lease cannot wait.
-    if (reason === 'released' || reason === 'stopped') await drained;
+    if (planned) await drained;
+    tenure?.end();
   }
 
   /**
