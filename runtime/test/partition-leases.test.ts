@@ -57,9 +57,12 @@ describe('partition leases', () => {
     }
   });
 
+  /** The token each partition was taken with. */
+  const tokens = new Map<string, number>();
   /** Starts a node over its own bucket whose handovers drain until `drain` says so; resolves once it holds every partition. */
   const drainingNode = async (bucket: string, drain: (partition: number, reason: LeaseEnd) => Promise<void>) => {
-    const leases = new PartitionLeases({ connection, nodeId: `${bucket}-node`, partitions: PARTITIONS, ttlMs: TTL_MS, bucket, onAcquired: () => undefined, onReleased: drain });
+    const onAcquired = (partition: number, token: number) => void tokens.set(`${bucket}/${partition}`, token);
+    const leases = new PartitionLeases({ connection, nodeId: `${bucket}-node`, partitions: PARTITIONS, ttlMs: TTL_MS, bucket, onAcquired, onReleased: drain });
     await leases.start();
     for (const deadline = Date.now() + 5 * TTL_MS; leases.owned().length < PARTITIONS; ) {
       assert.ok(Date.now() < deadline, `took ${leases.owned().length} of ${PARTITIONS} partitions`);
@@ -75,7 +78,7 @@ describe('partition leases', () => {
     const leases = await drainingNode('leases_drain', async (partition, reason) => {
       assert.equal(reason, 'stopped');
       if (partition !== 0) return;
-      sampling = setInterval(() => samples.push({ holds: leases.holds(0), keeps: leases.keeps(0) }), 25);
+      sampling = setInterval(() => samples.push({ holds: leases.holds(0), keeps: leases.keeps(0, tokens.get('leases_drain/0')!) }), 25);
       await new Promise((r) => setTimeout(r, DRAIN_MS));
       clearInterval(sampling);
     });
@@ -101,11 +104,13 @@ describe('partition leases', () => {
     const stopped = leases.stop();
     try {
       await new Promise((r) => setTimeout(r, 100));
-      assert.ok(leases.keeps(0), 'kept while it drains');
+      const token = tokens.get('leases_drain_lost/0')!;
+      assert.ok(leases.keeps(0, token), 'kept while it drains');
+      assert.equal(leases.keeps(0, token + 1000), false, 'kept under the token it was taken with only');
       const kv = await new Kvm(connection).open('leases_drain_lost');
       await kv.put('p.0', JSON.stringify({ node: 'thief' }));
       // The next renewal (a quarter TTL) finds it taken.
-      for (const deadline = Date.now() + TTL_MS; leases.keeps(0); ) {
+      for (const deadline = Date.now() + TTL_MS; leases.keeps(0, token); ) {
         assert.ok(Date.now() < deadline, 'still kept a TTL after it was taken');
         await new Promise((r) => setTimeout(r, 10));
       }

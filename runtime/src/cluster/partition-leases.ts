@@ -31,6 +31,8 @@ export interface PartitionLeasesOptions {
 }
 
 interface Held {
+  /** The lease's revision when it was taken (the fencing token it was taken up with). */
+  readonly taken: number;
   token: number;
   /** Local time before which the lease is surely still ours: renewal sent + TTL − one renewal period. */
   validUntil: number;
@@ -119,12 +121,13 @@ export class PartitionLeases {
   }
 
   /**
-   * True while the lease is still this node's, a handover under way included: work taken before the
-   * handover may finish under it. False at once when the lease is lost or not renewed in time.
+   * True while the lease taken with `token` is still this node's, a handover under way included: work
+   * taken before the handover may finish under it. False at once when the lease is lost or not renewed
+   * in time, and for good then (a lease taken again has another token).
    */
-  keeps(partition: number): boolean {
+  keeps(partition: number, token: number): boolean {
     const held = this.#held.get(partition);
-    return held !== undefined && Date.now() < held.validUntil;
+    return held !== undefined && held.taken === token && Date.now() < held.validUntil;
   }
 
   /** Partitions this node holds now, ascending. */
@@ -287,7 +290,7 @@ export class PartitionLeases {
       await this.#leases!.delete(key(partition), { previousSeq: token }).catch(() => undefined);
       return undefined;
     }
-    this.#held.set(partition, { token, validUntil: sentAt + this.#ttlMs - this.#renewMs, releasing: false });
+    this.#held.set(partition, { taken: token, token, validUntil: sentAt + this.#ttlMs - this.#renewMs, releasing: false });
     this.#freeSince.delete(partition);
     // Taken up beside the rounds (it may write to the store), so renewals never wait on it.
     void Promise.resolve()

@@ -53,6 +53,8 @@ class LeaseTenure implements Tenure {
 
   constructor(
     readonly partition: number,
+    /** The revision the lease was taken with. */
+    readonly token: number,
     readonly fence: TenureRecord | undefined,
     private readonly leases: PartitionLeases,
     private readonly nodeId: string,
@@ -60,7 +62,7 @@ class LeaseTenure implements Tenure {
 
   holds(): boolean {
     if (this.#phase === 'serving') return this.leases.holds(this.partition);
-    return this.#phase === 'handing over' && this.leases.keeps(this.partition);
+    return this.#phase === 'handing over' && this.leases.keeps(this.partition, this.token);
   }
 
   /** The partition is being handed over: no new work reaches this tenure, the work it took may finish while the lease is kept. */
@@ -257,7 +259,7 @@ export class PartitionedActors {
       if (!this.leases.holds(partition) || this.#taking.get(partition) !== token) return;
     }
     this.#taking.delete(partition);
-    this.#tenures.set(partition, new LeaseTenure(partition, fence, this.leases, this.options.nodeId));
+    this.#tenures.set(partition, new LeaseTenure(partition, token, fence, this.leases, this.options.nodeId));
     this.#failing.delete(partition);
     // Anything cached from an earlier tenure may be stale: another node may have served these agents since.
     void this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
@@ -326,8 +328,8 @@ function isInfrastructureFailure(err: unknown): boolean {
 /**
  * A gateway's readiness check that every partition is served: it asks each partition's holder (over
  * the bus, as agent operations go) and fails when one has gone unanswered, or kept failing, for
- * longer than `graceMs` (a partition moving between nodes is dark for less than a lease TTL, which
- * must not take every gateway out of a load balancer at once).
+ * longer than `graceMs` (a partition moving between nodes is dark for its old node's drain and less
+ * than a lease TTL more, which must not take every gateway out of a load balancer at once).
  */
 export function partitionsServed(bus: Bus, partitions: number, graceMs: number): () => Promise<'ok'> {
   const darkSince = new Map<number, number>();
