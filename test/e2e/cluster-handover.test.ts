@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { partitionOf, preferredOwner } from '@switchboard/runtime/internal';
 import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
-import { startClusterProcess as startProcess, type ClusterProcess } from '../helpers/cluster-process.js';
+import { clusterEnv, startClusterProcess as startProcess, startSimulator, type ClusterProcess, type SimulatorProcess } from '../helpers/cluster-process.js';
 
 /**
  * Planned handovers with sends in flight (real nats-server, PostgreSQL, a gateway, runtime nodes and
@@ -46,7 +46,7 @@ describe('cluster handovers with sends in flight', { timeout: 10 * 60_000 }, () 
   let nats: TestNatsServer;
   let database: TestDatabase;
   let dataDir: string;
-  let simulator: ClusterProcess;
+  let simulator: SimulatorProcess;
   let simulatorUrl: string;
   let env: Record<string, string>;
   let gateway: ClusterProcess & { url: string };
@@ -124,24 +124,10 @@ describe('cluster handovers with sends in flight', { timeout: 10 * 60_000 }, () 
     nats = await startNatsServer();
     database = await createTestDatabase();
     dataDir = mkdtempSync(join(tmpdir(), 'switchboard-handover-'));
-    simulator = await startProcess('simulator', ['simulator/src/cli.ts', '--port', '0', '--json'], {}, /"credentials"/);
-    const info = JSON.parse(simulator.output().split('\n').find((l) => l.startsWith('{'))!) as {
-      url: string;
-      baseUrls: Record<string, string>;
-      credentials: { twilio: { accountSid: string; authToken: string } };
-    };
-    simulatorUrl = info.url;
+    simulator = await startSimulator();
+    simulatorUrl = simulator.url;
     env = {
-      NATS_URL: nats.url,
-      DATABASE_URL: database.url,
-      SECRET_KEY: randomBytes(32).toString('hex'),
-      PUBLIC_BASE_URL,
-      ORCHESTRATOR_TOKEN: ORCHESTRATOR,
-      DATA_DIR: dataDir,
-      DEMO_MODE: 'false',
-      TWILIO_ACCOUNT_SID: info.credentials.twilio.accountSid,
-      TWILIO_AUTH_TOKEN: info.credentials.twilio.authToken,
-      TWILIO_BASE_URL: info.baseUrls.twilio!,
+      ...clusterEnv({ natsUrl: nats.url, databaseUrl: database.url, publicBaseUrl: PUBLIC_BASE_URL, orchestratorToken: ORCHESTRATOR, dataDir, simulator }),
       POOL_PHONE_NUMBERS: Array.from({ length: 2 * AGENTS_EACH }, (_, i) => `+1202555${String(300 + i).padStart(4, '0')}`).join(','),
       CLUSTER_LEASE_TTL_MS: String(LEASE_TTL_MS),
       CLUSTER_PARTITIONS: String(PARTITIONS),
