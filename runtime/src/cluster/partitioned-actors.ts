@@ -49,7 +49,8 @@ export interface PartitionedActorsOptions {
  * "A planned handover lets the work it took finish").
  */
 class LeaseTenure implements Tenure {
-  #phase: 'serving' | 'handing over' | 'over' = 'serving';
+  /** Handing over: the work it took finishes while the lease it was taken with is kept. */
+  #handingOver = false;
 
   constructor(
     readonly partition: number,
@@ -61,18 +62,17 @@ class LeaseTenure implements Tenure {
   ) {}
 
   holds(): boolean {
-    if (this.#phase === 'serving') return this.leases.holds(this.partition);
-    return this.#phase === 'handing over' && this.leases.keeps(this.partition, this.token);
+    return this.leases.holds(this.partition) || (this.#handingOver && this.leases.keeps(this.partition, this.token));
   }
 
   /** The partition is being handed over: no new work reaches this tenure, the work it took may finish while the lease is kept. */
   handOver(): void {
-    if (this.#phase === 'serving') this.#phase = 'handing over';
+    this.#handingOver = true;
   }
 
-  /** Its work drained (or its drain time passed): it holds no more. */
-  end(): void {
-    this.#phase = 'over';
+  /** Its work drained (or its drain time passed): it holds only as any tenure does, while the node holds the partition. */
+  handedOver(): void {
+    this.#handingOver = false;
   }
 
   assert(): void {
@@ -269,14 +269,13 @@ export class PartitionedActors {
   async #detach(partition: number, reason: LeaseEnd): Promise<void> {
     const tenure = this.#tenures.get(partition);
     this.#stepDown(partition);
-    const planned = reason === 'released' || reason === 'stopped';
+    const drained = this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
     // A handover lets the work it took finish (mailboxes and continuations, for up to the system's drain
     // time) under the lease it keeps renewing, so the next holder starts after the last write; a lost lease cannot wait.
-    if (planned) tenure?.handOver();
-    else tenure?.end();
-    const drained = this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
-    if (planned) await drained;
-    tenure?.end();
+    if (reason !== 'released' && reason !== 'stopped') return;
+    tenure?.handOver();
+    await drained;
+    tenure?.handedOver();
   }
 
   /**
