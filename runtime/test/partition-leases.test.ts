@@ -56,6 +56,71 @@ describe('partition leases', () => {
       await leases.stop();
     }
   });
+
+  /** The token each partition was taken with. */
+  const tokens = new Map<string, number>();
+  /** Starts a node over its own bucket whose handovers drain until `drain` says so; resolves once it holds every partition. */
+  const drainingNode = async (bucket: string, drain: (partition: number, reason: LeaseEnd) => Promise<void>) => {
+    const onAcquired = (partition: number, token: number) => void tokens.set(`${bucket}/${partition}`, token);
+    const leases = new PartitionLeases({ connection, nodeId: `${bucket}-node`, partitions: PARTITIONS, ttlMs: TTL_MS, bucket, onAcquired, onReleased: drain });
+    await leases.start();
+    for (const deadline = Date.now() + 5 * TTL_MS; leases.owned().length < PARTITIONS; ) {
+      assert.ok(Date.now() < deadline, `took ${leases.owned().length} of ${PARTITIONS} partitions`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return leases;
+  };
+
+  it('keeps and renews the leases of a stopping node while their work drains for longer than a TTL, then hands them over', async () => {
+    const DRAIN_MS = 3 * TTL_MS;
+    const samples: { holds: boolean; keeps: boolean }[] = [];
+    let sampling: NodeJS.Timeout | undefined;
+    const leases = await drainingNode('leases_drain', async (partition, reason) => {
+      assert.equal(reason, 'stopped');
+      if (partition !== 0) return;
+      sampling = setInterval(() => samples.push({ holds: leases.holds(0), keeps: leases.keeps(0, tokens.get('leases_drain/0')!) }), 25);
+      await new Promise((r) => setTimeout(r, DRAIN_MS));
+      clearInterval(sampling);
+    });
+    const kv = await new Kvm(connection).open('leases_drain');
+    const stopped = leases.stop();
+    // Well past the TTL into the drain: the lease is still this node's (renewed), so no one else can take it.
+    await new Promise((r) => setTimeout(r, 2 * TTL_MS));
+    await assert.rejects(kv.create('p.0', JSON.stringify({ node: 'other' })), 'the lease of a draining partition is still held');
+    await stopped;
+    assert.ok(samples.length > 40, `sampled ${samples.length} times`);
+    assert.ok(samples.every((s) => !s.holds && s.keeps), 'no new work, the lease kept, for the whole drain');
+    assert.notEqual((await kv.get('p.0'))?.operation, 'PUT', 'handed over: the lease is deleted once the work drained');
+  });
+
+  it('stops keeping a draining partition at once when its lease is lost, and does not release it twice', async () => {
+    const released: [number, LeaseEnd][] = [];
+    let finish!: () => void;
+    const draining = new Promise<void>((resolve) => (finish = resolve));
+    const leases = await drainingNode('leases_drain_lost', (partition, reason) => {
+      released.push([partition, reason]);
+      return partition === 0 ? draining : Promise.resolve();
+    });
+    const stopped = leases.stop();
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      const token = tokens.get('leases_drain_lost/0')!;
+      assert.ok(leases.keeps(0, token), 'kept while it drains');
+      assert.equal(leases.keeps(0, token + 1000), false, 'kept under the token it was taken with only');
+      const kv = await new Kvm(connection).open('leases_drain_lost');
+      await kv.put('p.0', JSON.stringify({ node: 'thief' }));
+      // The next renewal (a quarter TTL) finds it taken.
+      for (const deadline = Date.now() + TTL_MS; leases.keeps(0, token); ) {
+        assert.ok(Date.now() < deadline, 'still kept a TTL after it was taken');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(JSON.parse((await kv.get('p.0'))!.string()).node, 'thief', "the thief's lease is left alone");
+    } finally {
+      finish();
+      await stopped;
+    }
+    assert.deepEqual(released.filter(([p]) => p === 0), [[0, 'stopped']], 'released once, as stopped');
+  });
 });
 
 describe('partition leases across a nats-server restart', () => {

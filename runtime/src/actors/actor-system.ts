@@ -47,6 +47,8 @@ export interface ActorSystemOptions {
   check?: (operation: string, payload: unknown) => void;
   /** Idle time after which an actor is dropped from memory. */
   idleMs: number;
+  /** How long {@link ActorSystem.stop} and {@link ActorSystem.forget} wait for work in flight, continuations included (default: no bound). */
+  drainMs?: number;
 }
 
 /**
@@ -96,22 +98,34 @@ export class ActorSystem {
     return dropped;
   }
 
-  /** Stops taking messages and waits for every mailbox to drain. */
+  /** Stops taking messages and waits for every mailbox to drain and the work it handed back to settle, for up to the drain time. */
   async stop(): Promise<void> {
     this.#subscription?.unsubscribe();
     clearInterval(this.#sweeper);
-    await Promise.all([...this.#actors.values()].map((a) => a.drained()));
+    await this.#drain([...this.#actors.values()]);
   }
 
-  /** Drops from memory the actors `which` selects (their state reloads on the next message); resolves when their work drained. */
+  /**
+   * Drops from memory the actors `which` selects (their state reloads on the next message); resolves
+   * when their work drained, continuations included, or the drain time passed.
+   */
   forget(which: (agentId: string) => boolean): Promise<void> {
-    const drained: Promise<void>[] = [];
+    const forgotten: AgentActor[] = [];
     for (const [id, actor] of this.#actors) {
       if (!which(id)) continue;
       this.#actors.delete(id);
-      drained.push(actor.drained());
+      forgotten.push(actor);
     }
-    return Promise.all(drained).then(() => undefined);
+    return this.#drain(forgotten);
+  }
+
+  async #drain(actors: readonly AgentActor[]): Promise<void> {
+    const drained = Promise.all(actors.map((a) => a.drained()));
+    const { drainMs } = this.options;
+    if (drainMs === undefined || actors.length === 0) return void (await drained);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)));
+    await Promise.race([drained, deadline]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -142,9 +156,11 @@ export class ActorSystem {
       tenure.assert();
       if (target.state === undefined) target.state = (await this.options.store.agents.get(agentId)) ?? null;
       const context: AgentOperationContext = { actor: target, store: this.options.store, tenure };
-      return operation(context, payload as { agentId: string });
+      const result = await operation(context, payload as { agentId: string });
+      // Started from the turn, so that a drain waiting for the mailbox waits for it too; it runs outside the mailbox.
+      return result instanceof Continuation ? { following: target.follow(result.run) } : { result };
     });
-    return turn.then((result) => (result instanceof Continuation ? result.run() : result));
+    return turn.then((done) => ('following' in done ? done.following : done.result));
   }
 }
 
