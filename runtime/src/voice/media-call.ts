@@ -72,8 +72,15 @@ export abstract class MediaCall {
       // The dialogue records the caller's words before it waits on anything: a line means it took the turn.
       const took = this.session.transcript[line]?.role === 'caller';
       if (took) this.ledger.add(timer, line);
-      await this.perform(await reply, timer);
-      if (took) this.voice.turnMeasured(this.session, timer);
+      const actions = await reply;
+      await this.perform(actions, timer).catch((err: unknown) => {
+        timer.unanswered ??= 'failed';
+        throw err;
+      });
+      if (!took) return;
+      // Said nothing back: the agent had nothing to say, or the call ended before the reply's first frame.
+      if (timer.stamps.firstFrameSent === undefined) timer.unanswered ??= actions.some((a) => a.kind === 'say') ? 'call-ended' : 'no-reply';
+      this.voice.turnMeasured(this.session, timer);
     });
   }
 

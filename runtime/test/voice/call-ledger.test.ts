@@ -43,7 +43,20 @@ describe('call ledger', () => {
     assert.deepEqual(relay!.components, { transcriptionMs: null, agentMs: 30.8, ttsMs: null, switchboardMs: 0.6 });
     assert.equal(silent!.latencyMs, null);
     assert.equal(silent!.components.switchboardMs, null);
+    assert.equal(relay!.unanswered, null, 'answered');
+    assert.equal(silent!.unanswered, 'call-ended', 'left without a reason: the call ended before its reply');
     assert.equal(ledger.record().greeting, null, 'no media start, no greeting entry');
+  });
+
+  it('keeps the reason a turn got no reply', () => {
+    const ledger = new CallLedger();
+    const nothing = turn({ callerStopped: 0, agentAsked: 1, replyEnded: 40 });
+    nothing.unanswered = 'no-reply';
+    ledger.add(nothing, 1);
+    const failed = turn({ callerStopped: 1000, agentAsked: 1001, replyEnded: 1040, ttsAsked: 1041 });
+    failed.unanswered = 'failed';
+    ledger.add(failed, 3);
+    assert.deepEqual(ledger.record().turns.map((t) => t.unanswered), ['no-reply', 'failed']);
   });
 
   it('summarizes caller turns: nearest-rank p50 and p95, null without any reply', () => {
