@@ -107,6 +107,9 @@ export class StreamCall extends MediaCall {
       send: (frame) => this.#send(`${this.#mediaPrefix}${Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength).toString('base64')}"}}`),
       mark: (name) => this.#send(JSON.stringify({ event: 'mark', streamSid: this.#streamSid, mark: { name } })),
     });
+    // The greeting does not wait for speech-to-text to connect; a failure of either is answered below.
+    const begun = this.begin(start?.customParameters?.sessionId, start?.callSid);
+    begun.catch(() => undefined);
     this.#recognition = await this.voice.stt().open({ encoding: 'mulaw', sampleRate: 8000, ...(this.session?.language ? { language: this.session.language } : {}) });
     this.#audio = this.pool.openCall({
       // Speech-to-text takes the μ-law as it is; only VAD's events are read here, so no PCM is made.
@@ -118,7 +121,7 @@ export class StreamCall extends MediaCall {
         }
       },
     });
-    if (!(await this.begin(start?.customParameters?.sessionId, start?.callSid))) this.hangUp();
+    if (!(await begun)) this.hangUp();
   }
 
   /** The caller spoke over the reply: drop the rest and tell the provider to clear what it buffered. */
