@@ -119,7 +119,8 @@ export interface LedgerTurn {
   readonly at: string;
   readonly latencyMs: number | null;
   readonly unanswered: string | null;
-  readonly components: { readonly switchboardMs: number | null };
+  readonly stamps: { readonly ttsAsked: number | null };
+  readonly components: { readonly switchboardMs: number | null; readonly ttsMs: number | null };
   readonly bargeIns: readonly { readonly atMs: number; readonly stopMs: number | null }[];
 }
 
@@ -168,6 +169,7 @@ export interface PhoneRecording {
   readonly errors: readonly string[];
   readonly turns: readonly { readonly index: number; readonly timedOut: boolean; readonly caller?: { readonly text?: string; readonly bargeIn: boolean; readonly startedAt: string }; readonly agent: { readonly firstAt?: string } }[];
   readonly clears: readonly { readonly at: string; readonly duringCallerSpeech: boolean }[];
+  readonly frames: { readonly sent: number };
 }
 
 /** Each call's recording as the phone kept it. */
@@ -221,7 +223,9 @@ export function ledgerFigures(calls: readonly CallDetail[], from = -Infinity, to
       return b.stopMs !== null && at >= from && at <= to ? [b.stopMs] : [];
     }),
   );
-  const greetings = calls.flatMap((c) => (c.ledger?.greeting?.latencyMs == null ? [] : [c.ledger.greeting.latencyMs]));
+  const greetingTurns = calls.flatMap((c) => (c.ledger?.greeting ? [c.ledger.greeting] : []));
+  const greetings = greetingTurns.flatMap((g) => (g.latencyMs === null ? [] : [g.latencyMs]));
+  const of = (values: readonly (number | null)[]) => values.filter((v): v is number => v !== null);
   return {
     turns: turns.length,
     answered: added.length,
@@ -233,6 +237,9 @@ export function ledgerFigures(calls: readonly CallDetail[], from = -Infinity, to
     greetings: greetings.length,
     greetingP50: percentile(greetings, 0.5),
     greetingP99: percentile(greetings, 0.99),
+    /** The greeting's time before text-to-speech was asked (all Switchboard's), and text-to-speech's own. */
+    greetingAskedP99: percentile(of(greetingTurns.map((g) => g.stamps.ttsAsked)), 0.99),
+    greetingTtsP99: percentile(of(greetingTurns.map((g) => g.components.ttsMs)), 0.99),
   };
 }
 
