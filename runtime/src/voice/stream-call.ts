@@ -78,6 +78,10 @@ export class StreamCall extends MediaCall {
     const speech = await this.voice.tts().synthesize({ text, format: 'ulaw_8000', ...(this.session?.voice ? { voice: this.session.voice } : {}) });
     timer?.mark('ttsFirstAudio');
     const frames = splitFrames(toCallAudio(speech.audio, speech.format));
+    // A turn's reply supersedes one still playing: the caller said something new without speaking over
+    // it (they began before it did), so the rest of the older reply answers nothing; queued behind it,
+    // the new reply would wait for it to finish.
+    if (timer && this.#pacer?.playing) this.#clear();
     const due = this.#pacer?.enqueue(frames, `reply-${++this.#marks}`);
     // An idle pacer sends the first frames before enqueue returns; a busy one sends them when due.
     if (due !== undefined) timer?.mark('firstFrameSent', Math.max(performance.timeOrigin + due, clock()));
@@ -127,9 +131,14 @@ export class StreamCall extends MediaCall {
   /** The caller spoke over the reply: drop the rest and tell the provider to clear what it buffered. */
   #bargeIn(): void {
     const at = clock();
+    this.#clear();
+    this.bargedIn(at, clock() - at);
+  }
+
+  /** Drops the rest of what is playing, here and in the provider's buffer. */
+  #clear(): void {
     this.#pacer?.stop();
     this.#send(JSON.stringify({ event: 'clear', streamSid: this.#streamSid }));
-    this.bargedIn(at, clock() - at);
   }
 
   /** Our endpointing decided the utterance ended (its last speech at `speechEndMs` of call audio): a turn starts. */
