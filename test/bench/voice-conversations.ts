@@ -119,7 +119,7 @@ export interface LedgerTurn {
   readonly at: string;
   readonly latencyMs: number | null;
   readonly unanswered: string | null;
-  readonly stamps: { readonly ttsAsked: number | null };
+  readonly stamps: Readonly<Record<string, number | null>> & { readonly ttsAsked: number | null };
   readonly components: { readonly switchboardMs: number | null; readonly ttsMs: number | null };
   readonly bargeIns: readonly { readonly atMs: number; readonly stopMs: number | null }[];
 }
@@ -216,6 +216,7 @@ export function ledgerFigures(calls: readonly CallDetail[], from = -Infinity, to
     return at >= from && at <= to;
   });
   const added = turns.flatMap((t) => (t.components.switchboardMs === null ? [] : [t.components.switchboardMs]));
+  const worst = turns.reduce<LedgerTurn | undefined>((w, t) => ((t.components.switchboardMs ?? -1) > (w?.components.switchboardMs ?? -1) ? t : w), undefined);
   // A barge-in counts when it came in the window, whenever the reply it cut began.
   const stops = every.flatMap((t) =>
     t.bargeIns.flatMap((b) => {
@@ -232,6 +233,8 @@ export function ledgerFigures(calls: readonly CallDetail[], from = -Infinity, to
     addedP50: percentile(added, 0.5),
     addedP99: percentile(added, 0.99),
     addedMax: percentile(added, 1),
+    /** The turn Switchboard added most to, for where its time went. */
+    worst,
     bargeIns: stops.length,
     stopP99: percentile(stops, 0.99),
     greetings: greetings.length,

@@ -94,6 +94,7 @@ export const voiceTurns: Scenario = {
       `barge-in stop p99 ${ms(figures.stopP99)} ms over ${figures.bargeIns}, as the caller hears it p99 ${ms(percentile(felt, 0.99))} ms over ${felt.length}; ` +
       `first greeting frame p99 ${ms(figures.greetingP99)} ms (text-to-speech asked after p99 ${ms(figures.greetingAskedP99)} ms, took p99 ${ms(figures.greetingTtsP99)} ms)`;
     ctx.log(`voice-turns: ${summary}`);
+    if (figures.worst) ctx.log(`voice-turns: the turn Switchboard added most to: ${JSON.stringify({ stamps: figures.worst.stamps, components: figures.worst.components })}`);
     return [
       {
         label: `voice turns, ${turns.length.toLocaleString('en-US')} with random interruptions`,

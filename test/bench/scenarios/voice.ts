@@ -90,6 +90,7 @@ export const voice: Scenario = {
         `barge-in stop p99 ${ms(figures.stopP99)} ms over ${figures.bargeIns} (target < 60; from our endpointing's speech start), as the caller hears it p99 ${ms(percentile(felt, 0.99))} ms over ${felt.length} (the phone's speech start to the clear reaching it); ` +
         `first greeting frame p50 ${ms(figures.greetingP50)} ms, p99 ${ms(figures.greetingP99)} ms over ${figures.greetings} calls (target p99 < 300; text-to-speech asked after p99 ${ms(figures.greetingAskedP99)} ms, took p99 ${ms(figures.greetingTtsP99)} ms)`;
       ctx.log(`voice: ${calls} calls: ${summary}`);
+      if (figures.worst) ctx.log(`voice: ${calls} calls: the turn Switchboard added most to: ${JSON.stringify({ stamps: figures.worst.stamps, components: figures.worst.components })}`);
       rows.push({
         label: `voice, ${calls} calls`,
         rate: sent / elapsed,
