@@ -6,6 +6,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { TestTls } from '../../runtime/src/testing/test-tls.js';
+import { random } from '../../runtime/test/audio/signals.js';
 import { provisionBenchAgent } from './scenarios/bench-agent.js';
 
 /** What callers say. Each is registered with the simulated Deepgram by the phone as it is spoken. */
@@ -60,18 +61,6 @@ export async function startBenchAgent(base: string, orchestratorToken: string, a
   if (set.status !== 200) throw new Error(`setting the callback URL answered ${set.status}: ${await set.text()}`);
   verifier = new Webhook(((await set.json()) as { signingSecret: string }).signingSecret);
   return { token: agent.securityToken, answered: () => answered, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-/** A small seeded generator (mulberry32), so a run's scripts can be replayed. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 type Step = string | { kind: 'say'; text: string; bargeIn?: boolean; afterMs?: number } | { kind: 'pause'; ms: number } | { kind: 'listen'; ms?: number } | { kind: 'hangup' };

@@ -3,7 +3,8 @@ import { createTestTls } from '../../../runtime/src/testing/test-tls.js';
 import { startLiveGateway } from '../live-gateway.js';
 import { cpuSeconds } from '../proc.js';
 import type { Measurement, Scenario } from '../types.js';
-import { callerStopTimes, conversation, ledgerFigures, ms, percentile, phoneRecordings, placeCall, random, readCalls, startBenchAgent, type CallDetail, type PhoneRecording } from '../voice-conversations.js';
+import { callerStopTimes, conversation, ledgerFigures, ms, percentile, phoneRecordings, placeCall, readCalls, startBenchAgent, type CallDetail, type PhoneRecording } from '../voice-conversations.js';
+import { random } from '../../../runtime/test/audio/signals.js';
 
 const TURNS = Number(process.env.BENCH_VOICE_TURNS ?? 10_000);
 /** Calls up at once; each says its share of the turns. */

@@ -3,7 +3,8 @@ import { createTestTls } from '../../../runtime/src/testing/test-tls.js';
 import { startLiveGateway } from '../live-gateway.js';
 import { cpuSeconds } from '../proc.js';
 import type { Measurement, Scenario } from '../types.js';
-import { EVERY_PHRASE, PHRASES, callerStopTimes, conversation, ledgerFigures, ms, percentile, phoneRecordings, placeCall, random, readCalls, startBenchAgent } from '../voice-conversations.js';
+import { EVERY_PHRASE, PHRASES, callerStopTimes, conversation, ledgerFigures, ms, percentile, phoneRecordings, placeCall, readCalls, startBenchAgent } from '../voice-conversations.js';
+import { random } from '../../../runtime/test/audio/signals.js';
 
 const STEPS = (process.env.BENCH_VOICE_CALLS ?? '50,100,200,300,400,500').split(',').map(Number);
 /** New calls per second while a step fills up. */
