@@ -105,6 +105,18 @@ describe('voice calls in stream mode (Media Streams) with the audio pipeline, ST
     }
   });
 
+  it("an agent's greeting is synthesised once and kept: the next call's greeting does not wait on text-to-speech", async () => {
+    const since = Math.max(0, ...t.sim.requests('elevenlabs').map((r) => r.seq));
+    for (let i = 0; i < 2; i++) {
+      const call = await t.sim.phone.call({ agentId: 'voice-stream', from: CALLER, to: agent.channels.voice!.address, mode: 'stream', script: { steps: [{ kind: 'listen', ms: 2500 }] } });
+      const recording = await call.done;
+      assert.deepEqual(recording.errors, []);
+      assert.ok(recording.turns[0]!.agent.speechMs > 500, `call ${i + 1} heard the greeting (${recording.turns[0]!.agent.speechMs} ms of speech)`);
+    }
+    const greetings = t.sim.requests('elevenlabs').filter((r) => r.seq > since && r.method === 'POST' && (r.body as { text?: unknown } | undefined)?.text === 'Hello, stream agent here.');
+    assert.ok(greetings.length <= 1, `the greeting was synthesised ${greetings.length} times`);
+  });
+
   it('make-call in stream mode with no agent reachable: the callee hears the greeting, not the answering machine, and the reply waits', async () => {
     const reminder = await provisionAgent(t, 'stream-reminder', ['voice']);
     t.sim.deepgram.registerPhrase('see you at three');

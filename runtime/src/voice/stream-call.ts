@@ -75,7 +75,8 @@ export class StreamCall extends MediaCall {
 
   protected async say(text: string, timer?: TurnTimer): Promise<void> {
     timer?.mark('ttsAsked');
-    const speech = await this.voice.tts().synthesize({ text, format: 'ulaw_8000', ...(this.session?.voice ? { voice: this.session.voice } : {}) });
+    const voice = this.session?.voice ?? undefined;
+    const speech = await (timer === this.ledger.greeting ? this.voice.greetingSpeech(text, voice) : this.voice.tts().synthesize({ text, format: 'ulaw_8000', ...(voice ? { voice } : {}) }));
     timer?.mark('ttsFirstAudio');
     const frames = splitFrames(toCallAudio(speech.audio, speech.format));
     // A turn's reply supersedes one still playing: the caller said something new without speaking over
