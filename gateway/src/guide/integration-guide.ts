@@ -309,8 +309,9 @@ you until your next read, so read the inbox when you (re)connect, and acknowledg
   text-to-speech and \`switchboardMs\` (everything else); \`bargeIns\` say when the caller spoke over the
   reply and how long it took to stop (\`stopMs\`; null in relay mode, where the provider stops it);
   \`unanswered\` is null for a turn that got its reply, else why it did not: \`call-ended\` (the call
-  ended before the reply's first frame left), \`no-reply\` (the agent had nothing to say) or \`failed\`
-  (saying it failed). The ledger and transcript are written when the call's media connection closes.
+  ended before the reply's first frame left), \`no-reply\` (the agent had nothing to say), \`failed\`
+  (saying it failed) or \`not-transcribed\` (stream: speech-to-text gave no words for an utterance our
+  endpointing heard; the turn has no transcript line). The ledger and transcript are written when the call's media connection closes.
 
 Point Twilio's voice webhook at \`${baseUrl}/webhooks/<agentId>/voice\` and its status callback at
 \`…/call-status\` (or at \`${baseUrl}/webhooks/voice/status\`, which finds the agent by the call's

@@ -33,9 +33,10 @@ export interface TurnComponents {
 
 /**
  * Why a turn got no reply: the call ended before the reply's first frame (or text) left, the agent
- * answered with nothing to say, or saying the reply failed (text-to-speech, for one).
+ * answered with nothing to say, saying the reply failed (text-to-speech, for one), or (stream) our
+ * endpointing heard an utterance that speech-to-text gave no words for, so nobody was asked.
  */
-export type UnansweredReason = 'call-ended' | 'no-reply' | 'failed';
+export type UnansweredReason = 'call-ended' | 'no-reply' | 'failed' | 'not-transcribed';
 
 /** One turn of the ledger (the greeting is turn 0). */
 export interface LedgerTurn {

@@ -84,6 +84,15 @@ export abstract class MediaCall {
     });
   }
 
+  /** An utterance ended that speech-to-text gave no words for: a turn nobody was asked to answer, in the ledger with its reason. */
+  protected unheard(timer: TurnTimer): Promise<void> {
+    return this.serially(async () => {
+      if (!this.session || this.dialogue?.finished) return;
+      timer.unanswered = 'not-transcribed';
+      this.ledger.add(timer, this.session.transcript.length);
+    });
+  }
+
   /** The caller spoke over the reply being said; `stopMs` is how long it took to stop (null: the provider stopped it). */
   protected bargedIn(at: number, stopMs: number | null): void {
     this.speaking.bargeIns.push({ at, stopMs });

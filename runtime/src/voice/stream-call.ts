@@ -152,6 +152,6 @@ export class StreamCall extends MediaCall {
   async #utteranceEnded(timer: TurnTimer): Promise<void> {
     const text = await this.#recognition?.finalize().catch(() => '');
     timer.mark('transcriptReady');
-    if (text) await this.heard(text, timer);
+    await (text ? this.heard(text, timer) : this.unheard(timer));
   }
 }

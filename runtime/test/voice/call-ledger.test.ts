@@ -59,6 +59,24 @@ describe('call ledger', () => {
     assert.deepEqual(ledger.record().turns.map((t) => t.unanswered), ['no-reply', 'failed']);
   });
 
+  it('a turn with no words (not transcribed) takes its place in the numbering without a transcript line', () => {
+    const ledger = new CallLedger();
+    const lines = [
+      { role: 'agent' as const, text: 'Hello.', at: 'a' },
+      { role: 'caller' as const, text: 'Hi.', at: 'b' },
+      { role: 'agent' as const, text: 'How can I help?', at: 'c' },
+      { role: 'caller' as const, text: 'My order.', at: 'd' },
+      { role: 'agent' as const, text: 'Sure.', at: 'e' },
+    ];
+    ledger.add(turn({ callerStopped: 0, firstFrameSent: 10 }), 1);
+    const mumble = turn({ callerStopped: 1000 });
+    mumble.unanswered = 'not-transcribed';
+    ledger.add(mumble, 3); // the transcript's length when it ended: the next line is the next turn's
+    ledger.add(turn({ callerStopped: 2000, firstFrameSent: 2010 }), 3);
+    assert.deepEqual(ledger.record().turns.map((t) => [t.turn, t.unanswered]), [[1, null], [2, 'not-transcribed'], [3, null]]);
+    assert.deepEqual(ledger.transcript(lines).map((l) => l.turn), [0, 1, 1, 3, 3]);
+  });
+
   it('summarizes caller turns: nearest-rank p50 and p95, null without any reply', () => {
     const ledger = new CallLedger();
     [100, 20, 40, 80, 60].forEach((latency, i) => ledger.add(turn({ callerStopped: i * 1000, agentAsked: i * 1000, replyEnded: i * 1000 + latency - 1, firstFrameSent: i * 1000 + latency }), i));
