@@ -24,6 +24,8 @@ export interface CallbackReceiver {
   readonly posts: ReceivedEvent[];
   /** The JSON body to answer a verified event with (a call.turn reply, for example). */
   reply: (event: ReceivedEvent['event']) => unknown;
+  /** How long to wait before answering a verified event with `reply` (an agent thinking); 0 by default. */
+  replyDelayMs: number;
   /** Resolves when `count` events have been taken. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedEvent[]>;
   close(): Promise<void>;
@@ -44,6 +46,7 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
     respond: undefined as CallbackReceiver['respond'],
     posts,
     reply: (() => ({})) as CallbackReceiver['reply'],
+    replyDelayMs: 0,
     async waitFor(count: number, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (events.length < count) {
@@ -86,7 +89,8 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
       try {
         const event = new Webhook(secret() ?? '').verify(payload, headers) as ReceivedEvent['event'];
         events.push({ headers, event });
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(receiver.reply(event)));
+        const answer = JSON.stringify(receiver.reply(event));
+        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), receiver.replyDelayMs);
         for (const w of waiters.splice(0)) w();
       } catch {
         rejected++;

@@ -17,6 +17,7 @@ interface LedgerTurn {
   stamps: Stamps;
   components: Record<'transcriptionMs' | 'agentMs' | 'ttsMs' | 'switchboardMs', number | null>;
   latencyMs: number | null;
+  unanswered: 'call-ended' | 'no-reply' | 'failed' | null;
   bargeIns: { atMs: number; stopMs: number | null }[];
 }
 interface Summary {
@@ -136,6 +137,7 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
       assertOrdered(turn, 'relay');
       assert.notEqual(turn.stamps.agentAsked, null, 'the agent was asked');
       assert.notEqual(turn.latencyMs, null, 'the reply was sent');
+      assert.equal(turn.unanswered, null);
     }
     const greeting = detail.ledger!.greeting!;
     assert.equal(greeting.turn, 0);

@@ -70,6 +70,53 @@ describe('voice calls in stream mode (Media Streams) with the audio pipeline, ST
     assert.ok(long.audioMs < 8000, `the rest of the reply was not sent (${long.audioMs} ms heard)`);
   });
 
+  it('a reply to a newer turn cuts the one still playing: the caller spoke again before it began, so it is not queued behind it', async () => {
+    for (const phrase of ['tell me something long', 'actually what time do you open tomorrow']) t.sim.deepgram.registerPhrase(phrase);
+    // The agent thinks for a while: its long answer begins while the caller, tired of waiting, already speaks again.
+    receiver.replyDelayMs = 1500;
+    try {
+      const call = await t.sim.phone.call({
+        agentId: 'voice-stream',
+        from: CALLER,
+        to: agent.channels.voice!.address,
+        mode: 'stream',
+        script: {
+          steps: [{ kind: 'pause', ms: 3000 }, 'tell me something long', { kind: 'pause', ms: 900 }, 'actually what time do you open tomorrow', { kind: 'listen', ms: 5000 }],
+          replyTimeoutMs: 300,
+        },
+      });
+      const recording = await call.done;
+      assert.deepEqual(recording.errors, []);
+      assert.ok(recording.turns[2]!.agent.firstAt, 'the second question was answered');
+      // The ledger is written as the media connection closes.
+      type Ledger = { turns: { components: { switchboardMs: number | null } }[] };
+      const ledgerOf = async () => ((await (await t.call('GET', `/api/v1/calls/${call.callSid}`, { token: agent.securityToken })).json()) as { ledger: Ledger | null }).ledger;
+      let ledger = await ledgerOf();
+      for (let waited = 0; ledger === null && waited < 5000; waited += 100) {
+        await new Promise((r) => setTimeout(r, 100));
+        ledger = await ledgerOf();
+      }
+      const added = ledger?.turns[1]?.components.switchboardMs;
+      assert.ok(added !== null && added !== undefined && added < 1000, `the second answer did not wait for the first to finish: Switchboard added ${added} ms`);
+      assert.ok(recording.clears.some((c) => !c.duringCallerSpeech), 'the first answer was cleared when the second began');
+      assert.ok(recording.turns[1]!.agent.audioMs < 7000, `the rest of the first answer was not sent (${recording.turns[1]!.agent.audioMs} ms heard)`);
+    } finally {
+      receiver.replyDelayMs = 0;
+    }
+  });
+
+  it("an agent's greeting is synthesised once and kept: the next call's greeting does not wait on text-to-speech", async () => {
+    const since = Math.max(0, ...t.sim.requests('elevenlabs').map((r) => r.seq));
+    for (let i = 0; i < 2; i++) {
+      const call = await t.sim.phone.call({ agentId: 'voice-stream', from: CALLER, to: agent.channels.voice!.address, mode: 'stream', script: { steps: [{ kind: 'listen', ms: 2500 }] } });
+      const recording = await call.done;
+      assert.deepEqual(recording.errors, []);
+      assert.ok(recording.turns[0]!.agent.speechMs > 500, `call ${i + 1} heard the greeting (${recording.turns[0]!.agent.speechMs} ms of speech)`);
+    }
+    const greetings = t.sim.requests('elevenlabs').filter((r) => r.seq > since && r.method === 'POST' && (r.body as { text?: unknown } | undefined)?.text === 'Hello, stream agent here.');
+    assert.ok(greetings.length <= 1, `the greeting was synthesised ${greetings.length} times`);
+  });
+
   it('make-call in stream mode with no agent reachable: the callee hears the greeting, not the answering machine, and the reply waits', async () => {
     const reminder = await provisionAgent(t, 'stream-reminder', ['voice']);
     t.sim.deepgram.registerPhrase('see you at three');

@@ -312,8 +312,11 @@ you until your next read, so read the inbox when you (re)connect, and acknowledg
   \`agentAsked\`, \`replyBegan\`, \`replyEnded\`, \`ttsAsked\`, \`ttsFirstAudio\`, \`firstFrameSent\`; null
   where the mode has no such step); \`components\` split \`latencyMs\` into speech-to-text, agent,
   text-to-speech and \`switchboardMs\` (everything else); \`bargeIns\` say when the caller spoke over the
-  reply and how long it took to stop (\`stopMs\`; null in relay mode, where the provider stops it). The
-  ledger and transcript are written when the call's media connection closes.
+  reply and how long it took to stop (\`stopMs\`; null in relay mode, where the provider stops it);
+  \`unanswered\` is null for a turn that got its reply, else why it did not: \`call-ended\` (the call
+  ended before the reply's first frame left), \`no-reply\` (the agent had nothing to say), \`failed\`
+  (saying it failed) or \`not-transcribed\` (stream: speech-to-text gave no words for an utterance our
+  endpointing heard; the turn has no transcript line). The ledger and transcript are written when the call's media connection closes.
 - **Recordings** are off by default. Ask for one per call with \`"record": true\` on make-call (and
   \`comms_make_call\`), or for every call of an agent with \`"recordCalls": true\` when it is provisioned.
   Both legs go in one WAV file: in stream mode Switchboard writes it (8 kHz 16-bit PCM, the caller on the

@@ -57,6 +57,10 @@ const LedgerTurn = Type.Object({
   ),
   components: Type.Object({ transcriptionMs: MaybeMs, agentMs: MaybeMs, ttsMs: MaybeMs, switchboardMs: MaybeMs }),
   latencyMs: Type.Union([Ms, Type.Null()], { description: "From `at` to the reply's first frame (relay: its text)." }),
+  unanswered: Type.Union([Type.Literal('call-ended'), Type.Literal('no-reply'), Type.Literal('failed'), Type.Literal('not-transcribed'), Type.Null()], {
+    description:
+      "Null when the turn was answered; else why not: the call ended before the reply's first frame (relay: its text) left, the agent's reply had nothing to say, saying it failed, or (stream) speech-to-text gave no words for what our endpointing heard.",
+  }),
   bargeIns: Type.Array(Type.Object({ atMs: Type.Number(), stopMs: Type.Union([Ms, Type.Null()], { description: 'How long the reply took to stop; null when the provider stopped it (relay).' }) })),
 });
 

@@ -31,6 +31,13 @@ export interface TurnComponents {
   readonly switchboardMs: number | null;
 }
 
+/**
+ * Why a turn got no reply: the call ended before the reply's first frame (or text) left, the agent
+ * answered with nothing to say, saying the reply failed (text-to-speech, for one), or (stream) our
+ * endpointing heard an utterance that speech-to-text gave no words for, so nobody was asked.
+ */
+export type UnansweredReason = 'call-ended' | 'no-reply' | 'failed' | 'not-transcribed';
+
 /** One turn of the ledger (the greeting is turn 0). */
 export interface LedgerTurn {
   readonly turn: number;
@@ -41,6 +48,8 @@ export interface LedgerTurn {
   readonly components: TurnComponents;
   /** From the turn's start to the reply's first frame; null when nothing was said back. */
   readonly latencyMs: number | null;
+  /** Null when the turn was answered (`latencyMs` is set); else why it was not. */
+  readonly unanswered: UnansweredReason | null;
   /** The caller spoke over this turn's reply: when (ms after the turn's start) and how long the reply took to stop (null: the provider stopped it). */
   readonly bargeIns: readonly { readonly atMs: number; readonly stopMs: number | null }[];
 }

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { CallLine } from '../protocol/operations.js';
-import type { CallLedgerRecord, CallSummary, LedgerTurn, Offsets, StampName, Stamps, TranscriptLine, TurnComponents } from '../protocol/call-record.js';
+import type { CallLedgerRecord, CallSummary, LedgerTurn, Offsets, StampName, Stamps, TranscriptLine, TurnComponents, UnansweredReason } from '../protocol/call-record.js';
 
-export type { CallLedgerRecord, CallSummary, LedgerTurn, Offsets, StampName, Stamps, TranscriptLine, TurnComponents } from '../protocol/call-record.js';
+export type { CallLedgerRecord, CallSummary, LedgerTurn, Offsets, StampName, Stamps, TranscriptLine, TurnComponents, UnansweredReason } from '../protocol/call-record.js';
 
 /** Wall-clock ms with sub-ms precision, read from the monotonic clock (so stamps of one call never go backwards). */
 export function clock(): number {
@@ -15,6 +15,8 @@ export class TurnTimer {
   /** Stream: silence our endpointing waited before it decided (ms of call audio). */
   endpointingMs: number | undefined;
   readonly bargeIns: { at: number; stopMs: number | null }[] = [];
+  /** Why the turn got no reply, when the call knows; a turn left without a reply when the call ended is `call-ended`. */
+  unanswered: UnansweredReason | undefined;
 
   mark(name: StampName, at: number = clock()): void {
     if (this.stamps[name] === undefined) this.stamps[name] = at;
@@ -93,6 +95,7 @@ export function entry(turn: number, timer: TurnTimer): LedgerTurn {
     },
     components: { transcriptionMs, agentMs, ttsMs, switchboardMs },
     latencyMs,
+    unanswered: s.firstFrameSent === undefined ? (timer.unanswered ?? 'call-ended') : null,
     bargeIns: timer.bargeIns.map((b) => ({ atMs: round(b.at - start), stopMs: b.stopMs === null ? null : round(b.stopMs) })),
   };
 }

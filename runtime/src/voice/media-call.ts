@@ -76,8 +76,24 @@ export abstract class MediaCall {
       // The dialogue records the caller's words before it waits on anything: a line means it took the turn.
       const took = this.session.transcript[line]?.role === 'caller';
       if (took) this.ledger.add(timer, line);
-      await this.perform(await reply, timer);
-      if (took) this.voice.turnMeasured(this.session, timer);
+      const actions = await reply;
+      await this.perform(actions, timer).catch((err: unknown) => {
+        timer.unanswered ??= 'failed';
+        throw err;
+      });
+      if (!took) return;
+      // Said nothing back: the agent had nothing to say, or the call ended before the reply's first frame.
+      if (timer.stamps.firstFrameSent === undefined) timer.unanswered ??= actions.some((a) => a.kind === 'say') ? 'call-ended' : 'no-reply';
+      this.voice.turnMeasured(this.session, timer);
+    });
+  }
+
+  /** An utterance ended that speech-to-text gave no words for: a turn nobody was asked to answer, in the ledger with its reason. */
+  protected unheard(timer: TurnTimer): Promise<void> {
+    return this.serially(async () => {
+      if (!this.session || this.dialogue?.finished) return;
+      timer.unanswered = 'not-transcribed';
+      this.ledger.add(timer, this.session.transcript.length);
     });
   }
 

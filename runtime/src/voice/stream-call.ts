@@ -85,9 +85,14 @@ export class StreamCall extends MediaCall {
 
   protected async say(text: string, timer?: TurnTimer): Promise<void> {
     timer?.mark('ttsAsked');
-    const speech = await this.voice.tts().synthesize({ text, format: 'ulaw_8000', ...(this.session?.voice ? { voice: this.session.voice } : {}) });
+    const voice = this.session?.voice ?? undefined;
+    const speech = await (timer === this.ledger.greeting ? this.voice.greetingSpeech(text, voice) : this.voice.tts().synthesize({ text, format: 'ulaw_8000', ...(voice ? { voice } : {}) }));
     timer?.mark('ttsFirstAudio');
     const frames = splitFrames(toCallAudio(speech.audio, speech.format));
+    // A turn's reply supersedes one still playing: the caller said something new without speaking over
+    // it (they began before it did), so the rest of the older reply answers nothing; queued behind it,
+    // the new reply would wait for it to finish.
+    if (timer && this.#pacer?.playing) this.#clear();
     const due = this.#pacer?.enqueue(frames, `reply-${++this.#marks}`);
     // An idle pacer sends the first frames before enqueue returns; a busy one sends them when due.
     if (due !== undefined) timer?.mark('firstFrameSent', Math.max(performance.timeOrigin + due, clock()));
@@ -121,6 +126,9 @@ export class StreamCall extends MediaCall {
       },
       mark: (name) => this.#send(JSON.stringify({ event: 'mark', streamSid: this.#streamSid, mark: { name } })),
     });
+    // The greeting does not wait for speech-to-text to connect; a failure of either is answered below.
+    const begun = this.begin(start?.customParameters?.sessionId, start?.callSid);
+    begun.catch(() => undefined);
     this.#recognition = await this.voice.stt().open({ encoding: 'mulaw', sampleRate: 8000, ...(this.session?.language ? { language: this.session.language } : {}) });
     this.#audio = this.pool.openCall({
       // Speech-to-text takes the μ-law as it is; only VAD's events are read here, so no PCM is made.
@@ -132,15 +140,20 @@ export class StreamCall extends MediaCall {
         }
       },
     });
-    if (!(await this.begin(start?.customParameters?.sessionId, start?.callSid))) this.hangUp();
+    if (!(await begun)) this.hangUp();
   }
 
   /** The caller spoke over the reply: drop the rest and tell the provider to clear what it buffered. */
   #bargeIn(): void {
     const at = clock();
+    this.#clear();
+    this.bargedIn(at, clock() - at);
+  }
+
+  /** Drops the rest of what is playing, here and in the provider's buffer. */
+  #clear(): void {
     this.#pacer?.stop();
     this.#send(JSON.stringify({ event: 'clear', streamSid: this.#streamSid }));
-    this.bargedIn(at, clock() - at);
   }
 
   /** Our endpointing decided the utterance ended (its last speech at `speechEndMs` of call audio): a turn starts. */
@@ -153,6 +166,6 @@ export class StreamCall extends MediaCall {
   async #utteranceEnded(timer: TurnTimer): Promise<void> {
     const text = await this.#recognition?.finalize().catch(() => '');
     timer.mark('transcriptReady');
-    if (text) await this.heard(text, timer);
+    await (text ? this.heard(text, timer) : this.unheard(timer));
   }
 }

@@ -1,6 +1,6 @@
 import type { VoiceWebhook, WebhookAnswer } from '../protocol/operations.js';
 import { verifyWebhook } from '../drivers/verify-webhook.js';
-import { ErrorCodes, SwitchboardError, type Driver, type WebhookRequest } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, type Driver, type SynthesizedAudio, type WebhookRequest } from '@switchboard/sdk';
 import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
@@ -16,6 +16,9 @@ import type { CallMessages } from './call-messages.js';
 import type { CallRecorder } from './call-recorder.js';
 import type { CallRecordings } from './call-recordings.js';
 
+/** Greetings whose audio is kept (a few KB each: seconds of 8 kHz μ-law). */
+const GREETINGS_KEPT = 256;
+
 /**
  * Voice calls on this node: the live sessions, the provider's voice webhooks (signature checked with
  * the telephony driver's own verifier), the call log, and the dialogue each media connection drives.
@@ -28,6 +31,8 @@ import type { CallRecordings } from './call-recordings.js';
 export class VoiceService {
   /** The live calls this process holds. */
   readonly sessions = new CallSessions();
+  /** Greetings' audio by voice and text, most recently used last. */
+  readonly #greetings = new Map<string, Promise<SynthesizedAudio>>();
 
   constructor(
     private readonly store: Store,
@@ -168,6 +173,26 @@ export class VoiceService {
     const tts = this.drivers.for('tts')?.tts;
     if (!tts) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No text-to-speech provider is configured; set ELEVENLABS_API_KEY, or add a driver offering tts to DRIVERS.');
     return tts;
+  }
+
+  /**
+   * A greeting's call audio (8 kHz μ-law), synthesised once per text and voice and kept: every call of
+   * an agent opens with the same words, and the first greeting frame should not wait on the provider's
+   * first byte each time. A failed synthesis is not kept.
+   */
+  greetingSpeech(text: string, voice: string | undefined): Promise<SynthesizedAudio> {
+    const key = `${voice ?? ''}\n${text}`;
+    const kept = this.#greetings.get(key);
+    if (kept) {
+      this.#greetings.delete(key);
+      this.#greetings.set(key, kept);
+      return kept;
+    }
+    const speech = this.tts().synthesize({ text, format: 'ulaw_8000', ...(voice ? { voice } : {}) });
+    this.#greetings.set(key, speech);
+    speech.catch(() => this.#greetings.delete(key));
+    if (this.#greetings.size > GREETINGS_KEPT) this.#greetings.delete(this.#greetings.keys().next().value as string);
+    return speech;
   }
 
   /** Speech-to-text, or UNAVAILABLE naming what to configure. */

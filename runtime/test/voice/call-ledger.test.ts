@@ -43,7 +43,38 @@ describe('call ledger', () => {
     assert.deepEqual(relay!.components, { transcriptionMs: null, agentMs: 30.8, ttsMs: null, switchboardMs: 0.6 });
     assert.equal(silent!.latencyMs, null);
     assert.equal(silent!.components.switchboardMs, null);
+    assert.equal(relay!.unanswered, null, 'answered');
+    assert.equal(silent!.unanswered, 'call-ended', 'left without a reason: the call ended before its reply');
     assert.equal(ledger.record().greeting, null, 'no media start, no greeting entry');
+  });
+
+  it('keeps the reason a turn got no reply', () => {
+    const ledger = new CallLedger();
+    const nothing = turn({ callerStopped: 0, agentAsked: 1, replyEnded: 40 });
+    nothing.unanswered = 'no-reply';
+    ledger.add(nothing, 1);
+    const failed = turn({ callerStopped: 1000, agentAsked: 1001, replyEnded: 1040, ttsAsked: 1041 });
+    failed.unanswered = 'failed';
+    ledger.add(failed, 3);
+    assert.deepEqual(ledger.record().turns.map((t) => t.unanswered), ['no-reply', 'failed']);
+  });
+
+  it('a turn with no words (not transcribed) takes its place in the numbering without a transcript line', () => {
+    const ledger = new CallLedger();
+    const lines = [
+      { role: 'agent' as const, text: 'Hello.', at: 'a' },
+      { role: 'caller' as const, text: 'Hi.', at: 'b' },
+      { role: 'agent' as const, text: 'How can I help?', at: 'c' },
+      { role: 'caller' as const, text: 'My order.', at: 'd' },
+      { role: 'agent' as const, text: 'Sure.', at: 'e' },
+    ];
+    ledger.add(turn({ callerStopped: 0, firstFrameSent: 10 }), 1);
+    const mumble = turn({ callerStopped: 1000 });
+    mumble.unanswered = 'not-transcribed';
+    ledger.add(mumble, 3); // the transcript's length when it ended: the next line is the next turn's
+    ledger.add(turn({ callerStopped: 2000, firstFrameSent: 2010 }), 3);
+    assert.deepEqual(ledger.record().turns.map((t) => [t.turn, t.unanswered]), [[1, null], [2, 'not-transcribed'], [3, null]]);
+    assert.deepEqual(ledger.transcript(lines).map((l) => l.turn), [0, 1, 1, 3, 3]);
   });
 
   it('summarizes caller turns: nearest-rank p50 and p95, null without any reply', () => {

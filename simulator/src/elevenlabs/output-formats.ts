@@ -32,8 +32,29 @@ export function parseOutputFormat(name: string): OutputFormat | undefined {
   return ok ? { name, codec, sampleRate, contentType: CONTENT_TYPES[codec] } : undefined;
 }
 
-/** Speech-like audio for `text`, encoded in `format`. */
+const CACHE_LIMIT = 64;
+const rendered = new Map<string, Buffer>();
+
+/**
+ * Speech-like audio for `text`, encoded in `format`. The synthesis is the same every time for the
+ * same text, so the latest renders are kept: a load of calls whose agent says the same lines does not
+ * stall the simulator's event loop (and every phone's frame clock) synthesising them again.
+ */
 export function renderSpeech(text: string, format: OutputFormat): Buffer {
+  const key = `${format.name}\n${text}`;
+  const hit = rendered.get(key);
+  if (hit) {
+    rendered.delete(key);
+    rendered.set(key, hit);
+    return hit;
+  }
+  const audio = encodeSpeech(text, format);
+  rendered.set(key, audio);
+  if (rendered.size > CACHE_LIMIT) rendered.delete(rendered.keys().next().value as string);
+  return audio;
+}
+
+function encodeSpeech(text: string, format: OutputFormat): Buffer {
   const samples = synthesizeSpeech(text, format.sampleRate);
   switch (format.codec) {
     case 'ulaw':

@@ -1,65 +1,77 @@
+import { rmSync } from 'node:fs';
+import { createTestTls } from '../../../runtime/src/testing/test-tls.js';
 import { startLiveGateway } from '../live-gateway.js';
 import { cpuSeconds } from '../proc.js';
 import type { Measurement, Scenario } from '../types.js';
+import { EVERY_PHRASE, PHRASES, callerStopTimes, conversation, ledgerFigures, ms, percentile, phoneRecordings, placeCall, readCalls, startBenchAgent } from '../voice-conversations.js';
+import { random } from '../../../runtime/test/audio/signals.js';
 
 const STEPS = (process.env.BENCH_VOICE_CALLS ?? '50,100,200,300,400,500').split(',').map(Number);
 /** New calls per second while a step fills up. */
 const RAMP_PER_SECOND = Number(process.env.BENCH_VOICE_RAMP ?? 50);
-/**
- * After the last call is placed: long enough for every caller to have heard the greeting and started
- * speaking, so that the simulator's one-off synthesis of the message falls before the window.
- */
+/** After the last call is placed: long enough for every caller to have heard the greeting and be in conversation. */
 const SETTLE_SECONDS = 6;
+/** The shortest measured window; `--duration` lengthens it. */
 const WINDOW_SECONDS = 8;
 /** A Media Streams call sends a 20 ms frame 50 times a second. */
 const FRAMES_PER_SECOND = 50;
+const AGENT = 'voice-bench';
 
 /**
  * Concurrent stream-mode calls from simulator phones. The simulator runs in its own process (the
  * phones' real-time frame clock must not share the server's event loop); the server runs in live mode
  * pointed at it, so every call goes through the signed voice webhook, the signed media WebSocket, the
- * audio worker pool (μ-law decode, VAD), speech-to-text and TTS with 20 ms pacing. Steps up the number
- * of calls and reports, per step, the server's frame delay (arrival to processed) and the phones'
- * late frames; the largest N with p99 < 20 ms and no late frames holds real time.
+ * audio pipeline (μ-law, VAD, endpointing), speech-to-text, the agent's signed `call.turn` callback
+ * (answered at once by the harness) and TTS with 20 ms pacing. The callers converse: they ask, pause,
+ * and interrupt long answers at random points. Steps up the number of calls and reports, per step,
+ * the server's frame delay and the phones' late frames (the largest N with p99 < 20 ms and no late
+ * frames holds real time), and from every call's ledger (the calls API, read once the step's calls
+ * have ended) what Switchboard added to each turn, how long barge-ins took to stop the reply, and the
+ * first greeting frame.
  */
 export const voice: Scenario = {
   name: 'voice',
-  description: `Concurrent stream-mode calls from simulator phones in a separate process, stepping through ${STEPS.join(', ')} calls.`,
+  description: `Concurrent stream-mode calls from simulator phones in a separate process that converse and barge in, stepping through ${STEPS.join(', ')} calls.`,
   target: { description: '≥ 1,000 concurrent calls, frame delay p99 < 20 ms, no late frames', maxP99Ms: 20, minConnections: 1000 },
   async run(ctx) {
+    const tls = createTestTls();
+    ctx.defer(() => rmSync(tls.dir, { recursive: true, force: true }));
     const { url: base, orchestratorToken, sim, pid, simulatorPid } = await startLiveGateway(ctx, {
       name: 'voice',
       simulatorArgs: ['--no-status-callbacks'],
-      env: { VOICE_MODE: 'stream' },
+      // The agent's callback URL is https (production), with a certificate of the run's own CA.
+      env: { VOICE_MODE: 'stream', NODE_EXTRA_CA_CERTS: tls.caFile },
     });
-    const auth = { authorization: `Bearer ${orchestratorToken}`, 'content-type': 'application/json' };
-    const provisioned = await fetch(`${base}/api/v1/provision`, { method: 'POST', headers: auth, body: JSON.stringify({ agentId: 'voice-bench', displayName: 'Voice bench', channels: ['voice'] }) });
-    if (provisioned.status !== 201) throw new Error(`provisioning answered ${provisioned.status}: ${await provisioned.text()}`);
-
-    // Every step's callers say the same message, sized for the longest step. One warm-up call has the
-    // simulator synthesise it (a one-off stall of its event loop) before any step is measured.
-    const callSeconds = Math.max(...STEPS) / RAMP_PER_SECOND + SETTLE_SECONDS + WINDOW_SECONDS + 3;
-    await warmUp(sim.url, callSeconds, ctx.log);
+    const agent = await startBenchAgent(base, orchestratorToken, AGENT, tls);
+    ctx.defer(agent.close);
+    const windowSeconds = Math.max(WINDOW_SECONDS, ctx.durationSeconds);
+    // Every call outlasts its step: enough turns for the ramp, the settling and the window.
+    const callSeconds = Math.max(...STEPS) / RAMP_PER_SECOND + SETTLE_SECONDS + windowSeconds + 3;
+    await warmUp(sim.url, ctx.log);
 
     const rows: Measurement[] = [];
     for (const calls of STEPS) {
       // Calls arrive at RAMP_PER_SECOND, as a busy line fills, not all in the same millisecond; the
       // window is measured once every call is up, and every call outlasts it.
-      ctx.log(`voice: ${calls} calls, ${RAMP_PER_SECOND}/s ramp, then ${WINDOW_SECONDS} s measured`);
+      ctx.log(`voice: ${calls} calls, ${RAMP_PER_SECOND}/s ramp, then ${windowSeconds} s measured`);
+      const next = random(calls);
       const placed: Promise<string | undefined>[] = [];
       const rampStart = performance.now();
       for (let i = 0; i < calls; i++) {
         const due = rampStart + (i * 1000) / RAMP_PER_SECOND;
         const wait = due - performance.now();
         if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-        placed.push(placeCall(sim.url, i, callSeconds));
+        const { steps } = conversation(next, Math.ceil(callSeconds / 2) + 4);
+        placed.push(placeCall(sim.url, AGENT, i, { steps, maxDurationMs: (callSeconds + 60) * 1000 }));
       }
       const sids = await Promise.all(placed);
       await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
-      const before = { delay: await frameDelay(base), frames: await phoneFrames(sim.url, sids, ctx.log), cpu: cpuSeconds(pid), phonesCpu: cpuSeconds(simulatorPid) };
+      const before = { delay: await frameDelay(base), frames: await phoneFrames(sim.url, sids, ctx.log), cpu: cpuSeconds(pid), phonesCpu: cpuSeconds(simulatorPid), answered: agent.answered() };
       const started = performance.now();
-      await new Promise((r) => setTimeout(r, WINDOW_SECONDS * 1000));
-      const after = { delay: await frameDelay(base), frames: await phoneFrames(sim.url, sids, ctx.log), cpu: cpuSeconds(pid), phonesCpu: cpuSeconds(simulatorPid) };
+      const from = Date.now();
+      await new Promise((r) => setTimeout(r, windowSeconds * 1000));
+      const after = { delay: await frameDelay(base), frames: await phoneFrames(sim.url, sids, ctx.log), cpu: cpuSeconds(pid), phonesCpu: cpuSeconds(simulatorPid), answered: agent.answered() };
+      const to = Date.now();
       const elapsed = (performance.now() - started) / 1000;
       const sent = after.frames.sent - before.frames.sent;
       const late = after.frames.late - before.frames.late;
@@ -67,6 +79,19 @@ export const voice: Scenario = {
       const phonesCpu = (after.phonesCpu - before.phonesCpu) / elapsed;
       const delay = after.delay.minus(before.delay);
       const realTime = late === 0 && delay.quantileMs(0.99) <= 20 && after.frames.live === calls;
+      // The phones' recordings go with the reset; the ledgers are written as each call's media closes.
+      const up = sids.filter((sid): sid is string => sid !== undefined);
+      const felt = callerStopTimes(await phoneRecordings(sim.url, up), from, to);
+      await hangUpAll(sim.url);
+      const figures = ledgerFigures(await readCalls(base, agent.token, up), from, to);
+      const callSecondsSent = sent / FRAMES_PER_SECOND;
+      const summary =
+        `turns: ${figures.turns} started in the window (${(figures.turns / callSecondsSent).toFixed(3)} per call-second; the agent answered ${after.answered - before.answered}), ` +
+        `Switchboard added p50 ${ms(figures.addedP50)} ms, p99 ${ms(figures.addedP99)} ms, max ${ms(figures.addedMax)} ms (target p99 < 20); ` +
+        `barge-in stop p99 ${ms(figures.stopP99)} ms over ${figures.bargeIns} (target < 60; from our endpointing's speech start), as the caller hears it p99 ${ms(percentile(felt, 0.99))} ms over ${felt.length} (the phone's speech start to the clear reaching it); ` +
+        `first greeting frame p50 ${ms(figures.greetingP50)} ms, p99 ${ms(figures.greetingP99)} ms over ${figures.greetings} calls (target p99 < 300; text-to-speech asked after p99 ${ms(figures.greetingAskedP99)} ms, took p99 ${ms(figures.greetingTtsP99)} ms)`;
+      ctx.log(`voice: ${calls} calls: ${summary}`);
+      if (figures.worst) ctx.log(`voice: ${calls} calls: the turn Switchboard added most to: ${JSON.stringify({ stamps: figures.worst.stamps, components: figures.worst.components })}`);
       rows.push({
         label: `voice, ${calls} calls`,
         rate: sent / elapsed,
@@ -79,41 +104,26 @@ export const voice: Scenario = {
         connections: calls,
         // Per second of caller audio the phones actually sent (50 frames): when the phones fall behind on
         // a loaded machine the server gets less to do, and calls × seconds would flatter it.
-        cpu: { whose: 'server', cpuSeconds: after.cpu - before.cpu, windowSeconds: elapsed, units: sent / FRAMES_PER_SECOND, unit: 'call-second', scale: 'ms' },
+        cpu: { whose: 'server', cpuSeconds: after.cpu - before.cpu, windowSeconds: elapsed, units: callSecondsSent, unit: 'call-second', scale: 'ms' },
         notes:
           `${realTime ? 'holds real time' : 'does not hold real time'}; in the window: frames in ${sent.toLocaleString('en-US')}, out ${received.toLocaleString('en-US')}, late ${late}; ` +
-          `${after.frames.live}/${calls} calls up; phones CPU ${(phonesCpu * 100).toFixed(0)} % of a core; ` +
+          `${after.frames.live}/${calls} calls up; phones CPU ${(phonesCpu * 100).toFixed(0)} % of a core; ${summary}; ` +
           'rate = inbound frames/s; p50/p99 = server frame delay',
       });
-      await hangUpAll(sim.url);
     }
     return rows;
   },
 };
 
-function placeCall(simUrl: string, i: number, seconds: number): Promise<string | undefined> {
-  return fetch(`${simUrl}/_sim/phone/call`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      agentId: 'voice-bench',
-      from: `+1415555${String(1000 + i).padStart(4, '0')}`,
-      to: '+12025550100',
-      mode: 'stream',
-      // A message long enough to last the whole call: the answering machine records until the caller
-      // stops, so every call stays up, and the audio pipeline hears speech, through the window.
-      script: { steps: [longMessage(seconds), { kind: 'pause', ms: 5_000 }], maxDurationMs: (seconds + 15) * 1000 },
-    }),
-  }).then(async (res) => ((await res.json()) as { callSid?: string }).callSid);
-}
-
-/** Places one call and waits until its caller has started speaking, then hangs it up. */
-async function warmUp(simUrl: string, seconds: number, log: (line: string) => void): Promise<void> {
-  log('voice: warm-up call');
-  const sid = await placeCall(simUrl, 9999, seconds);
-  for (let waited = 0; waited < 30_000; waited += 250) {
-    const summaries = (await (await fetch(`${simUrl}/_sim/phone/calls`)).json()) as { calls?: { callSid: string; turns: number }[] };
-    if ((summaries.calls ?? []).some((c) => c.callSid === sid && c.turns > 0)) break;
+/** One call per phrase, at once, so that the simulator synthesises every phrase and every reply before any step is measured. */
+async function warmUp(simUrl: string, log: (line: string) => void): Promise<void> {
+  log('voice: warm-up calls');
+  const phrases = EVERY_PHRASE.filter((p) => p !== PHRASES.goodbye);
+  const sids = await Promise.all(phrases.map((phrase, i) => placeCall(simUrl, AGENT, 9000 + i, { steps: [phrase, PHRASES.goodbye], maxDurationMs: 40_000 })));
+  for (let waited = 0; waited < 40_000; waited += 250) {
+    const summaries = (await (await fetch(`${simUrl}/_sim/phone/calls`)).json()) as { calls?: { callSid: string; status: string }[] };
+    const ended = (summaries.calls ?? []).filter((c) => sids.includes(c.callSid) && !['queued', 'ringing', 'in-progress'].includes(c.status));
+    if (ended.length === sids.length) break;
     await new Promise((r) => setTimeout(r, 250));
   }
   await hangUpAll(simUrl);
@@ -129,13 +139,6 @@ async function hangUpAll(simUrl: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`after a reset the simulator still has ${pacing.activeCalls} calls and ${pacing.activeStreams} media streams live`);
-}
-
-/** The phone speaks this sentence in about 4.9 s. */
-const SENTENCE = 'I would like to leave a message about the delivery of my order please call me back';
-
-function longMessage(seconds: number): string {
-  return Array(Math.ceil(seconds / 4.9) + 1).fill(SENTENCE).join(' ');
 }
 
 /** The phones' frame counters so far, summed over the given calls, and how many of them are still up. */
