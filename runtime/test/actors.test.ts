@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ActorSystem, AgentClient, Continuation, MemoryBus, createLogger, openStore, type Store } from '../src/internal.js';
+import { ActorSystem, AgentClient, MemoryBus, createLogger, openStore, type Store } from '../src/internal.js';
 
 describe('agent actors', () => {
   let store: Store;
@@ -64,45 +64,5 @@ describe('agent actors', () => {
 
   it('refuses an unknown operation with a coded error', async () => {
     await assert.rejects(new AgentClient(bus).request('fly', 'x'), (err: { code?: string }) => err.code === 'BAD_REQUEST');
-  });
-
-  it('waits, when it forgets or stops, for the work operations handed back (for up to its drain time)', async () => {
-    const DRAIN_MS = 400;
-    let finish!: (value: string) => void;
-    const outside = new Promise<string>((resolve) => (finish = resolve));
-    const drained = new ActorSystem({
-      bus,
-      store,
-      logger: createLogger({ level: 'silent', pretty: false }),
-      idleMs: 50,
-      drainMs: DRAIN_MS,
-      operations: {
-        // Its mailbox turn ends at once; the rest runs outside the mailbox, as a send's provider call does.
-        async later() {
-          return new Continuation(() => outside);
-        },
-      },
-    });
-    drained.start({ listen: false });
-    const answer = drained.dispatch('later', { agentId: 'follower' });
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(drained.passivateIdle(Date.now() + 1000), 0, 'not idle while its continuation runs');
-    let forgotten = false;
-    const forgetting = drained.forget(() => true).then(() => (forgotten = true));
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(forgotten, false, 'forget waits for the continuation, not only the mailbox');
-    finish('done');
-    await forgetting;
-    assert.equal(await answer, 'done');
-    // A continuation that never ends holds a stop for the drain time, no longer.
-    const never = new ActorSystem({ bus, store, logger: createLogger({ level: 'silent', pretty: false }), idleMs: 50, drainMs: DRAIN_MS, operations: { async later() { return new Continuation(() => new Promise(() => undefined)); } } });
-    never.start({ listen: false });
-    void never.dispatch('later', { agentId: 'stuck' });
-    await new Promise((r) => setTimeout(r, 50));
-    const started = Date.now();
-    await never.stop();
-    const waited = Date.now() - started;
-    assert.ok(waited >= DRAIN_MS - 20 && waited < DRAIN_MS + 2000, `stop waited ${waited} ms for a continuation that never ends (drain ${DRAIN_MS} ms)`);
-    await drained.stop();
   });
 });

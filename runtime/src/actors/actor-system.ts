@@ -47,8 +47,6 @@ export interface ActorSystemOptions {
   check?: (operation: string, payload: unknown) => void;
   /** Idle time after which an actor is dropped from memory. */
   idleMs: number;
-  /** How long {@link ActorSystem.stop} and {@link ActorSystem.forget} wait for work in flight, continuations included (default: no bound). */
-  drainMs?: number;
 }
 
 /**
@@ -98,34 +96,22 @@ export class ActorSystem {
     return dropped;
   }
 
-  /** Stops taking messages and waits for every mailbox to drain and the work it handed back to settle, for up to the drain time. */
+  /** Stops taking messages and waits for every mailbox to drain. */
   async stop(): Promise<void> {
     this.#subscription?.unsubscribe();
     clearInterval(this.#sweeper);
-    await this.#drain([...this.#actors.values()]);
+    await Promise.all([...this.#actors.values()].map((a) => a.drained()));
   }
 
-  /**
-   * Drops from memory the actors `which` selects (their state reloads on the next message); resolves
-   * when their work drained, continuations included, or the drain time passed.
-   */
+  /** Drops from memory the actors `which` selects (their state reloads on the next message); resolves when their work drained. */
   forget(which: (agentId: string) => boolean): Promise<void> {
-    const forgotten: AgentActor[] = [];
+    const drained: Promise<void>[] = [];
     for (const [id, actor] of this.#actors) {
       if (!which(id)) continue;
       this.#actors.delete(id);
-      forgotten.push(actor);
+      drained.push(actor.drained());
     }
-    return this.#drain(forgotten);
-  }
-
-  async #drain(actors: readonly AgentActor[]): Promise<void> {
-    const drained = Promise.all(actors.map((a) => a.drained()));
-    const { drainMs } = this.options;
-    if (drainMs === undefined || actors.length === 0) return void (await drained);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)));
-    await Promise.race([drained, deadline]).finally(() => clearTimeout(timer));
+    return Promise.all(drained).then(() => undefined);
   }
 
   /**
@@ -156,11 +142,9 @@ export class ActorSystem {
       tenure.assert();
       if (target.state === undefined) target.state = (await this.options.store.agents.get(agentId)) ?? null;
       const context: AgentOperationContext = { actor: target, store: this.options.store, tenure };
-      const result = await operation(context, payload as { agentId: string });
-      // Started from the turn, so that a drain waiting for the mailbox waits for it too; it runs outside the mailbox.
-      return result instanceof Continuation ? { following: target.follow(result.run) } : { result };
+      return operation(context, payload as { agentId: string });
     });
-    return turn.then((done) => ('following' in done ? done.following : done.result));
+    return turn.then((result) => (result instanceof Continuation ? result.run() : result));
   }
 }
 

@@ -23,24 +23,15 @@ export interface PartitionLeasesOptions {
   logger?: Logger;
   /** The partition is now this node's, with `token` (the lease revision) as its fencing token; a throw hands it back. */
   onAcquired(partition: number, token: number): void | Promise<void>;
-  /**
-   * The partition is no longer this node's: stop taking its work and let work in flight finish. On a
-   * handover (`released`, `stopped`) the lease is kept ({@link PartitionLeases.keeps}) until this settles.
-   */
+  /** The partition is no longer this node's: stop taking its work and let work in flight finish. */
   onReleased(partition: number, reason: LeaseEnd): void | Promise<void>;
 }
 
 interface Held {
-  /** The lease's revision when it was taken (the fencing token it was taken up with). */
-  readonly taken: number;
   token: number;
   /** Local time before which the lease is surely still ours: renewal sent + TTL − one renewal period. */
   validUntil: number;
   releasing: boolean;
-  /** The renewal under way, which a handover waits for before it deletes the lease (by the revision it gives). */
-  renewing?: Promise<void>;
-  /** Handed over: renewed no more. */
-  over?: boolean;
 }
 
 interface Seen {
@@ -77,8 +68,6 @@ export class PartitionLeases {
   /** A round due when the next lease seen held by another node expires (a dead node's), before the next regular one. */
   #wake: NodeJS.Timeout | undefined;
   #tick: Promise<void> | undefined;
-  /** Handing everything over: rounds only renew what is held. */
-  #stopping = false;
   #stopped = false;
   /** When this node's own heartbeat last went through (its watch may echo it before the server's answer). */
   #heardAt: number | undefined;
@@ -114,20 +103,10 @@ export class PartitionLeases {
     this.#timer = setInterval(() => void this.tick(), this.#renewMs);
   }
 
-  /** True while this node may take work of the partition: check it before acting, every time. */
+  /** True while this node may act on the partition: check it before acting, every time. */
   holds(partition: number): boolean {
     const held = this.#held.get(partition);
     return held !== undefined && !held.releasing && Date.now() < held.validUntil;
-  }
-
-  /**
-   * True while the lease taken with `token` is still this node's, a handover under way included: work
-   * taken before the handover may finish under it. False at once when the lease is lost or not renewed
-   * in time, and for good then (a lease taken again has another token).
-   */
-  keeps(partition: number, token: number): boolean {
-    const held = this.#held.get(partition);
-    return held !== undefined && held.taken === token && Date.now() < held.validUntil;
   }
 
   /** Partitions this node holds now, ascending. */
@@ -148,21 +127,16 @@ export class PartitionLeases {
     return this.#tick;
   }
 
-  /**
-   * Hands every partition back (after its work drains, its leases renewed meanwhile) so others take
-   * over at once, then stops.
-   */
+  /** Hands every partition back (after its work drains) so others take over at once, then stops. */
   async stop(): Promise<void> {
-    if (this.#stopping) return;
-    this.#stopping = true;
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearInterval(this.#timer);
     clearTimeout(this.#wake);
     await this.#tick;
     const held = [...this.#held.keys()];
     await Promise.all(held.map((p) => this.#release(p, 'stopped')));
     await Promise.all(this.#releases.values());
-    this.#stopped = true;
-    clearInterval(this.#timer);
-    await this.#tick;
     this.#summarise('info', 'handed over', held, 'stopped');
     this.#stopWatching();
     await this.#nodes?.delete(this.nodeId).catch(() => undefined);
@@ -190,32 +164,29 @@ export class PartitionLeases {
       this.options.logger?.debug({ err, node: this.nodeId }, 'heartbeat failed');
     }
     const lost: number[] = [];
-    // Partitions being handed over are renewed too: their work in flight finishes under the lease.
     await Promise.all(
-      [...this.#held].filter(([, h]) => !h.over).map(([partition, held]) => {
+      [...this.#held].filter(([, h]) => !h.releasing).map(async ([partition, held]) => {
         const sentAt = Date.now();
-        held.renewing = this.#bounded(leases.update(key(partition), this.#value(), held.token), 'renewal').then(
-          (token) => {
-            held.token = token;
-            held.validUntil = sentAt + this.#ttlMs - this.#renewMs;
-          },
-          (err: unknown) => {
-            if (!isWrongSequence(err)) return void this.options.logger?.debug({ err, partition }, 'lease renewal failed');
-            if (this.#drop(partition, held, 'lost')) lost.push(partition);
-          },
-        );
-        return held.renewing;
+        try {
+          held.token = await this.#bounded(leases.update(key(partition), this.#value(), held.token), 'renewal');
+          held.validUntil = sentAt + this.#ttlMs - this.#renewMs;
+        } catch (err) {
+          if (isWrongSequence(err)) {
+            if (this.#drop(partition, 'lost')) lost.push(partition);
+          }
+          else this.options.logger?.debug({ err, partition }, 'lease renewal failed');
+        }
       }),
     );
     const now = Date.now();
     const lapsed: number[] = [];
     for (const [partition, held] of this.#held) {
-      if (now >= held.validUntil && this.#drop(partition, held, 'lapsed')) lapsed.push(partition);
+      if (!held.releasing && now >= held.validUntil && this.#drop(partition, 'lapsed')) lapsed.push(partition);
     }
     this.#summarise('warn', 'lost (another node holds them); no longer acting on them', lost, 'lost');
     this.#summarise('warn', 'lapsed (not renewed in time); no longer acting on them', lapsed, 'lapsed');
     // A node the others cannot hear has no view of who is live: it keeps what it holds and takes or hands over nothing.
-    if (this.#stopping || !heard) return;
+    if (this.#stopped || !heard) return;
     const live = this.liveNodes();
     const attempts: Promise<number | undefined>[] = [];
     const releases = new Map<number, Promise<void>>();
@@ -286,11 +257,11 @@ export class PartitionLeases {
       else this.options.logger?.debug({ err, partition }, 'lease acquisition failed');
       return undefined;
     }
-    if (this.#stopping) {
+    if (this.#stopped) {
       await this.#leases!.delete(key(partition), { previousSeq: token }).catch(() => undefined);
       return undefined;
     }
-    this.#held.set(partition, { taken: token, token, validUntil: sentAt + this.#ttlMs - this.#renewMs, releasing: false });
+    this.#held.set(partition, { token, validUntil: sentAt + this.#ttlMs - this.#renewMs, releasing: false });
     this.#freeSince.delete(partition);
     // Taken up beside the rounds (it may write to the store), so renewals never wait on it.
     void Promise.resolve()
@@ -317,26 +288,18 @@ export class PartitionLeases {
     try {
       await this.options.onReleased(partition, reason);
     } finally {
-      held.over = true;
-      // A renewal answered after the delete was sent would leave the lease to expire (a TTL) instead.
-      await held.renewing;
-      if (this.#held.get(partition) === held) {
-        this.#held.delete(partition);
-        await this.#leases!.delete(key(partition), { previousSeq: held.token }).catch(() => undefined);
-      }
+      this.#held.delete(partition);
+      await this.#leases!.delete(key(partition), { previousSeq: held.token }).catch(() => undefined);
       this.options.logger?.debug({ node: this.nodeId, partition, reason }, 'partition handed over');
     }
   }
 
   /**
    * The lease is gone (taken or expired): stop acting at once, nothing to hand over; its work drains
-   * beside the rounds (a handover's drain under way stops, as {@link keeps} turns false). True when it
-   * was held (the round logs the summary).
+   * beside the rounds. True when it was held (the round logs the summary).
    */
-  #drop(partition: number, held: Held, reason: LeaseEnd): boolean {
-    if (this.#held.get(partition) !== held) return false;
-    this.#held.delete(partition);
-    if (held.releasing) return true;
+  #drop(partition: number, reason: LeaseEnd): boolean {
+    if (!this.#held.delete(partition)) return false;
     void Promise.resolve()
       .then(() => this.options.onReleased(partition, reason))
       .catch((err: unknown) => this.options.logger?.error({ err, node: this.nodeId, partition }, 'releasing a lost partition failed'));

@@ -19,7 +19,7 @@ export interface PartitionedSystem {
   stop(): Promise<void>;
   /** Runs an operation in its agent's mailbox while `tenure` holds. */
   dispatch(name: string, data: unknown, tenure: Tenure): Promise<unknown>;
-  /** Drops the actors `which` selects; resolves when their work drained (continuations included) or its drain time passed. */
+  /** Drops the actors `which` selects; resolves when their work drained. */
   forget(which: (agentId: string) => boolean): Promise<void>;
 }
 
@@ -44,35 +44,18 @@ export interface PartitionedActorsOptions {
  * writes with the revision of the lease it was taken with (so a write of a lease lost and taken again
  * since is refused by the store, while its provider call may go on: see DECISIONS, "One Tenure").
  * A refusal only refuses: whether the lease is gone for good is the lease keeper's to say (its
- * onReleased stops the subscription), see DECISIONS.md. On a planned handover it goes on holding,
- * under the lease still renewed, for the work taken before it, until that work drained (see DECISIONS,
- * "A planned handover lets the work it took finish").
+ * onReleased stops the subscription), see DECISIONS.md.
  */
 class LeaseTenure implements Tenure {
-  /** Handing over: the work it took finishes while the lease it was taken with is kept. */
-  #handingOver = false;
-
   constructor(
     readonly partition: number,
-    /** The revision the lease was taken with. */
-    readonly token: number,
     readonly fence: TenureRecord | undefined,
     private readonly leases: PartitionLeases,
     private readonly nodeId: string,
   ) {}
 
   holds(): boolean {
-    return this.leases.holds(this.partition) || (this.#handingOver && this.leases.keeps(this.partition, this.token));
-  }
-
-  /** The partition is being handed over: no new work reaches this tenure, the work it took may finish while the lease is kept. */
-  handOver(): void {
-    this.#handingOver = true;
-  }
-
-  /** Its work drained (or its drain time passed): it holds only as any tenure does, while the node holds the partition. */
-  handedOver(): void {
-    this.#handingOver = false;
+    return this.leases.holds(this.partition);
   }
 
   assert(): void {
@@ -259,7 +242,7 @@ export class PartitionedActors {
       if (!this.leases.holds(partition) || this.#taking.get(partition) !== token) return;
     }
     this.#taking.delete(partition);
-    this.#tenures.set(partition, new LeaseTenure(partition, token, fence, this.leases, this.options.nodeId));
+    this.#tenures.set(partition, new LeaseTenure(partition, fence, this.leases, this.options.nodeId));
     this.#failing.delete(partition);
     // Anything cached from an earlier tenure may be stale: another node may have served these agents since.
     void this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
@@ -267,15 +250,10 @@ export class PartitionedActors {
   }
 
   async #detach(partition: number, reason: LeaseEnd): Promise<void> {
-    const tenure = this.#tenures.get(partition);
     this.#stepDown(partition);
     const drained = this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
-    // A handover lets the work it took finish (mailboxes and continuations, for up to the system's drain
-    // time) under the lease it keeps renewing, so the next holder starts after the last write; a lost lease cannot wait.
-    if (reason !== 'released' && reason !== 'stopped') return;
-    tenure?.handOver();
-    await drained;
-    tenure?.handedOver();
+    // A handover waits for the mailboxes so the next holder starts after the last write; a lost lease cannot wait.
+    if (reason === 'released' || reason === 'stopped') await drained;
   }
 
   /**
@@ -327,8 +305,8 @@ function isInfrastructureFailure(err: unknown): boolean {
 /**
  * A gateway's readiness check that every partition is served: it asks each partition's holder (over
  * the bus, as agent operations go) and fails when one has gone unanswered, or kept failing, for
- * longer than `graceMs` (a partition moving between nodes is dark for its old node's drain and less
- * than a lease TTL more, which must not take every gateway out of a load balancer at once).
+ * longer than `graceMs` (a partition moving between nodes is dark for less than a lease TTL, which
+ * must not take every gateway out of a load balancer at once).
  */
 export function partitionsServed(bus: Bus, partitions: number, graceMs: number): () => Promise<'ok'> {
   const darkSince = new Map<number, number>();

@@ -123,7 +123,7 @@ export class AgentHost {
     const check = (name: string, payload: unknown) => {
       if (isOperationName(name)) checkRequest(name, payload);
     };
-    this.actors = new ActorSystem({ bus, store, logger, check, idleMs: settings.ACTOR_IDLE_SECONDS * 1000, drainMs: settings.ACTOR_DRAIN_MS });
+    this.actors = new ActorSystem({ bus, store, logger, check, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
     const operations: AgentOperations = {
       ...lifecycleOperations(new Provisioner(store, tokens, box, parts.emailDomain)),
       ...limitOperations(this.limiter),

@@ -8,7 +8,7 @@ import { ForwardedCallMessages } from '../voice/call-messages.js';
 import { VoiceMessageStore } from '../voice/voice-messages.js';
 import { CallVoicePort } from '../voice/voice-port.js';
 import type { VoiceService } from '../voice/voice-service.js';
-import { callService, clusterPlacement, fillPools, handoverGapMs, probeNats, startClusterProcess, type ClusterFoundation, type RoleOptions } from './parts.js';
+import { callService, clusterPlacement, fillPools, probeNats, startClusterProcess, type ClusterFoundation, type RoleOptions } from './parts.js';
 import { ServingProcess } from './role-process.js';
 import type { ServedRuntime } from './served-runtime.js';
 
@@ -46,7 +46,7 @@ export class ClusterGatewayRuntime extends ServingProcess implements ServedRunti
     this.voice = callService(this.parts(), reach, calls, new ForwardedCallMessages(this.agents), publicBaseUrl);
     probeNats(this.readiness, bus);
     // Not ready while a partition goes unserved: its agents would get 503s behind a green probe.
-    this.readiness.register('partitions', partitionsServed(bus, settings.CLUSTER_PARTITIONS, handoverGapMs(settings, 2)));
+    this.readiness.register('partitions', partitionsServed(bus, settings.CLUSTER_PARTITIONS, 2 * settings.CLUSTER_LEASE_TTL_MS));
     // The runtime nodes' events, for this gateway's metrics.
     receiveEvents(this.events, bus);
     // What the calls held here add to inboxes (their transcripts) is announced like the nodes' entries.

@@ -79,21 +79,13 @@ export function clusterPlacement(settings: Settings): Placement {
 }
 
 /**
- * How long a partition may go unanswered while it moves between nodes: its old node's drain (work in
- * flight finishing, ACTOR_DRAIN_MS), then a lease TTL or two for the next node to take it.
- */
-export function handoverGapMs(settings: Settings, leaseTtls: number): number {
-  return settings.ACTOR_DRAIN_MS + leaseTtls * settings.CLUSTER_LEASE_TTL_MS;
-}
-
-/**
  * The client agent operations go through. `partitions` (cluster) spreads them over the partitions and
- * retries one whose node is gone for a handover's drain and about three lease lifetimes.
+ * retries one whose node is gone for about three lease lifetimes.
  */
 export function agentClient(bus: Bus, settings: Settings, box: SecretBox, cluster?: Placement): AgentClient {
   // A bus request must outlive the slowest operation: every send attempt timing out, plus backoff.
   const sendBudget = settings.SEND_MAX_ATTEMPTS * (settings.SEND_TIMEOUT_MS + settings.SEND_RETRY_BASE_MS * 2 ** settings.SEND_MAX_ATTEMPTS);
-  return new AgentClient(bus, Math.max(15_000, sendBudget + 5_000), { box, ...(cluster ? { partitions: cluster.partitions, retryUnavailableMs: handoverGapMs(settings, 3) } : {}) });
+  return new AgentClient(bus, Math.max(15_000, sendBudget + 5_000), { box, ...(cluster ? { partitions: cluster.partitions, retryUnavailableMs: 3 * cluster.leaseTtlMs } : {}) });
 }
 
 /** Readiness checks the store answers. */

@@ -182,13 +182,6 @@ export const SettingsSchema = Type.Object(
       description: 'FULL survives power loss; NORMAL survives process crashes only.',
     }),
     ACTOR_IDLE_SECONDS: Type.Integer({ default: 300, minimum: 1, maximum: 86_400, description: 'Idle time after which an agent actor is passivated.' }),
-    ACTOR_DRAIN_MS: Type.Integer({
-      default: 10_000,
-      minimum: 0,
-      maximum: 120_000,
-      description:
-        "How long an agent's work in flight (a send's provider call, a call being placed) may go on once its actor takes no more work: when the process stops, and when a runtime node hands a partition to another (which serves it after that; gateways wait for it that much longer). A lost lease stops it at once.",
-    }),
     SHUTDOWN_GRACE_SECONDS: Type.Integer({ default: 10, minimum: 0, maximum: 600, description: 'How long shutdown waits for in-flight requests.' }),
     HTTP_ADAPTER: Type.Union([Type.Literal('auto'), Type.Literal('uws'), Type.Literal('node')], {
       default: 'auto',
