@@ -2,12 +2,10 @@ import type { DeliveryStatusEvent, Driver } from '@switchboard/sdk';
 import type { AgentOperation } from '../actors/actor-system.js';
 import { Continuation } from '../actors/continuation.js';
 import { requireAgent } from '../agents/operations.js';
+import { settle, type Answer } from '../reconcile/settle.js';
 import { UNSETTLED_STATUSES, type MessageRecord } from '../store/repositories/messages.js';
 import type { MessagingContext } from './context.js';
 import { applyStatus } from './receipts.js';
-
-/** What one ask of the provider came to. */
-type Answer = { readonly event: DeliveryStatusEvent } | { readonly none: string };
 
 /**
  * `reconcile`: asks the provider for the status of an outbound message whose receipts stopped before
@@ -24,25 +22,21 @@ export function reconcileOperation(context: MessagingContext): AgentOperation<'r
       return { outcome: 'settled', status: message?.status ?? 'unknown' };
     }
     if (!UNSETTLED_STATUSES.includes(message.status)) return { outcome: 'settled', status: message.status };
-    return new Continuation(async () => {
-      const answer = await ask(context.drivers.for(message.channel), message);
-      tenure.assert();
-      if ('event' in answer && answer.event.status !== message.status) {
-        await applyStatus(context, store, agent, answer.event, { read: message });
-        if (!UNSETTLED_STATUSES.includes(answer.event.status)) return { outcome: 'final' as const, status: answer.event.status };
-      }
-      const status = 'event' in answer ? answer.event.status : message.status;
-      if (Date.now() < Date.parse(message.createdAt) + context.reconcileBoundMs) return { outcome: 'pending' as const, status };
-      const reason = 'event' in answer ? `${providerOf(context, message)} still reported ${status} at the bound of ${duration(context.reconcileBoundMs)} after the send` : answer.none;
-      const unknown: DeliveryStatusEvent = { type: 'status', channel: message.channel, externalId: message.externalId!, status: 'unknown', cost: null };
-      // Over the status just applied, if any: the one stored now.
-      const read = 'event' in answer && answer.event.status !== message.status ? { ...message, status: answer.event.status } : message;
-      await applyStatus(context, store, agent, unknown, { read, reason });
-      return { outcome: 'unknown' as const, status: 'unknown' };
-    });
+    return new Continuation(() =>
+      settle({
+        record: message,
+        boundMs: context.reconcileBoundMs,
+        tenure,
+        ask: () => ask(context.drivers.for(message.channel), message),
+        isFinal: (status) => !UNSETTLED_STATUSES.includes(status as MessageRecord['status']),
+        apply: (event, application) => applyStatus(context, store, agent, event, application),
+        unknown: { type: 'status', channel: message.channel, externalId: message.externalId!, status: 'unknown', cost: null },
+        stillReported: (status, bound) => `${providerOf(context, message)} still reported ${status} at the bound of ${bound} after the send`,
+      }),
+    );
   };
 
-  async function ask(driver: Driver | undefined, message: MessageRecord): Promise<Answer> {
+  async function ask(driver: Driver | undefined, message: MessageRecord): Promise<Answer<DeliveryStatusEvent>> {
     const provider = providerOf(context, message);
     if (!driver?.fetchStatus) return { none: `${provider} sent no final status, and its API reports none to ask for; the last status was ${message.status}` };
     try {
@@ -57,11 +51,4 @@ export function reconcileOperation(context: MessagingContext): AgentOperation<'r
 
 function providerOf(context: MessagingContext, message: MessageRecord): string {
   return context.drivers.for(message.channel)?.manifest.provider ?? message.channel;
-}
-
-/** `90 s`, `15 min`, `24 h`: how the bound reads in a reason. */
-export function duration(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
-  return `${ms / 1000} s`;
 }

@@ -2,7 +2,7 @@ import type { CallStatusEvent } from '@switchboard/sdk';
 import type { AgentOperation } from '../actors/actor-system.js';
 import { Continuation } from '../actors/continuation.js';
 import { requireAgent } from '../agents/operations.js';
-import { duration } from '../messaging/reconcile.js';
+import { settle, type Answer } from '../reconcile/settle.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import { FINAL_CALL_STATUSES, type CallRecord } from '../store/repositories/calls.js';
 import type { Store } from '../store/store.js';
@@ -30,21 +30,18 @@ export function reconcileCallOperation(context: VoiceContext, apply: ApplyCallSt
     const call = await store.calls.get(request.callSid);
     if (!call || call.agentId !== agent.agentId) return { outcome: 'settled', status: call?.status ?? 'unknown' };
     if (FINAL_CALL_STATUSES.includes(call.status)) return { outcome: 'settled', status: call.status };
-    return new Continuation(async () => {
-      const answer = await ask(call);
-      tenure.assert();
-      const moved = 'event' in answer && answer.event.status !== call.status;
-      if (moved) {
-        await apply(store, agent, answer.event, { read: call });
-        if (FINAL_CALL_STATUSES.includes(answer.event.status)) return { outcome: 'final' as const, status: answer.event.status };
-      }
-      const status = 'event' in answer ? answer.event.status : call.status;
-      if (Date.now() < Date.parse(call.createdAt) + context.reconcileBoundMs) return { outcome: 'pending' as const, status };
-      const reason = 'event' in answer ? `${provider()} still reported ${status} at the bound of ${duration(context.reconcileBoundMs)} after the call began` : answer.none;
-      const unknown: CallStatusEvent = { type: 'call-status', callSid: call.callSid, status: 'unknown', durationSeconds: null, cost: null };
-      await apply(store, agent, unknown, { read: moved ? { ...call, status } : call, reason });
-      return { outcome: 'unknown' as const, status: 'unknown' };
-    });
+    return new Continuation(() =>
+      settle({
+        record: call,
+        boundMs: context.reconcileBoundMs,
+        tenure,
+        ask: () => ask(call),
+        isFinal: (status) => FINAL_CALL_STATUSES.includes(status as CallRecord['status']),
+        apply: (event, application) => apply(store, agent, event, application),
+        unknown: { type: 'call-status', callSid: call.callSid, status: 'unknown', durationSeconds: null, cost: null },
+        stillReported: (status, bound) => `${provider()} still reported ${status} at the bound of ${bound} after the call began`,
+      }),
+    );
   };
 
   function provider(): string {
@@ -55,7 +52,7 @@ export function reconcileCallOperation(context: VoiceContext, apply: ApplyCallSt
     }
   }
 
-  async function ask(call: CallRecord): Promise<{ readonly event: CallStatusEvent } | { readonly none: string }> {
+  async function ask(call: CallRecord): Promise<Answer<CallStatusEvent>> {
     let telephony;
     try {
       telephony = context.voice.telephonyDriver().telephony;
