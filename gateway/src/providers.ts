@@ -61,7 +61,17 @@ export async function resolveProviders(settings: Settings, demoMode: boolean, lo
       return undefined;
     });
   }
-  simulator ??= await startSimulator({ ...options, port: 0, ...(previous ? { credentials: previous.credentials } : {}) });
+  const credentials = previous ? { credentials: previous.credentials } : {};
+  const wanted = settings.SIMULATOR_PORT;
+  if (!simulator && wanted !== 0) {
+    // A fixed port, so the simulator URL a reader noted (SIM= in the README) works after a restart.
+    simulator = await startSimulator({ ...options, port: wanted, ...credentials }).catch((err: unknown) => {
+      if ((err as { code?: string }).code !== 'EADDRINUSE') throw err;
+      logger.warn({ port: wanted }, `start-up: the simulator\u2019s port ${wanted} (SIMULATOR_PORT) is taken; it takes a free one`);
+      return undefined;
+    });
+  }
+  simulator ??= await startSimulator({ ...options, port: 0, ...credentials });
   return { simulator, specs: simulatorDriverSpecs(simulator) };
 }
 

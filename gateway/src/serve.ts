@@ -52,7 +52,11 @@ export async function runCommand(line: CommandLine): Promise<number> {
     `  Health:    ${base}/health`,
   ];
   if (clustered) lines.push(`  Public:    ${gateway.publicBaseUrl}  (PUBLIC_BASE_URL, shared by the gateways: providers call it, and webhook signatures cover it)`);
-  if (gateway.simulator) lines.push(`  Simulator: ${gateway.simulator.url}/_sim  (demo providers; POST /_sim/inbound/sms sends the agent a text)`);
+  if (gateway.simulator) {
+    const wanted = runtime.settings.SIMULATOR_PORT;
+    const moved = wanted !== 0 && new URL(gateway.simulator.url).port !== String(wanted) ? `; port ${wanted} (SIMULATOR_PORT) was taken` : '';
+    lines.push(`  Simulator: ${gateway.simulator.url}/_sim  (demo providers${moved}; POST /_sim/inbound/sms sends the agent a text)`);
+  }
   if (runtime.generatedOrchestratorToken) {
     lines.push(
       '',

@@ -128,6 +128,13 @@ export const SettingsSchema = Type.Object(
       default: 'auto',
       description: 'auto: demo mode when no provider credentials and no DRIVERS are set; true/false force it.',
     }),
+    SIMULATOR_PORT: Type.Integer({
+      default: 4010,
+      minimum: 0,
+      maximum: 65535,
+      description:
+        'Demo mode: TCP port, on 127.0.0.1, of the in-process provider simulator, the same at every start so its URL stays good. When it is taken the simulator takes a free port, and the start-up log and the banner say so; 0 always picks a free one.',
+    }),
     ORCHESTRATOR_TOKEN: secret(
       'Orchestrator token; generated, stored and printed once at first start when empty. When set: at least 32 characters and about 128 random bits (`openssl rand -hex 32`); a short or patterned value stops the start.',
     ),
