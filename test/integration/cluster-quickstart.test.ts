@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,17 +71,8 @@ describe("docs/cluster.md's quick start runs as pasted", () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  it('starts NATS, a database, the simulator, 2 runtime nodes and 2 gateways; provisions, sends through both gateways, receives, and stops cleanly', async () => {
-    const ports = new Map<number, number>();
-    for (const port of PORTS) ports.set(port, await freePort());
-    const local = (port: (typeof PORTS)[number]) => String(ports.get(port));
-    const blocks = quickStartBlocks();
-    assert.equal(blocks.length, 8, 'the quick start has eight steps');
-    const script = blocks
-      .join('\n')
-      .replace(new RegExp(`\\b(${PORTS.join('|')})\\b`, 'g'), (port) => String(ports.get(Number(port))))
-      .replaceAll('switchboard_demo', database);
-
+  /** Runs a script as one bash in its own process group; `code` is null when it outlived the deadline. */
+  async function run(script: string, deadlineMs: number) {
     const child = spawn('bash', ['-c', script], {
       cwd,
       detached: true,
@@ -95,12 +87,45 @@ describe("docs/cluster.md's quick start runs as pasted", () => {
       const timer = setTimeout(() => {
         process.kill(-child.pid!, 'SIGKILL');
         resolve(null);
-      }, SCRIPT_DEADLINE_MS);
+      }, deadlineMs);
       child.once('exit', (exitCode) => {
         clearTimeout(timer);
         resolve(exitCode);
       });
     });
+    return { child, code, output };
+  }
+
+  it("stops at step 1 and names the port when NATS's port is taken (as by Debian's nats-server service)", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const block = quickStartBlocks()[0]!.replace(/\b4222\b/g, String(port)).replace(/\b8222\b/g, String(await freePort()));
+      // Step 1 alone ends by itself: a quick "no" within the deadline, never a wait without end.
+      const { code, output } = await run(block, 30_000);
+      assert.notEqual(code, null, `step 1 still waited after 30 s with port ${port} taken:\n${output}`);
+      assert.notEqual(code, 0, output);
+      assert.match(output, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is taken`), output);
+      assert.equal(existsSync(join(cwd, 'cluster-demo', 'nats')), false, 'no nats-server was started');
+    } finally {
+      taken.close();
+      rmSync(join(cwd, 'cluster-demo'), { recursive: true, force: true });
+    }
+  });
+
+  it('starts NATS, a database, the simulator, 2 runtime nodes and 2 gateways; provisions, sends through both gateways, receives, and stops cleanly', async () => {
+    const ports = new Map<number, number>();
+    for (const port of PORTS) ports.set(port, await freePort());
+    const local = (port: (typeof PORTS)[number]) => String(ports.get(port));
+    const blocks = quickStartBlocks();
+    assert.equal(blocks.length, 8, 'the quick start has eight steps');
+    const script = blocks
+      .join('\n')
+      .replace(new RegExp(`\\b(${PORTS.join('|')})\\b`, 'g'), (port) => String(ports.get(Number(port))))
+      .replaceAll('switchboard_demo', database);
+
+    const { child, code, output } = await run(script, SCRIPT_DEADLINE_MS);
     const log = (name: string) => (existsSync(join(cwd, 'cluster-demo', name)) ? readFileSync(join(cwd, 'cluster-demo', name), 'utf8') : '');
     const logs = () => ['nats.log', 'simulator.log', 'runtime-1.log', 'runtime-2.log', 'gateway-1.log', 'gateway-2.log'].map((n) => `--- ${n}\n${log(n)}`).join('\n');
     const context = `script output:\n${output}\n${logs()}`;
