@@ -96,9 +96,11 @@ async function readBody(res) {
 
 /** The admin API takes the session cookie; the rest of the API is bearer-only. */
 const takesSession = (op) => op.path.startsWith('/admin/api/');
+/** A public operation lists no security requirement (`security: []`). */
+const isPublic = (op) => !op.security?.length;
 
 function credentialsNote(op, token) {
-  if (!op.security) return 'Public: sent without credentials.';
+  if (isPublic(op)) return 'Public: sent without credentials.';
   if (takesSession(op)) return 'Sent with your admin session.';
   return token.trim() ? 'Sent with the bearer token above.' : 'Needs a bearer token: paste one above (an agent’s, or use the team token).';
 }
@@ -110,7 +112,7 @@ async function send(op, values, body, token) {
   const query = new URLSearchParams(inputs('query').map((p) => [p.name, values[`query:${p.name}`]])).toString();
   const headers = { accept: 'application/json, */*;q=0.5' };
   for (const p of inputs('header')) headers[p.name] = values[`header:${p.name}`];
-  const useToken = !takesSession(op) && op.security && token.trim() !== '';
+  const useToken = !takesSession(op) && !isPublic(op) && token.trim() !== '';
   if (useToken) headers.authorization = `Bearer ${token.trim()}`;
   else if (takesSession(op) && op.method !== 'get') headers['x-csrf-token'] = csrfToken();
   if (body) headers['content-type'] = body.type;

@@ -9,6 +9,31 @@ function plain(schema: TSchema): JsonObject {
   return JSON.parse(JSON.stringify(schema)) as JsonObject;
 }
 
+/** Keywords whose value is data, not a schema: left as they are. */
+const VALUES = new Set(['default', 'const', 'enum', 'example', 'examples']);
+
+/**
+ * A request schema as a caller sees it: a property with a default is not required of the caller.
+ * The route's schema lists it as required because validation fills the default in first, so the
+ * handler's type has it (`limit: number`); the document must not make the caller send it.
+ */
+function asRequest(schema: JsonObject): JsonObject {
+  const properties = schema.properties as Record<string, JsonObject> | undefined;
+  const required = schema.required as string[] | undefined;
+  const out: JsonObject = { ...schema };
+  for (const [key, value] of Object.entries(schema)) {
+    if (VALUES.has(key)) continue;
+    if (Array.isArray(value)) out[key] = value.map((item: unknown) => (item !== null && typeof item === 'object' ? asRequest(item as JsonObject) : item));
+    else if (value !== null && typeof value === 'object') out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value).map(([name, child]) => [name, asRequest(child as JsonObject)])) : asRequest(value as JsonObject);
+  }
+  if (properties && required) {
+    const left = required.filter((name) => properties[name]?.default === undefined);
+    if (left.length > 0) out.required = left;
+    else delete out.required;
+  }
+  return out;
+}
+
 /** An OpenAPI media type object: the schema, and its first example where it has one (what renderers show). */
 function media(schema: TSchema | undefined): JsonObject {
   if (!schema) return {};
@@ -41,7 +66,7 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       schema: { type: 'string' },
     }));
     if (route.query) {
-      const query = plain(route.query) as { properties?: Record<string, JsonObject>; required?: string[] };
+      const query = asRequest(plain(route.query)) as { properties?: Record<string, JsonObject>; required?: string[] };
       for (const [name, schema] of Object.entries(query.properties ?? {})) {
         parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
       }
@@ -64,13 +89,15 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       responses: Object.fromEntries(Object.entries(route.responses).map(([status, documented]) => [status, response(documented)])),
     };
     if (parameters.length > 0) operation.parameters = parameters;
-    if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: plain(route.body) } } };
+    if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: asRequest(plain(route.body)) } } };
     if (route.rawBody) {
       operation.requestBody = { required: true, content: Object.fromEntries(route.rawBody.map((t) => [t, { schema: { type: 'string' } }])) };
     }
-    if (route.auth !== 'public') operation.security = route.path === '/sse' ? [{ queryToken: [] }, { bearer: [] }] : [{ bearer: [] }];
+    // A public route says so (`security: []`): what a route leaves out, a reader cannot tell from forgotten.
+    // Provider webhooks check the provider's signature, which no OpenAPI security scheme describes.
+    operation.security = route.auth === 'public' ? [] : route.path === '/sse' ? [{ queryToken: [] }, { bearer: [] }] : [{ bearer: [] }];
     // An OAuth access token may call the route with this scope (OpenAPI 3.1 lets a bearer scheme list it as a role).
-    if (route.scope) (operation.security as JsonObject[]).push({ accessToken: [scopeFor(route.scope)] });
+    if (route.scope && route.auth !== 'public') (operation.security as JsonObject[]).push({ accessToken: [scopeFor(route.scope)] });
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
   }
   return {
@@ -80,7 +107,8 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       version: info.version,
       description:
         'Communication channels for software agents: SMS, email, WhatsApp, LINE and voice, over REST and MCP. ' +
-        'A JSON field or query parameter an operation does not list is refused with 400 BAD_REQUEST naming it and the allowed ones; provider webhooks accept what the provider sends.',
+        'A JSON field or query parameter an operation does not list is refused with 400 BAD_REQUEST naming it and the allowed ones; provider webhooks accept what the provider sends. ' +
+        'A date-time is RFC 3339 with Z or an offset ±hh:mm; one that names no real instant (a leap second, February 30, an offset of hours alone) is refused with 400 VALIDATION_FAILED.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: info.serverUrl }],

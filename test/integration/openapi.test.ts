@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { mcpRouteDocs } from '@switchboard/gateway';
 import twilio from 'twilio';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 interface Media {
   schema: Record<string, unknown> & { examples?: unknown[] };
@@ -56,6 +57,38 @@ describe('OpenAPI document', () => {
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
   });
 
+  it("lints with zero errors under Redocly's recommended rules", async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
+    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+    assert.deepEqual(errors, []);
+  });
+
+  it('requires no parameter that has a default, so a client may leave limit and wait out', async () => {
+    type Parameter = { name: string; in: string; required: boolean; schema: { default?: unknown } };
+    const parameters = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).flatMap(([method, op]) => ((op as { parameters?: Parameter[] }).parameters ?? []).map((p) => ({ at: `${method.toUpperCase()} ${path} ${p.name}`, ...p }))),
+    );
+    const defaulted = parameters.filter((p) => p.schema.default !== undefined);
+    assert.deepEqual(defaulted.filter((p) => p.required).map((p) => p.at), []);
+    // The ones issue 32 named are among them: documented with their default, and not required.
+    for (const at of [
+      'GET /api/v1/waiting-messages limit',
+      'GET /api/v1/inbox limit',
+      'GET /api/v1/conversations limit',
+      'GET /api/v1/calls limit',
+      'GET /api/v1/conversations/{conversationId}/reply wait',
+    ]) {
+      assert.ok(defaulted.some((p) => p.at === at), `${at} is documented with its default`);
+    }
+    // And the server agrees: the routes answer without them.
+    const agent = await provisionAgent(t, 'openapi-defaults', ['sms']);
+    for (const path of ['/api/v1/waiting-messages', '/api/v1/inbox', '/api/v1/conversations', '/api/v1/calls']) {
+      const res = await t.call('GET', path, { token: agent.securityToken });
+      assert.equal(res.status, 200, `${path}: ${await res.text()}`);
+    }
+  });
+
   it('lists exactly the registered routes, and every route in it exists', async () => {
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     const registered = [...t.gateway.app.routes, ...mcpRouteDocs].filter((r) => !r.hidden).map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
@@ -80,14 +113,14 @@ describe('OpenAPI document', () => {
     };
     assert.deepEqual(provision.requestBody.content['application/json'].schema.required.sort(), ['channels', 'displayName']);
     assert.deepEqual(provision.security, [{ bearer: [] }]);
-    assert.equal(doc.paths['/health']!.get!.security, undefined);
+    assert.deepEqual(doc.paths['/health']!.get!.security, [], 'public, and says so');
   });
 
   it('documents the voice WebSocket as the GET that upgrades, and that path is the real socket', async () => {
     const socket = doc.paths['/webhooks/{agentId}/voice-ws']?.get;
     assert.ok(socket, 'the voice WebSocket is in the document');
     assert.ok(socket.responses['101'], 'its success is 101 Switching Protocols');
-    assert.equal(socket.security, undefined, 'signed by the provider, no bearer token');
+    assert.deepEqual(socket.security, [], 'signed by the provider, no bearer token');
     for (const frame of ['setup', 'prompt', 'interrupt', 'dtmf', '`text`', '`play`', '`end`', 'connected', 'start', 'media', 'mark', 'stop', 'clear']) {
       assert.ok(socket.description?.includes(frame), `the description names the ${frame} frame`);
     }
