@@ -61,6 +61,7 @@ export { DeliveryService } from './delivery/delivery-service.js';
 export type { LiveSink, CallbackPolicy } from './delivery/delivery-service.js';
 export { agentEvent } from './delivery/events.js';
 export { postCallback } from './delivery/callback-client.js';
+export { callbackFetch, forbiddenAddress, guardedLookup, type CallbackFetch } from './delivery/callback-address.js';
 export { Continuation } from './actors/continuation.js';
 export { optKeyword } from './messaging/opt-out.js';
 export type { MessageRecord, Direction, DeliveryState } from './store/repositories/messages.js';

@@ -7,6 +7,15 @@ export function isDemoMode(settings: Settings): boolean {
   return !hasProviderSettings(settings);
 }
 
+/**
+ * Whether the server may call agents' URLs on loopback, private, link-local and other internal
+ * addresses: CALLBACK_ALLOW_PRIVATE_NETWORKS, or (auto) in demo mode and outside production.
+ */
+export function allowsPrivateNetworks(settings: Settings): boolean {
+  if (settings.CALLBACK_ALLOW_PRIVATE_NETWORKS !== 'auto') return settings.CALLBACK_ALLOW_PRIVATE_NETWORKS === 'true';
+  return settings.NODE_ENV !== 'production' || isDemoMode(settings);
+}
+
 /** Email domain demo mode uses when none is configured. */
 export const DEMO_EMAIL_DOMAIN = 'demo.switchboard.local';
 

@@ -13,7 +13,7 @@ import {
   WaitingMessagesResponse,
 } from '../schemas/messaging.js';
 import { resolveAgentId } from './agent-access.js';
-import { checkCallbackUrl } from './callback-url.js';
+import { callbackUrlRules, checkCallbackUrl } from './callback-url.js';
 import type { RouteDeps } from './deps.js';
 
 /** Sending, callback URL, waiting messages and channel status. */
@@ -53,7 +53,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       responses: { 200: { description: 'Set; callbacks are signed with signingSecret.', schema: CallbackUrlResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
       async handler({ body, principal }: RouteContext<CallbackUrlBody>) {
         const agentId = resolveAgentId(principal, body.agentId);
-        if (body.callbackUrl !== null) checkCallbackUrl(body.callbackUrl, ports.settings.NODE_ENV);
+        if (body.callbackUrl !== null) checkCallbackUrl(body.callbackUrl, callbackUrlRules(ports));
         return json(200, await ports.agents.call('setCallbackUrl', agentId, { callbackUrl: body.callbackUrl }));
       },
     },

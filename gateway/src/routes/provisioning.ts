@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
 import { errorResponses } from '../schemas/common.js';
 import { DeprovisionBody, DeprovisionResponse, ProvisionBody, ProvisionResponse } from '../schemas/provisioning.js';
-import { checkCallbackUrl } from './callback-url.js';
+import { callbackUrlRules, checkCallbackUrl } from './callback-url.js';
 import { resolveAgentId } from './agent-access.js';
 import type { RouteDeps } from './deps.js';
 
@@ -21,7 +21,7 @@ export function provisioningRoutes(deps: RouteDeps): RouteDefinition[] {
       responses: { 201: { description: 'Provisioned.', schema: ProvisionResponse }, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
       async handler({ body }: RouteContext<ProvisionBody>) {
         const agentId = body.agentId ?? `agent-${randomBytes(6).toString('hex')}`;
-        if (body.callbackUrl !== undefined) checkCallbackUrl(body.callbackUrl, deps.ports.settings.NODE_ENV);
+        if (body.callbackUrl !== undefined) checkCallbackUrl(body.callbackUrl, callbackUrlRules(deps.ports));
         const result = await deps.ports.agents.call('provision', agentId, body);
         return json(201, result);
       },

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import type { CallbackFetch } from './callback-address.js';
 import type { AgentEvent } from './events.js';
 
 /** Why a callback attempt failed. */
@@ -37,9 +38,17 @@ export function excerpt(body: string): string | null {
 /**
  * Posts an event to an agent's callback URL once, signed per the Standard Webhooks scheme with the
  * agent's secret, so any Standard Webhooks library verifies it, and tells what came of it without
- * throwing. `onResponse` runs when the answer's headers arrive.
+ * throwing. `send` is the fetch that guards the addresses it may reach (see callbackFetch); `onResponse`
+ * runs when the answer's headers arrive.
  */
-export async function attemptCallback(url: string, secret: string, event: AgentEvent, timeoutMs: number, onResponse?: () => void): Promise<CallbackAnswer> {
+export async function attemptCallback(
+  send: CallbackFetch,
+  url: string,
+  secret: string,
+  event: AgentEvent,
+  timeoutMs: number,
+  onResponse?: () => void,
+): Promise<CallbackAnswer> {
   const payload = JSON.stringify(event);
   const timestamp = new Date();
   const signature = new Webhook(secret).sign(event.id, timestamp, payload);
@@ -47,7 +56,7 @@ export async function attemptCallback(url: string, secret: string, event: AgentE
   const latency = () => Math.round(performance.now() - started);
   let res: Response;
   try {
-    res = await fetch(url, {
+    res = await send(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -76,8 +85,15 @@ export async function attemptCallback(url: string, secret: string, event: AgentE
  * One post that must succeed now (a voice turn waits for its answer): returns the answer's body; a
  * non-2xx answer or no answer throws.
  */
-export async function postCallback(url: string, secret: string, event: AgentEvent, timeoutMs: number, onResponse?: () => void): Promise<string> {
-  const answer = await attemptCallback(url, secret, event, timeoutMs, onResponse);
+export async function postCallback(
+  send: CallbackFetch,
+  url: string,
+  secret: string,
+  event: AgentEvent,
+  timeoutMs: number,
+  onResponse?: () => void,
+): Promise<string> {
+  const answer = await attemptCallback(send, url, secret, event, timeoutMs, onResponse);
   if (answer.status === undefined) throw new CallbackError(`callback ${url} could not be reached: ${answer.error}`);
   if (!accepted(answer)) throw new CallbackError(`callback ${url} answered HTTP ${answer.status}`);
   return answer.body;

@@ -2,6 +2,7 @@ import type { Logger } from '../logger.js';
 import { newId } from '../ids.js';
 import { disablesUrl, type AttemptOutcome, type CallbackEventRecord, type CallbackEventState } from '../store/repositories/callbacks.js';
 import type { Store } from '../store/store.js';
+import type { CallbackFetch } from './callback-address.js';
 import { accepted, attemptCallback, excerpt } from './callback-client.js';
 
 export interface CallbackPolicy {
@@ -22,6 +23,8 @@ export interface CallbackPolicy {
   parkAfterMs?: number;
   /** How often each process looks for parked events nearly due (default 30 s; less than `parkAfterMs`). */
   parkSweepMs?: number;
+  /** How posts reach callback URLs: callbackFetch of the settings, which may refuse internal addresses (default: the global fetch). */
+  fetch?: CallbackFetch;
 }
 
 /** Where to post: the agent's callback URL and its signing secret, opened. */
@@ -77,7 +80,7 @@ export class CallbackSender {
     if (due > now) return { kind: 'later', delayMs: due - now, reason: `attempt ${record.attempts + 1} of ${record.eventId} is due later` };
 
     const attempt = record.attempts + 1;
-    const answer = await attemptCallback(target.url, target.secret, record.event, this.policy.timeoutMs);
+    const answer = await attemptCallback(this.policy.fetch ?? fetch, target.url, target.secret, record.event, this.policy.timeoutMs);
     const outcome: AttemptOutcome = accepted(answer) ? 'delivered' : answer.permanent ? 'refused' : attempt >= scheduleMs.length ? 'failed' : 'retrying';
     const state: CallbackEventState = outcome === 'retrying' ? 'pending' : outcome;
     const at = new Date(this.#now()).toISOString();

@@ -6,7 +6,9 @@ import { lifecycleOperations } from '../agents/operations.js';
 import type { TokenService } from '../auth/token-service.js';
 import { Tariffs } from '../billing/tariffs.js';
 import type { Bus } from '../bus/bus.js';
+import { callbackFetch } from '../delivery/callback-address.js';
 import { DeliveryService } from '../delivery/delivery-service.js';
+import { allowsPrivateNetworks } from '../modes.js';
 import { deliveryOperations } from '../delivery/operations.js';
 import { parseRetrySchedule } from '../settings/retry-schedule.js';
 import type { DriverSet } from '../drivers/registry.js';
@@ -89,6 +91,7 @@ export class AgentHost {
         scheduleMs: parseRetrySchedule(settings.CALLBACK_RETRY_SCHEDULE),
         timeoutMs: settings.CALLBACK_TIMEOUT_MS,
         disableAfterMs: settings.CALLBACK_DISABLE_AFTER_MS,
+        fetch: callbackFetch({ allowPrivateNetworks: allowsPrivateNetworks(settings) }),
       },
       work,
       reach,
@@ -125,7 +128,7 @@ export class AgentHost {
     };
     this.actors = new ActorSystem({ bus, store, logger, check, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
     const operations: AgentOperations = {
-      ...lifecycleOperations(new Provisioner(store, tokens, box, parts.emailDomain)),
+      ...lifecycleOperations(new Provisioner(store, tokens, box, parts.emailDomain, this.voice.recordings)),
       ...limitOperations(this.limiter),
       ...voiceOperations({
         voice: this.voice,

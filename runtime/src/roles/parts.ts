@@ -13,7 +13,8 @@ import { loadDriver, type DriverSpec, type PackageImporter } from '../drivers/lo
 import type { DriverSet } from '../drivers/registry.js';
 import type { ReadinessChecks } from '../health.js';
 import type { Logger } from '../logger.js';
-import { DEMO_EMAIL_DOMAIN, demoPools, isDemoMode } from '../modes.js';
+import { callbackFetch } from '../delivery/callback-address.js';
+import { DEMO_EMAIL_DOMAIN, allowsPrivateNetworks, demoPools, isDemoMode } from '../modes.js';
 import type { SecretBox } from '../secrets.js';
 import type { Settings } from '../settings/schema.js';
 import type { PoolName } from '../store/repositories/pools.js';
@@ -248,7 +249,7 @@ export async function startClusterProcess<R>(options: RoleOptions, role: Cluster
  */
 export function callService(parts: Pick<RoleParts, 'settings' | 'logger' | 'store' | 'drivers' | 'events' | 'box'>, reach: LiveReach, calls: CallDirectory, messages: CallMessages, publicBaseUrl: () => string): VoiceService {
   const { settings, logger } = parts;
-  const turns = new AgentTurns(parts.box, logger, settings.VOICE_TURN_TIMEOUT_MS, reach);
+  const turns = new AgentTurns(parts.box, logger, settings.VOICE_TURN_TIMEOUT_MS, reach, callbackFetch({ allowPrivateNetworks: allowsPrivateNetworks(settings) }));
   return new VoiceService(parts.store, parts.drivers, parts.events, turns, calls, messages, {
     mode: settings.VOICE_MODE,
     maxCallSeconds: settings.VOICE_MAX_CALL_SECONDS,

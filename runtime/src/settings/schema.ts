@@ -243,6 +243,11 @@ export const SettingsSchema = Type.Object(
       description: 'How long the callback delivery log (one row per attempt) and the events it posted are kept for replay (0: removed at the next hourly sweep). Events still being retried are never removed.',
     }),
     CALLBACK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000, description: 'How long one callback attempt may take.' }),
+    CALLBACK_ALLOW_PRIVATE_NETWORKS: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], {
+      default: 'auto',
+      description:
+        'Whether the URLs agents give the server to call (callback URL, which also answers call turns) may point at loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7), link-local (169.254/16, where cloud metadata answers), carrier-grade NAT (100.64/10), multicast, unspecified or reserved addresses. false: refused when saved (400) and again at each connection, by the address the name resolves to then (so DNS rebinding does not get through). auto: allowed in demo mode and outside production (NODE_ENV development or test), refused in production. true: allowed, for deployments whose agents live on a private network.',
+    }),
     SEND_MAX_ATTEMPTS: Type.Integer({ default: 3, minimum: 1, maximum: 10, description: 'Attempts at a provider send when the provider says a retry can help.' }),
     SEND_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000, description: 'How long one provider send may take before it counts as failed (and is retried).' }),
     SEND_RETRY_BASE_MS: Type.Integer({ default: 250, minimum: 1, maximum: 60_000, description: 'Delay before the first send retry; each next one doubles.' }),

@@ -1,3 +1,4 @@
+import type { CallbackFetch } from '../delivery/callback-address.js';
 import { postCallback } from '../delivery/callback-client.js';
 import { agentEvent } from '../delivery/events.js';
 import type { Logger } from '../logger.js';
@@ -34,6 +35,8 @@ export class AgentTurns {
     private readonly timeoutMs: number,
     /** The agents' live sessions that answer turns (MCP sampling), wherever they are held. */
     private readonly sampler: Sampler,
+    /** How the call.turn post reaches the callback URL (callbackFetch of the settings). */
+    private readonly send: CallbackFetch = fetch,
   ) {}
 
   /** Whether anyone can answer this agent's turns right now. */
@@ -70,7 +73,7 @@ export class AgentTurns {
     };
     const event = { ...agentEvent('call.turn', agent.agentId, data), ...traceOf(session) };
     try {
-      const body = await postCallback(agent.callbackUrl, this.box.open(agent.sealedSigningSecret), event, this.timeoutMs, () => timer?.mark('replyBegan'));
+      const body = await postCallback(this.send, agent.callbackUrl, this.box.open(agent.sealedSigningSecret), event, this.timeoutMs, () => timer?.mark('replyBegan'));
       timer?.mark('replyEnded');
       return parseReply(body);
     } catch (err) {
