@@ -71,6 +71,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/inbound.test.ts',
   'test/integration/inbox.test.ts',
   'test/integration/callback-log.test.ts',
+  'test/integration/callback-ssrf.test.ts',
   'test/integration/mcp.test.ts',
   'test/integration/mcp-sessions.test.ts',
   'test/integration/conversations.test.ts',
