@@ -148,7 +148,11 @@ Inbound messages reach your agent in this order:
    the message moves on down this list);
 2. else your callback URL — set it with
    \`curl -X PUT ${baseUrl}/api/v1/callback-url -H "Authorization: Bearer $CLIENT_TOKEN" -H 'Content-Type: application/json' -d '{"callbackUrl":"https://agent.example.com/hooks"}'\`;
-   the answer holds \`signingSecret\`. Each callback is a POST of
+   the answer holds \`signingSecret\`. The URL must reach your agent over the public internet: a
+   loopback, private, link-local (cloud metadata), carrier-grade NAT, multicast or unspecified
+   address is refused when you set it (400), and a name resolving to one is refused when a callback
+   is posted, unless the operator allows private networks (\`CALLBACK_ALLOW_PRIVATE_NETWORKS\`, on in
+   demo mode and development). Each callback is a POST of
    \`{"id","type":"message.inbound","agentId","createdAt","data":{"messageId","channel","from","to","subject?","body","html?","mediaUrls","externalId","receivedAt"}}\`
    signed per the Standard Webhooks scheme (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`),
    so any Standard Webhooks library verifies it:

@@ -13,6 +13,9 @@ export const ChannelName = Type.Union(
 );
 
 /** E.164 phone number. */
+/** What a callback URL may be, for the schemas that take one. */
+export const CALLBACK_URL_RULES =
+  'https:// (http:// to loopback outside production). Unless the CALLBACK_ALLOW_PRIVATE_NETWORKS setting allows them, a host that is a loopback, private, link-local, carrier-grade NAT, multicast, unspecified or reserved address is refused (400), and so is a name that resolves to one when a callback is posted.';
 export const PhoneNumber = Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'E.164, e.g. +14155550100.' });
 
 /** The contract's error body. */

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ConversationId } from './inbox.js';
-import { AgentId, ChannelName } from './common.js';
+import { AgentId, CALLBACK_URL_RULES, ChannelName } from './common.js';
 
 const MessageChannel = Type.Union([Type.Literal('sms'), Type.Literal('email'), Type.Literal('whatsapp'), Type.Literal('line')], {
   description: 'sms, email, whatsapp or line.',
@@ -44,7 +44,7 @@ export const SendMessageResponse = Type.Object({
 export const CallbackUrlBody = Type.Object(
   {
     agentId: Type.Optional(AgentId),
-    callbackUrl: Type.Union([Type.String({ format: 'uri', maxLength: 2048 }), Type.Null()]),
+    callbackUrl: Type.Union([Type.String({ format: 'uri', maxLength: 2048, description: CALLBACK_URL_RULES }), Type.Null()]),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AgentId, ChannelName } from './common.js';
+import { AgentId, CALLBACK_URL_RULES, ChannelName } from './common.js';
 
 export const ProvisionBody = Type.Object(
   {
@@ -13,7 +13,7 @@ export const ProvisionBody = Type.Object(
     voice: Type.Optional(Type.String({ maxLength: 100 })),
     language: Type.Optional(Type.String({ maxLength: 35 })),
     recordCalls: Type.Optional(Type.Boolean({ description: "Record the agent's calls (both legs, one WAV file) unless a call says otherwise; off by default. Announcing the recording is the agent's choice, in its greeting." })),
-    callbackUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+    callbackUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: CALLBACK_URL_RULES })),
   },
   { additionalProperties: false },
 );
