@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { VERSION } from './version.js';
 
-const USAGE = `Usage: switchboard [start | gateway | runtime] [options]
+const USAGE = `Usage: switchboard [start | gateway | runtime | token reset] [options]
 
 Commands:
   start             embedded mode (the default): gateway and runtime in one process, SQLite
@@ -13,6 +13,8 @@ Commands:
                     WebSocket, admin; no actors. Any number, behind one address (PUBLIC_BASE_URL)
   runtime           a cluster runtime node: the agents' actors, drivers and deliveries; no HTTP.
                     Any number; agents move to the others within CLUSTER_LEASE_TTL_MS of a loss
+  token reset       a lost orchestrator token: mints a new one for the data dir and prints it
+                    (embedded mode, with the server stopped; the old token stops working)
 
 Cluster processes need NATS_URL, DATABASE_URL, SECRET_KEY, PUBLIC_BASE_URL and provider
 settings, the same on every process (see docs/cluster.md).
@@ -28,7 +30,7 @@ Options:
   -h, --help        show this help
   -v, --version     print the version`;
 
-const COMMANDS = ['start', 'gateway', 'runtime'] as const;
+const COMMANDS = ['start', 'gateway', 'runtime', 'token'] as const;
 type Command = (typeof COMMANDS)[number];
 
 const HINT = 'Run `switchboard --help` for the commands and options.';
@@ -80,14 +82,21 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = positionals[0] ?? 'start';
   if (!COMMANDS.includes(command as Command)) throw new UsageError(`unknown command '${command}' (the commands are ${COMMANDS.join(', ')})`);
+  const settingsFile = values.settings ?? values['env-file'];
+  if (command === 'token') {
+    if (positionals[1] !== 'reset') throw new UsageError(positionals[1] ? `unknown token command '${positionals[1]}' (the one is reset)` : "'token' needs a command: token reset");
+    if (positionals.length > 2) throw new UsageError(`unexpected argument '${positionals[2]}' after 'token reset'`);
+    const { resetToken } = await import('./token-reset.js');
+    return resetToken({ dataDir: values['data-dir'], settingsFile });
+  }
   if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}' after '${command}'`);
   const { runCommand } = await import('./serve.js');
   return runCommand({
-    command: command as Command,
+    command: command as Exclude<Command, 'token'>,
     port: values.port,
     host: values.host,
     dataDir: values['data-dir'],
-    settingsFile: values.settings ?? values['env-file'],
+    settingsFile,
   });
 }
 

@@ -48,6 +48,7 @@ export type { Principal } from './auth/principal.js';
 export { AuthLockout } from './auth/lockout.js';
 export type { LockoutOptions } from './auth/lockout.js';
 export { SessionEpoch } from './auth/session-epoch.js';
+export { resetOrchestratorToken } from './auth/orchestrator-token-reset.js';
 export type { ClusterRole } from './cluster/cluster-mode.js';
 export { natsConnectionOptions, natsUrlForLog } from './cluster/nats-connection.js';
 export { partitionsServed } from './cluster/partitioned-actors.js';

@@ -102,6 +102,17 @@ export class TokenService {
     return token;
   }
 
+  /** Replaces the stored orchestrator token (offline, see `resetOrchestratorToken`); returns the new one in clear, once. */
+  async resetOrchestratorToken(): Promise<string> {
+    const token = newToken('sb_orch');
+    await this.store.db.transaction(async (tx) => {
+      await this.store.tokens.deleteKind(tx, 'orchestrator');
+      await this.#insert(tx, 'orchestrator', null, token, false);
+    });
+    this.#orchestratorHash = hashToken(token);
+    return token;
+  }
+
   /** Records an agent's client token, minted by the caller (which alone sees it in clear), by its hash inside the caller's transaction. */
   async registerClientToken(tx: SqlExecutor, agentId: string, tokenHash: string): Promise<void> {
     await this.store.tokens.insert({ id: newId('tok'), kind: 'client', agentId, tokenHash, sealedToken: null, createdAt: new Date().toISOString() }, tx);
