@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startAuthorizationServer, type TestAuthorizationServer } from '../helpers/authorization-server.js';
 import { startCallAnswerer, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -15,6 +16,29 @@ function meta(tasks: boolean): Record<string, unknown> {
     'io.modelcontextprotocol/clientInfo': { name: 'tasks-test-client', version: '1.0.0' },
     'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [TASKS]: {} } } : {},
   };
+}
+
+/** One stateless JSON-RPC POST to /mcp of `url` with `token`, the extension declared (Mcp-Name: the tool, or the task's id). */
+async function rpcAt(url: string, token: string, method: string, params: Record<string, unknown>, tasks = true): Promise<RpcAnswer> {
+  const name = (params.name ?? params.taskId) as string | undefined;
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': REVISION,
+      'mcp-method': method,
+      ...(name ? { 'mcp-name': name } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta(tasks) } }),
+  });
+  const text = await response.text();
+  const json = (response.headers.get('content-type') ?? '').startsWith('text/event-stream')
+    ? text.split('\n').filter((line) => line.startsWith('data: ')).at(-1)!.slice(6)
+    : text;
+  const body = JSON.parse(json) as { result?: Record<string, unknown>; error?: RpcAnswer['error'] };
+  return { status: response.status, ...body };
 }
 
 interface RpcAnswer {
@@ -53,26 +77,8 @@ describe(`MCP ${REVISION}: calls placed as tasks (the ${TASKS} extension)`, () =
   let receiver: CallbackReceiver;
 
   /** One stateless JSON-RPC POST to /mcp, with the standard headers (Mcp-Name: the tool, or the task's id). */
-  async function rpc(method: string, params: Record<string, unknown>, options: { token?: string; tasks?: boolean } = {}): Promise<RpcAnswer> {
-    const name = (params.name ?? params.taskId) as string | undefined;
-    const response = await fetch(`${t.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${options.token ?? agent.securityToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': REVISION,
-        'mcp-method': method,
-        ...(name ? { 'mcp-name': name } : {}),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta(options.tasks ?? true) } }),
-    });
-    const text = await response.text();
-    const json = (response.headers.get('content-type') ?? '').startsWith('text/event-stream')
-      ? text.split('\n').filter((line) => line.startsWith('data: ')).at(-1)!.slice(6)
-      : text;
-    const body = JSON.parse(json) as { result?: Record<string, unknown>; error?: RpcAnswer['error'] };
-    return { status: response.status, ...body };
+  function rpc(method: string, params: Record<string, unknown>, options: { token?: string; tasks?: boolean } = {}): Promise<RpcAnswer> {
+    return rpcAt(t.url, options.token ?? agent.securityToken, method, params, options.tasks ?? true);
   }
 
   /** Places a call through a tool with the extension declared; answers the CreateTaskResult. */
@@ -250,5 +256,88 @@ describe(`MCP ${REVISION}: calls placed as tasks (the ${TASKS} extension)`, () =
     assert.equal(answer.result!.resultType, 'complete');
     assert.equal(answer.result!.isError, true);
     assert.equal(answer.result!.taskId, undefined);
+  });
+});
+
+describe('MCP tasks and OAuth access tokens: a task is its token\'s, and each operation needs its scope', () => {
+  const AGENT = 'tasks-oauth-agent';
+  const CUSTOMER = '+14155550821';
+  let as: TestAuthorizationServer;
+  let t: TestGateway;
+  let agent: Awaited<ReturnType<typeof provisionAgent>>;
+
+  before(async () => {
+    as = await startAuthorizationServer(
+      [
+        { clientId: 'owner-app', agentId: AGENT, scope: 'switchboard:send switchboard:send:sms switchboard:call switchboard:read' },
+        { clientId: 'sibling-app', agentId: AGENT, scope: 'switchboard:send switchboard:call switchboard:read' },
+        { clientId: 'sms-app', agentId: AGENT, scope: 'switchboard:send:sms' },
+      ],
+      ['switchboard:send', 'switchboard:send:sms', 'switchboard:call', 'switchboard:read'],
+    );
+    t = await startTestGateway({ OAUTH_AUTHORIZATION_SERVERS: as.issuer, AUTH_LOCKOUT_ATTEMPTS: 1000 }, undefined, { externalProviders: true });
+    agent = await provisionAgent(t, AGENT, ['sms', 'voice']);
+  });
+  after(async () => {
+    await t?.close();
+    await as?.close();
+  });
+
+  const mcpToken = (client: string, scope: string) => as.token(client, `${t.url}/mcp`, scope);
+
+  it("another token of the agent (another client, or a narrower token with no read or call scope) neither reads a reply task nor cancels a call task", async () => {
+    const owner = await mcpToken('owner-app', 'switchboard:send switchboard:call switchboard:read');
+    const sibling = await mcpToken('sibling-app', 'switchboard:send switchboard:call switchboard:read');
+    const smsOnly = await mcpToken('sms-app', 'switchboard:send:sms');
+    const ownerSmsOnly = await mcpToken('owner-app', 'switchboard:send:sms');
+
+    // A reply task, completed with the counterpart's text.
+    const sent = await t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to: CUSTOMER, body: 'Dinner at eight?' } });
+    assert.equal(sent.status, 200, await sent.clone().text());
+    const page = (await (await t.call('GET', '/api/v1/inbox?after=0&limit=50', { token: agent.securityToken })).json()) as { entries: { counterpart: string; conversationId: string }[] };
+    const conversationId = page.entries.find((e) => e.counterpart === CUSTOMER)!.conversationId;
+    const waited = await rpcAt(t.url, owner, 'tools/call', { name: 'comms_wait_for_reply', arguments: { conversationId, timeoutSeconds: 600 } });
+    assert.equal(waited.result?.resultType, 'task', JSON.stringify(waited));
+    const replyTask = String(waited.result!.taskId);
+    assert.equal((await t.sim.inbound.sms({ agentId: AGENT, from: CUSTOMER, to: agent.channels.sms!.address, body: 'Secret: yes.' })).status, 200);
+    // The long poll answers once the reply is stored; the task reads the same inbox.
+    const stored = await t.call('GET', `/api/v1/conversations/${conversationId}/reply?wait=25`, { token: agent.securityToken });
+    assert.equal(((await stored.json()) as { timedOut: boolean }).timedOut, false);
+    const done = await rpcAt(t.url, owner, 'tasks/get', { taskId: replyTask });
+    assert.equal(done.result?.status, 'completed', JSON.stringify(done));
+    assert.match(JSON.stringify(done.result), /Secret: yes\./, 'the token that made it reads the reply');
+
+    // A call task whose call rings on.
+    t.sim.phone.onOutbound('+14155550822', { answer: 'no-answer', ringMs: 60_000 });
+    const placed = await rpcAt(t.url, owner, 'tools/call', { name: 'comms_make_call', arguments: { to: '+14155550822' } });
+    assert.equal(placed.result?.resultType, 'task', JSON.stringify(placed));
+    const callTask = String(placed.result!.taskId);
+
+    for (const [who, token] of [['another client', sibling], ['a send:sms token of another client', smsOnly]] as const) {
+      for (const [method, taskId] of [['tasks/get', replyTask], ['tasks/cancel', callTask], ['tasks/get', callTask], ['tasks/cancel', replyTask]] as const) {
+        const refused = await rpcAt(t.url, token, method, { taskId });
+        assert.equal(refused.error?.code, -32602, `${who}, ${method}: ${JSON.stringify(refused)}`);
+        assert.match(refused.error!.message, /Task not found/);
+        assert.doesNotMatch(JSON.stringify(refused), /Secret/);
+      }
+    }
+    // The owner's own grant with a narrower token: found, but each operation needs its scope.
+    const noRead = await rpcAt(t.url, ownerSmsOnly, 'tasks/get', { taskId: replyTask });
+    assert.equal(noRead.error?.code, -32602, JSON.stringify(noRead));
+    assert.match(noRead.error!.message, /switchboard:read/);
+    assert.doesNotMatch(JSON.stringify(noRead), /Secret/);
+    const noCall = await rpcAt(t.url, ownerSmsOnly, 'tasks/cancel', { taskId: callTask });
+    assert.equal(noCall.error?.code, -32602, JSON.stringify(noCall));
+    assert.match(noCall.error!.message, /switchboard:call/);
+
+    const ringing = await rpcAt(t.url, owner, 'tasks/get', { taskId: callTask });
+    assert.equal(ringing.result?.status, 'working', 'no refused cancel hung the call up');
+    const calls = (await (await t.call('GET', '/api/v1/calls?limit=1', { token: agent.securityToken })).json()) as { calls: { status: string }[] };
+    assert.ok(!['completed', 'canceled', 'failed', 'busy', 'no-answer'].includes(calls.calls[0]!.status), JSON.stringify(calls));
+
+    // A token of the owner's grant with the call scope (a refreshed one) cancels it.
+    const ownerCaller = await mcpToken('owner-app', 'switchboard:call switchboard:read');
+    assert.equal((await rpcAt(t.url, ownerCaller, 'tasks/cancel', { taskId: callTask })).error, undefined);
+    assert.equal((await rpcAt(t.url, owner, 'tasks/get', { taskId: callTask })).result?.status, 'cancelled');
   });
 });

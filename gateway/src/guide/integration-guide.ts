@@ -354,8 +354,11 @@ Requests without it, and 2025-era sessions, get the same answer as before.
 - \`tasks/cancel\` \`{"taskId"}\` hangs the call up; the task then reads \`cancelled\`. A call already over
   keeps its outcome. \`tasks/update\` is acknowledged (a call task never asks for input).
 - Tasks are stored: any gateway answers, also after a restart, for 24 hours. Only the token that made
-  a task sees it; an unknown, another token's or expired task is -32602, and a request without the
-  extension declared gets -32021. Status changes are not pushed (\`notifications/tasks\`): poll
+  a task sees it (an OAuth access token: its grant, the same issuer, \`sub\` and \`client_id\`, so a
+  refreshed token keeps its tasks); an unknown, another token's or expired task is -32602, and a request
+  without the extension declared gets -32021. An access token also needs the operation's scope:
+  \`switchboard:read\` for \`tasks/get\` and \`tasks/update\`, \`switchboard:call\` to cancel a call task
+  (\`switchboard:read\` a reply task); without it, -32602 naming the scope. Status changes are not pushed (\`notifications/tasks\`): poll
   \`tasks/get\` every \`pollIntervalMs\`.
 
 ## Provider webhooks

@@ -11,6 +11,7 @@ import {
   type ReplyTaskRecord,
   type StoredTask,
 } from '@switchboard/runtime';
+import { grants, scopeFor, type ScopeAction } from '../oauth/scopes.js';
 
 /** The Tasks extension (SEP-2663) as the 2026-07-28 revision names it. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -45,9 +46,13 @@ export function declaresTasks(envelope: unknown): boolean {
   return typeof setting === 'object' && setting !== null;
 }
 
-/** Who owns a task: the principal that made it; a task is found for its owner only. */
+/**
+ * Who owns a task: the token that made it (a client token's agent and which of its tokens, see
+ * `Principal.tokenId`), or the team or orchestrator; a task is found for its owner only.
+ */
 function ownerOf(principal: Principal): string {
-  return principal.kind === 'client' ? `client:${principal.agentId}` : principal.kind;
+  if (principal.kind !== 'client') return principal.kind;
+  return principal.tokenId === undefined ? `client:${principal.agentId}` : `client:${principal.agentId}:${principal.tokenId}`;
 }
 
 /** `tasks/get`, `tasks/update` and `tasks/cancel` take the task's id (and, for update, the input responses). */
@@ -75,7 +80,7 @@ export class ToolTasks {
 
   constructor(
     private readonly ports: TaskPorts,
-    principal: Principal,
+    private readonly principal: Principal,
   ) {
     this.#owner = ownerOf(principal);
   }
@@ -124,12 +129,14 @@ export class ToolTasks {
   /** `tasks/get`: the task with its outcome inlined once the call is over or the wait has ended. */
   async get(taskId: string): Promise<Record<string, unknown>> {
     const task = await this.#find(taskId);
+    this.#require('read', 'tasks/get');
     return detailed(task, await this.#state(task));
   }
 
   /** `tasks/cancel`: hangs a call up (a call already over keeps its outcome), ends a wait; the ack is the same. */
   async cancel(taskId: string): Promise<Record<string, never>> {
     const task = await this.#find(taskId);
+    this.#require(task.kind === 'call' ? 'call' : 'read', 'tasks/cancel');
     if (task.cancelledAt !== null || (await this.#state(task)).status !== 'working') return {};
     if (task.kind === 'reply') {
       await this.ports.tasks.cancel(task.taskId, new Date().toISOString());
@@ -149,6 +156,7 @@ export class ToolTasks {
   /** `tasks/update`: a call task never asks for input, so there is nothing outstanding to answer; acknowledged. */
   async update(taskId: string): Promise<Record<string, never>> {
     await this.#find(taskId);
+    this.#require('read', 'tasks/update');
     return {};
   }
 
@@ -162,6 +170,19 @@ export class ToolTasks {
 
   async #replyState(task: ReplyTaskRecord): Promise<TaskState> {
     return replyTaskState(task, await this.ports.replies.check(task.agentId, task.conversationId, task.afterCursor));
+  }
+
+  /**
+   * Refuses an operation whose scope the caller's access token lacks (`read` to look at a task, `call`
+   * to hang a call task up, as on REST), after the task was found as its own; static tokens carry no scopes.
+   */
+  #require(action: ScopeAction, method: string): void {
+    const { principal } = this;
+    if (principal.kind !== 'client' || principal.scopes === undefined) return;
+    const needed = scopeFor(action);
+    if (!grants(principal.scopes, needed)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `The access token lacks the scope ${needed} for ${method} on this task; ask the authorization server for it.`);
+    }
   }
 
   async #find(taskId: string): Promise<StoredTask> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Principal } from '@switchboard/runtime';
@@ -54,7 +55,7 @@ export class AccessTokens {
     if (typeof agentId !== 'string' || !AGENT_ID.test(agentId)) {
       throw invalid(`The access token names no agent: its ${this.rules.agentClaim} claim must be an agentId.`);
     }
-    return { kind: 'client', agentId, scopes: scopesOf(payload) };
+    return { kind: 'client', agentId, scopes: scopesOf(payload), tokenId: grantOf(payload, token) };
   }
 
   async #verified(token: string, issuer: string): Promise<JWTPayload> {
@@ -83,6 +84,18 @@ export class AccessTokens {
     }
     return keys;
   }
+}
+
+/**
+ * Which token an access token is, for what it makes (a task): its grant, the issuer, subject and client
+ * (RFC 9068 `sub`, `client_id` or `azp`), so a refreshed token keeps its tasks and another client's or
+ * user's token of the same agent does not see them; a token naming neither is only itself (its hash).
+ */
+function grantOf(payload: JWTPayload, token: string): string {
+  const client = payload.client_id ?? payload.azp;
+  const sub = payload.sub;
+  const grant = typeof sub === 'string' || typeof client === 'string' ? JSON.stringify([payload.iss, sub ?? null, client ?? null]) : token;
+  return createHash('sha256').update(grant).digest('base64url');
 }
 
 /** What a failed verification tells the client; a key set that cannot be fetched is this server's trouble (503), not the token's. */

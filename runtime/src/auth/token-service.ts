@@ -78,7 +78,7 @@ export class TokenService {
     if (cached) return cached;
     const record = await this.store.tokens.findByHash(hash);
     if (!record || record.kind === 'orchestrator') return undefined;
-    const principal: Principal = record.kind === 'team' ? { kind: 'team' } : { kind: 'client', agentId: record.agentId ?? '' };
+    const principal: Principal = record.kind === 'team' ? { kind: 'team' } : { kind: 'client', agentId: record.agentId ?? '', tokenId: record.id };
     if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
     this.#cache.set(hash, principal);
     return principal;

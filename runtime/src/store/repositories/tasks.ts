@@ -9,7 +9,7 @@ export type TaskKind = 'call' | 'reply';
 /** What every stored task has; its status is derived from what it follows (see tasks/). */
 interface TaskBase {
   readonly taskId: string;
-  /** Who may read and cancel it: the principal that created it (`client:<agentId>`, `team`, `orchestrator`). */
+  /** Who may read and cancel it: the principal that created it (`client:<agentId>:<tokenId>`, `team`, `orchestrator`). */
   readonly owner: string;
   readonly agentId: string;
   readonly createdAt: string;
