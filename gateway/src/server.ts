@@ -21,6 +21,7 @@ import { inboxRoutes } from './routes/inbox.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { replyRoutes } from './routes/reply.js';
 import { ReplyWaits } from './replies/reply-waits.js';
+import { ReplyWaitCap } from './replies/wait-cap.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { ResourceServer } from './oauth/resource-server.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -101,6 +102,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   let mcp!: McpSessions;
   const inboxes = new InboxSubscribers((listener) => ports.reach.followInboxes(listener));
   const replyWaits = new ReplyWaits(ports);
+  const replyWaitCap = new ReplyWaitCap(ports, settings.REPLY_WAITS_PER_PRINCIPAL);
   const serverNames = new ServerNames([settings.HOST, ...settings.ALLOWED_HOSTS.split(',')]);
   const attachTransports = (routes: Parameters<typeof attachMcp>[0]) => {
     mcp = attachMcp(routes, {
@@ -109,7 +111,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
       oauth,
       toolScope: toolScopes(app),
       createServer: (principal, agentId) => createToolServer(app, principal, agentId, inboxes),
-      createModernServer: (principal, agentId) => createModernToolServer(app, principal, agentId, ports),
+      createModernServer: (principal, agentId) => createModernToolServer(app, principal, agentId, ports, replyWaitCap),
       followInboxes: (listener) => ports.reach.followInboxes(listener),
       logger,
       bodyLimit: settings.BODY_LIMIT_BYTES,
@@ -169,7 +171,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...messagingRoutes(deps),
     ...inboxRoutes(deps),
     ...conversationRoutes(deps),
-    ...replyRoutes(deps, replyWaits),
+    ...replyRoutes(deps, replyWaits, replyWaitCap),
     ...webhookRoutes(deps),
     ...billingRoutes(deps),
     ...voiceRoutes(deps),

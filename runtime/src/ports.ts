@@ -48,7 +48,7 @@ export interface GatewayPorts {
   /** The call log with each call's ledger and transcript (the calls API). */
   readonly calls: Pick<StoredCallReads, 'list' | 'get' | 'recording'>;
   /** Tasks of the MCP Tasks extension (a call placed as a task), stored so that any gateway answers for them. */
-  readonly tasks: Pick<TaskRepository, 'create' | 'find' | 'cancel'>;
+  readonly tasks: Pick<TaskRepository, 'create' | 'find' | 'cancel' | 'openReplies'>;
   /** Looks for a counterpart's reply in a conversation of an agent's inbox (waiting for a reply), from the store. */
   readonly replies: Pick<ReplyReads, 'start' | 'check'>;
   readonly readiness: Pick<ReadinessChecks, 'run'>;

@@ -22,6 +22,9 @@ interface ReplyAnswer {
   cursor: number;
   timedOut: boolean;
 }
+/** Waits for a reply one principal may have at once, in this file's gateway. */
+const CAP = 3;
+
 interface RpcAnswer {
   readonly result?: Record<string, unknown>;
   readonly error?: { code: number; message: string };
@@ -35,7 +38,8 @@ describe('waiting for a reply: REST long poll, the MCP tool, and the tool as a t
 
   before(async () => {
     // The simulator outside the gateway, so a restart keeps it (a cluster's always does).
-    t = await startTestGateway({}, undefined, { externalProviders: true });
+    // A low cap of waits per principal, so the cap's test reaches it; the other tests hold one wait at a time.
+    t = await startTestGateway({ REPLY_WAITS_PER_PRINCIPAL: CAP }, undefined, { externalProviders: true });
     a = await provisionAgent(t, 'reply-a', ['sms']);
     b = await provisionAgent(t, 'reply-b', ['sms']);
   });
@@ -256,5 +260,48 @@ describe('waiting for a reply: REST long poll, the MCP tool, and the tool as a t
     assert.equal((await rpc('tasks/get', { taskId: cancelId })).result!.status, 'cancelled');
     assert.equal((await replies(a, customer, 'Too late.')).status, 200);
     assert.equal((await rpc('tasks/get', { taskId: cancelId })).result!.status, 'cancelled', 'a reply after the cancel does not complete it');
+  });
+  it(`a principal has at most REPLY_WAITS_PER_PRINCIPAL (${CAP}) waits: REST long polls, MCP waits and reply tasks together; one more is 429 with Retry-After`, async () => {
+    const { customer, conversationId } = await texted();
+    const longPoll = (wait: number, token = a.securityToken) => t.call('GET', `/api/v1/conversations/${conversationId}/reply?wait=${wait}`, { token });
+
+    // One more than the cap at once: the last to arrive is refused at once, the others wait for the reply.
+    const polls = Array.from({ length: CAP + 1 }, () => longPoll(25));
+    const first = await Promise.race(polls);
+    assert.equal(first.status, 429, await first.clone().text());
+    assert.ok(Number(first.headers.get('retry-after')) >= 1, `Retry-After: ${first.headers.get('retry-after')}`);
+    const refusal = (await first.json()) as { code: string; error: string };
+    assert.equal(refusal.code, 'RATE_LIMITED');
+    assert.match(refusal.error, /REPLY_WAITS_PER_PRINCIPAL/);
+    assert.equal((await replies(a, customer, 'One reply for every wait.')).status, 200);
+    const statuses = (await Promise.all(polls)).map((r) => r.status).sort();
+    assert.deepEqual(statuses, [...Array.from({ length: CAP }, () => 200), 429]);
+
+    // Reply tasks still waiting count too, on any gateway (they are stored): at the cap, every kind of wait is refused.
+    const { cursor } = await poll(conversationId, '?wait=0');
+    const taskIds: string[] = [];
+    for (let i = 0; i < CAP; i++) {
+      const created = await rpc('tools/call', { name: 'comms_wait_for_reply', arguments: { conversationId, after: cursor, timeoutSeconds: 3600 } });
+      assert.equal(created.result?.resultType, 'task', JSON.stringify(created));
+      taskIds.push(String(created.result!.taskId));
+    }
+    const rest = await longPoll(2);
+    assert.equal(rest.status, 429, await rest.clone().text());
+    assert.equal(((await rest.json()) as { code: string }).code, 'RATE_LIMITED');
+    assert.ok(Number(rest.headers.get('retry-after')) > 60, 'the soonest end is a task an hour away');
+    for (const tasks of [true, false]) {
+      const tool = await rpc('tools/call', { name: 'comms_wait_for_reply', arguments: { conversationId, after: cursor, timeoutSeconds: 2 } }, tasks);
+      assert.equal(tool.result?.isError, true, JSON.stringify(tool));
+      assert.equal(tool.result?.resultType === 'task', false);
+      assert.equal((tool.result!.structuredContent as { code: string }).code, 'RATE_LIMITED', `as a task: ${tasks}`);
+    }
+    assert.equal((await poll(conversationId, `?wait=0&after=${cursor}`)).timedOut, true, 'a look that does not wait is not counted');
+    const { conversationId: othersConversation } = await texted(b);
+    assert.equal((await poll(othersConversation, '?wait=1', b.securityToken)).timedOut, true, "another agent's waits are its own");
+
+    // A cancelled task frees its place.
+    assert.equal((await rpc('tasks/cancel', { taskId: taskIds.pop()! })).error, undefined);
+    assert.equal((await poll(conversationId, `?wait=1&after=${cursor}`)).timedOut, true);
+    for (const taskId of taskIds) assert.equal((await rpc('tasks/cancel', { taskId })).error, undefined);
   });
 });

@@ -243,7 +243,11 @@ voicemail they left.
   acknowledged cursor and your latest send in the conversation, so a reply that came between your send
   and your wait is answered at once. A conversation with no entry in your inbox (another agent's, or a
   wrong id) is 404; \`wait\` over 25 or a malformed id is \`VALIDATION_FAILED\`. A gateway that shuts down
-  answers its waits at once (no reply, the cursor): call again.
+  answers its waits at once (no reply, the cursor): call again. A principal has at most
+  \`REPLY_WAITS_PER_PRINCIPAL\` (default 32) waits at once: long polls with \`wait\` over 0, MCP waits and
+  reply tasks still waiting, all client tokens of an agent together; one more is 429 \`RATE_LIMITED\`
+  with \`Retry-After\` (when the soonest of them ends), and the tool answers that error body with
+  \`isError\`. Cancel a task you no longer need.
 - MCP: \`comms_wait_for_reply\` \`{"conversationId","timeoutSeconds","after"?}\` (\`timeoutSeconds\` up to
   86400). A 2026-07-28 request that declares the Tasks extension gets a task (below) that completes
   with the reply, or with \`timedOut: true\` and the \`cursor\` at the deadline; \`tasks/cancel\` ends it.

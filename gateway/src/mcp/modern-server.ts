@@ -2,6 +2,7 @@ import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Too
 import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
 import { traceparentOf, withTrace } from '../http/trace.js';
+import type { ReplyWaitCap } from '../replies/wait-cap.js';
 import { InboxResources, serveModernInbox } from './inbox-resource.js';
 import { ToolTasks, declaresTasks, serveTasks, TASK_TOOLS, TASKS_EXTENSION, type TaskPorts } from './tasks.js';
 import { toolCatalog } from './tools.js';
@@ -22,7 +23,7 @@ export const LIST_CACHE_HINT = { ttlMs: 5 * 60_000, cacheScope: 'private' } as c
  * "method not found"; the resources are the agents' inboxes (inbox-resource.ts). Calls placed for a
  * client that declares the Tasks extension are answered as tasks (tasks.ts).
  */
-export function createModernToolServer(app: GatewayApp, principal: Principal, agentId: string | undefined, ports: TaskPorts): Server {
+export function createModernToolServer(app: GatewayApp, principal: Principal, agentId: string | undefined, ports: TaskPorts, waitCap: ReplyWaitCap): Server {
   const server = new Server(
     { name: 'switchboard', version: VERSION },
     {
@@ -39,7 +40,7 @@ export function createModernToolServer(app: GatewayApp, principal: Principal, ag
   );
   const catalog = toolCatalog(app, principal, agentId);
   const tools = catalog.tools as Tool[];
-  const tasks = new ToolTasks(ports, principal);
+  const tasks = new ToolTasks(ports, principal, waitCap);
   server.setRequestHandler('tools/list', async () => ({ tools }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     // The revision makes an unknown tool a protocol error (2025-era sessions keep their isError result).

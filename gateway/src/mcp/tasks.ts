@@ -11,7 +11,9 @@ import {
   type ReplyTaskRecord,
   type StoredTask,
 } from '@switchboard/runtime';
+import { errorResult } from '../http/errors.js';
 import { grants, scopeFor, type ScopeAction } from '../oauth/scopes.js';
+import type { ReplyWaitCap } from '../replies/wait-cap.js';
 
 /** The Tasks extension (SEP-2663) as the 2026-07-28 revision names it. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -81,6 +83,8 @@ export class ToolTasks {
   constructor(
     private readonly ports: TaskPorts,
     private readonly principal: Principal,
+    /** Counts reply tasks still waiting toward the principal's cap of waits. */
+    private readonly waitCap: Pick<ReplyWaitCap, 'admitTask'>,
   ) {
     this.#owner = ownerOf(principal);
   }
@@ -103,11 +107,18 @@ export class ToolTasks {
 
   /**
    * The task of a wait for a reply, from the route's first look (which checked the caller's rights,
-   * the conversation and the cursor, and fixed where the wait starts); a refused look stays a plain result.
+   * the conversation and the cursor, and fixed where the wait starts); a refused look stays a plain result,
+   * and a principal at its cap of waits gets the route's error result (RATE_LIMITED; the message says when to retry).
    */
   async #startReply(args: Readonly<Record<string, unknown>>, result: CallToolResult): Promise<Record<string, unknown> | undefined> {
     const look = result.structuredContent as { agentId?: unknown; conversationId?: unknown; after?: unknown } | undefined;
     if (result.isError || typeof look?.agentId !== 'string' || typeof look.conversationId !== 'string' || typeof look.after !== 'number') return undefined;
+    try {
+      await this.waitCap.admitTask(this.principal, look.agentId);
+    } catch (err) {
+      const { body } = errorResult(err);
+      return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+    }
     const createdAt = new Date();
     const timeoutMs = Number(args.timeoutSeconds) * 1000;
     const task: ReplyTaskRecord = {

@@ -56,6 +56,13 @@ export const SettingsSchema = Type.Object(
       description:
         'MCP sessions (each /sse stream, each Streamable HTTP session) one token may hold on one gateway; one more closes that token\'s longest idle session, whose client then gets 404 and initializes again. A client token counts for its agent.',
     }),
+    REPLY_WAITS_PER_PRINCIPAL: Type.Integer({
+      default: 32,
+      minimum: 0,
+      maximum: 100_000,
+      description:
+        'Waits for a reply one principal may have at once (0: no cap): REST long polls and MCP waits held on this gateway, and reply tasks still waiting (counted from the store). One more is answered 429 RATE_LIMITED with Retry-After (a tool: an error result with that body). Client tokens of one agent count together; a team or orchestrator token counts per agent it acts for. Held waits are counted per gateway.',
+    }),
     MCP_SESSION_IDLE_SECONDS: Type.Integer({
       default: 300,
       minimum: 1,

@@ -75,6 +75,18 @@ export class TaskRepository {
     return row && toTask(row);
   }
 
+  /**
+   * The reply tasks of `agentId` whose owner matches `ownerPattern` (SQL LIKE) that were not cancelled
+   * and whose deadline is after `now`, soonest deadline first, at most `limit`: the waits that may still be on.
+   */
+  async openReplies(agentId: string, ownerPattern: string, now: Date, limit: number): Promise<ReplyTaskRecord[]> {
+    const rows = await this.db.query<TaskRow>(
+      "SELECT * FROM tasks WHERE agent_id = ? AND owner LIKE ? AND kind = 'reply' AND cancelled_at IS NULL AND deadline_at > ? ORDER BY deadline_at LIMIT ?",
+      [agentId, ownerPattern, now.toISOString(), limit],
+    );
+    return rows.map(toTask) as ReplyTaskRecord[];
+  }
+
   /** Marks the task cancelled (once); false when it was already. */
   async cancel(taskId: string, at: string): Promise<boolean> {
     const { changes } = await this.db.execute('UPDATE tasks SET cancelled_at = ? WHERE task_id = ? AND cancelled_at IS NULL', [at, taskId]);
