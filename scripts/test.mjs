@@ -81,6 +81,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/mcp-tasks.test.ts',
   'test/integration/wait-for-reply.test.ts',
   'test/integration/provisioning.test.ts',
+  'test/integration/reprovision.test.ts',
   'test/integration/auth.test.ts',
   'test/integration/billing.test.ts',
   'test/integration/bad-input.test.ts',

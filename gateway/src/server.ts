@@ -87,6 +87,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   const runtime: ServedRuntime = cluster === 'gateway' ? await startClusterGateway({ settings, logger }) : await startEmbedded({ settings, logger });
   // The gateway reaches the runtime only through its ports.
   const ports = runtime.ports;
+  oauth?.useAgents((agentId) => ports.tokens.agentCreatedAt(agentId));
   const metrics = new GatewayMetrics();
   metrics.observe(ports.metrics);
   const sessions = new AdminSessions(ports, () => publicBaseUrl ?? '');

@@ -30,7 +30,7 @@ export interface GatewayPorts {
   readonly logger: Logger;
   /** Agent state: the catalogue's operations, each run by the agent's actor wherever it lives. */
   readonly agents: Pick<AgentClient, 'call'>;
-  readonly tokens: Pick<TokenService, 'authenticate' | 'teamToken' | 'regenerateTeamToken'>;
+  readonly tokens: Pick<TokenService, 'authenticate' | 'agentCreatedAt' | 'teamToken' | 'regenerateTeamToken'>;
   /** Failed authentications per address. */
   readonly lockout: Pick<AuthLockout, 'retryAfter' | 'fail' | 'succeed'>;
   /** The admin sessions' epoch in the store: a session of an older one is over (sign-out, a new orchestrator token). */

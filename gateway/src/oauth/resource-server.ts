@@ -1,7 +1,8 @@
+import { decodeJwt } from 'jose';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Principal, Settings } from '@switchboard/runtime';
 import { AccessTokens } from './access-tokens.js';
-import { challengeOf, type BearerError } from './bearer-refusal.js';
+import { BearerRefusal, challengeOf, type BearerError } from './bearer-refusal.js';
 import { SCOPES_SUPPORTED } from './scopes.js';
 
 /** Where the protected-resource metadata is served (RFC 9728); the MCP endpoint's has its path appended. */
@@ -34,6 +35,7 @@ export class ResourceServer {
   readonly authorizationServers: readonly string[];
   #resource: string;
   #tokens: AccessTokens | undefined;
+  #agentCreatedAt: ((agentId: string) => Promise<string | undefined>) | undefined;
 
   private constructor(private readonly settings: Settings) {
     this.authorizationServers = list(settings.OAUTH_AUTHORIZATION_SERVERS);
@@ -63,15 +65,38 @@ export class ResourceServer {
     return mcp ? `${this.#resource}/mcp` : this.#resource;
   }
 
+  /**
+   * Ties access tokens to one incarnation of their agent: a token issued (`iat`) before the agent now
+   * under its `agentId` was created was issued for an earlier agent under that id and is refused.
+   */
+  useAgents(createdAt: (agentId: string) => Promise<string | undefined>): void {
+    this.#agentCreatedAt = createdAt;
+  }
+
   /** The principal of a JWT access token; throws UNAUTHORIZED (invalid_token) when it is not valid here. */
-  verify(token: string): Promise<Principal> {
+  async verify(token: string): Promise<Principal> {
     this.#tokens ??= new AccessTokens({
       issuers: this.authorizationServers,
       audiences: list(this.settings.OAUTH_AUDIENCE).length > 0 ? list(this.settings.OAUTH_AUDIENCE) : [this.resource(), this.resource(true)],
       clockSkewSeconds: this.settings.OAUTH_CLOCK_SKEW_SECONDS,
       agentClaim: this.settings.OAUTH_AGENT_CLAIM,
     });
-    return this.#tokens.verify(token);
+    const principal = await this.#tokens.verify(token);
+    if (principal.kind === 'client') await this.#checkIncarnation(token, principal.agentId);
+    return principal;
+  }
+
+  /** Refuses a token issued before its agent was created (compared in whole seconds, as `iat` is); an agent that does not exist is the route's NOT_FOUND. */
+  async #checkIncarnation(token: string, agentId: string): Promise<void> {
+    const createdAt = await this.#agentCreatedAt?.(agentId);
+    if (createdAt === undefined) return;
+    const { iat } = decodeJwt(token);
+    if (typeof iat !== 'number') {
+      throw new BearerRefusal(ErrorCodes.UNAUTHORIZED, 'The access token has no iat claim, so it cannot be told from one issued for an earlier agent under the same agentId.', { error: 'invalid_token' });
+    }
+    if (iat < Math.floor(Date.parse(createdAt) / 1000)) {
+      throw new BearerRefusal(ErrorCodes.UNAUTHORIZED, `The access token was issued before agent ${agentId} was provisioned, for an earlier agent under that id; get a new one.`, { error: 'invalid_token' });
+    }
   }
 
   /** The metadata document of the REST API, or with `mcp` of the MCP endpoint. */

@@ -9,8 +9,10 @@ const CACHE_LIMIT = 10_000;
 
 /**
  * Issues, checks and revokes bearer tokens. Only hashes are stored; the team token is also kept
- * sealed so the admin API can show it. Hash lookups hit a bounded cache that every revocation clears
- * at once, so a revoked token stops working on its next request.
+ * sealed so the admin API can show it. Team-token lookups hit a bounded cache that every revocation
+ * clears at once, so a revoked token stops working on its next request. A client token is looked up
+ * on every request: its record goes with its agent, and another process (a cluster's node) may have
+ * deprovisioned that agent, so no token of an earlier agent under the same id acts for a later one.
  */
 export class TokenService {
   #orchestratorHash = '';
@@ -79,9 +81,15 @@ export class TokenService {
     const record = await this.store.tokens.findByHash(hash);
     if (!record || record.kind === 'orchestrator') return undefined;
     const principal: Principal = record.kind === 'team' ? { kind: 'team' } : { kind: 'client', agentId: record.agentId ?? '', tokenId: record.id };
+    if (principal.kind === 'client') return principal;
     if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
     this.#cache.set(hash, principal);
     return principal;
+  }
+
+  /** When the agent now under `agentId` was created, or undefined when there is none: an access token issued before it is for an earlier agent. */
+  agentCreatedAt(agentId: string): Promise<string | undefined> {
+    return this.store.agents.createdAtOf(agentId);
   }
 
   /** The current team token in clear. */

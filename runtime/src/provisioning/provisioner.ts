@@ -25,6 +25,8 @@ export class Provisioner {
     private readonly tokens: TokenService,
     private readonly box: SecretBox,
     private readonly emailDomain: string,
+    /** Where the agent's call recordings are removed once its deprovisioning commits. */
+    private readonly recordings?: { remove(files: readonly string[]): Promise<void> },
   ) {}
 
   /** Creates the agent with the client token (by hash) and the sealed signing secret its caller minted. */
@@ -68,24 +70,32 @@ export class Provisioner {
     });
   }
 
+  /**
+   * Deletes the agent, revokes its tokens, returns its channels and erases its content in one
+   * transaction (an agent provisioned later under the same id starts empty), then removes its call
+   * recordings' files.
+   */
   async deprovision(agentId: string): Promise<DeprovisionResult> {
-    return this.store.db.transaction(async (tx) => {
+    const { result, recordings } = await this.store.db.transaction(async (tx) => {
       const agent = await this.store.agents.get(agentId, tx);
       if (!agent) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `Agent ${agentId} does not exist.`);
       await this.store.pools.release(tx, agentId);
       await this.tokens.revokeClientTokens(tx, agentId);
       await this.store.limits.delete(tx, agentId);
       await this.store.inbox.deleteAgent(tx, agentId);
-      await this.store.conversations.deleteAgent(tx, agentId);
       await this.store.callbacks.deleteAgent(tx, agentId);
+      const recordings = await this.store.agentContent.erase(tx, agentId);
       await this.store.agents.delete(tx, agentId);
-      return {
+      const result: DeprovisionResult = {
         success: true,
         agentId,
         status: 'deprovisioned',
         released: Object.fromEntries(agent.channels.map((c) => [c.channel, c.address])),
       };
+      return { result, recordings };
     });
+    await this.recordings?.remove(recordings);
+    return result;
   }
 
   async #claimChannels(tx: SqlExecutor, request: ProvisionRequest, channels: readonly Channel[]): Promise<AgentChannel[]> {

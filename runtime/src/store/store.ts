@@ -3,6 +3,7 @@ import type { Database } from './database.js';
 import { migrate } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { AgentRepository } from './repositories/agents.js';
+import { AgentContentRepository } from './repositories/agent-content.js';
 import { CallRepository } from './repositories/calls.js';
 import { CallbackRepository } from './repositories/callbacks.js';
 import { LimitsRepository } from './repositories/limits.js';
@@ -39,6 +40,8 @@ export class Store {
   readonly conversations: ConversationRepository;
   readonly tasks: TaskRepository;
   readonly callbacks: CallbackRepository;
+  /** An agent's content as one thing to erase (deprovisioning). */
+  readonly agentContent = new AgentContentRepository();
 
   constructor(readonly db: Database) {
     this.agents = new AgentRepository(db);

@@ -205,6 +205,38 @@ export function describeAgentRecordCases(withNodes: WithNodes): void {
     });
   });
 
+  it('agent content: erased in one transaction (messages, calls, dead letters, links, summaries, tasks, idempotent answers), recordings named; usage and other agents kept', async () => {
+    await withNodes(2, async ([first, second]) => {
+      const now = new Date().toISOString();
+      for (const agentId of ['erase-1', 'erase-2']) {
+        const message = { ...inbound(agentId, `SME-${agentId}`, now), from: '+14155550111' };
+        await first!.messages.insert(message);
+        await first!.db.executeAll([first!.idempotency.claimStatement({ scope: 'team::POST /api/v1/send-message', key: `k-${agentId}`, requestHash: 'h' }, message.id)]);
+        await first!.idempotency.record(`client:${agentId}:GET /api/v1/calls`, 'k', { requestHash: 'h', status: 200, body: {} });
+        await first!.calls.insert({ callSid: `CA-${agentId}`, sessionId: `ses_${agentId}`, agentId, direction: 'inbound', mode: 'relay', from: '+14155550111', to: '+12025550101', status: 'completed', durationSeconds: 3, cost: null, createdAt: now, updatedAt: now });
+        await first!.calls.saveRecording(`ses_${agentId}`, { file: `ses_${agentId}.wav`, seconds: 3, recordedAt: now });
+        await first!.deadLetters.insert({ id: `dl-${agentId}`, agentId, channel: 'sms', direction: 'inbound', reason: 'agent_offline', from: '+14155550111', to: '+12025550101', body: 'secret', mediaUrls: [], externalId: null, attempts: 0, createdAt: now });
+        await first!.conversations.link(agentId, '+14155550111', ['ada@example.com'], now);
+        await first!.tasks.create({ taskId: `task-${agentId}`, owner: `client:${agentId}`, agentId, kind: 'call', callId: `CA-${agentId}`, createdAt: now, ttlMs: 60_000 });
+        await first!.usage.insert({ id: `use-${agentId}`, agentId, channel: 'sms', action: 'message', quantity: 1, providerCost: null, tariffCost: 0.01, externalId: null, createdAt: now });
+      }
+      const counts = async (agentId: string) => {
+        const out: Record<string, number> = {};
+        for (const table of ['messages', 'calls', 'dead_letters', 'contact_links', 'conversation_summaries', 'tasks', 'usage_records']) {
+          out[table] = Number((await second!.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE agent_id = ?`, [agentId]))!.n);
+        }
+        out.idempotency_keys = Number((await second!.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM idempotency_keys WHERE scope LIKE ? OR idempotency_key = ?", [`client:${agentId}:%`, `k-${agentId}`]))!.n);
+        return out;
+      };
+      const full = { messages: 1, calls: 1, dead_letters: 1, contact_links: 1, conversation_summaries: 1, tasks: 1, usage_records: 1, idempotency_keys: 2 };
+      assert.deepEqual(await counts('erase-1'), full);
+      const recordings = await second!.db.transaction((tx) => second!.agentContent.erase(tx, 'erase-1'));
+      assert.deepEqual(recordings, ['ses_erase-1.wav'], 'the recording files to remove once committed');
+      assert.deepEqual(await counts('erase-1'), { ...full, messages: 0, calls: 0, dead_letters: 0, contact_links: 0, conversation_summaries: 0, tasks: 0, idempotency_keys: 0 }, 'usage records stay for billing');
+      assert.deepEqual(await counts('erase-2'), full, "another agent's content is untouched");
+    });
+  });
+
   it('callback log: attempts from two nodes, the endpoint disabled once, replay, paging, parking, retention and deprovisioning', async () => {
     await withNodes(2, async (stores) => {
       const [first, second] = stores as [Store, Store];

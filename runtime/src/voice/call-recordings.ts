@@ -45,6 +45,17 @@ export class CallRecordings {
     return FILE.test(file) ? join(this.dir, file) : undefined;
   }
 
+  /** Removes recording files whose rows are gone (a deprovisioned agent's); one that cannot be removed is logged, as its row is gone already. */
+  async remove(files: readonly string[]): Promise<void> {
+    for (const file of files) {
+      const path = this.pathOf(file);
+      if (!path) continue;
+      await unlink(path).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') this.logger?.warn({ err, file }, 'a deprovisioned agent\'s call recording could not be removed');
+      });
+    }
+  }
+
   /** Removes recordings stored more than the retention ago; returns how many. */
   async sweep(now = Date.now()): Promise<number> {
     const before = new Date(now - this.retentionDays * DAY_MS).toISOString();

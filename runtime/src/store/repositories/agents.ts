@@ -68,6 +68,11 @@ export class AgentRepository {
     return toRecord(rows[0]!, channels);
   }
 
+  /** When the agent now under this id was created (which incarnation it is), or undefined when there is none. */
+  async createdAtOf(agentId: string): Promise<string | undefined> {
+    return (await this.db.get<{ created_at: string }>('SELECT created_at FROM agents WHERE agent_id = ?', [agentId]))?.created_at;
+  }
+
   async list(): Promise<AgentRecord[]> {
     const rows = await this.db.query<AgentRow>('SELECT * FROM agents ORDER BY created_at, agent_id');
     const channels = await this.db.query<ChannelRow>('SELECT * FROM agent_channels ORDER BY channel');
