@@ -91,7 +91,9 @@ resource server:
   the API's with \`/mcp\`); a token for another audience, from another issuer, expired (within the
   configured clock skew) or badly signed is answered 401 with \`error="invalid_token"\`.
 - **Agent**: the token's \`switchboard_agent\` claim (the operator may name another, e.g. \`sub\`) is
-  the agent it acts for, like a client token; naming another agent is 403 \`FORBIDDEN\`.
+  the agent it acts for, like a client token; naming another agent is 403 \`FORBIDDEN\`. A token issued
+  (\`iat\`, in whole seconds) before that agent was provisioned was issued for an earlier agent under the
+  same \`agentId\` and is answered 401 with \`error="invalid_token"\`: get a new one.
 - **Scopes**: \`switchboard:send\` (any message channel) or \`switchboard:send:<channel>\` (\`sms\`, \`email\`,
   \`whatsapp\`, \`line\`) for send-message; \`switchboard:call\` for make-call, call-on-behalf,
   send-voice-message and transfer-call; \`switchboard:read\` for waiting-messages, channel-status, usage,
@@ -379,7 +381,11 @@ curl -s ${baseUrl}/api/v1/deprovision -H "Authorization: Bearer $CLIENT_TOKEN" \
   -H 'Content-Type: application/json' -d '{}'
 \`\`\`
 
-Every channel goes back to its pool and the agent's tokens stop working at once.
+Every channel goes back to its pool and the agent's tokens stop working at once. Its content is deleted
+with it: messages, calls with their transcripts and recordings, dead letters, conversations and contact
+links, tasks, the inbox, the callback log and stored idempotent answers (usage records stay for billing;
+they hold no content). An agent provisioned later under the same \`agentId\` starts empty, and no token
+issued before (its static token, or an OAuth access token issued before it was provisioned) acts for it.
 
 ## Health
 

@@ -37,7 +37,7 @@ export function adminOpsRoutes(deps: RouteDeps): RouteDefinition[] {
       method: 'DELETE',
       path: '/admin/api/agents/:agentId',
       operationId: 'adminDeprovision',
-      summary: 'Deprovision an agent: delete it, revoke its tokens, return its channels to their pools.',
+      summary: 'Deprovision an agent: delete it with its content (usage records stay), revoke its tokens, return its channels to their pools.',
       responses: { 200: { description: 'Deprovisioned.', schema: DeprovisionResponse }, ...errorResponses(401, 403, 404, 429) },
       async handler({ params }: RouteContext) {
         return json(200, await ports.agents.call('deprovision', params.agentId!));

@@ -30,7 +30,7 @@ export function provisioningRoutes(deps: RouteDeps): RouteDefinition[] {
       method: 'POST',
       path: '/api/v1/deprovision',
       operationId: 'deprovision',
-      summary: 'Delete an agent, revoke its tokens and return its channels to their pools.',
+      summary: 'Delete an agent with its content (usage records stay), revoke its tokens and return its channels to their pools.',
       tag: 'Provisioning',
       auth: 'token',
       scope: 'configure',
