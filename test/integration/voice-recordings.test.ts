@@ -109,7 +109,7 @@ describe('call recordings: off by default, per call or per agent; stream calls r
     }
   });
 
-  it('byte ranges on both recording routes: one range is 206 with Content-Range, past the end 416, several or malformed the whole file', async () => {
+  it('byte ranges on both recording routes: one range is 206 with Content-Range, past the end 416 with a JSON body, several or malformed the whole file', async () => {
     assert.ok(streamSid, 'the stream call above was recorded');
     const whole = Buffer.from(await (await get(`/api/v1/calls/${streamSid}/recording`, agent.securityToken)).arrayBuffer());
     const size = whole.byteLength;
@@ -123,6 +123,8 @@ describe('call recordings: off by default, per call or per agent; stream calls r
         ['bytes=100-', 100, size - 1],
         ['bytes=-10', size - 10, size - 1],
         [`bytes=${size - 5}-${size + 1000}`, size - 5, size - 1], // an end past the file is cut to it
+        [`bytes=-${size}`, 0, size - 1],
+        [`bytes=-${size + 1000}`, 0, size - 1], // a suffix longer than the file is the whole file (RFC 9110 §14.1.3)
       ];
       for (const [range, start, end] of cases) {
         const res = await ranged(path, range);
@@ -132,10 +134,15 @@ describe('call recordings: off by default, per call or per agent; stream calls r
         assert.equal(res.headers.get('accept-ranges'), 'bytes');
         assert.ok(Buffer.from(await res.arrayBuffer()).equals(whole.subarray(start, end + 1)), `${path} ${range}: the bytes of the range`);
       }
-      const past = await ranged(path, `bytes=${size}-`);
-      assert.deepEqual([past.status, past.headers.get('content-range')], [416, `bytes */${size}`], path);
-      assert.equal(((await past.json()) as { code: string }).code, 'BAD_REQUEST');
-      for (const range of ['bytes=0-1,10-11', 'bytes=abc', 'lines=1-2']) {
+      for (const range of [`bytes=${size}-`, `bytes=${size + 10}-${size + 20}`, 'bytes=-0']) {
+        const past = await ranged(path, range);
+        assert.deepEqual([past.status, past.headers.get('content-range')], [416, `bytes */${size}`], `${path} ${range}`);
+        // The error body is JSON, and says so: never labelled as the audio it is not.
+        assert.match(past.headers.get('content-type') ?? '', /^application\/json\b/, `${path} ${range}`);
+        const body = (await past.json()) as { code: string; error: string };
+        assert.deepEqual([body.code, typeof body.error], ['BAD_REQUEST', 'string'], `${path} ${range}`);
+      }
+      for (const range of ['bytes=0-1,10-11', 'bytes=abc', 'lines=1-2', `lines=${size + 10}-`]) {
         const res = await ranged(path, range);
         assert.equal(res.status, 200, `${path} ${range}: the whole file`);
         assert.ok(Buffer.from(await res.arrayBuffer()).equals(whole), range);

@@ -63,8 +63,11 @@ export async function recordingAudio(deps: RouteDeps, callId: string, agentId: s
 /** The documented answers of a recording route (whole, one range, a range past the end). */
 export const RECORDING_RESPONSES = {
   200: { description: 'WAV audio, the whole file (Accept-Ranges: bytes).', contentType: 'audio/wav' },
-  206: { description: 'The one byte range a `Range: bytes=a-b` header asked for, with Content-Range; several ranges get the whole file (200).', contentType: 'audio/wav' },
-  416: { description: 'The range starts past the end of the file (BAD_REQUEST); Content-Range names the size (`bytes */size`).', schema: ErrorBody },
+  206: {
+    description: 'The one byte range a `Range: bytes=a-b` header asked for, with Content-Range (a suffix `bytes=-n` longer than the file is the whole file); several ranges get the whole file (200).',
+    contentType: 'audio/wav',
+  },
+  416: { description: 'The range starts past the end of the file (BAD_REQUEST, a JSON error body); Content-Range names the size (`bytes */size`).', schema: ErrorBody },
 } as const;
 
 /** The calls API: the call log with each call's latency ledger and transcript. */
