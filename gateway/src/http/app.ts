@@ -6,6 +6,7 @@ import type { GatewayMetrics } from '../metrics.js';
 import { errorResult, fail } from './errors.js';
 import type { HttpRequest, HttpResult, RouteContext, RouteDefinition } from './types.js';
 import { jsonTooDeep, MAX_JSON_DEPTH, valueTooDeep } from './json-depth.js';
+import { Type } from '@sinclair/typebox';
 import { compileBody, compileQuery, type Check } from './validation.js';
 import { checkToken } from './token-check.js';
 import { bearerAuthenticator, challenge, missingToken, refuseQueryToken, unknownToken, type Authenticate } from '../oauth/bearer-auth.js';
@@ -42,6 +43,15 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
   'cross-origin-resource-policy': 'same-origin',
 };
+
+/**
+ * A token-authorised `/api/v1` route that declares no query takes none: `?agentId=` on a POST or a
+ * misspelt filter is refused as an unknown field, never ignored. Public routes (health, the OpenAPI
+ * document, the guide) and everything outside `/api/v1` keep ignoring a query they do not read, for
+ * probes, cache-busting and signed webhook URLs.
+ */
+const takesNoQuery = (definition: RouteDefinition) => definition.auth !== 'public' && definition.path.startsWith('/api/v1/');
+const refuseQuery = compileQuery(Type.Object({}, { additionalProperties: false }));
 
 const TOO_DEEP = `The input nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels; no route takes more than a few.`;
 
@@ -97,9 +107,11 @@ export class GatewayApp {
     checkPermitted(definition, principal);
     if (valueTooDeep(input)) fail(ErrorCodes.BAD_REQUEST, TOO_DEEP);
     const copy = structuredClone(input);
+    checkScope(definition, principal, copy);
     compiled.checkBody?.(copy, 'arguments');
     compiled.checkQuery?.(copy, 'arguments');
-    checkScope(definition, principal, copy);
+    // A route that reads neither a body nor a query takes no arguments.
+    if (!compiled.checkBody && !compiled.checkQuery) refuseQuery(copy, 'arguments');
     const request: HttpRequest = { method, path, queryString: '', headers, rawBody: Buffer.alloc(0), remoteAddress: 'mcp', ...(signal ? { signal } : {}) };
     return definition.handler({ request, params: (found?.params ?? {}) as Record<string, string>, body: copy, query: copy, principal });
   }
@@ -152,10 +164,12 @@ export class GatewayApp {
     const principal = definition.auth === 'public' ? undefined : await this.#authenticate(definition, request);
     if (principal?.kind === 'client') trace.agentId ??= principal.agentId;
     const query = Object.fromEntries(new URLSearchParams(request.queryString));
-    compiled.checkQuery?.(query);
-    const body = compiled.checkBody ? parseJsonBody(request, compiled.checkBody) : checkRawBody(definition, request);
-    trace.agentId ??= agentIdOf(body) ?? agentIdOf(query);
+    const body = compiled.checkBody ? parseJsonBody(request) : checkRawBody(definition, request);
+    // The scope before the input's shape: a token without the right is told what to ask for, not how to call.
     if (principal) checkScope(definition, principal, body);
+    (compiled.checkQuery ?? (takesNoQuery(definition) ? refuseQuery : undefined))?.(query);
+    compiled.checkBody?.(body);
+    trace.agentId ??= agentIdOf(body) ?? agentIdOf(query);
     const context: RouteContext = { request, params, body, query, principal: principal as Principal };
     const key = request.headers['idempotency-key'];
     if (!definition.idempotent || !key || !principal) return definition.handler(context);
@@ -271,7 +285,7 @@ function checkScope(definition: RouteDefinition, principal: Principal, body: unk
   }
 }
 
-function parseJsonBody(request: HttpRequest, check: Check): unknown {
+function parseJsonBody(request: HttpRequest): unknown {
   const type = request.headers['content-type'] ?? '';
   if (request.rawBody.length === 0 && !type) fail(ErrorCodes.BAD_REQUEST, 'A JSON body is required.');
   if (!/^application\/json\s*(;|$)/i.test(type)) {
@@ -284,7 +298,6 @@ function parseJsonBody(request: HttpRequest, check: Check): unknown {
   } catch {
     fail(ErrorCodes.BAD_REQUEST, 'The body is not valid JSON.');
   }
-  check(body);
   return body;
 }
 

@@ -30,7 +30,8 @@ export function scopeFor(action: ScopeAction, channel?: string): string {
 /** The scope a request with this input needs for `action`: for send, on the input's channel. */
 export function scopeOf(action: ScopeAction, input: unknown): string {
   const channel = (input as { channel?: unknown } | undefined)?.channel;
-  return scopeFor(action, action === 'send' && typeof channel === 'string' ? channel : undefined);
+  // Input not yet validated: a channel that is not one names no scope of its own.
+  return scopeFor(action, action === 'send' && SEND_CHANNELS.includes(channel as never) ? (channel as string) : undefined);
 }
 
 /** True when one of `granted` is `required` or a broader scope of it. */
