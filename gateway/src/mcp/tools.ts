@@ -5,7 +5,7 @@ import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { Principal } from '@switchboard/runtime';
 import type { GatewayApp } from '../http/app.js';
 import { errorResult } from '../http/errors.js';
-import { compileBody } from '../http/validation.js';
+import { compileBody, type Check } from '../http/validation.js';
 import { traceparentOf, withTrace } from '../http/trace.js';
 import type { InboxSubscribers } from './inbox-subscribers.js';
 import { callerOf } from './mcp-http.js';
@@ -38,12 +38,23 @@ export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT
 
 /** A tool's input schema: its route's body or query, plus the route's path parameters (required strings). */
 function toolInput(route: { path: string; body?: unknown; query?: unknown }): Tool['inputSchema'] {
-  const schema = JSON.parse(JSON.stringify(route.body ?? route.query ?? { type: 'object', properties: {} })) as Tool['inputSchema'] & { required?: string[] };
+  const schema = JSON.parse(JSON.stringify(route.body ?? route.query ?? { type: 'object', properties: {}, additionalProperties: false })) as Tool['inputSchema'] & { required?: string[] };
   for (const [, name] of route.path.matchAll(/:([A-Za-z0-9_]+)/g)) {
     schema.properties = { ...schema.properties, [name!]: { type: 'string' } };
     schema.required = [...(schema.required ?? []), name!];
   }
   return schema;
+}
+
+/**
+ * For a tool with path parameters, a check of the argument names alone, run before the path is
+ * built: an unknown argument is then refused with BAD_REQUEST naming it (allowed: the route's fields
+ * and the path parameters), as on REST, rather than hidden behind a missing path parameter.
+ */
+function namedArguments(path: string, inputSchema: Tool['inputSchema']): Check | undefined {
+  if (!path.includes(':') || !inputSchema.properties) return undefined;
+  const names = Object.keys(inputSchema.properties);
+  return compileBody(Type.Object(Object.fromEntries(names.map((name) => [name, Type.Optional(Type.Unknown())])), { additionalProperties: false }));
 }
 
 /** The concrete path of a tool call: its path parameters taken out of the arguments. */
@@ -117,7 +128,7 @@ export function toolCatalog(app: GatewayApp, principal: Principal, agentId: stri
     const own = t.arguments;
     const inputSchema = own ? (JSON.parse(JSON.stringify(own.schema)) as Tool['inputSchema']) : toolInput(route);
     const tool = { name: t.name, description: own?.description ?? route.summary, inputSchema, outputSchema: TOOL_OUTPUT } satisfies Tool;
-    return [{ ...t, tool, checkArguments: own && compileBody(own.schema) }];
+    return [{ ...t, tool, checkArguments: own ? compileBody(own.schema) : namedArguments(t.path, inputSchema) }];
   });
   return {
     tools: [...routed.map((t) => t.tool), PING],
@@ -135,10 +146,8 @@ export function toolCatalog(app: GatewayApp, principal: Principal, agentId: stri
       if (!tool) return answer({ error: `No tool ${name}; list the tools to see what this server offers.`, code: 'NOT_FOUND' }, true);
       if (args.agentId === undefined && agentId !== undefined && tool.name !== 'comms_provision_channels') args.agentId = agentId;
       try {
-        if (tool.arguments) {
-          tool.checkArguments!(args, 'arguments');
-          args = tool.arguments.toRoute(args, options.asTask === true);
-        }
+        tool.checkArguments?.(args, 'arguments');
+        if (tool.arguments) args = tool.arguments.toRoute(args, options.asTask === true);
         const headers: Record<string, string> = options.traceparent ? { traceparent: options.traceparent } : {};
         const result = await app.invoke(tool.method, toolPath(tool.path, args), caller, args, options.signal, headers);
         return answer(result.body, result.status >= 400);
