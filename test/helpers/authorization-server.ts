@@ -17,7 +17,7 @@ export interface TestOAuthClient {
 /** A real OAuth 2.1 / OpenID Connect authorization server (oidc-provider) on loopback. */
 export interface TestAuthorizationServer {
   readonly issuer: string;
-  /** An access token (JWT) by client_credentials for `resource` (RFC 8707) with `scope`. */
+  /** An access token (JWT) by client_credentials for `resource` (RFC 8707) with `scope` (none when empty). */
   token(clientId: string, resource: string, scope: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -77,7 +77,8 @@ export async function startAuthorizationServer(clients: readonly TestOAuthClient
       const res = await fetch(`${issuer}/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${SECRET}`).toString('base64')}` },
-        body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }),
+        // No scope asked for (''): a token without a scope claim.
+        body: new URLSearchParams({ grant_type: 'client_credentials', resource, ...(scope ? { scope } : {}) }),
       });
       const body = (await res.json()) as { access_token?: string };
       if (!res.ok || !body.access_token) throw new Error(`the authorization server refused a token: ${res.status} ${JSON.stringify(body)}`);
