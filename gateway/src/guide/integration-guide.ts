@@ -15,14 +15,18 @@ Every example uses this gateway's address, \`${baseUrl}\`.
 | token | where you get it | what it may do |
 |---|---|---|
 | orchestrator | printed once at first start (or \`ORCHESTRATOR_TOKEN\`) | everything, including \`/admin/api/*\` |
-| team | \`GET /admin/api/my-token\` with the orchestrator token | all of \`/api/v1/*\` for any agent |
-| client | returned once by provisioning as \`securityToken\` | \`/api/v1/*\` for its own agent only |
+| team | \`GET /admin/api/my-token\` with the orchestrator token | all of \`/api/v1/*\` for any agent, provisioning, MCP for any agent |
+| client | returned once by provisioning as \`securityToken\` | \`/api/v1/*\` and MCP for its own agent only; another agent is 403 \`FORBIDDEN\` |
+| access token | an OAuth 2.1 authorization server the operator names (see below) | what its scopes allow, for its agent only; never provisioning or \`/admin/api/*\` |
 
 Send it as \`Authorization: Bearer <token>\`. Errors always look like
 \`{"error": "<sentence>", "code": "<STABLE_CODE>"}\`; match on \`code\`. A field a route does not take
 is refused, never ignored: 400 \`BAD_REQUEST\` naming it and the allowed ones
 (\`Unknown field bodyy in body; allowed: agentId, channel, to, body, …\`, each in \`details\`), for JSON
-bodies, query parameters and MCP tool arguments alike. A body nesting objects and arrays deeper than
+bodies, query parameters and MCP tool arguments alike. A token-authorised \`/api/v1\` route that lists no
+query parameters (the POST and PUT routes, for instance) refuses any (\`?agentId=\` on send-message is 400,
+\`it takes no fields\`); only the public ones (health, the OpenAPI document, this guide) ignore a query.
+An access token without the route's scope is refused (403) before its input is checked. A body nesting objects and arrays deeper than
 ${MAX_JSON_DEPTH} levels is refused too (400 \`BAD_REQUEST\`).
 
 ## Connect over MCP
@@ -97,7 +101,11 @@ resource server:
 - **Scopes**: \`switchboard:send\` (any message channel) or \`switchboard:send:<channel>\` (\`sms\`, \`email\`,
   \`whatsapp\`, \`line\`) for send-message; \`switchboard:call\` for make-call, call-on-behalf,
   send-voice-message and transfer-call; \`switchboard:read\` for waiting-messages, channel-status, usage,
-  billing and calls; \`switchboard:configure\` for callback-url and deprovision. A missing scope is 403 with
+  billing, calls (and their recordings), the inbox (reading and acknowledging), conversations and waiting
+  for a reply; \`switchboard:configure\` for callback-url, link-contacts and deprovision. Provisioning takes
+  the team token (an access token is 403 \`FORBIDDEN\` there, with no scope to ask for), and
+  \`/admin/api/*\` never takes an access token. The OpenAPI document lists each operation's scope under
+  \`accessToken\` in its \`security\`. A missing scope is 403 with
   \`WWW-Authenticate: Bearer error="insufficient_scope", scope="switchboard:send:sms"\`: get a token with that
   scope and retry (over MCP too: the \`tools/call\` POST is answered 403 with that challenge, and the next
   request with the new token on the same session carries its rights).
