@@ -86,6 +86,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/billing.test.ts',
   'test/integration/bad-input.test.ts',
   'test/integration/malformed-input.test.ts',
+  'test/integration/contract-conformance.test.ts',
   'test/integration/date-time-input.test.ts',
   'test/integration/lifecycle.test.ts',
   'test/integration/admin-ops.test.ts',
