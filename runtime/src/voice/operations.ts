@@ -230,6 +230,7 @@ export function voiceOperations(
           // Synthesis can take seconds: a node that lost the agent meanwhile places no call.
           tenure.assert();
           const placed = await dial(store, agent, session);
+          await store.calls.saveSpokenText(session.sessionId, [{ turn: 0, role: 'agent', text, at: new Date().toISOString(), interrupted: false }]);
           await store.usage.insert({
             id: newId('use'),
             agentId: agent.agentId,

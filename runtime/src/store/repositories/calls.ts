@@ -171,6 +171,11 @@ export class CallRepository {
     };
   }
 
+  /** What a call that plays a voice message says: the message's text, as its transcript (a played file has no media connection to leave one). */
+  async saveSpokenText(sessionId: string, lines: readonly TranscriptLine[]): Promise<void> {
+    await this.db.execute('UPDATE calls SET transcript = ? WHERE session_id = ? AND transcript IS NULL', [JSON.stringify(lines), sessionId]);
+  }
+
   /** The call's recording was stored (its file written first); false for an unknown session. */
   async saveRecording(sessionId: string, recording: StoredRecording): Promise<boolean> {
     const { changes } = await this.db.execute('UPDATE calls SET recording_file = ?, recording_seconds = ?, recorded_at = ? WHERE session_id = ?', [
