@@ -19,6 +19,7 @@ import type { CallMessages } from './call-messages.js';
 import type { VoiceService } from './voice-service.js';
 import { reconcileCallOperation, type CallStatusApplication } from './reconcile-call.js';
 import type { VoiceMessageStore } from './voice-messages.js';
+import { recordedWav } from './recorded-wav.js';
 import type { Logger } from '../logger.js';
 import type { RuntimeEvents } from '../events.js';
 
@@ -373,8 +374,11 @@ export function voiceOperations(
         const call = await store.calls.get(event.callSid);
         if (!call || call.agentId !== agent.agentId) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `No call ${event.callSid} for agent ${agent.agentId}.`);
         if (event.status === 'completed') {
-          const { audio } = await telephony.recording.fetch(event);
-          await voice.recordings.save(call.sessionId, audio, event.durationSeconds ?? 0);
+          const fetched = await telephony.recording.fetch(event);
+          // The length the page shows is the audio's own, the same the player reads, not the provider's whole seconds.
+          const wav = recordedWav(fetched.audio);
+          const audio = wav?.audio ?? fetched.audio;
+          await voice.recordings.save(call.sessionId, audio, wav?.seconds ?? event.durationSeconds ?? 0);
           context.logger.info({ agentId: agent.agentId, callSid: call.callSid, recordingId: event.recordingId, bytes: audio.length, ...traceOf(call) }, 'call recording stored');
         } else {
           context.logger.warn({ agentId: agent.agentId, callSid: call.callSid, recordingId: event.recordingId, status: event.status, ...traceOf(call) }, 'the provider made no recording of the call');
