@@ -100,31 +100,31 @@ function TurnRows({ turn, scale }) {
   const title = turn.turn === 0 ? 'Greeting' : `Turn ${turn.turn}`;
   const start = turn.turn === 0 ? 'from the media stream’s start' : 'from the caller’s end of speech';
   const lanes = lanesOf(turn);
-  return html`<tbody data-turn=${turn.turn}>
-    <tr class="turn-head">
-      <th scope="rowgroup" colspan="3">
+  return html`<tbody role="rowgroup" data-turn=${turn.turn}>
+    <tr role="row" class="turn-head">
+      <th role="rowheader" scope="rowgroup" colspan="3">
         ${title}: ${turn.latencyMs === null ? html`<span class="error">no reply frame was sent</span>` : `first reply frame after ${ms(turn.latencyMs)}`} <small>${start}, ${new Date(turn.at).toLocaleTimeString()}${turn.endpointingMs !== null ? `; endpointing waited ${ms(turn.endpointingMs)} of silence` : ''}</small>
       </th>
     </tr>
     ${lanes.map(
-      (lane) => html`<tr class="lane">
-        <th scope="row">${lane.label}</th>
-        <td class="track-cell"><div class="track" aria-hidden="true">
+      (lane) => html`<tr role="row" class="lane">
+        <th role="rowheader" scope="row">${lane.label}</th>
+        <td role="cell" class="track-cell"><div class="track" aria-hidden="true">
           ${lane.spans.map(([from, to]) => html`<span class=${`bar ${lane.key}`} style=${{ left: pct(from, scale), width: pct(Math.max(to - from, scale / 400), scale) }}></span>`)}
         </div></td>
-        <td class="value">${ms(lane.total)}</td>
+        <td role="cell" class="value">${ms(lane.total)}</td>
       </tr>`,
     )}
     ${turn.bargeIns.map(
-      (b, i) => html`<tr class="lane barge-in" data-barge-in=${i}>
-        <th scope="row">Barge-in</th>
-        <td class="track-cell"><div class="track" aria-hidden="true">
+      (b, i) => html`<tr role="row" class="lane barge-in" data-barge-in=${i}>
+        <th role="rowheader" scope="row">Barge-in</th>
+        <td role="cell" class="track-cell"><div class="track" aria-hidden="true">
           ${b.atMs > scale
             ? html`<span class="marker beyond"></span>`
             : html`<span class="marker" style=${{ left: pct(b.atMs, scale) }}></span>
                 ${b.stopMs !== null && html`<span class="bar stop" style=${{ left: pct(b.atMs, scale), width: pct(Math.max(b.stopMs, scale / 400), scale) }}></span>`}`}
         </div></td>
-        <td class="value">at ${ms(b.atMs)}; ${b.stopMs === null ? 'the provider stopped the reply' : `reply stopped in ${ms(b.stopMs)}`}</td>
+        <td role="cell" class="value">at ${ms(b.atMs)}; ${b.stopMs === null ? 'the provider stopped the reply' : `reply stopped in ${ms(b.stopMs)}`}</td>
       </tr>`,
     )}
   </tbody>`;
@@ -144,7 +144,7 @@ function Waterfall({ ledger }) {
       ${LANES.map(([key, label]) => html`<li><span class=${`swatch ${key}`} aria-hidden="true"></span>${label}</li>`)}
       <li><span class="swatch barge" aria-hidden="true"></span>Barge-in (caller spoke over the reply)</li>
     </ul>
-    <div class="table-wrap"><table class="waterfall">
+    <div class="table-wrap"><table class="waterfall" role="table">
       <caption class="sr-only">Latency of each turn by part</caption>
       <colgroup><col class="lane-name" /><col /><col class="lane-value" /></colgroup>
       ${turns.map((turn) => html`<${TurnRows} key=${turn.turn} turn=${turn} scale=${scale} />`)}
@@ -170,9 +170,10 @@ function Recording({ call }) {
   }
   const src = `/admin/api/calls/${encodeURIComponent(call.callId)}/recording`;
   const r = call.recording;
-  return html`<audio class="recording" controls preload="none" src=${src} aria-label=${`Recording of call ${call.callSid}`}></audio>
+  // preload="metadata": the player reads the WAV's header at once and shows the recording's length, not 0:00.
+  return html`<audio class="recording" controls preload="metadata" src=${src} aria-label=${`Recording of call ${call.callSid}`}></audio>
     <p class="hint">
-      ${r.durationSeconds.toFixed(1)} s, stored ${when(r.recordedAt)}; both legs in one WAV file${call.mode === 'stream' ? ' (the caller on the left channel, the agent on the right)' : ", recorded by the provider"}.
+      ${r.durationSeconds.toFixed(1)} s, stored ${when(r.recordedAt)}; both legs in one WAV file${call.mode === 'stream' ? ' (the caller on the left channel, the agent on the right)' : ', recorded by the provider'}.${' '}
       <a href=${src} download=${`${call.callSid}.wav`}>Download</a>
     </p>`;
 }

@@ -26,20 +26,20 @@ export function ConversationList({ agentId }) {
       <h2 id="list-title" class="sr-only">Conversation list</h2>
       ${rows.length === 0
         ? html`<p class="empty">No conversations yet. One starts with the first message or call between ${agentId} and someone: an inbound message, a send, or a call.</p>`
-        : html`<div class="table-wrap"><table class="conversations">
-            <thead><tr><th scope="col">Counterpart</th><th scope="col">Channels</th><th scope="col">Last activity</th><th scope="col">Messages</th><th scope="col">Calls</th></tr></thead>
-            <tbody>
+        : html`<table class="stack conversations" role="table">
+            <thead role="rowgroup"><tr role="row">${['Counterpart', 'Channels', 'Last activity', 'Messages', 'Calls'].map((h) => html`<th role="columnheader" scope="col">${h}</th>`)}</tr></thead>
+            <tbody role="rowgroup">
               ${rows.map(
-                (c) => html`<tr key=${c.conversationId}>
-                  <th scope="row"><a href=${agentPath(agentId, 'conversations', c.conversationId)}>${c.counterparts[0]?.address ?? c.conversationId}</a></th>
-                  <td>${c.counterparts.map((p) => html`<span class="chip">${p.channel}: ${p.address}</span> `)}</td>
-                  <td>${when(c.lastActivityAt)}</td>
-                  <td>${c.messages}</td>
-                  <td>${c.calls}</td>
+                (c) => html`<tr role="row" key=${c.conversationId}>
+                  <th role="rowheader" scope="row" class="wide address"><a href=${agentPath(agentId, 'conversations', c.conversationId)}>${c.counterparts[0]?.address ?? c.conversationId}</a></th>
+                  <td role="cell" class="wide">${c.counterparts.map((p) => html`<span class="chip">${p.channel}: ${p.address}</span> `)}</td>
+                  <td role="cell" data-label="Last activity">${when(c.lastActivityAt)}</td>
+                  <td role="cell" data-label="Messages">${c.messages}</td>
+                  <td role="cell" data-label="Calls">${c.calls}</td>
                 </tr>`,
               )}
             </tbody>
-          </table></div>`}
+          </table>`}
       <${OlderButton} older=${older} firstCursor=${list.data.nextCursor} label="Older conversations" />
     </section>
   </section>`;
@@ -54,6 +54,8 @@ function Delivery({ item }) {
 
 function Transcript({ lines }) {
   if (!lines || lines.length === 0) return html`<p class="hint">No transcript: the call had no words, or its media connection has not closed yet.</p>`;
+  // One line (a voice message's text, a greeting nobody answered) is shown as it is: nothing to fold away.
+  if (lines.length === 1) return html`<${TranscriptLines} lines=${lines} />`;
   return html`<details class="transcript">
     <summary>Transcript (${count(lines.length, 'line')})</summary>
     <${TranscriptLines} lines=${lines} />

@@ -9,6 +9,16 @@ Chart.register(BarController, BarElement, LineController, LineElement, PointElem
 
 const usd = (n) => `$${Number(n).toFixed(n < 1 ? 4 : 2)}`;
 
+/**
+ * A dead letter's text, short. A voicemail's body is its transcript ("Agent: …" and "Caller: …" lines):
+ * the preview is what the caller said, not the greeting they heard.
+ */
+const preview = (letter) => {
+  const callerSaid = letter.reason === 'voicemail' ? letter.body.split('\n').filter((l) => l.startsWith('Caller: ')).map((l) => l.slice('Caller: '.length)).join(' ') : '';
+  const text = callerSaid || letter.body;
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+};
+
 const actions = (t) => `${count(t.actions, 'action')} · ${usd(t.cost)}`;
 
 function ChartCanvas({ config, label }) {
@@ -109,7 +119,7 @@ export function Dashboard() {
       ${(letters.data?.deadLetters ?? []).length === 0
         ? html`<p>None.</p>`
         : html`<ul class="letters">${letters.data.deadLetters.map(
-            (l) => html`<li><a href=${`/admin/agents/${encodeURIComponent(l.agentId)}`}>${l.agentId}</a> · ${l.channel} · ${l.reason} · from ${l.from}: “${l.body.slice(0, 80)}”</li>`,
+            (l) => html`<li><a href=${`/admin/agents/${encodeURIComponent(l.agentId)}`}>${l.agentId}</a> · ${l.channel} · ${l.reason} · from ${l.from}: “${preview(l)}”</li>`,
           )}</ul>`}
     </section>
   </section>`;
@@ -181,10 +191,15 @@ export function AgentDetail({ agentId }) {
     </section>
     <section class="card" aria-labelledby="messages-title">
       <h2 id="messages-title">Recent messages</h2>
-      <div class="table-wrap"><table>
-        <thead><tr><th scope="col">When</th><th scope="col">Channel</th><th scope="col">Direction</th><th scope="col">From → To</th><th scope="col">Status</th><th scope="col">Body</th></tr></thead>
-        <tbody>${d.messages.map((m) => html`<tr><td>${new Date(m.createdAt).toLocaleString()}</td><td>${m.channel}</td><td>${m.direction}</td><td>${m.from} → ${m.to}</td><td>${m.status}</td><td>${m.body.slice(0, 120)}</td></tr>`)}</tbody>
-      </table></div>
+      <table class="stack messages" role="table">
+        <thead role="rowgroup"><tr role="row">${['When', 'Channel', 'Direction', 'From → To', 'Status', 'Body'].map((h) => html`<th role="columnheader" scope="col">${h}</th>`)}</tr></thead>
+        <tbody role="rowgroup">${d.messages.map(
+          (m) => html`<tr role="row">
+            <td role="cell">${new Date(m.createdAt).toLocaleString()}</td><td role="cell" data-label="Channel">${m.channel}</td><td role="cell" data-label="Direction">${m.direction}</td>
+            <td role="cell" class="wide address">${m.from} → ${m.to}</td><td role="cell" data-label="Status">${m.status}</td><td role="cell" class="wide" data-label="Body">${m.body.slice(0, 120)}</td>
+          </tr>`,
+        )}</tbody>
+      </table>
     </section>
     <section class="card" aria-labelledby="calls-title">
       <h2 id="calls-title">Recent calls</h2>
@@ -194,7 +209,7 @@ export function AgentDetail({ agentId }) {
     </section>
     <section class="card" aria-labelledby="letters-title">
       <h2 id="letters-title">Dead letters</h2>
-      ${d.deadLetters.length === 0 ? html`<p>None.</p>` : html`<ul>${d.deadLetters.map((l) => html`<li>${l.channel} · ${l.reason} · ${l.acknowledgedAt ? 'collected' : 'pending'} · “${l.body.slice(0, 80)}”</li>`)}</ul>`}
+      ${d.deadLetters.length === 0 ? html`<p>None.</p>` : html`<ul>${d.deadLetters.map((l) => html`<li>${l.channel} · ${l.reason} · ${l.acknowledgedAt ? 'collected' : 'pending'} · “${preview(l)}”</li>`)}</ul>`}
     </section>
     <button type="button" class="danger" onClick=${deprovision}>Deprovision ${agentId}</button>
   </section>`;
