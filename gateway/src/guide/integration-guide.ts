@@ -335,11 +335,13 @@ you until your next read, so read the inbox when you (re)connect, and acknowledg
   ended before the reply's first frame left), \`no-reply\` (the agent had nothing to say), \`failed\`
   (saying it failed) or \`not-transcribed\` (stream: speech-to-text gave no words for an utterance our
   endpointing heard; the turn has no transcript line). The ledger and transcript are written when the call's media connection closes.
+  A send-voice-message call has no media connection and no ledger; its transcript is one agent line (turn 0), the text it played.
 - **Recordings** are off by default. Ask for one per call with \`"record": true\` on make-call (and
   \`comms_make_call\`), or for every call of an agent with \`"recordCalls": true\` when it is provisioned.
   Both legs go in one WAV file: in stream mode Switchboard writes it (8 kHz 16-bit PCM, the caller on the
   left channel, you on the right); in relay mode the provider records the call and Switchboard fetches it.
-  Once stored, the call has \`recording: {url, durationSeconds, recordedAt}\` (null otherwise); GET the
+  Once stored, the call has \`recording: {url, durationSeconds, recordedAt}\` (null otherwise; \`durationSeconds\` is the
+  WAV's own length, in relay mode too, not the provider's whole seconds); GET the
   \`url\` (\`${baseUrl}/api/v1/calls/<callId>/recording\`) with your token. Only the agent that owns the
   call and the operator may fetch it (another agent's is 404, a team token 403). Recordings are deleted
   after the operator's retention. Telling the other party that the call is recorded is yours to do, in
