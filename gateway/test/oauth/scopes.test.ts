@@ -20,6 +20,10 @@ describe('OAuth scope grammar', () => {
     assert.equal(scopeOf('send', { channel: 'sms', to: '+14155550123' }), 'switchboard:send:sms');
     assert.equal(scopeOf('read', { channel: 'sms' }), 'switchboard:read', 'only send is per channel');
     assert.equal(scopeOf('send', {}), 'switchboard:send');
+    // The scope is checked before the input is validated: a channel that is not one names no scope.
+    assert.equal(scopeOf('send', { channel: 'fax' }), 'switchboard:send');
+    assert.equal(scopeOf('send', { channel: 'voice' }), 'switchboard:send');
+    assert.equal(scopeOf('send', { channel: 42 }), 'switchboard:send');
     assert.ok(SCOPES_SUPPORTED.includes('switchboard:send:line'));
     assert.ok(!SCOPES_SUPPORTED.includes('switchboard:send:voice'), 'voice is switchboard:call');
   });
