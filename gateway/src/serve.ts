@@ -1,3 +1,5 @@
+import { existsSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createLogger, natsUrlForLog, type Logger, type Settings } from '@switchboard/runtime';
 import { Deployment, readSettings } from './deployment.js';
 import { startRuntimeNode } from './runtime-node.js';
@@ -33,11 +35,18 @@ export async function runCommand(line: CommandLine): Promise<number> {
   });
   if (command === 'runtime') return runNode(readSettings(sources), stopRequested);
   let logger!: ReturnType<typeof createLogger>;
+  // A first start that fails (a taken port, a bad driver setting) leaves no data dir behind: the next
+  // start is a first start again, and prints the orchestrator token this one generated and never showed.
+  const dataDir = resolve(readSettings(sources).DATA_DIR);
+  const fresh = !existsSync(dataDir);
   // The admin UI's deploy restarts in-process from the same env file, so no outside supervisor is needed.
   const deployment = await Deployment.start({
     ...sources,
     logger: (settings) => (logger = createLogger({ level: settings.LOG_LEVEL, format: settings.LOG_FORMAT })),
     ...(command === 'gateway' ? { cluster: 'gateway' as const } : {}),
+  }).catch((err: unknown) => {
+    if (fresh) rmSync(dataDir, { recursive: true, force: true });
+    throw err;
   });
   const gateway = deployment.current;
   const { runtime } = gateway;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,9 +84,11 @@ describe('a taken port', () => {
     const taken = await freePort();
     await new Promise<void>((resolve) => other.listen(taken, '127.0.0.1', resolve));
     try {
-      const second = await startUntilExit(['--port', String(taken), '--data-dir', tempDir()]);
+      const dataDir = join(tempDir(), 'data');
+      const second = await startUntilExit(['--port', String(taken), '--data-dir', dataDir]);
       assert.notEqual(second.code, 0, second.output);
       assert.match(second.output, /switchboard: CONFLICT: Cannot listen on 127\.0\.0\.1:\d+: port in use\./);
+      assert.equal(existsSync(dataDir), false, 'a refused first start leaves no data dir behind');
     } finally {
       await new Promise((resolve) => other.close(resolve));
     }
