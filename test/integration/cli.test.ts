@@ -65,7 +65,7 @@ describe('switchboard CLI without a server', () => {
     for (const args of [['--help'], ['-h'], ['start', '--help']]) {
       const r = cli(...args);
       assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stdout, /^Usage: switchboard \[start \| gateway \| runtime\] \[options\]/);
+      assert.match(r.stdout, /^Usage: switchboard \[start \| gateway \| runtime \| token reset\] \[options\]/);
       assertRuntimeNotLoaded(r);
     }
   });
@@ -74,7 +74,7 @@ describe('switchboard CLI without a server', () => {
     const r = cli('strat');
     assert.equal(r.status, 2);
     assert.equal(r.stdout, '');
-    assert.equal(r.stderr, "switchboard: unknown command 'strat' (the commands are start, gateway, runtime)\nRun `switchboard --help` for the commands and options.\n");
+    assert.equal(r.stderr, "switchboard: unknown command 'strat' (the commands are start, gateway, runtime, token)\nRun `switchboard --help` for the commands and options.\n");
     assertRuntimeNotLoaded(r);
   });
 
