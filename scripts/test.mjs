@@ -120,8 +120,13 @@ const LONG_TIMEOUT_MS = 15 * 60_000;
 // so two of them share the two cores of a CI machine well. TEST_CONCURRENCY=1 runs them one by one.
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
 
+const PROGRESS = new URL('./progress-reporter.mjs', import.meta.url).href;
+
 function run(list, extraEnv, timeoutMs = 180_000) {
-  const args = ['--conditions=switchboard-source', '--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${CONCURRENCY}`, `--test-timeout=${timeoutMs}`, '--test-force-exit', ...list];
+  // The spec report on stdout; on stderr a line as each file ends (scripts/progress-reporter.mjs), as the spec
+  // report holds back a file's lines until the files before it are done.
+  const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${PROGRESS}`, '--test-reporter-destination=stderr'];
+  const args = ['--conditions=switchboard-source', '--import', 'tsx', '--test', ...reporters, `--test-concurrency=${CONCURRENCY}`, `--test-timeout=${timeoutMs}`, '--test-force-exit', ...list];
   return new Promise((resolve) => {
     child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', ...extraEnv }, detached: true });
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));

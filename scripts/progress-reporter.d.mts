@@ -1,0 +1,1 @@
+export default function progress(source: AsyncIterable<{ type: string; data: any }>): AsyncGenerator<string>;
