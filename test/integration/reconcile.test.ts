@@ -168,20 +168,21 @@ describe('a final status for every send, when the provider never calls back', ()
     assert.equal((await t.gateway.runtime.inspect.stored.call(placed['unaskable']!.callSid))?.status, 'unknown');
   });
 
-  it('a send of an agent deprovisioned since ends unknown in the store alone: no one is left to tell', async () => {
+  it('a send of an agent deprovisioned since is erased with it: nothing is left to ask about or tell', async () => {
     const gone = await provisionAgent(t, 'reconcile-gone', ['sms']);
     t.sim.silence('twilio', 'sent');
     const res = await t.call('POST', '/api/v1/send-message', { token: gone.securityToken, json: { channel: 'sms', to: CUSTOMER, body: 'last words' } });
     assert.equal(res.status, 200);
-    const { messageId } = (await res.json()) as { messageId: string };
+    const { messageId, externalId } = (await res.json()) as { messageId: string; externalId: string };
     assert.equal((await t.call('POST', '/api/v1/deprovision', { token: gone.securityToken, json: {} })).status, 200);
-    const deadline = Date.now() + 15_000;
-    let stored = await t.gateway.runtime.inspect.stored.message(messageId);
-    while (stored?.status !== 'unknown' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      stored = await t.gateway.runtime.inspect.stored.message(messageId);
-    }
-    assert.deepEqual([stored?.status, stored?.error], ['unknown', 'its agent was deprovisioned before a final status came']);
+    // Deprovisioning erases the agent's messages (issue 32): the send's row is gone at once.
+    assert.equal(await t.gateway.runtime.inspect.stored.message(messageId), undefined);
+    const asked = () => t.sim.requests('twilio').filter((r) => r.method === 'GET' && r.path.includes(externalId)).length;
+    const before = asked();
+    // Past the first ask (300 ms) and the bound: the reconciler neither asks about it nor writes it back.
+    await new Promise((r) => setTimeout(r, BOUND_MS + 500));
+    assert.equal(asked(), before, 'no provider fetch for an erased send');
+    assert.equal(await t.gateway.runtime.inspect.stored.message(messageId), undefined);
   });
 
   it('a final status is final: later sweeps ask nothing more about it', async () => {
