@@ -4,12 +4,6 @@ import { openPostgres } from '../src/internal.js';
 import { writeQuery } from '../src/store/postgres/placeholders.js';
 import { createTestDatabase, describeDatabaseConformance } from '../src/testing/index.js';
 
-// pg warns once per process, at the first use it deprecates: collected from the start, checked at the end.
-const warnings: Error[] = [];
-process.on('warning', (warning) => {
-  if (warning.name === 'DeprecationWarning') warnings.push(warning);
-});
-
 // Needs PostgreSQL on 127.0.0.1:5432 (trust auth); fails, never skips, when it is not there.
 describeDatabaseConformance('postgres', async () => {
   const database = await createTestDatabase();
@@ -61,12 +55,5 @@ describe('PostgreSQL prepared writes', () => {
       await db.close();
       await database.drop();
     }
-  });
-});
-
-describe('PostgreSQL through pg', () => {
-  it('uses nothing pg deprecates (the writes above queue statements on one connection)', async () => {
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(warnings.map((w) => w.message), []);
   });
 });
