@@ -45,9 +45,6 @@ export class PostgresDatabase implements Database {
       connectionString: options.connectionString,
       max: Math.max(2, options.maxConnections ?? 10),
       types,
-      // Group commits and transactions queue statements on one connection and await them together:
-      // pg's pipeline mode sends them at once, as designed, where its default queue is deprecated.
-      pipeline: true,
       // A transaction left open by a frozen process (SIGSTOP, a stalled VM) ends after this: its fenced
       // writes hold the partition's fence row, which the next holder waits for (repositories/tenures.ts).
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
