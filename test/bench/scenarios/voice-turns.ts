@@ -34,7 +34,7 @@ export const voiceTurns: Scenario = {
     const { url: base, orchestratorToken, sim, pid } = await startLiveGateway(ctx, {
       name: 'voice-turns',
       simulatorArgs: ['--no-status-callbacks'],
-      env: { VOICE_MODE: 'stream', NODE_EXTRA_CA_CERTS: tls.caFile },
+      env: { VOICE_MODE: 'stream', NODE_EXTRA_CA_CERTS: tls.caFile, CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true' },
     });
     const agent = await startBenchAgent(base, orchestratorToken, AGENT, tls);
     ctx.defer(agent.close);
