@@ -8,8 +8,9 @@ import { inbox } from './inbox.js';
 import { mcpSessions } from './mcp-sessions.js';
 import { provision } from './provision.js';
 import { send } from './send.js';
+import { soak } from './soak.js';
 import { voice } from './voice.js';
 import { voiceTurns } from './voice-turns.js';
 
 /** Every scenario, in the order `npm run bench` runs them. A new scenario is one module plus one line here. */
-export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, inbox, adapters, send, mcpSessions, voice, voiceTurns, cluster];
+export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, inbox, adapters, send, mcpSessions, voice, voiceTurns, cluster, soak];

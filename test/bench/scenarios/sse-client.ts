@@ -5,6 +5,8 @@ export interface RawSseSession {
   readonly sessionId: string;
   /** Called with each `message` event's JSON. */
   onMessage: (message: Record<string, unknown>) => void;
+  /** Called once when the stream ends, whoever closed it. */
+  onClose: () => void;
   close(): void;
 }
 
@@ -17,6 +19,7 @@ export function openSse(host: string, port: number, query: string): Promise<RawS
     socket.setNoDelay(true);
     socket.on('connect', () => socket.write(`GET /sse?${query} HTTP/1.1\r\nHost: ${host}\r\nAccept: text/event-stream\r\n\r\n`));
     socket.on('error', (err) => (session ? undefined : reject(err)));
+    socket.on('close', () => session?.onClose());
     socket.on('data', (chunk) => {
       buffer += chunk.toString('utf8');
       let end: number;
@@ -27,7 +30,7 @@ export function openSse(host: string, port: number, query: string): Promise<RawS
         const data = /(?:^|\n)data: (.*)/.exec(block)?.[1];
         if (!session && block.startsWith('HTTP/1.1') && !block.startsWith('HTTP/1.1 200')) reject(new Error(block.split('\r\n')[0]));
         if (event === 'endpoint' && data && !session) {
-          session = { sessionId: /sessionId=([^&\s]+)/.exec(data)![1]!, onMessage: () => undefined, close: () => socket.destroy() };
+          session = { sessionId: /sessionId=([^&\s]+)/.exec(data)![1]!, onMessage: () => undefined, onClose: () => undefined, close: () => socket.destroy() };
           resolve(session);
         } else if (event === 'message' && data && session) {
           session.onMessage(JSON.parse(data) as Record<string, unknown>);
