@@ -43,6 +43,7 @@ export { SecretBox, loadSecretKey, hashToken, newToken } from './secrets.js';
 export { openStore, Store } from './store/store.js';
 export type { OpenStoreOptions } from './store/store.js';
 export { openSqlite } from './store/sqlite/index.js';
+export { openConnections } from './store/sqlite/connection.js';
 export type { SqliteOptions } from './store/sqlite/index.js';
 export { openPostgres } from './store/postgres/index.js';
 export type { PostgresOptions } from './store/postgres/index.js';

@@ -3,6 +3,7 @@ import type { Database, Dialect, ExecuteResult, SqlExecutor, SqlStatement, SqlVa
 import { closeConnection, type SqliteConnections } from './connection.js';
 import { GroupCommit } from './group-commit.js';
 import { StatementCache } from './statement-cache.js';
+import type { WalCheckpointer } from './wal-checkpointer.js';
 
 /**
  * SQLite through `sqlite3`. One connection writes: group commits and transactions take turns on it
@@ -21,10 +22,12 @@ export class SqliteDatabase implements Database {
   /** The reader's kept statements: a read costs one trip to SQLite's thread instead of three. */
   readonly #reads: StatementCache;
   readonly #commits: GroupCommit;
+  readonly #checkpointer: WalCheckpointer | undefined;
 
-  constructor({ writer, reader }: SqliteConnections) {
+  constructor({ writer, reader, checkpointer }: SqliteConnections) {
     this.#writer = writer;
     this.#reader = reader;
+    this.#checkpointer = checkpointer;
     this.#statements = new StatementCache(writer);
     this.#reads = reader === writer ? this.#statements : new StatementCache(reader);
     this.#direct = orderedExecutor(this.#statements);
@@ -89,6 +92,7 @@ export class SqliteDatabase implements Database {
       await tail.catch(() => undefined);
     }
     await this.#statements.clear();
+    await this.#checkpointer?.close();
     if (this.#reader !== this.#writer) {
       await this.#reads.clear();
       await closeConnection(this.#reader);
