@@ -6,6 +6,7 @@ import type { RuntimeEvents } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
 import type { Outbox } from '../outbox/outbox.js';
+import type { RecentSends } from './recent-sends.js';
 
 /** What the messaging operations work with. */
 export interface MessagingContext {
@@ -23,4 +24,6 @@ export interface MessagingContext {
   readonly reconcileBoundMs: number;
   /** Sends calling their provider in this process, journaled. */
   readonly outbox: Outbox;
+  /** Messages sent from this process still without a final status, so their receipts need no read. */
+  readonly recentSends: RecentSends;
 }

@@ -9,6 +9,7 @@ import {
 } from '@switchboard/sdk';
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
+import type { AgentActor } from '../actors/agent-actor.js';
 import type { InboundWebhook, WebhookAnswer } from '../protocol/operations.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
@@ -18,7 +19,7 @@ import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
 import type { MessagingContext } from './context.js';
 import { optKeyword } from './opt-out.js';
-import { applyStatus } from './receipts.js';
+import { applyReceipt } from './receipts.js';
 
 /**
  * Svix (Resend's sender) retries every non-2xx for about a day unless the answer carries this header;
@@ -35,11 +36,11 @@ const STOP_RETRYING = { 'webhook-delivery': 'abort-message' } as const;
 export function inboundOperation(context: MessagingContext): AgentOperation<'inbound'> {
   return async ({ actor, store }, webhook) => {
     const agent = requireAgent(actor);
-    return new Continuation(() => receive(context, store, agent, webhook));
+    return new Continuation(() => receive(context, store, actor, agent, webhook));
   };
 }
 
-async function receive(context: MessagingContext, store: Store, agent: AgentRecord, webhook: InboundWebhook): Promise<WebhookAnswer> {
+async function receive(context: MessagingContext, store: Store, actor: AgentActor, agent: AgentRecord, webhook: InboundWebhook): Promise<WebhookAnswer> {
   const driver = context.drivers.require(webhook.channel);
   const capability = driver.webhooks;
   if (!capability) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `The ${driver.manifest.provider} driver takes no webhooks.`);
@@ -64,7 +65,7 @@ async function receive(context: MessagingContext, store: Store, agent: AgentReco
   }
   for (const event of events) {
     if (event.type === 'message') await storeMessage(context, store, agent, event);
-    else await applyStatus(context, store, agent, event);
+    else await applyReceipt(context, store, actor, agent, event);
   }
   const ack = capability.acknowledge(webhook.channel);
   return { status: 200, contentType: ack.contentType, body: ack.body };

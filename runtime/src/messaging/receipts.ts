@@ -1,4 +1,5 @@
 import type { DeliveryStatusEvent } from '@switchboard/sdk';
+import type { AgentActor } from '../actors/agent-actor.js';
 import { agentEvent } from '../delivery/events.js';
 import { statusEntry } from '../inbox/entries.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
@@ -12,6 +13,21 @@ export interface StatusApplication {
   readonly read?: MessageRecord;
   /** Why the status is what it is (`unknown`'s reason), kept as the message's error and told with it. */
   readonly reason?: string;
+}
+
+/**
+ * Applies a provider's receipt. A message this process sent and still keeps is updated over its kept
+ * status, without reading it first; when the store's status is no longer that one (another node or
+ * the reconciler wrote since), or the receipt repeats it, the message is read as for any other.
+ */
+export async function applyReceipt(context: MessagingContext, store: Store, actor: AgentActor, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
+  const kept = context.recentSends.find(actor, event.externalId);
+  if (kept && kept.status !== event.status && (await applyStatus(context, store, agent, event, { read: kept }))) {
+    context.recentSends.update(actor, { ...kept, status: event.status });
+    return;
+  }
+  context.recentSends.forget(actor, event.externalId);
+  await applyStatus(context, store, agent, event);
 }
 
 /**

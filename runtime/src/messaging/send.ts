@@ -2,6 +2,7 @@ import pRetry, { AbortError } from 'p-retry';
 import { ErrorCodes, SwitchboardError, countSegments, hasErrorCode, isRetryable, type Channel, type OutboundMessage, type SendResult } from '@switchboard/sdk';
 import { Continuation } from '../actors/continuation.js';
 import type { AgentOperation } from '../actors/actor-system.js';
+import type { AgentActor } from '../actors/agent-actor.js';
 import type { Tenure } from '../tenure.js';
 import type { OperationRequest, SendResponse } from '../protocol/operations.js';
 import { replyTarget, type Addressed } from '../conversations/reply-target.js';
@@ -129,7 +130,7 @@ export function sendOperation(context: MessagingContext): AgentOperation<'send'>
       // leaves it unsent): then its journal entry stays, for the agent's actor to finish it wherever it runs.
       let settled = false;
       try {
-        const response = await deliverToProvider(context, store, message, outbound, metering, idempotency, tenure);
+        const response = await deliverToProvider(context, store, actor, message, outbound, metering, idempotency, tenure);
         settled = true;
         return response;
       } catch (err) {
@@ -174,11 +175,11 @@ export function resumeSendOperation(context: MessagingContext): AgentOperation<'
         const found = driver.findSent ? await driver.findSent(outbound, new Date(message.createdAt)) : [];
         for (const result of found) {
           if (await store.messages.findOutbound(message.agentId, result.externalId)) continue;
-          await recordSent(context, store, message, result, metering, idempotency);
+          await recordSent(context, store, actor, message, result, metering, idempotency);
           return { outcome: 'adopted' as const };
         }
         // A final refusal is stored as the first node would have (failed, a send_failed dead letter).
-        return await deliverToProvider(context, store, message, outbound, metering, idempotency, tenure).then(
+        return await deliverToProvider(context, store, actor, message, outbound, metering, idempotency, tenure).then(
           () => ({ outcome: 'sent' as const }),
           (err: unknown) => {
             if (hasErrorCode(err, ErrorCodes.PROVIDER_ERROR)) return { outcome: 'failed' as const };
@@ -223,6 +224,7 @@ interface Metering {
 async function deliverToProvider(
   context: MessagingContext,
   store: Store,
+  actor: AgentActor,
   message: MessageRecord,
   outbound: OutboundMessage,
   metering: Metering,
@@ -284,13 +286,14 @@ async function deliverToProvider(
     context.events.emit('deadLetter', { agentId: message.agentId, reason: 'send_failed' });
     throw new SwitchboardError(ErrorCodes.PROVIDER_ERROR, `The provider did not take the message after ${attempts} attempt(s): ${reason}`, { cause: err });
   }
-  return recordSent(context, store, message, result, metering, idempotency);
+  return recordSent(context, store, actor, message, result, metering, idempotency);
 }
 
 /** The one commit after the provider call: its answer, the usage it settles and the idempotent replay. */
 async function recordSent(
   context: MessagingContext,
   store: Store,
+  actor: AgentActor,
   message: MessageRecord,
   result: SendResult,
   metering: Metering,
@@ -314,6 +317,7 @@ async function recordSent(
     store.usage.settleStatement(metering.usageId, result.externalId, result.segments, result.cost),
     ...(idempotency ? [store.idempotency.recordStatement(idempotency.scope, idempotency.key, { requestHash: idempotency.requestHash, status: 200, body: response })] : []),
   ]);
+  context.recentSends.remember(actor, { ...message, externalId: result.externalId, status: result.status });
   context.events.emit('usage', { channel: message.channel, action: 'message', cost });
   context.events.emit('message', { channel: message.channel, direction: 'outbound', status: result.status });
   if (result.status !== message.status) context.events.emit('inbox', { agentId: message.agentId });

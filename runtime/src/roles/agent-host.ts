@@ -22,6 +22,7 @@ import { Limiter } from '../limits/limiter.js';
 import { defaultLimits } from '../limits/limits.js';
 import { limitOperations } from '../limits/operations.js';
 import { messagingOperations } from '../messaging/operations.js';
+import { RecentSends } from '../messaging/recent-sends.js';
 import { Reconciler } from '../messaging/reconciler.js';
 import { Outbox } from '../outbox/outbox.js';
 import { resumeAfterMs } from '../outbox/resume-delay.js';
@@ -153,6 +154,7 @@ export class AgentHost {
         publicBaseUrl,
         sendRetry: { attempts: settings.SEND_MAX_ATTEMPTS, baseDelayMs: settings.SEND_RETRY_BASE_MS, timeoutMs: settings.SEND_TIMEOUT_MS },
         outbox: this.outbox,
+        recentSends: new RecentSends(),
         reconcileBoundMs: settings.RECONCILE_BOUND_MS,
       }),
       ...inboxOperations(),

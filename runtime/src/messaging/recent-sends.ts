@@ -1,0 +1,40 @@
+import type { AgentActor } from '../actors/agent-actor.js';
+import { UNSETTLED_STATUSES, type MessageRecord } from '../store/repositories/messages.js';
+
+/**
+ * The messages an agent's actor sent from this process and that have no final status yet, by their
+ * provider id: a provider's receipt for one is applied over it (the store's conditional write checks
+ * its status is still the one kept here) instead of reading the message first. Kept with the actor,
+ * so an agent that goes idle or to another node takes nothing stale along; at most `perAgent` each.
+ */
+export class RecentSends {
+  readonly #byActor = new WeakMap<AgentActor, Map<string, MessageRecord>>();
+
+  constructor(private readonly perAgent = 1_000) {}
+
+  /** Keeps a message the provider took, with the status it answered. */
+  remember(actor: AgentActor, message: MessageRecord): void {
+    if (message.externalId === null || !UNSETTLED_STATUSES.includes(message.status)) return;
+    let sent = this.#byActor.get(actor);
+    if (!sent) this.#byActor.set(actor, (sent = new Map()));
+    sent.set(message.externalId, message);
+    // Oldest first in a Map: a send whose receipts never came makes room for newer ones.
+    if (sent.size > this.perAgent) sent.delete(sent.keys().next().value!);
+  }
+
+  /** The kept message with this provider id, if any. */
+  find(actor: AgentActor, externalId: string): MessageRecord | undefined {
+    return this.#byActor.get(actor)?.get(externalId);
+  }
+
+  /** Keeps the message's new status, or lets it go once the status is final. */
+  update(actor: AgentActor, message: MessageRecord): void {
+    if (message.externalId === null) return;
+    if (UNSETTLED_STATUSES.includes(message.status)) this.#byActor.get(actor)?.set(message.externalId, message);
+    else this.forget(actor, message.externalId);
+  }
+
+  forget(actor: AgentActor, externalId: string): void {
+    this.#byActor.get(actor)?.delete(externalId);
+  }
+}

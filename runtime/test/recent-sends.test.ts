@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { DeliveryStatusEvent } from '@switchboard/sdk';
+import { AgentActor } from '../src/actors/agent-actor.js';
+import type { DeliveryService } from '../src/delivery/delivery-service.js';
+import { RuntimeEvents } from '../src/events.js';
+import type { MessagingContext } from '../src/messaging/context.js';
+import { applyReceipt } from '../src/messaging/receipts.js';
+import { RecentSends } from '../src/messaging/recent-sends.js';
+import type { AgentRecord } from '../src/store/repositories/agents.js';
+import type { MessageRecord } from '../src/store/repositories/messages.js';
+import { openStore, type Store } from '../src/store/store.js';
+
+const sent = (externalId: string, status: MessageRecord['status'] = 'queued'): MessageRecord => ({
+  id: `msg_${externalId}`,
+  agentId: 'receipts-1',
+  channel: 'sms',
+  direction: 'outbound',
+  from: '+12025550100',
+  to: '+14155550123',
+  subject: null,
+  body: 'hello',
+  html: null,
+  mediaUrls: [],
+  externalId,
+  status,
+  segments: 1,
+  cost: null,
+  error: null,
+  delivery: 'done',
+  createdAt: new Date().toISOString(),
+  updatedAt: new Date().toISOString(),
+});
+
+const receipt = (externalId: string, status: DeliveryStatusEvent['status']): DeliveryStatusEvent =>
+  ({ type: 'status', channel: 'sms', externalId, status, cost: null }) as DeliveryStatusEvent;
+
+describe('recent sends', () => {
+  it('keeps unsettled sends per actor, lets a final status go, and holds at most its bound', () => {
+    const recent = new RecentSends(3);
+    const a = new AgentActor('a');
+    const b = new AgentActor('b');
+    recent.remember(a, sent('S1'));
+    assert.equal(recent.find(a, 'S1')?.status, 'queued');
+    assert.equal(recent.find(b, 'S1'), undefined, "another agent's actor sees nothing");
+    recent.update(a, { ...sent('S1'), status: 'sent' });
+    assert.equal(recent.find(a, 'S1')?.status, 'sent');
+    recent.update(a, { ...sent('S1'), status: 'delivered' });
+    assert.equal(recent.find(a, 'S1'), undefined, 'a final status is not kept');
+    recent.remember(a, { ...sent('S0'), status: 'failed' });
+    assert.equal(recent.find(a, 'S0'), undefined, 'a send that failed at once is not kept');
+    for (const id of ['S2', 'S3', 'S4', 'S5']) recent.remember(a, sent(id));
+    assert.equal(recent.find(a, 'S2'), undefined, 'the oldest made room');
+    assert.deepEqual(['S3', 'S4', 'S5'].map((id) => recent.find(a, id)?.externalId), ['S3', 'S4', 'S5']);
+  });
+
+  describe('receipts over a kept send', () => {
+    const setup = async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'sb-receipts-'));
+      const store = await openStore({ dataDir: dir });
+      const reads: string[] = [];
+      const findOutbound = store.messages.findOutbound.bind(store.messages);
+      store.messages.findOutbound = async (agentId, externalId) => {
+        reads.push(externalId);
+        return findOutbound(agentId, externalId);
+      };
+      const context = {
+        events: new RuntimeEvents(),
+        delivery: { reachable: () => false } as unknown as DeliveryService,
+        recentSends: new RecentSends(),
+      } as unknown as MessagingContext;
+      const agent = { agentId: 'receipts-1' } as AgentRecord;
+      return { dir, store, reads, context, agent, actor: new AgentActor('receipts-1') };
+    };
+    const statuses = async (store: Store) =>
+      (await store.db.query<{ status: string }>("SELECT status FROM inbox_entries WHERE agent_id = 'receipts-1' ORDER BY seq")).map((r) => r.status);
+
+    it('applies each receipt without reading the message, with its inbox entry, and forgets it at its final status', async () => {
+      const { dir, store, reads, context, agent, actor } = await setup();
+      try {
+        await store.db.executeAll([store.messages.insertStatement(sent('SMK1'))]);
+        context.recentSends.remember(actor, sent('SMK1'));
+        await applyReceipt(context, store, actor, agent, receipt('SMK1', 'sent'));
+        await applyReceipt(context, store, actor, agent, receipt('SMK1', 'delivered'));
+        assert.deepEqual(reads, [], 'no read');
+        assert.equal((await store.messages.findOutbound('receipts-1', 'SMK1'))?.status, 'delivered');
+        assert.deepEqual(await statuses(store), ['sent', 'delivered']);
+        assert.equal(context.recentSends.find(actor, 'SMK1'), undefined);
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('reads the message when the stored status moved on since (another writer), and neither undoes it nor repeats its entry', async () => {
+      const { dir, store, reads, context, agent, actor } = await setup();
+      try {
+        await store.db.executeAll([store.messages.insertStatement(sent('SMK2'))]);
+        context.recentSends.remember(actor, sent('SMK2'));
+        // The reconciler (or another node) stored `sent` meanwhile; the kept copy still says `queued`.
+        await store.db.executeAll([store.messages.applyStatusStatement('receipts-1', 'SMK2', 'sent', null, null)]);
+        await applyReceipt(context, store, actor, agent, receipt('SMK2', 'sent'));
+        assert.deepEqual(reads, ['SMK2'], 'read once the kept status was found stale');
+        assert.deepEqual(await statuses(store), [], 'a repeated status adds no entry');
+        await applyReceipt(context, store, actor, agent, receipt('SMK2', 'delivered'));
+        assert.equal((await store.messages.findOutbound('receipts-1', 'SMK2'))?.status, 'delivered');
+        assert.deepEqual(await statuses(store), ['delivered']);
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+});
