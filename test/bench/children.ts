@@ -34,11 +34,22 @@ function profileFlags(name: string): string[] {
 
 /**
  * `BENCH_PG_TRACE=<dir>` makes every server child count the transactions it runs on PostgreSQL, by
- * shape, into `<dir>/<NODE_ID>.json` (see pg-trace.mjs; summarise with pg-trace-summary.mjs).
+ * shape, into `<dir>/<NODE_ID>.json` (see pg-trace.mjs; summarise with pg-trace-summary.mjs);
+ * `BENCH_SQLITE_TRACE=<dir>` the statements it runs on SQLite (sqlite-trace.mjs).
  */
 function traceFlags(): { flags: string[]; env: Record<string, string> } {
-  const dir = process.env.BENCH_PG_TRACE;
-  return dir ? { flags: ['--import', join(ROOT, 'test/bench/pg-trace.mjs')], env: { BENCH_PG_TRACE: dir } } : { flags: [], env: {} };
+  const flags: string[] = [];
+  const env: Record<string, string> = {};
+  for (const [name, file] of [
+    ['BENCH_PG_TRACE', 'pg-trace.mjs'],
+    ['BENCH_SQLITE_TRACE', 'sqlite-trace.mjs'],
+  ] as const) {
+    const dir = process.env[name];
+    if (!dir) continue;
+    flags.push('--import', join(ROOT, 'test/bench', file));
+    env[name] = dir;
+  }
+  return { flags, env };
 }
 
 /** Loading the server from source through tsx took over 30 s on the shared 2-core machine under load (load average 12+). */
