@@ -47,7 +47,7 @@ describe('voice calls in stream mode (Media Streams) with the audio pipeline, ST
     const answer = recording.turns[1]!.agent;
     assert.ok(answer.speechMs > 500, 'the reply is heard as speech');
     assert.ok(recording.marks.some((m) => m.answeredAt && !m.cleared), 'marks come back after playback');
-    assert.ok(recording.frames.received > 100);
+    assert.ok(recording.frames.receivedMs > 2000, `the phone heard ${recording.frames.receivedMs} ms of audio`);
     const texts = receiver.events.filter((e) => e.event.type === 'call.turn').map((e) => e.event.data.text);
     assert.deepEqual(texts, ['opening hours', 'that is all goodbye']);
     const metrics = await (await t.call('GET', '/metrics')).text();

@@ -53,19 +53,22 @@ export function toCallAudio(audio: Uint8Array, format: AudioFormat): Uint8Array 
   return out;
 }
 
-function padToFrames(mulaw: Uint8Array): Uint8Array {
-  const length = Math.ceil(mulaw.length / MULAW_FRAME_BYTES) * MULAW_FRAME_BYTES;
+function padToFrames(mulaw: Uint8Array, frameBytes: number = MULAW_FRAME_BYTES): Uint8Array {
+  const length = Math.ceil(mulaw.length / frameBytes) * frameBytes;
   const out = new Uint8Array(length);
   out.set(mulaw);
   out.fill(MULAW_SILENCE, mulaw.length);
   return out;
 }
 
-/** Cuts μ-law call audio into 20 ms frames: views of `audio`, no copies; a short last frame is padded with silence. */
-export function splitFrames(audio: Uint8Array): Uint8Array[] {
-  const whole = audio.length - (audio.length % MULAW_FRAME_BYTES);
+/**
+ * Cuts μ-law call audio into frames of `frameBytes` (default 20 ms): views of `audio`, no copies; a
+ * short last frame is padded with silence.
+ */
+export function splitFrames(audio: Uint8Array, frameBytes: number = MULAW_FRAME_BYTES): Uint8Array[] {
+  const whole = audio.length - (audio.length % frameBytes);
   const frames: Uint8Array[] = [];
-  for (let offset = 0; offset < whole; offset += MULAW_FRAME_BYTES) frames.push(audio.subarray(offset, offset + MULAW_FRAME_BYTES));
-  if (whole < audio.length) frames.push(padToFrames(audio.subarray(whole)));
+  for (let offset = 0; offset < whole; offset += frameBytes) frames.push(audio.subarray(offset, offset + frameBytes));
+  if (whole < audio.length) frames.push(padToFrames(audio.subarray(whole), frameBytes));
   return frames;
 }

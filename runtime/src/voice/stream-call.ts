@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { RecognitionStream } from '@switchboard/sdk';
 import type { AudioWorkerPool } from '../audio/audio-worker-pool.js';
-import { splitFrames, toCallAudio } from '../audio/framing.js';
+import { CALL_SAMPLE_RATE, splitFrames, toCallAudio } from '../audio/framing.js';
 import type { InboundCallAudio } from '../audio/inbound-call-audio.js';
 import { FramePacer } from '../audio/pacer.js';
 import type { Store } from '../store/store.js';
@@ -11,11 +11,20 @@ import { MediaCall } from './media-call.js';
 import type { VoiceService } from './voice-service.js';
 
 /**
+ * Reply audio leaves in 100 ms media messages, not 20 ms frames: a fifth of the timers, messages and
+ * socket writes (a write per message per call was most of what a speaking call cost). The provider
+ * plays what it holds in order and a barge-in's `clear` drops all of it, so the caller hears the same.
+ */
+const SEND_MS = 100;
+/** Messages sent ahead of real time as a reply starts: one (100 ms), the cushion against late timers. */
+const SEND_LEAD = 1;
+
+/**
  * A call in stream mode: Twilio Media Streams carries 8 kHz μ-law both ways and Switchboard does the
  * speech. Each inbound payload is decoded from base64 once: speech-to-text takes the μ-law bytes as
  * they are, and voice activity, computed from the same bytes (no PCM is made), finds the end of each
  * utterance, which the speech-to-text driver then finalizes. The agent's reply is synthesised, cut
- * into 20 ms frames and paced out in real time with a mark after each reply. Caller speech during playback
+ * into 100 ms messages and paced out in real time with a mark after each reply. Caller speech during playback
  * (barge-in) stops the rest of the reply and sends `clear`.
  */
 export class StreamCall extends MediaCall {
@@ -88,7 +97,7 @@ export class StreamCall extends MediaCall {
     const voice = this.session?.voice ?? undefined;
     const speech = await (timer === this.ledger.greeting ? this.voice.greetingSpeech(text, voice) : this.voice.tts().synthesize({ text, format: 'ulaw_8000', ...(voice ? { voice } : {}) }));
     timer?.mark('ttsFirstAudio');
-    const frames = splitFrames(toCallAudio(speech.audio, speech.format));
+    const frames = splitFrames(toCallAudio(speech.audio, speech.format), (CALL_SAMPLE_RATE / 1000) * SEND_MS);
     // A turn's reply supersedes one still playing: the caller said something new without speaking over
     // it (they began before it did), so the rest of the older reply answers nothing; queued behind it,
     // the new reply would wait for it to finish.
@@ -116,9 +125,11 @@ export class StreamCall extends MediaCall {
   async #start(start: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> } | undefined): Promise<void> {
     this.mediaStarted();
     this.#streamSid = start?.streamSid ?? '';
-    // Every reply frame is a media message that differs only in its payload (base64, nothing to escape).
+    // Every media message of a reply differs only in its payload (base64, nothing to escape).
     this.#mediaPrefix = `{"event":"media","streamSid":${JSON.stringify(this.#streamSid)},"media":{"payload":"`;
     this.#pacer = new FramePacer({
+      frameMs: SEND_MS,
+      leadFrames: SEND_LEAD,
       // A view on the frame's memory, not a copy: it is only read to make the base64.
       send: (frame) => {
         this.#recorder?.agent(frame);

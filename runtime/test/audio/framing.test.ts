@@ -32,6 +32,15 @@ describe('reply framing', () => {
     assert.equal(splitFrames(toCallAudio(bytesOf(tone(300, 24000, 24240)), 'pcm_24000')).length, 51);
   });
 
+  it('cuts into longer frames too (100 ms messages), the last padded with silence', () => {
+    const audio = toCallAudio(new Uint8Array(1000).fill(0x10), 'ulaw_8000');
+    const frames = splitFrames(audio, 800);
+    assert.deepEqual(frames.map((f) => f.length), [800, 800]);
+    assert.equal(frames[0]!.buffer, audio.buffer, 'a whole frame is a view, not a copy');
+    assert.ok(frames[1]!.subarray(0, 200).every((b) => b === 0x10));
+    assert.ok(frames[1]!.subarray(200).every((b) => b === MULAW_SILENCE));
+  });
+
   it('keeps a speech-band tone and removes what 8 kHz cannot carry', () => {
     const voiced = tone(1000, 24000, 24000, 8000);
     const hiss = tone(6000, 24000, 24000, 8000);
