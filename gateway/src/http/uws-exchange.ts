@@ -13,6 +13,14 @@ import { WriteConfirmations } from './write-confirmations.js';
  */
 const PROBE = ':\n\n';
 
+/**
+ * uWS closes a connection idle for 10 s, swept every 4 s, so after 8 to 12 s; a client that reuses it
+ * as the sweep runs gets a reset, and a POST it cannot retry fails (a soak at 60 webhooks/s saw one in
+ * 72,000). Announced on every answer: a client that reads the hint (node's agents with an idle
+ * time-out, undici, Apache HttpClient) lets its idle connections go after at most 5 s, before any sweep.
+ */
+export const UWS_KEEP_ALIVE = 'timeout=5';
+
 /** A uWS request's headers: lower-case names, repeats joined with `, `. Only inside its handler. */
 export function uwsHeaders(req: uWS.HttpRequest): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -48,6 +56,7 @@ export function writeUws(res: uWS.HttpResponse, result: HttpResult, closeConnect
   res.cork(() => {
     res.writeStatus(`${result.status} ${STATUS_CODES[result.status] ?? ''}`);
     for (const name in headers) res.writeHeader(name, headers[name]!);
+    if (!closeConnection) res.writeHeader('keep-alive', UWS_KEEP_ALIVE);
     res.end(payload, closeConnection);
   });
 }
@@ -106,7 +115,7 @@ export class UwsExchange extends ExchangeBase {
   answer(status: number, headers: Readonly<Record<string, string>>, body: string | Uint8Array = '', closeConnection = false): boolean {
     if (this.state !== 'new') return false;
     this.#res.cork(() => {
-      this.#writeHead(status, headers);
+      this.#writeHead(status, headers, !closeConnection);
       this.#res.end(body, closeConnection);
     });
     this.finish('ended');
@@ -179,10 +188,11 @@ export class UwsExchange extends ExchangeBase {
     this.#cutOff('destroyed');
   }
 
-  #writeHead(status: number, headers: Readonly<Record<string, string>>): void {
+  #writeHead(status: number, headers: Readonly<Record<string, string>>, keepAlive = true): void {
     this.onHead?.(status);
     this.#res.writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`);
     for (const name in headers) this.#res.writeHeader(name, headers[name]!);
+    if (keepAlive) this.#res.writeHeader('keep-alive', UWS_KEEP_ALIVE);
   }
 
   #afterWrite(ok: boolean): void {

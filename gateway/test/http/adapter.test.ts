@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
@@ -10,6 +10,7 @@ import type { Listener } from '../../src/http/adapter.js';
 import { GatewayApp, type GatewayAppOptions } from '../../src/http/app.js';
 import type { SocketRoutes } from '../../src/http/socket-routes.js';
 import type { RouteDefinition } from '../../src/http/types.js';
+import { DEFAULT_CONNECTION_LIMITS } from '../../src/http/connection-limits.js';
 import { GatewayMetrics } from '../../src/metrics.js';
 import { testAdapter } from '../adapter.js';
 
@@ -199,6 +200,27 @@ describe('HTTP adapter contract', async () => {
     const missing = await send(port, 'GET', '/nowhere');
     assert.equal(missing.status, 404);
     assert.equal(missing.json().code, 'NOT_FOUND');
+  });
+
+  it(`[${adapter.name}] tells a keep-alive client how long an idle connection is kept, no longer than it is`, async () => {
+    // A client that reuses a connection as the server closes it gets a reset, and cannot retry a POST.
+    // uWS sweeps idle connections every 4 s past its fixed 10 s, so closes one after 8 s at the earliest.
+    const earliestCloseSeconds = adapter.name === 'uws' ? 8 : DEFAULT_CONNECTION_LIMITS.idleTimeoutMs / 1000;
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const keepAlive = await new Promise<string>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, method: 'GET', path: '/echo', agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(String(res.headers['keep-alive'])));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      const seconds = Number(/^timeout=(\d+)$/.exec(keepAlive)?.[1]);
+      assert.ok(seconds > 0 && seconds <= earliestCloseSeconds, `keep-alive: ${keepAlive}`);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it(`[${adapter.name}] joins repeated request headers as uWS does`, async () => {
