@@ -82,9 +82,12 @@ export const soak: Scenario = {
       agents.push({ id, path, token: provisioned.securityToken, address: provisioned.channels.sms!.address, signedUrl: twilioSignedUrl(`${gateway.url}${path}`), session });
     }
 
-    // Webhooks come from the provider, sends from the agents: a keep-alive pool each, node's defaults.
-    const providerPool = new http.Agent({ keepAlive: true });
-    const agentPool = new http.Agent({ keepAlive: true });
+    // Webhooks come from the provider, sends from the agents: a keep-alive pool each. A pool lets an idle
+    // connection go as the server's Keep-Alive hint says (node reads the hint only in an agent with an
+    // idle time-out of its own; 60 s here, so the hint decides): a pool that keeps it until the server
+    // closes it gets a reset now and then when it reuses it just as the server closes it (a client's fault).
+    const providerPool = new http.Agent({ keepAlive: true, timeout: 60_000 });
+    const agentPool = new http.Agent({ keepAlive: true, timeout: 60_000 });
     ctx.defer(() => {
       providerPool.destroy();
       agentPool.destroy();
