@@ -10,7 +10,7 @@ export interface ScenarioScope {
 }
 
 /** Builds the context for one scenario: a lazily started real server of its own, and the load runner. */
-export function openScenarioScope(name: string, settings: LoadSettings): ScenarioScope {
+export function openScenarioScope(name: string, settings: LoadSettings, { short = false } = {}): ScenarioScope {
   const cleanups: (() => Promise<unknown> | void)[] = [];
   const gateways = new Map<string, Promise<GatewayProcess>>();
   const log = (message: string) => process.stderr.write(`  [${name}] ${message}\n`);
@@ -18,6 +18,7 @@ export function openScenarioScope(name: string, settings: LoadSettings): Scenari
     durationSeconds: settings.durationSeconds,
     warmupSeconds: settings.warmupSeconds,
     connections: settings.connections,
+    short,
     gateway(options = {}) {
       const key = options.adapter ?? 'auto';
       let gateway = gateways.get(key);

@@ -7,6 +7,8 @@ import { EVERY_PHRASE, PHRASES, callerStopTimes, conversation, ledgerFigures, ms
 import { random } from '../../../runtime/test/audio/signals.js';
 
 const STEPS = (process.env.BENCH_VOICE_CALLS ?? '50,100,200,300,400,500').split(',').map(Number);
+/** The gate's short run: the first step only. */
+const SHORT_STEPS = [50];
 /** New calls per second while a step fills up. */
 const RAMP_PER_SECOND = Number(process.env.BENCH_VOICE_RAMP ?? 50);
 /** After the last call is placed: long enough for every caller to have heard the greeting and be in conversation. */
@@ -46,12 +48,13 @@ export const voice: Scenario = {
     const agent = await startBenchAgent(base, orchestratorToken, AGENT, tls);
     ctx.defer(agent.close);
     const windowSeconds = Math.max(WINDOW_SECONDS, ctx.durationSeconds);
+    const steps = ctx.short ? SHORT_STEPS : STEPS;
     // Every call outlasts its step: enough turns for the ramp, the settling and the window.
-    const callSeconds = Math.max(...STEPS) / RAMP_PER_SECOND + SETTLE_SECONDS + windowSeconds + 3;
+    const callSeconds = Math.max(...steps) / RAMP_PER_SECOND + SETTLE_SECONDS + windowSeconds + 3;
     await warmUp(sim.url, ctx.log);
 
     const rows: Measurement[] = [];
-    for (const calls of STEPS) {
+    for (const calls of steps) {
       // Calls arrive at RAMP_PER_SECOND, as a busy line fills, not all in the same millisecond; the
       // window is measured once every call is up, and every call outlasts it.
       ctx.log(`voice: ${calls} calls, ${RAMP_PER_SECOND}/s ramp, then ${windowSeconds} s measured`);
