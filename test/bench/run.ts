@@ -1,4 +1,5 @@
-// `npm run bench [-- scenario... --duration s --write-md]`: see BENCHMARKS.md and `--help`.
+// `npm run bench [-- scenario... --duration s --write-md]` or `npm run bench -- check`: see BENCHMARKS.md and `--help`.
+import { checkFigures } from './check.js';
 import { parseBenchArgs, usage, UsageError, type BenchArgs } from './cli-args.js';
 import { openScenarioScope } from './context.js';
 import { runExitCleanups } from './exit-cleanup.js';
@@ -16,13 +17,13 @@ async function bench(args: BenchArgs): Promise<number> {
   const machine = readMachine();
   const startedAt = new Date().toISOString();
   process.stderr.write(`Machine: ${describeMachine(machine)}\n`);
-  process.stderr.write(`Each run: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured, ${settings.connections} connections.\n`);
+  process.stderr.write(`Each run: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured, ${settings.connections} connections${args.check ? '; the gate\'s short run' : ''}.\n`);
 
   const outcomes: ScenarioOutcome[] = [];
   const failures: RunRecord['failures'][number][] = [];
   for (const scenario of scenarios) {
     process.stderr.write(`\n${scenario.name}: ${scenario.description}\n`);
-    const scope = openScenarioScope(scenario.name, settings);
+    const scope = openScenarioScope(scenario.name, settings, { short: args.check });
     try {
       const measurements = await scenario.run(scope.ctx);
       outcomes.push({ scenario: scenario.name, measurements, ...(scenario.target ? { target: scenario.target } : {}) });
@@ -52,6 +53,8 @@ async function bench(args: BenchArgs): Promise<number> {
     writeFiguresToMarkdown(record);
     process.stderr.write(`Figures written to ${BENCHMARKS_MD}\n`);
   }
+  // The gate judges the figures it could measure; a failed scenario's figures fail as not measured.
+  if (args.check) return checkFigures(rows, { record: args.record });
   return failures.length ? 1 : 0;
 }
 
