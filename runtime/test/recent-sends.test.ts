@@ -95,7 +95,7 @@ describe('recent sends', () => {
       }
     });
 
-    it('reads the message when the stored status moved on since (another writer), and neither undoes it nor repeats its entry', async () => {
+    it('adds no entry when the stored status moved on since (another writer), and still reads nothing', async () => {
       const { dir, store, reads, context, agent, actor } = await setup();
       try {
         await store.db.executeAll([store.messages.insertStatement(sent('SMK2'))]);
@@ -103,11 +103,26 @@ describe('recent sends', () => {
         // The reconciler (or another node) stored `sent` meanwhile; the kept copy still says `queued`.
         await store.db.executeAll([store.messages.applyStatusStatement('receipts-1', 'SMK2', 'sent', null, null)]);
         await applyReceipt(context, store, actor, agent, receipt('SMK2', 'sent'));
-        assert.deepEqual(reads, ['SMK2'], 'read once the kept status was found stale');
-        assert.deepEqual(await statuses(store), [], 'a repeated status adds no entry');
+        assert.deepEqual(await statuses(store), [], 'the same status again adds no entry');
         await applyReceipt(context, store, actor, agent, receipt('SMK2', 'delivered'));
+        assert.deepEqual(reads, [], 'no read');
         assert.equal((await store.messages.findOutbound('receipts-1', 'SMK2'))?.status, 'delivered');
         assert.deepEqual(await statuses(store), ['delivered']);
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('reads a message this process does not keep (sent from another node, or before a restart)', async () => {
+      const { dir, store, reads, context, agent, actor } = await setup();
+      try {
+        await store.db.executeAll([store.messages.insertStatement(sent('SMK3'))]);
+        await applyReceipt(context, store, actor, agent, receipt('SMK3', 'delivered'));
+        assert.deepEqual(reads, ['SMK3']);
+        assert.deepEqual(await statuses(store), ['delivered']);
+        await applyReceipt(context, store, actor, agent, receipt('SMK3', 'delivered'));
+        assert.deepEqual(await statuses(store), ['delivered'], 'a repeat adds none');
       } finally {
         await store.close();
         rmSync(dir, { recursive: true, force: true });

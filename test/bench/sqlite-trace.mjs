@@ -1,5 +1,5 @@
 // Loaded with `--import` into a server the bench starts when BENCH_SQLITE_TRACE=<dir> is set: counts
-// the statements this process runs on SQLite, by their first words, and writes them to
+// the statements this process runs on SQLite, by their first words (and, as `prepare: …`, those it prepares), and writes them to
 // <dir>/<pid>.json every second and at exit (the embedded store's counterpart of pg-trace.mjs).
 // `node test/bench/sqlite-trace.mjs <file> [units]` prints one, per unit when given.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,6 +27,7 @@ if (process.argv[1]?.endsWith('sqlite-trace.mjs')) {
   sqlite3.Database.prototype.prepare = function (sql, ...rest) {
     const statement = prepare.call(this, sql, ...rest);
     sqlOf.set(statement, short(sql));
+    counts.set(`prepare: ${short(sql)}`, (counts.get(`prepare: ${short(sql)}`) ?? 0) + 1);
     return statement;
   };
   for (const method of ['run', 'all', 'get']) {

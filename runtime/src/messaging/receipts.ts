@@ -16,18 +16,32 @@ export interface StatusApplication {
 }
 
 /**
- * Applies a provider's receipt. A message this process sent and still keeps is updated over its kept
- * status, without reading it first; when the store's status is no longer that one (another node or
- * the reconciler wrote since), or the receipt repeats it, the message is read as for any other.
+ * Applies a provider's receipt. For a message this process sent and still keeps, nothing is read: its
+ * inbox entry is conditional on the stored status being another than the receipt's (so a repeat, or a
+ * status another node or the reconciler wrote meanwhile, adds none), and the update is the plain one.
+ * Any other message is read first, as {@link applyStatus} does.
  */
 export async function applyReceipt(context: MessagingContext, store: Store, actor: AgentActor, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
   const kept = context.recentSends.find(actor, event.externalId);
-  if (kept && kept.status !== event.status && (await applyStatus(context, store, agent, event, { read: kept }))) {
-    context.recentSends.update(actor, { ...kept, status: event.status });
+  if (!kept) {
+    await applyStatus(context, store, agent, event);
     return;
   }
-  context.recentSends.forget(actor, event.externalId);
-  await applyStatus(context, store, agent, event);
+  const errorCode = event.errorCode ?? null;
+  const entry = statusEntry(kept, { status: event.status, externalId: event.externalId, cost: event.cost, error: errorCode });
+  const [, applied] = await store.db.executeAll([
+    store.inbox.appendStatement(entry, { messageStatusChangesTo: { messageId: kept.id, status: event.status } }),
+    store.messages.applyStatusStatement(agent.agentId, event.externalId, event.status, event.cost, errorCode),
+  ]);
+  // Gone since (its agent erased): nothing to tell.
+  if (applied!.changes === 0) {
+    context.recentSends.forget(actor, event.externalId);
+    return;
+  }
+  // The kept status says whether an entry was likely added: the inbox hint is only a hint.
+  const changed = kept.status !== event.status;
+  context.recentSends.update(actor, { ...kept, status: event.status });
+  told(context, agent, kept, event, changed);
 }
 
 /**
@@ -59,9 +73,15 @@ export async function applyStatus(
   const results = await store.db.executeAll(writes);
   const applied = results[application.read ? writes.length - 1 : 0]!;
   if (applied.changes === 0) return false;
+  told(context, agent, message, event, changed, reason);
+  return changed;
+}
+
+/** After a status is stored: the metrics' event, the inbox hint when it changed, and the `message.status` event to the agent. */
+function told(context: MessagingContext, agent: AgentRecord, message: MessageRecord, event: DeliveryStatusEvent, changed: boolean, reason?: string): void {
   context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status });
   if (changed) context.events.emit('inbox', { agentId: agent.agentId });
-  if (!context.delivery.reachable(agent)) return changed;
+  if (!context.delivery.reachable(agent)) return;
   context.delivery.notify(
     agent.agentId,
     agentEvent('message.status', agent.agentId, {
@@ -75,5 +95,4 @@ export async function applyStatus(
     }),
     agent,
   );
-  return changed;
 }

@@ -314,6 +314,21 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.deepEqual([(await a.messages.get('msg-r2'))!.status, (await a.messages.get('msg-r2'))!.error], ['unknown', 'no answer']);
         assert.deepEqual(await due(a, 10_000, 200_000), ['msg-r1'], 'unknown is final');
 
+        // A receipt without a read (migration 20): its entry goes in only when the stored status is another, before the update.
+        const receipt = (status: MessageRecord['status']) => {
+          const sent = outbound('msg-r5', 'SMR5', 'sent', 60_000);
+          return [
+            b.inbox.appendStatement(statusEntry(sent, { status }), { messageStatusChangesTo: { messageId: sent.id, status } }),
+            b.messages.applyStatusStatement('rec-1', 'SMR5', status, null, null),
+          ];
+        };
+        const entries = async () => (await a.inbox.read('rec-1', 0, 50)).filter((e) => e.messageId === 'msg-r5').map((e) => e.status);
+        await b.db.executeAll(receipt('sent'));
+        assert.deepEqual(await entries(), [], 'the stored status already: no entry');
+        await b.db.executeAll(receipt('delivered'));
+        await a.db.executeAll(receipt('delivered'));
+        assert.deepEqual(await entries(), ['delivered'], 'a change: one entry; its repeat (a provider retry) adds none');
+
         const call = (callSid: string, status: string, ms: number) =>
           a.calls.insert({ callSid, sessionId: `ses-${callSid}`, agentId: 'rec-1', direction: 'outbound', mode: 'relay', from: '+12025550101', to: '+14155550100', status, durationSeconds: 0, cost: null, createdAt: at(ms), updatedAt: at(ms) });
         await call('CAR1', 'ringing', 1);

@@ -8,13 +8,18 @@ const ENTRY_COLUMNS = 'agent_id, id, type, channel, counterpart, conversation_id
  * or its call logged at all, with a status other than the one being written, with the status read
  * before (the reconciler's asks, for calls and messages), or without its conversation yet.
  */
-const CONDITION = `CASE NEW.when_kind
-  WHEN 'message' THEN EXISTS (SELECT 1 FROM messages WHERE id = NEW.when_key)
-  WHEN 'call' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key)
-  WHEN 'call-status' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key AND status <> NEW.when_status)
-  WHEN 'call-status-is' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key AND status = NEW.when_status)
-  WHEN 'message-status-is' THEN EXISTS (SELECT 1 FROM messages WHERE id = NEW.when_key AND status = NEW.when_status)
-  WHEN 'call-unlinked' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key AND ledger IS NULL)
+const BRANCHES = [
+  `WHEN 'message' THEN EXISTS (SELECT 1 FROM messages WHERE id = NEW.when_key)`,
+  `WHEN 'call' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key)`,
+  `WHEN 'call-status' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key AND status <> NEW.when_status)`,
+  `WHEN 'call-status-is' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key AND status = NEW.when_status)`,
+  `WHEN 'message-status-is' THEN EXISTS (SELECT 1 FROM messages WHERE id = NEW.when_key AND status = NEW.when_status)`,
+  `WHEN 'call-unlinked' THEN EXISTS (SELECT 1 FROM calls WHERE call_sid = NEW.when_key AND ledger IS NULL)`,
+];
+
+/** The condition over the given kinds (a later migration adds kinds to migration 16's). */
+const condition = (branches: readonly string[]) => `CASE NEW.when_kind
+  ${branches.join('\n  ')}
   ELSE FALSE END`;
 
 /**
@@ -25,13 +30,11 @@ const CONDITION = `CASE NEW.when_kind
  * still increase strictly per agent), and PostgreSQL's row lock on `inbox_state` still orders two
  * commits of one agent.
  */
-export const inboxAppends: Migration = {
-  version: 16,
-  name: 'inbox-appends',
-  statements: [
-    `CREATE VIEW inbox_appends AS SELECT ${ENTRY_COLUMNS},
-       NULL AS when_kind, NULL AS when_key, NULL AS when_status FROM inbox_entries WHERE 0`,
-    `CREATE TRIGGER inbox_append INSTEAD OF INSERT ON inbox_appends
+/** The view's trigger (SQLite) and its function (PostgreSQL) over the condition's kinds. */
+export function inboxAppendTrigger(branches: readonly string[]): { sqlite: string; postgresFunction: string } {
+  const CONDITION = condition(branches);
+  return {
+    sqlite: `CREATE TRIGGER inbox_append INSTEAD OF INSERT ON inbox_appends
      FOR EACH ROW WHEN ${CONDITION}
      BEGIN
        INSERT INTO inbox_state (agent_id, last_seq, acked_seq) VALUES (NEW.agent_id, 1, 0)
@@ -40,11 +43,7 @@ export const inboxAppends: Migration = {
          SELECT NEW.agent_id, NEW.id, NEW.type, NEW.channel, NEW.counterpart, NEW.conversation_id, NEW.message_id, NEW.status, NEW.payload, NEW.created_at, s.last_seq
          FROM inbox_state s WHERE s.agent_id = NEW.agent_id;
      END`,
-  ],
-  postgres: [
-    `CREATE VIEW inbox_appends AS SELECT ${ENTRY_COLUMNS},
-       NULL::TEXT AS when_kind, NULL::TEXT AS when_key, NULL::TEXT AS when_status FROM inbox_entries WHERE FALSE`,
-    `CREATE FUNCTION inbox_append() RETURNS trigger LANGUAGE plpgsql AS $$
+    postgresFunction: `CREATE OR REPLACE FUNCTION inbox_append() RETURNS trigger LANGUAGE plpgsql AS $$
      DECLARE cursor_given BIGINT;
      BEGIN
        IF NOT (${CONDITION}) THEN RETURN NULL; END IF;
@@ -55,6 +54,26 @@ export const inboxAppends: Migration = {
          VALUES (NEW.agent_id, NEW.id, NEW.type, NEW.channel, NEW.counterpart, NEW.conversation_id, NEW.message_id, NEW.status, NEW.payload, NEW.created_at, cursor_given);
        RETURN NEW;
      END $$`,
+  };
+}
+
+/** Migration 16's kinds; a later migration's trigger adds to them. */
+export const INBOX_APPEND_KINDS: readonly string[] = BRANCHES;
+
+const trigger = inboxAppendTrigger(BRANCHES);
+
+export const inboxAppends: Migration = {
+  version: 16,
+  name: 'inbox-appends',
+  statements: [
+    `CREATE VIEW inbox_appends AS SELECT ${ENTRY_COLUMNS},
+       NULL AS when_kind, NULL AS when_key, NULL AS when_status FROM inbox_entries WHERE 0`,
+    trigger.sqlite,
+  ],
+  postgres: [
+    `CREATE VIEW inbox_appends AS SELECT ${ENTRY_COLUMNS},
+       NULL::TEXT AS when_kind, NULL::TEXT AS when_key, NULL::TEXT AS when_status FROM inbox_entries WHERE FALSE`,
+    trigger.postgresFunction,
     'CREATE TRIGGER inbox_append INSTEAD OF INSERT ON inbox_appends FOR EACH ROW EXECUTE FUNCTION inbox_append()',
   ],
 };

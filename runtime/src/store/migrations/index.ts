@@ -18,6 +18,7 @@ import { tasks } from './010-tasks.js';
 import { callbackLog } from './011-callback-log.js';
 import { replyTasks } from './012-reply-tasks.js';
 import { reconcile } from './017-reconcile.js';
+import { messageStatusEntries } from './020-message-status-entries.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, reconcile, callRecordings, conversationSummaries];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, reconcile, callRecordings, conversationSummaries, messageStatusEntries];

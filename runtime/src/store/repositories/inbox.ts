@@ -58,22 +58,25 @@ interface EntryRow {
  * provider retry, its message deduplicated, or a fenced send that stored nothing takes no cursor and
  * leaves no entry), or its call logged: at all (the call's start, its voicemail), with a status other
  * than the one being written (a status change; the append runs before the update), or without its
- * conversation yet (the transcript; likewise before the update).
+ * conversation yet (the transcript; likewise before the update); or its message with a status other
+ * than the one being written (a receipt over a message its process keeps; before the update).
  */
 export type EntryCondition =
   | { readonly messageStored: string }
   | { readonly callLogged: string }
   | { readonly callStatusChangesTo: { readonly callSid: string; readonly status: string } }
+  | { readonly messageStatusChangesTo: { readonly messageId: string; readonly status: string } }
   | { readonly callConversationMissing: string }
   /** The message, or the call, still has this status (the entry's statements run before the update that changes it). */
   | { readonly messageStatusIs: { readonly messageId: string; readonly status: string } }
   | { readonly callStatusIs: { readonly callSid: string; readonly status: string } };
 
-/** The condition's columns in the view `inbox_appends` (migration 16): its kind, key and status. */
+/** The condition's columns in the view `inbox_appends` (migrations 16 and 20): its kind, key and status. */
 function condition(when: EntryCondition): [kind: string, key: string, status: string | null] {
   if ('messageStored' in when) return ['message', when.messageStored, null];
   if ('callLogged' in when) return ['call', when.callLogged, null];
   if ('callStatusChangesTo' in when) return ['call-status', when.callStatusChangesTo.callSid, when.callStatusChangesTo.status];
+  if ('messageStatusChangesTo' in when) return ['message-status', when.messageStatusChangesTo.messageId, when.messageStatusChangesTo.status];
   if ('callStatusIs' in when) return ['call-status-is', when.callStatusIs.callSid, when.callStatusIs.status];
   if ('messageStatusIs' in when) return ['message-status-is', when.messageStatusIs.messageId, when.messageStatusIs.status];
   return ['call-unlinked', when.callConversationMissing, null];
