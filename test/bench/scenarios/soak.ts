@@ -256,9 +256,10 @@ async function heapSnapshot(pid: number, origin: string, dir: string, log: (mess
     await new Promise((r) => setTimeout(r, 1_000));
     const file = readdirSync(dir).find((name) => !before.has(name) && name.endsWith('.heapsnapshot'));
     if (!file) continue;
+    // The server takes and writes it on its main thread: once it answers again and the file has stopped growing, it is done.
+    const answers = await fetch(`${origin}/health`).then((res) => res.ok, () => false);
     const now = statSync(join(dir, file)).size;
-    // The server writes it on its main thread: once it answers again and the file has stopped growing, it is done.
-    if (now === size && (await fetch(`${origin}/health`).then((res) => res.ok, () => false))) {
+    if (answers && now > 0 && now === size) {
       log(`soak: heap snapshot ${join(dir, file)} (${(now / 1024 / 1024).toFixed(0)} MB)`);
       return;
     }
