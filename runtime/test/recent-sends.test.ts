@@ -39,22 +39,25 @@ const receipt = (externalId: string, status: DeliveryStatusEvent['status']): Del
   ({ type: 'status', channel: 'sms', externalId, status, cost: null }) as DeliveryStatusEvent;
 
 describe('recent sends', () => {
-  it('keeps unsettled sends per actor, lets a final status go, and holds at most its bound', () => {
+  it('keeps unsettled sends per actor, lets a final status go, and holds at most its bound', async () => {
     const recent = new RecentSends(3);
     const a = new AgentActor('a');
     const b = new AgentActor('b');
-    recent.remember(a, sent('S1'));
-    assert.equal(recent.find(a, 'S1')?.status, 'queued');
-    assert.equal(recent.find(b, 'S1'), undefined, "another agent's actor sees nothing");
+    const committed = Promise.resolve();
+    recent.remember(a, sent('S1'), committed);
+    assert.equal((await recent.find(a, 'S1'))?.status, 'queued');
+    assert.equal(await recent.find(b, 'S1'), undefined, "another agent's actor sees nothing");
     recent.update(a, { ...sent('S1'), status: 'sent' });
-    assert.equal(recent.find(a, 'S1')?.status, 'sent');
+    assert.equal((await recent.find(a, 'S1'))?.status, 'sent');
     recent.update(a, { ...sent('S1'), status: 'delivered' });
-    assert.equal(recent.find(a, 'S1'), undefined, 'a final status is not kept');
-    recent.remember(a, { ...sent('S0'), status: 'failed' });
-    assert.equal(recent.find(a, 'S0'), undefined, 'a send that failed at once is not kept');
-    for (const id of ['S2', 'S3', 'S4', 'S5']) recent.remember(a, sent(id));
-    assert.equal(recent.find(a, 'S2'), undefined, 'the oldest made room');
-    assert.deepEqual(['S3', 'S4', 'S5'].map((id) => recent.find(a, id)?.externalId), ['S3', 'S4', 'S5']);
+    assert.equal(await recent.find(a, 'S1'), undefined, 'a final status is not kept');
+    recent.remember(a, { ...sent('S0'), status: 'failed' }, committed);
+    assert.equal(await recent.find(a, 'S0'), undefined, 'a send that failed at once is not kept');
+    for (const id of ['S2', 'S3', 'S4', 'S5']) recent.remember(a, sent(id), committed);
+    assert.equal(await recent.find(a, 'S2'), undefined, 'the oldest made room');
+    assert.deepEqual(await Promise.all(['S3', 'S4', 'S5'].map(async (id) => (await recent.find(a, id))?.externalId)), ['S3', 'S4', 'S5']);
+    recent.remember(a, sent('S6'), Promise.reject(new Error('disk full')));
+    assert.equal(await recent.find(a, 'S6'), undefined, 'a send whose answer was not committed is not kept');
   });
 
   describe('receipts over a kept send', () => {
@@ -82,13 +85,34 @@ describe('recent sends', () => {
       const { dir, store, reads, context, agent, actor } = await setup();
       try {
         await store.db.executeAll([store.messages.insertStatement(sent('SMK1'))]);
-        context.recentSends.remember(actor, sent('SMK1'));
+        context.recentSends.remember(actor, sent('SMK1'), Promise.resolve());
         await applyReceipt(context, store, actor, agent, receipt('SMK1', 'sent'));
         await applyReceipt(context, store, actor, agent, receipt('SMK1', 'delivered'));
         assert.deepEqual(reads, [], 'no read');
         assert.equal((await store.messages.findOutbound('receipts-1', 'SMK1'))?.status, 'delivered');
         assert.deepEqual(await statuses(store), ['sent', 'delivered']);
-        assert.equal(context.recentSends.find(actor, 'SMK1'), undefined);
+        assert.equal(await context.recentSends.find(actor, 'SMK1'), undefined);
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("a receipt that comes before the provider's answer is committed waits for the commit, and is not lost", async () => {
+      const { dir, store, reads, context, agent, actor } = await setup();
+      try {
+        await store.db.executeAll([store.messages.insertStatement({ ...sent('SMK4'), externalId: null })]);
+        let commit!: () => void;
+        const answered = new Promise<void>((resolve) => (commit = resolve)).then(() =>
+          store.db.executeAll([store.messages.markSentStatement('msg_SMK4', { externalId: 'SMK4', status: 'queued', cost: null, segments: 1 })]),
+        );
+        context.recentSends.remember(actor, sent('SMK4'), answered);
+        const applying = applyReceipt(context, store, actor, agent, receipt('SMK4', 'sent'));
+        commit();
+        await applying;
+        assert.deepEqual(reads, []);
+        assert.equal((await store.messages.findOutbound('receipts-1', 'SMK4'))?.status, 'sent');
+        assert.deepEqual(await statuses(store), ['sent']);
       } finally {
         await store.close();
         rmSync(dir, { recursive: true, force: true });
@@ -99,7 +123,7 @@ describe('recent sends', () => {
       const { dir, store, reads, context, agent, actor } = await setup();
       try {
         await store.db.executeAll([store.messages.insertStatement(sent('SMK2'))]);
-        context.recentSends.remember(actor, sent('SMK2'));
+        context.recentSends.remember(actor, sent('SMK2'), Promise.resolve());
         // The reconciler (or another node) stored `sent` meanwhile; the kept copy still says `queued`.
         await store.db.executeAll([store.messages.applyStatusStatement('receipts-1', 'SMK2', 'sent', null, null)]);
         await applyReceipt(context, store, actor, agent, receipt('SMK2', 'sent'));

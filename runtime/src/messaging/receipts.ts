@@ -22,7 +22,7 @@ export interface StatusApplication {
  * Any other message is read first, as {@link applyStatus} does.
  */
 export async function applyReceipt(context: MessagingContext, store: Store, actor: AgentActor, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
-  const kept = context.recentSends.find(actor, event.externalId);
+  const kept = await context.recentSends.find(actor, event.externalId);
   if (!kept) {
     await applyStatus(context, store, agent, event);
     return;

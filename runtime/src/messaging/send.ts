@@ -310,14 +310,17 @@ async function recordSent(
     to: message.to,
     cost: round4(cost),
   };
-  await store.db.executeAll([
+  const stored = store.db.executeAll([
     store.messages.markSentStatement(message.id, result),
     // An entry only when the provider's answer changes the status (a provider that only queued it adds nothing).
     ...(result.status === message.status ? [] : [store.inbox.appendStatement(statusEntry(message, { status: result.status, externalId: result.externalId, cost: result.cost }))]),
     store.usage.settleStatement(metering.usageId, result.externalId, result.segments, result.cost),
     ...(idempotency ? [store.idempotency.recordStatement(idempotency.scope, idempotency.key, { requestHash: idempotency.requestHash, status: 200, body: response })] : []),
   ]);
-  context.recentSends.remember(actor, { ...message, externalId: result.externalId, status: result.status });
+  // Kept from now on: a receipt that comes before this commit (a provider may post one within
+  // milliseconds) waits for it, where a read would not find the provider's id yet and drop it.
+  context.recentSends.remember(actor, { ...message, externalId: result.externalId, status: result.status }, stored);
+  await stored;
   context.events.emit('usage', { channel: message.channel, action: 'message', cost });
   context.events.emit('message', { channel: message.channel, direction: 'outbound', status: result.status });
   if (result.status !== message.status) context.events.emit('inbox', { agentId: message.agentId });
