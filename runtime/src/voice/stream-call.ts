@@ -18,12 +18,6 @@ import type { VoiceService } from './voice-service.js';
 const SEND_MS = 100;
 /** Messages sent ahead of real time as a reply starts: one (100 ms), the cushion against late timers. */
 const SEND_LEAD = 1;
-/**
- * Caller audio goes to speech-to-text 200 ms at a time (the Deepgram driver's default chunk), decoded
- * straight into the chunk: no buffer per frame. What is held when VAD ends an utterance is sent before
- * the finalize, and VAD's 700 ms hangover is longer than a chunk, so every word is sent by then.
- */
-const HEARD_CHUNK_BYTES = (CALL_SAMPLE_RATE / 1000) * 200;
 
 /**
  * A call in stream mode: Twilio Media Streams carries 8 kHz μ-law both ways and Switchboard does the
@@ -40,9 +34,6 @@ export class StreamCall extends MediaCall {
   #mediaPrefix = '';
   #audio: InboundCallAudio | undefined;
   #recognition: RecognitionStream | undefined;
-  /** Caller audio not yet sent to speech-to-text: the first `#heardBytes` of `#heard`. */
-  #heard = Buffer.allocUnsafe(2 * HEARD_CHUNK_BYTES);
-  #heardBytes = 0;
   #pacer: FramePacer | undefined;
   #marks = 0;
   /** Both legs of the call, when it is recorded. */
@@ -90,7 +81,6 @@ export class StreamCall extends MediaCall {
   override closed(): void {
     this.#pacer?.stop();
     this.#audio?.close();
-    this.#sendHeard();
     void this.#recognition?.close().catch(() => undefined);
     if (this.#recorder && this.session) this.voice.recorded(this.session, this.#recorder);
     this.#recorder = undefined;
@@ -125,25 +115,11 @@ export class StreamCall extends MediaCall {
 
   #media(payload: string | undefined): void {
     if (!payload || !this.#audio?.isOpen) return;
-    // Decoded once, into the chunk speech-to-text will be given; VAD and the recorder read it on the spot.
-    const room = Math.ceil(payload.length / 4) * 3;
-    if (this.#heardBytes + room > this.#heard.length) this.#sendHeard(room);
-    const start = this.#heardBytes;
-    this.#heardBytes += this.#heard.write(payload, start, 'base64');
-    const mulaw = this.#heard.subarray(start, this.#heardBytes);
+    // Decoded once: speech-to-text keeps these bytes, VAD reads them on the spot.
+    const mulaw = Buffer.from(payload, 'base64');
+    this.#recognition?.write(mulaw);
     this.#recorder?.caller(mulaw);
-    // Counted as held first: an utterance this frame ends sends it before the finalize.
     this.#audio.push(mulaw);
-    if (this.#heardBytes >= HEARD_CHUNK_BYTES) this.#sendHeard();
-  }
-
-  /** Hands speech-to-text the caller audio held, and starts a new chunk (with room for `room` bytes). */
-  #sendHeard(room = 0): void {
-    if (this.#heardBytes > 0) {
-      this.#recognition?.write(this.#heard.subarray(0, this.#heardBytes));
-      this.#heardBytes = 0;
-    } else if (room <= this.#heard.length) return;
-    this.#heard = Buffer.allocUnsafe(Math.max(2 * HEARD_CHUNK_BYTES, room));
   }
 
   async #start(start: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> } | undefined): Promise<void> {
@@ -199,7 +175,6 @@ export class StreamCall extends MediaCall {
   }
 
   async #utteranceEnded(timer: TurnTimer): Promise<void> {
-    this.#sendHeard();
     const text = await this.#recognition?.finalize().catch(() => '');
     timer.mark('transcriptReady');
     await (text ? this.heard(text, timer) : this.unheard(timer));
