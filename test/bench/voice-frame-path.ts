@@ -2,16 +2,22 @@
 //   before: base64 decoded for speech-to-text, decoded again into the pool's batch, the batch
 //           decoded to PCM with VAD features, VAD run on delivery (the pool's inline path);
 //   after:  base64 decoded once (speech-to-text keeps the bytes), VAD features straight from the
-//           μ-law through a table, on arrival.
-// Both see the same frames from CALLS calls, batched as the pool batches them (one batch window's
+//           μ-law through a table, on arrival;
+//   now:    the server's own StreamCall.handle, from the message object on (what after does, plus
+//           the call's own steps and each utterance's finalize).
+// All see the same frames from CALLS calls, batched as the pool batches them (one batch window's
 // worth of frames). JSON.parse of the Twilio message is shown for scale: it precedes either path.
 // Run: node --conditions=switchboard-source --import tsx test/bench/voice-frame-path.ts [calls]
 import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { encodeMulaw } from '../../runtime/src/audio/g711.js';
 import { InboundBatchBuilder } from '../../runtime/src/audio/inbound-batch.js';
-import { InboundCallAudio, type InboundAudioSink } from '../../runtime/src/audio/inbound-call-audio.js';
+import { InboundCallAudio, type InboundAudioSink, type InboundCallOptions } from '../../runtime/src/audio/inbound-call-audio.js';
 import { decodeFrames } from '../../runtime/src/audio/tasks.js';
+import type { AudioWorkerPool } from '../../runtime/src/audio/audio-worker-pool.js';
+import type { Store } from '../../runtime/src/store/store.js';
+import { StreamCall } from '../../runtime/src/voice/stream-call.js';
+import type { VoiceService } from '../../runtime/src/voice/voice-service.js';
 
 const FRAME = 160;
 const CALLS = Number(process.argv[2] ?? 300);
@@ -69,6 +75,26 @@ function after(frames: readonly string[], total: number): void {
   }
 }
 
+/** Stream calls with no session (they hang up, their media stream stays open): only the frame path runs. */
+async function streamCalls(): Promise<StreamCall[]> {
+  const recognition = { write: stt, finalize: () => Promise.resolve(''), close: () => Promise.resolve() };
+  const voice = { stt: () => ({ open: async () => recognition }) } as unknown as VoiceService;
+  const pool = { openCall: (options: InboundCallOptions) => new InboundCallAudio(sink, { ...options, onAudio: (audio) => (onAudio(audio), options.onAudio(audio)) }) } as unknown as AudioWorkerPool;
+  return Promise.all(
+    Array.from({ length: CALLS }, async (_, i) => {
+      const call = new StreamCall(voice, {} as Store, 'agent-1', () => undefined, pool).attach(() => undefined);
+      await call.handle({ event: 'start', start: { streamSid: `MZ${i}` } });
+      return call;
+    }),
+  );
+}
+
+function now(calls: readonly StreamCall[]): (frames: readonly string[], total: number) => void {
+  return (frames, total) => {
+    for (let f = 0; f < total; f++) calls[f % CALLS]!.handle({ event: 'media', media: { payload: frames[Math.floor(f / CALLS) % frames.length]! } });
+  };
+}
+
 function parse(frames: readonly string[], total: number): void {
   const messages = frames.slice(0, 50).map((payload, i) =>
     Buffer.from(JSON.stringify({ event: 'media', sequenceNumber: String(i + 2), media: { track: 'inbound', chunk: String(i + 1), timestamp: String(i * 20), payload }, streamSid: 'MZ0123456789abcdef0123456789abcdef' })),
@@ -93,10 +119,12 @@ const frames = payloads();
 const total = CALLS * 50 * 4; // four seconds of every call's audio per round
 const started = performance.now();
 events = 0;
-const costs = { before: measure(before, frames, total), after: measure(after, frames, total), parse: measure(parse, frames, total) };
+const calls = await streamCalls();
+const costs = { before: measure(before, frames, total), after: measure(after, frames, total), now: measure(now(calls), frames, total), parse: measure(parse, frames, total) };
 console.log(`frame path, ${CALLS} calls, batches of ${BATCH} frames (${total.toLocaleString('en-US')} frames per round, median of ${ROUNDS} rounds):`);
 console.log(`  before (decode twice, PCM + features, VAD): ${costs.before.toFixed(2)} µs CPU per frame`);
 console.log(`  after  (decode once, VAD from μ-law):       ${costs.after.toFixed(2)} µs CPU per frame (${(costs.after / costs.before).toFixed(2)} of before)`);
+console.log(`  now    (StreamCall.handle):                  ${costs.now.toFixed(2)} µs CPU per frame (${(costs.now / costs.after).toFixed(2)} of after)`);
 console.log(`  for scale, JSON.parse of the media message:  ${costs.parse.toFixed(2)} µs CPU per frame`);
-console.log(`  per call-second (50 frames): before ${((costs.before * 50) / 1000).toFixed(3)} ms, after ${((costs.after * 50) / 1000).toFixed(3)} ms`);
+console.log(`  per call-second (50 frames): before ${((costs.before * 50) / 1000).toFixed(3)} ms, after ${((costs.after * 50) / 1000).toFixed(3)} ms, now ${((costs.now * 50) / 1000).toFixed(3)} ms`);
 console.log(`  (${events} VAD events, ${kept} bytes kept; ${((performance.now() - started) / 1000).toFixed(1)} s)`);
