@@ -210,6 +210,19 @@ describe('request gate', () => {
     assert.equal(gate.inFlight, 0);
   });
 
+  it('leaves an answered request\'s signal alone when its connection reports the close that follows every answer (node:http)', async () => {
+    const { app, seen, finishAll } = heldApp();
+    const gate = new RequestGate(app, { logger });
+    const socket = fakeSocket();
+    gate.serve(socket.request, false);
+    finishAll();
+    await settle();
+    assert.equal(socket.answers.length, 1);
+    socket.goAway();
+    assert.equal(seen[0]!.signal!.aborted, false, 'nothing to stop: the handler answered');
+    assert.equal(gate.inFlight, 0);
+  });
+
   it('keeps a request in flight until its handler ends, even when the client left, and does not answer it', async () => {
     const { app, finishAll } = heldApp();
     const gate = new RequestGate(app, { logger });
