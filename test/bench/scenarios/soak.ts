@@ -37,7 +37,8 @@ const PHONE_NUMBERS = Array.from({ length: CLIENTS }, (_, i) => `+1202555${Strin
 export const soak: Scenario = {
   name: 'soak',
   description: `Mixed load for ${MINUTES} min (BENCH_SOAK_MINUTES): ${INBOUND_RATE} signed inbound SMS/s to ${CLIENTS} agents with live MCP clients, ${SEND_RATE} sends/s; server RSS and heap sampled; nothing lost.`,
-  target: { description: 'RSS growth over the second half < 2 % (judged at 60 min); zero errors' },
+  // The harness judges errors only; the notes say whether RSS met its bound.
+  target: { description: 'zero errors; RSS growth over the second half < 2 % at 60 min (in the notes)' },
   async run(ctx) {
     const snapshotDir = process.env.BENCH_SOAK_HEAPSNAPSHOTS;
     if (snapshotDir) mkdirSync(snapshotDir, { recursive: true });
