@@ -32,7 +32,8 @@ const PHONE_NUMBERS = Array.from({ length: CLIENTS }, (_, i) => `+1202555${Strin
  * (each followed by the simulator's status callbacks), evenly spaced, open loop. The server's RSS and
  * V8 heap are sampled throughout; the row gives memory at the start, middle and end, the growth over
  * the second half, and every error by kind. `BENCH_SOAK_HEAPSNAPSHOTS=<dir>` has the server write a
- * heap snapshot there at the middle and at the end (each pauses it for a few seconds).
+ * heap snapshot there at the middle (the load pauses for it) and after the load, to compare; such a
+ * run's RSS is not judged.
  */
 export const soak: Scenario = {
   name: 'soak',
