@@ -54,6 +54,23 @@ describe('voice calls in stream mode (Media Streams) with the audio pipeline, ST
     assert.match(metrics, /switchboard_voice_frame_delay_seconds_count [1-9]/);
   });
 
+  it("a reply text-to-speech fails to make is a failed turn, not the server's end: the call carries on", async () => {
+    for (const phrase of ['opening hours', 'that is all goodbye']) t.sim.deepgram.registerPhrase(phrase);
+    // The greeting's audio is kept from the call before; the next speech asked for is the first reply's.
+    t.sim.faults.add({ provider: 'elevenlabs', status: 400, times: 1 });
+    const call = await t.sim.phone.call({
+      agentId: 'voice-stream',
+      from: CALLER,
+      to: agent.channels.voice!.address,
+      mode: 'stream',
+      script: { steps: ['opening hours', 'that is all goodbye'], replyTimeoutMs: 3000 },
+    });
+    const recording = await call.done;
+    assert.equal(recording.turns[1]!.agent.speechMs, 0, 'the first reply was not heard');
+    assert.ok(recording.turns[2]!.agent.speechMs > 300, 'the goodbye was heard: the call and its server carried on');
+    assert.equal(recording.endedBy, 'twiml-end', 'the agent ended the call (its media stream closed)');
+  });
+
   it('barge-in: caller speech during playback sends clear and stops the rest of the reply', async () => {
     for (const phrase of ['tell me something long', 'stop please']) t.sim.deepgram.registerPhrase(phrase);
     const call = await t.sim.phone.call({

@@ -49,7 +49,7 @@ export abstract class MediaCall {
     this.voice.connected(session);
     this.dialogue = await this.voice.dialogue(session, agent);
     const remaining = this.voice.maxCallMs - (Date.now() - session.startedAt);
-    this.#maxTimer = setTimeout(() => this.serially(async () => this.perform(await this.dialogue!.close('max-duration'))), Math.max(1000, remaining));
+    this.#maxTimer = setTimeout(() => this.detached(this.serially(async () => this.perform(await this.dialogue!.close('max-duration')))), Math.max(1000, remaining));
     this.#maxTimer.unref();
     await this.say(this.dialogue.opening(), this.ledger.greeting);
     return true;
@@ -110,6 +110,15 @@ export abstract class MediaCall {
       this.voice.conversationEnded(this.session, this.ledger);
       this.voice.released(this.session);
     }
+  }
+
+  /**
+   * Work the call started itself, which no provider message waits on (an utterance our endpointing
+   * ended, the time limit): a failure, say text-to-speech timing out, is logged, never left unhandled
+   * (an unhandled rejection ends the process, and every call it holds).
+   */
+  protected detached(work: Promise<void>): void {
+    work.catch((err: unknown) => this.voice.callFailed(this.session, err));
   }
 
   protected serially(work: () => Promise<void>): Promise<void> {

@@ -147,7 +147,7 @@ export class StreamCall extends MediaCall {
       onAudio: (audio) => {
         for (const event of audio.events) {
           if (event.type === 'speech-start' && this.#pacer?.playing) this.#bargeIn();
-          if (event.type === 'speech-end') void this.#utteranceEnded(this.#endpointed(event.atMs));
+          if (event.type === 'speech-end') this.detached(this.#utteranceEnded(this.#endpointed(event.atMs)));
         }
       },
     });

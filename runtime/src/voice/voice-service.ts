@@ -134,6 +134,11 @@ export class VoiceService {
       .catch((err: unknown) => this.logger?.warn({ err, sessionId: session.sessionId, ...traceOf(session) }, 'the call ledger could not be written'));
   }
 
+  /** A call's own work failed (a turn's agent or speech, the time limit's goodbye): logged; the call carries on. */
+  callFailed(session: CallSession | undefined, err: unknown): void {
+    this.logger?.warn({ err, sessionId: session?.sessionId, ...(session ? traceOf(session) : {}) }, 'a call step failed');
+  }
+
   /**
    * The media connection closed: the call is let go here (in a cluster no status callback reaches
    * the gateway holding it).
