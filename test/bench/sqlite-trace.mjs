@@ -1,6 +1,7 @@
 // Loaded with `--import` into a server the bench starts when BENCH_SQLITE_TRACE=<dir> is set: counts
 // the statements this process runs on SQLite, by their first words (and, as `prepare: …`, those it prepares), and writes them to
-// <dir>/<pid>.json every second and at exit (the embedded store's counterpart of pg-trace.mjs).
+// <dir>/<pid>.json every second and at exit (the embedded store's counterpart of pg-trace.mjs), with
+// the slowest statements (20 ms and over, call to callback) as `slow: …` entries.
 // `node test/bench/sqlite-trace.mjs <file> [units]` prints one, per unit when given.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -30,10 +31,23 @@ if (process.argv[1]?.endsWith('sqlite-trace.mjs')) {
     counts.set(`prepare: ${short(sql)}`, (counts.get(`prepare: ${short(sql)}`) ?? 0) + 1);
     return statement;
   };
+  // The slowest statements (from the call to its callback: SQLite's thread, fsyncs included), kept as `slow: <ms> ms at <s> s: <sql>`.
+  const slow = [];
+  const started = performance.now();
   for (const method of ['run', 'all', 'get']) {
     const original = sqlite3.Statement.prototype[method];
     sqlite3.Statement.prototype[method] = function (...args) {
       count(this);
+      const callback = args.at(-1);
+      if (typeof callback === 'function') {
+        const at = performance.now();
+        const sql = sqlOf.get(this) ?? '?';
+        args[args.length - 1] = function (...results) {
+          const ms = performance.now() - at;
+          if (ms >= 20) slow.push([ms, (at - started) / 1000, sql]);
+          return callback.apply(this, results);
+        };
+      }
       return original.apply(this, args);
     };
   }
@@ -46,7 +60,10 @@ if (process.argv[1]?.endsWith('sqlite-trace.mjs')) {
   }
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${process.pid}.json`);
-  const dump = () => writeFileSync(file, JSON.stringify(Object.fromEntries([...counts].sort((a, b) => b[1] - a[1])), null, 1));
+  const dump = () => {
+    const slowest = slow.sort((a, b) => b[0] - a[0]).slice(0, 40).map(([ms, s, sql]) => [`slow: ${ms.toFixed(0)} ms at ${s.toFixed(1)} s: ${sql}`, 1]);
+    writeFileSync(file, JSON.stringify(Object.fromEntries([...[...counts].sort((a, b) => b[1] - a[1]), ...slowest]), null, 1));
+  };
   setInterval(dump, 1000).unref();
   process.on('exit', dump);
 }
