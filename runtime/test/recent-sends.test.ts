@@ -61,6 +61,16 @@ describe('recent sends', () => {
   });
 
   describe('receipts over a kept send', () => {
+    /** Runs `work` on a fresh store, with a context, an agent and its actor; counts the store's reads of a message. */
+    const withStore = async (work: (t: Awaited<ReturnType<typeof setup>>) => Promise<void>) => {
+      const t = await setup();
+      try {
+        await work(t);
+      } finally {
+        await t.store.close();
+        rmSync(t.dir, { recursive: true, force: true });
+      }
+    };
     const setup = async () => {
       const dir = mkdtempSync(join(tmpdir(), 'sb-receipts-'));
       const store = await openStore({ dataDir: dir });
@@ -81,9 +91,8 @@ describe('recent sends', () => {
     const statuses = async (store: Store) =>
       (await store.db.query<{ status: string }>("SELECT status FROM inbox_entries WHERE agent_id = 'receipts-1' ORDER BY seq")).map((r) => r.status);
 
-    it('applies each receipt without reading the message, with its inbox entry, and forgets it at its final status', async () => {
-      const { dir, store, reads, context, agent, actor } = await setup();
-      try {
+    it('applies each receipt without reading the message, with its inbox entry, and forgets it at its final status', () =>
+      withStore(async ({ store, reads, context, agent, actor }) => {
         await store.db.executeAll([store.messages.insertStatement(sent('SMK1'))]);
         context.recentSends.remember(actor, sent('SMK1'), Promise.resolve());
         await applyReceipt(context, store, actor, agent, receipt('SMK1', 'sent'));
@@ -92,15 +101,10 @@ describe('recent sends', () => {
         assert.equal((await store.messages.findOutbound('receipts-1', 'SMK1'))?.status, 'delivered');
         assert.deepEqual(await statuses(store), ['sent', 'delivered']);
         assert.equal(await context.recentSends.find(actor, 'SMK1'), undefined);
-      } finally {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    });
+      }));
 
-    it("a receipt that comes before the provider's answer is committed waits for the commit, and is not lost", async () => {
-      const { dir, store, reads, context, agent, actor } = await setup();
-      try {
+    it("a receipt that comes before the provider's answer is committed waits for the commit, and is not lost", () =>
+      withStore(async ({ store, reads, context, agent, actor }) => {
         await store.db.executeAll([store.messages.insertStatement({ ...sent('SMK4'), externalId: null })]);
         let commit!: () => void;
         const answered = new Promise<void>((resolve) => (commit = resolve)).then(() =>
@@ -113,15 +117,10 @@ describe('recent sends', () => {
         assert.deepEqual(reads, []);
         assert.equal((await store.messages.findOutbound('receipts-1', 'SMK4'))?.status, 'sent');
         assert.deepEqual(await statuses(store), ['sent']);
-      } finally {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    });
+      }));
 
-    it('adds no entry when the stored status moved on since (another writer), and still reads nothing', async () => {
-      const { dir, store, reads, context, agent, actor } = await setup();
-      try {
+    it('adds no entry when the stored status moved on since (another writer), and still reads nothing', () =>
+      withStore(async ({ store, reads, context, agent, actor }) => {
         await store.db.executeAll([store.messages.insertStatement(sent('SMK2'))]);
         context.recentSends.remember(actor, sent('SMK2'), Promise.resolve());
         // The reconciler (or another node) stored `sent` meanwhile; the kept copy still says `queued`.
@@ -132,25 +131,16 @@ describe('recent sends', () => {
         assert.deepEqual(reads, [], 'no read');
         assert.equal((await store.messages.findOutbound('receipts-1', 'SMK2'))?.status, 'delivered');
         assert.deepEqual(await statuses(store), ['delivered']);
-      } finally {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    });
+      }));
 
-    it('reads a message this process does not keep (sent from another node, or before a restart)', async () => {
-      const { dir, store, reads, context, agent, actor } = await setup();
-      try {
+    it('reads a message this process does not keep (sent from another node, or before a restart)', () =>
+      withStore(async ({ store, reads, context, agent, actor }) => {
         await store.db.executeAll([store.messages.insertStatement(sent('SMK3'))]);
         await applyReceipt(context, store, actor, agent, receipt('SMK3', 'delivered'));
         assert.deepEqual(reads, ['SMK3']);
         assert.deepEqual(await statuses(store), ['delivered']);
         await applyReceipt(context, store, actor, agent, receipt('SMK3', 'delivered'));
         assert.deepEqual(await statuses(store), ['delivered'], 'a repeat adds none');
-      } finally {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    });
+      }));
   });
 });
