@@ -3,9 +3,9 @@ import { UNSETTLED_STATUSES, type MessageRecord } from '../store/repositories/me
 
 /**
  * The messages an agent's actor sent from this process and that have no final status yet, by their
- * provider id: a provider's receipt for one is applied over it (the store's conditional write checks
- * its status is still the one kept here) instead of reading the message first. Kept with the actor,
- * so an agent that goes idle or to another node takes nothing stale along; at most `perAgent` each.
+ * provider id: a provider's receipt for one needs no read of the message (`applyReceipt`: its inbox
+ * entry is conditional on the stored status, not on the one kept here). Kept with the actor, so an
+ * agent that goes idle or to another node takes nothing along; at most `perAgent` each.
  */
 export class RecentSends {
   readonly #byActor = new WeakMap<AgentActor, Map<string, KeptSend>>();
