@@ -173,6 +173,8 @@ describe('MCP sessions: auth, replacement, fallback and shutdown', () => {
   it('a newer session replaces the older; the older one\'s close does not unregister the newer', async () => {
     const first = await connectMcp(t.url, 'sse', agent.securityToken, 'mcp-life');
     const second = await connectMcp(t.url, 'streamable', agent.securityToken, 'mcp-life');
+    // Live once its listening stream is open (announced by switchboard.waiting); until then a message waits.
+    await second.next('switchboard.waiting');
     await first.close().catch(() => undefined);
     await t.sim.inbound.sms({ agentId: 'mcp-life', from: CUSTOMER, to: agent.channels.sms!.address, body: 'to the newest' });
     const data = await second.next('switchboard.inbound', (d) => d.body === 'to the newest');
