@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 import type { OperationName, OperationRequest, OperationResponse } from '../protocol/operations.js';
 import { AgentActor } from './agent-actor.js';
 import { Continuation } from './continuation.js';
-import { AGENT_SUBJECT } from '../protocol/index.js';
+import { AGENT_SUBJECT, agentOperationsWildcard, operationOfAgentSubject } from '../protocol/index.js';
 
 /**
  * Subject prefix of agent operations: `sb.agent.<partition>.<operation>` with `{agentId, ...}` as
@@ -66,7 +66,7 @@ export class ActorSystem {
   /** Starts the idle sweeper and, unless `listen` is false (a cluster node subscribes per partition), takes every agent's operations. */
   start({ listen = true }: { listen?: boolean } = {}): void {
     if (listen) {
-      this.#subscription = this.options.bus.subscribe(`${AGENT_SUBJECT}.*.*`, (data, subject) => this.dispatch(operationOf(subject), data), {
+      this.#subscription = this.options.bus.subscribe(agentOperationsWildcard(), (data, subject) => this.dispatch(operationOfAgentSubject(subject), data), {
         queue: 'runtime',
       });
     }
@@ -146,9 +146,4 @@ export class ActorSystem {
     });
     return turn.then((result) => (result instanceof Continuation ? result.run() : result));
   }
-}
-
-/** The operation named by the last token of an agent subject. */
-function operationOf(subject: string): string {
-  return subject.slice(subject.lastIndexOf('.') + 1);
 }

@@ -55,6 +55,21 @@ export function agentSubject(partition: number, operation: string): string {
   return `${AGENT_SUBJECT}.${partition}.${operation}`;
 }
 
+/** `sb.agent.*.*`: every agent operation of every partition (embedded, one process serves them all). */
+export function agentOperationsWildcard(): string {
+  return `${AGENT_SUBJECT}.*.*`;
+}
+
+/** `sb.agent.<partition>.*`: every operation of one partition (the node holding it listens). */
+export function partitionOperationsWildcard(partition: number): string {
+  return `${AGENT_SUBJECT}.${partition}.*`;
+}
+
+/** The operation an `sb.agent.<partition>.<operation>` subject names. */
+export function operationOfAgentSubject(subject: string): string {
+  return subject.slice(subject.lastIndexOf('.') + 1);
+}
+
 /**
  * The subject a gateway holding an agent's live MCP session listens on; runtime nodes deliver to it
  * by request (no responders: no live session anywhere).
@@ -76,6 +91,11 @@ export function inboxSubject(agentId: string): string {
   return `${INBOX_SUBJECT}.${agentToken(agentId)}`;
 }
 
+/** `sb.inbox.*`: every agent's inbox announcements. */
+export function inboxWildcard(): string {
+  return `${INBOX_SUBJECT}.*`;
+}
+
 /** The agent an `sb.inbox.<agentId>` subject names (agent ids never hold `~`, so the token reverses exactly). */
 export function agentOfInboxSubject(subject: string): string {
   return subject.slice(INBOX_SUBJECT.length + 1).replaceAll('~', '.');
@@ -89,4 +109,62 @@ export function presenceSubject(gateway: string): string {
 /** `sb.presence.sync.<gateway>`: where a gateway answers with its whole list. */
 export function presenceSyncSubject(gateway: string): string {
   return `${PRESENCE_SUBJECT}.sync.${gateway}`;
+}
+
+/** `sb.presence.*`: every gateway's presence notes (not `sb.presence.sync.<gateway>`, which has one token more). */
+export function presenceWildcard(): string {
+  return `${PRESENCE_SUBJECT}.*`;
+}
+
+/** The gateway an `sb.presence.<gateway>` subject names. */
+export function gatewayOfPresenceSubject(subject: string): string {
+  return subject.slice(PRESENCE_SUBJECT.length + 1);
+}
+
+/** `sb.events.<name>`: where runtime nodes publish the event `name`. */
+export function eventSubject(name: string): string {
+  return `${EVENT_SUBJECT}.${name}`;
+}
+
+/** `sb.events.*`: every forwarded event. */
+export function eventWildcard(): string {
+  return `${EVENT_SUBJECT}.*`;
+}
+
+/** The event an `sb.events.<name>` subject names. */
+export function eventOfSubject(subject: string): string {
+  return subject.slice(EVENT_SUBJECT.length + 1);
+}
+
+/** `<prefix>.<kind>` (default `sb.work.<kind>`): where work items of `kind` are stored. */
+export function workSubject(kind: string, prefix = WORK_SUBJECT_PREFIX): string {
+  return `${prefix}.${kind}`;
+}
+
+/** `<prefix>.>` (default `sb.work.>`): the subjects of the work stream. */
+export function workStreamSubjects(prefix = WORK_SUBJECT_PREFIX): string {
+  return `${prefix}.>`;
+}
+
+/**
+ * `_INBOX_<role>`: the inbox prefix of a role's connections, so that NATS can let a gateway read its
+ * replies and not a runtime node's (deploy/nats/switchboard-accounts.conf).
+ */
+export function roleInboxPrefix(role: 'gateway' | 'node'): string {
+  return `_INBOX_${role}`;
+}
+
+/** `<inbox>.<token>`: where the reply to one request comes, under a connection's reply inbox. */
+export function replySubject(inbox: string, token: string): string {
+  return `${inbox}.${token}`;
+}
+
+/** `<inbox>.*`: every reply to a connection's requests. */
+export function repliesWildcard(inbox: string): string {
+  return `${inbox}.*`;
+}
+
+/** The request token a reply subject `<inbox>.<token>` names. */
+export function tokenOfReplySubject(inbox: string, subject: string): string {
+  return subject.slice(inbox.length + 1);
 }
