@@ -20,11 +20,13 @@ export function openScenarioScope(name: string, settings: LoadSettings, { short 
     connections: settings.connections,
     short,
     gateway(options = {}) {
-      const key = options.adapter ?? 'auto';
+      // A scenario that names no adapter runs on the one HTTP_ADAPTER names (`HTTP_ADAPTER=node npm run bench`).
+      const adapter = options.adapter ?? defaultAdapter();
+      const key = adapter ?? 'auto';
       let gateway = gateways.get(key);
       if (!gateway) {
         log(`starting the real server (embedded, demo mode, fresh data dir, HTTP_ADAPTER=${key})`);
-        gateway = startGatewayProcess(options);
+        gateway = startGatewayProcess({ adapter });
         gateways.set(key, gateway);
         const started = gateway;
         cleanups.push(async () => (await started.catch(() => undefined))?.stop());
@@ -49,4 +51,11 @@ export function openScenarioScope(name: string, settings: LoadSettings, { short 
       }
     },
   };
+}
+
+function defaultAdapter(): 'uws' | 'node' | undefined {
+  const named = process.env.HTTP_ADAPTER;
+  if (named === undefined || named === '' || named === 'auto') return undefined;
+  if (named === 'uws' || named === 'node') return named;
+  throw new Error(`HTTP_ADAPTER=${named}: use uws, node or auto`);
 }

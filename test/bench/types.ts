@@ -148,7 +148,7 @@ export interface BenchContext {
   readonly connections: number;
   /** The gate's short run (`npm run bench -- check`): measure only the rows its figures read, at the smallest size that gives them. */
   readonly short: boolean;
-  /** Starts the real server on first call (in its own process) and returns it; the harness stops it. One per `adapter` (HTTP_ADAPTER; default auto). */
+  /** Starts the real server on first call (in its own process) and returns it; the harness stops it. One per `adapter` (default: the HTTP_ADAPTER environment variable, else auto). */
   gateway(options?: { adapter?: 'uws' | 'node' }): Promise<GatewayUnderTest>;
   /** Warms up, then runs autocannon against `spec` for the run's duration, with progress on stderr. */
   load(spec: LoadSpec): Promise<Measurement>;
