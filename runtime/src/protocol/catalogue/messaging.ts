@@ -1,0 +1,57 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Agent, AgentOnly, Channel, InboundWebhookSchema, ReconcileResponseSchema, WebhookAnswerSchema, entries } from './shapes.js';
+
+/** Messages: sending, resuming and reconciling sends, inbound webhooks, dead letters. */
+
+const IdempotencySlotSchema = Type.Object({ scope: Type.String(), key: Type.String(), requestHash: Type.String() });
+
+const SendRequestSchema = Type.Object({
+  /** With `to`; or, with `conversationId`, the channel to reply on (absent: the one last used). */
+  channel: Type.Optional(Channel),
+  to: Type.Optional(Type.String()),
+  /** Instead of `to`: reply in this conversation, to its counterpart's address on the channel. */
+  conversationId: Type.Optional(Type.String()),
+  body: Type.String(),
+  subject: Type.Optional(Type.String()),
+  html: Type.Optional(Type.String()),
+  mediaUrls: Type.Optional(Type.Array(Type.String())),
+  /** The gateway's Idempotency-Key slot: the answer is recorded in the commit that stores the provider's result. */
+  idempotency: Type.Optional(IdempotencySlotSchema),
+});
+
+const SendResponseSchema = Type.Object({
+  success: Type.Literal(true),
+  messageId: Type.String(),
+  externalId: Type.String(),
+  status: Type.String(),
+  channel: Channel,
+  from: Type.String(),
+  to: Type.String(),
+  cost: Type.Number(),
+});
+
+/** A send another node started and may not have finished (its node died during the provider call). */
+const ResumeSendRequestSchema = Type.Object({ ...Agent, messageId: Type.String() });
+
+const ResumeSendResponseSchema = Type.Object({
+  /** `in_flight`: the node holding the agent is still at it; `settled`: nothing was left to do. */
+  outcome: Type.Union([Type.Literal('in_flight'), Type.Literal('settled'), Type.Literal('sent'), Type.Literal('adopted'), Type.Literal('failed')]),
+});
+
+export const MESSAGING_ENTRIES = entries({
+  send: { request: Type.Composite([AgentOnly, SendRequestSchema]), answer: SendResponseSchema, mailbox: true, tenure: true },
+  resumeSend: { request: ResumeSendRequestSchema, answer: ResumeSendResponseSchema, mailbox: true, tenure: true },
+  reconcile: { request: Type.Object({ ...Agent, messageId: Type.String() }), answer: ReconcileResponseSchema, mailbox: true, tenure: true },
+  /** A provider's message or receipt for the agent: stored after a turn that loads the agent; its writes carry no tenure. */
+  inbound: { request: Type.Composite([AgentOnly, InboundWebhookSchema]), answer: WebhookAnswerSchema, mailbox: false, tenure: false },
+  takeWaiting: {
+    request: Type.Object({ ...Agent, channel: Type.Optional(Channel), limit: Type.Integer({ minimum: 1 }) }),
+    answer: Type.Object({ messages: Type.Array(Type.Object({ id: Type.String(), channel: Channel, body: Type.String() })), count: Type.Integer() }),
+    mailbox: true,
+    tenure: false,
+  },
+});
+
+export type SendRequest = Static<typeof SendRequestSchema>;
+export type SendResponse = Static<typeof SendResponseSchema>;
+export type ResumeSendRequest = Static<typeof ResumeSendRequestSchema>;
