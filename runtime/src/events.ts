@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Channel } from '@switchboard/sdk';
 import type { Bus, Subscription } from './bus/bus.js';
-import { EVENT_SUBJECT } from './protocol/index.js';
+import { eventOfSubject, eventSubject, eventWildcard } from './protocol/index.js';
 
 /** What the runtime reports as it works; the gateway turns these into metrics. */
 export interface RuntimeEventMap {
@@ -42,7 +42,7 @@ export function forwardEvents(events: RuntimeEvents, bus: Bus): void {
   for (const name of FORWARDED_EVENTS) {
     events.on(name, (payload: RuntimeEventMap[ForwardedEvent][0]) => {
       try {
-        bus.publish(`${EVENT_SUBJECT}.${name}`, payload);
+        bus.publish(eventSubject(name), payload);
       } catch {
         // The bus is closing: metrics of this moment are lost, nothing else.
       }
@@ -54,9 +54,9 @@ export function forwardEvents(events: RuntimeEvents, bus: Bus): void {
 export function receiveEvents(events: RuntimeEvents, bus: Bus): Subscription {
   const known = new Set<string>(FORWARDED_EVENTS);
   return bus.subscribe(
-    `${EVENT_SUBJECT}.*`,
+    eventWildcard(),
     (payload, subject) => {
-      const name = subject.slice(EVENT_SUBJECT.length + 1);
+      const name = eventOfSubject(subject);
       if (known.has(name)) (events.emit as (name: string, payload: unknown) => boolean)(name, payload);
     },
     { queue: 'events' },

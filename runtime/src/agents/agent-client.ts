@@ -1,9 +1,9 @@
 import { hasErrorCode } from '@switchboard/sdk';
 import type { Bus } from '../bus/bus.js';
-import { AGENT_SUBJECT } from '../actors/actor-system.js';
 import { DEFAULT_PARTITIONS, partitionOf } from '../cluster/partitions.js';
 import { newSigningSecret } from '../provisioning/provisioner.js';
 import { hashToken, newToken, type SecretBox } from '../secrets.js';
+import { agentSubject } from '../protocol/index.js';
 import { checkResponse, type CallbackUrlResult, type OperationInput, type OperationName, type OperationResponse, type ProvisionResult } from '../protocol/operations.js';
 
 /**
@@ -75,7 +75,7 @@ export class AgentClient {
 
   /** Runs any operation the actors answer, unchecked (the actor system's own tests use operations of their own). */
   async request(operation: string, agentId: string, payload: object = {}, { timeoutMs = READS.has(operation) ? READ_TIMEOUT_MS : this.timeoutMs }: CallOptions = {}): Promise<unknown> {
-    const subject = `${AGENT_SUBJECT}.${partitionOf(agentId, this.#partitions)}.${operation}`;
+    const subject = agentSubject(partitionOf(agentId, this.#partitions), operation);
     const deadline = Date.now() + this.#retryMs;
     for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
       try {

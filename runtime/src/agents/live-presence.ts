@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Bus, Subscription } from '../bus/bus.js';
-import { PRESENCE_SUBJECT, presenceSubject, presenceSyncSubject } from '../protocol/index.js';
+import { gatewayOfPresenceSubject, presenceSubject, presenceSyncSubject, presenceWildcard } from '../protocol/index.js';
 
 /** What a gateway publishes on its presence subject: a change (numbered) or a beat carrying the last number. */
 type PresenceNote = { seq: number; agentId: string; live: boolean } | { seq: number; beat: true };
@@ -96,8 +96,8 @@ export class PresenceFollower {
   ) {
     this.#beatMs = beatMs;
     this.#sureAfter = Date.now() + SURE_AFTER_BEATS * beatMs;
-    this.#subscription = bus.subscribe(`${PRESENCE_SUBJECT}.*`, (note, subject) => {
-      this.#heard(subject.slice(PRESENCE_SUBJECT.length + 1), note as PresenceNote);
+    this.#subscription = bus.subscribe(presenceWildcard(), (note, subject) => {
+      this.#heard(gatewayOfPresenceSubject(subject), note as PresenceNote);
     });
   }
 

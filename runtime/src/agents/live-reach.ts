@@ -1,6 +1,6 @@
 import { ErrorCodes, hasErrorCode, SwitchboardError } from '@switchboard/sdk';
 import type { Bus, Subscription } from '../bus/bus.js';
-import { agentOfInboxSubject, inboxSubject, INBOX_SUBJECT, liveSubject, turnSubject } from '../protocol/index.js';
+import { agentOfInboxSubject, inboxSubject, inboxWildcard, liveSubject, turnSubject } from '../protocol/index.js';
 import type { AgentEvent, TurnCall } from '../protocol/live.js';
 import { PresenceAnnouncer, PresenceFollower, type PresenceTiming } from './live-presence.js';
 
@@ -203,7 +203,7 @@ export class NatsLiveReach implements LiveReach {
   followInboxes(listener: (agentId: string) => void): () => void {
     const entry = (agentId: string) => listener(agentId);
     this.#inboxListeners.add(entry);
-    this.#inboxes ??= this.bus.subscribe(`${INBOX_SUBJECT}.*`, (_data, subject) => tell(this.#inboxListeners, agentOfInboxSubject(subject)));
+    this.#inboxes ??= this.bus.subscribe(inboxWildcard(), (_data, subject) => tell(this.#inboxListeners, agentOfInboxSubject(subject)));
     return () => {
       if (!this.#inboxListeners.delete(entry) || this.#inboxListeners.size > 0) return;
       this.#inboxes?.unsubscribe();

@@ -1,6 +1,7 @@
 import { PermissionViolationError, connect, createInbox, type ConnectionOptions, type Msg, type NatsConnection, type Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { ErrorCodes, SwitchboardError, fromErrorPayload, toErrorPayload, type ErrorPayload } from '@switchboard/sdk';
 import type { Bus, BusHandler, RequestOptions, SubscribeOptions, Subscription } from './bus.js';
+import { repliesWildcard, replySubject, tokenOfReplySubject } from '../protocol/index.js';
 
 type Reply = { ok: true; data: unknown } | { ok: false; error: ErrorPayload & { retryAfter?: number } };
 
@@ -20,7 +21,7 @@ export class NatsBus implements Bus {
   /** Each request waiting for its reply, by the last token of its reply subject. */
   readonly #pending = new Map<string, PendingRequest>();
   readonly #subscriptions = new Set<NatsSubscription>();
-  /** Where replies come: `<inbox>.<token>`, under the connection's inbox prefix (the role's, see cluster-mode). */
+  /** Where replies come: `<inbox>.<token>`, `<inbox>` under the connection's inbox prefix (the role's, see cluster-mode). */
   readonly #inbox: string;
   readonly #replies: NatsSubscription;
   #nextToken = 0;
@@ -28,8 +29,8 @@ export class NatsBus implements Bus {
   private constructor(readonly connection: NatsConnection) {
     // The status stream ends, or throws ClosedConnectionError, when the connection closes.
     this.#followStatus().catch(() => undefined);
-    this.#inbox = `${createInbox((connection as { options?: ConnectionOptions }).options?.inboxPrefix)}.`;
-    this.#replies = connection.subscribe(`${this.#inbox}*`, {
+    this.#inbox = createInbox((connection as { options?: ConnectionOptions }).options?.inboxPrefix);
+    this.#replies = connection.subscribe(repliesWildcard(this.#inbox), {
       callback: (err, msg) => {
         if (!err) this.#reply(msg);
       },
@@ -86,7 +87,7 @@ export class NatsBus implements Bus {
       const timer = setTimeout(() => this.#fail(token, new SwitchboardError(ErrorCodes.TIMEOUT, `No reply on ${subject} within ${timeoutMs} ms.`, { retryable: true })), timeoutMs);
       this.#pending.set(token, { subject, resolve: resolve as (data: unknown) => void, reject, timer });
       try {
-        this.connection.publish(subject, encode(data), { reply: `${this.#inbox}${token}` });
+        this.connection.publish(subject, encode(data), { reply: replySubject(this.#inbox, token) });
       } catch (err) {
         this.#fail(token, new SwitchboardError(ErrorCodes.UNAVAILABLE, `The bus could not carry the request on ${subject}: ${(err as Error)?.message ?? err}.`, { retryable: true, cause: err }));
       }
@@ -95,7 +96,7 @@ export class NatsBus implements Bus {
 
   /** A reply, or the server's no-responders status (no data, code 503): nobody listens on the subject. */
   #reply(msg: Msg): void {
-    const token = msg.subject.slice(this.#inbox.length);
+    const token = tokenOfReplySubject(this.#inbox, msg.subject);
     const request = this.#pending.get(token);
     if (!request) return;
     if (msg.data.length === 0 && msg.headers?.code === 503) {

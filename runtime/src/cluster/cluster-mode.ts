@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { NatsBus } from '../bus/nats-bus.js';
+import { roleInboxPrefix } from '../protocol/index.js';
 import type { Settings } from '../settings/schema.js';
 import { natsConnectionOptions } from './nats-connection.js';
 
@@ -26,7 +27,7 @@ export function clusterNodeId(settings: Settings): string {
  * gateway read its replies and not a runtime node's (deploy/nats/switchboard-accounts.conf).
  */
 export function connectClusterBus(settings: Settings, nodeId: string, role: ClusterRole): Promise<NatsBus> {
-  return NatsBus.connect({ ...natsConnectionOptions(settings), name: `switchboard-${nodeId}`, inboxPrefix: `_INBOX_${role}` });
+  return NatsBus.connect({ ...natsConnectionOptions(settings), name: `switchboard-${nodeId}`, inboxPrefix: roleInboxPrefix(role) });
 }
 
 /** The live and turn subjects live with the rest of the wire, in protocol/. */

@@ -6,7 +6,7 @@ import type { TenureRepository } from '../store/repositories/tenures.js';
 import { tenureLost, type Tenure, type TenureRecord } from '../tenure.js';
 import { PartitionLeases, type LeaseEnd } from './partition-leases.js';
 import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js';
-import { AGENT_SUBJECT, PARTITION_PROBE, agentSubject } from '../protocol/index.js';
+import { PARTITION_PROBE, agentSubject, operationOfAgentSubject, partitionOperationsWildcard } from '../protocol/index.js';
 
 /**
  * The actors a node serves its partitions' agents with (actors/actor-system.ts `ActorSystem`), as far as
@@ -222,7 +222,7 @@ export class PartitionedActors {
     this.#subscriptions.get(partition)?.unsubscribe();
     this.#subscriptions.set(
       partition,
-      this.options.bus.subscribe(`${AGENT_SUBJECT}.${partition}.*`, (data, subject) => this.serve(partition, subject.slice(subject.lastIndexOf('.') + 1), data), {
+      this.options.bus.subscribe(partitionOperationsWildcard(partition), (data, subject) => this.serve(partition, operationOfAgentSubject(subject), data), {
         queue: 'runtime',
       }),
     );

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { roleInboxPrefix } from '../protocol/index.js';
 import { freePort, startNatsServer, type TestNatsServer } from './nats-server.js';
 import { createTestTls, type TestTls } from './test-tls.js';
 
@@ -105,7 +106,7 @@ export async function startSecureNats(options: { count?: 1 | 3 } = {}): Promise<
       user: role,
       pass: passwords[role],
       tls: { caFile: tls.caFile, certFile: tls.certFile, keyFile: tls.keyFile },
-      inboxPrefix: role === 'runtime' ? '_INBOX_node' : role === 'gateway' ? '_INBOX_gateway' : '_INBOX',
+      ...(role === 'admin' ? {} : { inboxPrefix: roleInboxPrefix(role === 'runtime' ? 'node' : 'gateway') }),
       ...(o.name ? { name: o.name } : {}),
     });
   await waitForJetStream(() => connectAs('admin'));

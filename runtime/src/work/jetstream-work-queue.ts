@@ -14,7 +14,7 @@ import {
 } from '@nats-io/jetstream';
 import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import { WORK_STREAM, WORK_SUBJECT_PREFIX } from '../protocol/index.js';
+import { WORK_STREAM, workStreamSubjects, workSubject } from '../protocol/index.js';
 import type { Logger } from '../logger.js';
 import { checkToken } from './in-process-work-queue.js';
 import { RetryLater, delayAfter, retryDelayOf, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work-queue.js';
@@ -211,7 +211,7 @@ export class JetStreamWorkQueue implements WorkQueue {
     this.#jsm = await jetstreamManager(this.options.connection);
     const config = {
       name: this.stream,
-      subjects: [`${this.#prefix()}.>`],
+      subjects: [workStreamSubjects(this.options.subjectPrefix)],
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
       duplicate_window: nanos(this.options.duplicateWindowMs ?? 120_000),
@@ -231,11 +231,7 @@ export class JetStreamWorkQueue implements WorkQueue {
     }
   }
 
-  #prefix(): string {
-    return this.options.subjectPrefix ?? WORK_SUBJECT_PREFIX;
-  }
-
   #subject(kind: string): string {
-    return `${this.#prefix()}.${kind}`;
+    return workSubject(kind, this.options.subjectPrefix);
   }
 }
