@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { eventually, eventuallyPasses } from '../src/testing/eventually.js';
+
+describe('eventually', () => {
+  it('resolves with the first truthy value, trying again after falsy ones and throws', async () => {
+    let tries = 0;
+    const value = await eventually(() => {
+      tries++;
+      if (tries === 1) throw new Error('not ready');
+      return tries < 4 ? undefined : { tries };
+    }, { intervalMs: 1 });
+    assert.deepEqual(value, { tries: 4 });
+  });
+
+  it('awaits an async check', async () => {
+    let n = 0;
+    assert.equal(await eventually(async () => (++n >= 3 ? `n=${n}` : ''), { intervalMs: 1 }), 'n=3');
+  });
+
+  it('times out with the message, the time waited and the last value', async () => {
+    const started = Date.now();
+    await assert.rejects(eventually(() => 0, { timeoutMs: 150, intervalMs: 10, message: 'the count to reach 3' }), (err: Error) => {
+      assert.match(err.message, /^Timed out after \d+ ms \(\d+ tries\) waiting for the count to reach 3; last try returned 0$/);
+      assert.ok(Number(/after (\d+) ms/.exec(err.message)![1]) >= 150, err.message);
+      return true;
+    });
+    assert.ok(Date.now() - started < 5000, 'gave up near its time-out');
+  });
+
+  it("times out naming the last try's error, kept as the cause", async () => {
+    const cause = new Error('connection refused');
+    await assert.rejects(eventually(() => Promise.reject(cause), { timeoutMs: 50 }), (err: Error) => {
+      assert.match(err.message, /waiting for the check; last try threw: connection refused$/);
+      assert.equal(err.cause, cause);
+      return true;
+    });
+  });
+
+  it('gives up at the deadline even when a try never settles', async () => {
+    const started = Date.now();
+    await assert.rejects(eventually(() => new Promise<boolean>(() => undefined), { timeoutMs: 100, message: 'a hung check' }), /a hung check; no try finished in time/);
+    assert.ok(Date.now() - started < 5000);
+  });
+});
+
+describe('eventuallyPasses', () => {
+  it('retries an async assertion until it passes, and resolves with what the check returned', async () => {
+    let n = 0;
+    const got = await eventuallyPasses(
+      async () => {
+        n++;
+        assert.equal(n, 3);
+        return 'passed';
+      },
+      { intervalMs: 1 },
+    );
+    assert.equal(got, 'passed');
+    assert.equal(n, 3);
+  });
+
+  it('passes on a check that returns nothing', async () => {
+    assert.equal(await eventuallyPasses(() => undefined), undefined);
+  });
+
+  it("times out with the last assertion's message", async () => {
+    await assert.rejects(eventuallyPasses(() => assert.deepEqual([1, 2], [1, 3]), { timeoutMs: 60, message: 'the list' }), (err: Error) => {
+      assert.match(err.message, /waiting for the list; last try threw: Expected values to be strictly deep-equal/);
+      assert.equal((err.cause as Error).name, 'AssertionError');
+      return true;
+    });
+  });
+});
