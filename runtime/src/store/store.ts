@@ -10,6 +10,8 @@ import { LimitsRepository } from './repositories/limits.js';
 import { DeadLetterRepository } from './repositories/dead-letters.js';
 import { MessageRepository } from './repositories/messages.js';
 import { OptOutRepository } from './repositories/opt-outs.js';
+import { DoNotContactRepository } from './repositories/do-not-contact.js';
+import { ConsentRepository } from './repositories/consents.js';
 import { UsageRepository } from './repositories/usage.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { ConversationRepository } from './repositories/conversations.js';
@@ -33,6 +35,8 @@ export class Store {
   readonly deadLetters: DeadLetterRepository;
   readonly usage: UsageRepository;
   readonly optOuts: OptOutRepository;
+  readonly doNotContact: DoNotContactRepository;
+  readonly consents: ConsentRepository;
   readonly calls: CallRepository;
   readonly limits: LimitsRepository;
   readonly tenures: TenureRepository;
@@ -53,6 +57,8 @@ export class Store {
     this.deadLetters = new DeadLetterRepository(db);
     this.usage = new UsageRepository(db);
     this.optOuts = new OptOutRepository(db);
+    this.doNotContact = new DoNotContactRepository(db);
+    this.consents = new ConsentRepository(db);
     this.calls = new CallRepository(db);
     this.limits = new LimitsRepository(db);
     this.tenures = new TenureRepository(db);

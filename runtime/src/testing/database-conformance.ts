@@ -13,6 +13,7 @@ import type { DeadLetter } from '../store/repositories/dead-letters.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
 import { describeAgentRecordCases } from './agent-record-conformance.js';
+import { describeContactPolicyCases } from './contact-policy-conformance.js';
 import { inbound, nodesOf, type DatabaseUnderTest } from './conformance-nodes.js';
 
 export type { DatabaseUnderTest } from './conformance-nodes.js';
@@ -428,6 +429,7 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
     });
 
     describeAgentRecordCases(withNodes);
+    describeContactPolicyCases(withNodes);
   });
 }
 

@@ -1,0 +1,91 @@
+import { newId } from '../../ids.js';
+import type { Database } from '../database.js';
+
+/** The scope of an entry every agent of the operator honours. */
+export const OPERATOR_SCOPE = '*';
+
+/** Where a do-not-contact entry (or its removal) came from. */
+export type ContactBlockSource = 'sms-stop' | 'whatsapp-opt-out' | 'email-unsubscribe' | 'complaint' | 'agent' | 'admin' | 'import';
+
+/** An address no agent in its scope may contact. */
+export interface ContactBlock {
+  readonly address: string;
+  /** `*` for every agent of the operator, else the one agent's id. */
+  readonly scope: string;
+  readonly source: ContactBlockSource;
+  readonly reason: string | null;
+  /** Who added it: `admin:<name>`, `agent:<id>`, `contact` (the person themselves), `import`. */
+  readonly actor: string;
+  readonly createdAt: string;
+}
+
+/** One addition or removal, as the log keeps it. */
+export interface ContactBlockChange extends Omit<ContactBlock, 'createdAt'> {
+  readonly action: 'added' | 'removed';
+  readonly at: string;
+}
+
+interface BlockRow {
+  address: string;
+  scope: string;
+  source: ContactBlockSource;
+  reason: string | null;
+  actor: string;
+  created_at: string;
+}
+
+const toBlock = (row: BlockRow): ContactBlock => ({ address: row.address, scope: row.scope, source: row.source, reason: row.reason, actor: row.actor, createdAt: row.created_at });
+
+/** The do-not-contact list and its log: every entry has its source and time; every removal its actor and reason. */
+export class DoNotContactRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Adds an entry (false when the address was already listed in that scope); the log records it either way it changes. */
+  add(block: Omit<ContactBlock, 'createdAt'>, at = new Date()): Promise<boolean> {
+    const when = at.toISOString();
+    return this.db.transaction(async (tx) => {
+      const { changes } = await tx.execute(
+        'INSERT INTO contact_blocks (address, scope, source, reason, actor, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (address, scope) DO NOTHING',
+        [block.address, block.scope, block.source, block.reason, block.actor, when],
+      );
+      if (changes === 0) return false;
+      await tx.execute(LOG_INSERT, [newId('dnc'), block.address, block.scope, 'added', block.source, block.reason, block.actor, when]);
+      return true;
+    });
+  }
+
+  /** Removes an entry, recording who and why (false when there was none). */
+  remove(change: { address: string; scope: string; source: ContactBlockSource; reason: string | null; actor: string }, at = new Date()): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const { changes } = await tx.execute('DELETE FROM contact_blocks WHERE address = ? AND scope = ?', [change.address, change.scope]);
+      if (changes === 0) return false;
+      await tx.execute(LOG_INSERT, [newId('dnc'), change.address, change.scope, 'removed', change.source, change.reason, change.actor, at.toISOString()]);
+      return true;
+    });
+  }
+
+  /** The entry that keeps `agentId` from `address`: the operator's, else the agent's own. */
+  async blocking(address: string, agentId: string): Promise<ContactBlock | undefined> {
+    const rows = await this.db.query<BlockRow>('SELECT * FROM contact_blocks WHERE address = ? AND scope IN (?, ?) ORDER BY scope', [address, OPERATOR_SCOPE, agentId]);
+    return rows[0] && toBlock(rows[0]);
+  }
+
+  /** Entries in address order after `after`, in one scope or all. */
+  async list({ scope, after = '', limit = 100 }: { scope?: string; after?: string; limit?: number } = {}): Promise<ContactBlock[]> {
+    const rows = scope
+      ? await this.db.query<BlockRow>('SELECT * FROM contact_blocks WHERE scope = ? AND address > ? ORDER BY address LIMIT ?', [scope, after, limit])
+      : await this.db.query<BlockRow>('SELECT * FROM contact_blocks WHERE address > ? ORDER BY address, scope LIMIT ?', [after, limit]);
+    return rows.map(toBlock);
+  }
+
+  /** Every addition and removal for an address, oldest first. */
+  async history(address: string): Promise<ContactBlockChange[]> {
+    const rows = await this.db.query<Omit<BlockRow, 'created_at'> & { action: 'added' | 'removed'; at: string }>(
+      'SELECT address, scope, action, source, reason, actor, at FROM contact_block_log WHERE address = ? ORDER BY at, id',
+      [address],
+    );
+    return rows.map((row) => ({ address: row.address, scope: row.scope, action: row.action, source: row.source, reason: row.reason, actor: row.actor, at: row.at }));
+  }
+}
+
+const LOG_INSERT = 'INSERT INTO contact_block_log (id, address, scope, action, source, reason, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { OPERATOR_SCOPE } from '../store/repositories/do-not-contact.js';
+import type { WithNodes } from './conformance-nodes.js';
+
+const PERSON = '+14155550123';
+
+/** The do-not-contact list and consent records, as every database must keep them. */
+export function describeContactPolicyCases(withNodes: WithNodes): void {
+  it('do-not-contact: an entry per scope with its source, one added at once by two nodes, and a log of every change', async () => {
+    await withNodes(2, async ([a, b]) => {
+      const entry = { address: PERSON, scope: 'agent-a', source: 'sms-stop', reason: null, actor: 'contact' } as const;
+      const added = await Promise.all([a!.doNotContact.add(entry), b!.doNotContact.add(entry)]);
+      assert.deepEqual(added.sort(), [false, true], 'one of the two adds it');
+      assert.equal((await a!.doNotContact.blocking(PERSON, 'agent-a'))?.source, 'sms-stop');
+      assert.equal(await a!.doNotContact.blocking(PERSON, 'agent-b'), undefined, 'another agent is not kept from it');
+      await b!.doNotContact.add({ ...entry, scope: OPERATOR_SCOPE, source: 'admin', reason: 'asked by phone', actor: 'admin:ops' });
+      assert.equal((await a!.doNotContact.blocking(PERSON, 'agent-b'))?.scope, OPERATOR_SCOPE, 'the operator\'s entry keeps every agent');
+      assert.equal((await a!.doNotContact.list({ scope: 'agent-a' })).length, 1);
+      assert.equal((await a!.doNotContact.list()).length, 2);
+      assert.equal(await a!.doNotContact.remove({ address: PERSON, scope: OPERATOR_SCOPE, source: 'admin', reason: 'entered by mistake', actor: 'admin:ops' }), true);
+      assert.equal(await a!.doNotContact.remove({ address: PERSON, scope: OPERATOR_SCOPE, source: 'admin', reason: 'again', actor: 'admin:ops' }), false);
+      const history = await b!.doNotContact.history(PERSON);
+      assert.deepEqual(
+        history.map((h) => [h.action, h.scope, h.actor, h.reason]),
+        [
+          ['added', 'agent-a', 'contact', null],
+          ['added', OPERATOR_SCOPE, 'admin:ops', 'asked by phone'],
+          ['removed', OPERATOR_SCOPE, 'admin:ops', 'entered by mistake'],
+        ],
+      );
+    });
+  });
+
+  it('consents: recorded, checked per kind and scope, revoked with the row kept, and recorded again', async () => {
+    await withNodes(1, async ([store]) => {
+      const consents = store!.consents;
+      assert.equal(await consents.current(PERSON, 'agent-a', 'automated-call'), undefined);
+      await consents.record({ address: PERSON, scope: 'agent-a', kind: 'automated-call', source: 'web-form', evidence: 'form 7 at 10:02' }, new Date('2026-11-01T10:02:00Z'));
+      assert.equal((await consents.current(PERSON, 'agent-a', 'automated-call'))?.evidence, 'form 7 at 10:02');
+      assert.equal(await consents.current(PERSON, 'agent-a', 'marketing'), undefined, 'another kind is not given');
+      assert.equal(await consents.current(PERSON, 'agent-b', 'automated-call'), undefined, 'another agent does not have it');
+      assert.equal(await consents.revoke(PERSON, 'agent-a', 'automated-call'), true);
+      assert.equal(await consents.revoke(PERSON, 'agent-a', 'automated-call'), false, 'nothing live to revoke');
+      assert.equal(await consents.current(PERSON, 'agent-a', 'automated-call'), undefined);
+      const [kept] = await consents.forAddress(PERSON, 'agent-a');
+      assert.ok(kept?.revokedAt, 'the revoked record is kept');
+      await consents.record({ address: PERSON, scope: OPERATOR_SCOPE, kind: 'automated-call', source: 'call', evidence: 'call-1' });
+      assert.equal((await consents.current(PERSON, 'agent-b', 'automated-call'))?.scope, OPERATOR_SCOPE, 'the operator\'s consent serves every agent');
+      await consents.record({ address: PERSON, scope: 'agent-a', kind: 'automated-call', source: 'sms-keyword', evidence: 'YES' });
+      assert.equal((await consents.current(PERSON, 'agent-a', 'automated-call'))?.revokedAt, null, 'recording again renews it');
+    });
+  });
+}
