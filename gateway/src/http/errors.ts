@@ -9,6 +9,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [ErrorCodes.SIGNATURE_INVALID]: 403,
   [ErrorCodes.CHANNEL_BLOCKED]: 403,
   [ErrorCodes.RECIPIENT_OPTED_OUT]: 403,
+  [ErrorCodes.OUTSIDE_CALLING_HOURS]: 403,
+  [ErrorCodes.CONSENT_REQUIRED]: 403,
   [ErrorCodes.NOT_FOUND]: 404,
   [ErrorCodes.METHOD_NOT_ALLOWED]: 405,
   [ErrorCodes.CONFLICT]: 409,

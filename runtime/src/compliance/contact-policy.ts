@@ -1,0 +1,96 @@
+import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
+import type { ConsentKind, ConsentRepository } from '../store/repositories/consents.js';
+import type { DoNotContactRepository } from '../store/repositories/do-not-contact.js';
+import { callingWindow } from './calling-hours.js';
+import { rulesFor, type ContactRules } from './contact-rules.js';
+import type { RecipientPlaces } from './recipient-place.js';
+
+/** One outbound contact an agent asks for: a message on a channel, or a call. */
+export interface OutboundContact {
+  readonly agentId: string;
+  readonly channel: Channel;
+  /** The recipient as the channel names them (`whatsapp:+1…` included). */
+  readonly to: string;
+  /** A call (placed, bridged or transferred to) rather than a message. */
+  readonly call?: boolean;
+  /** A marketing message, as the agent marks it: held to calling hours and marketing consent. */
+  readonly marketing?: boolean;
+}
+
+/** What an agent's contacts need beyond the law's defaults, as the operator set it. */
+export interface AgentContactSettings {
+  /** Every automated call and marketing message needs a consent on record. */
+  readonly requireConsent?: boolean;
+  /** Calling hours waived, with the operator's recorded reason. */
+  readonly callingHoursOverride?: { readonly reason: string } | null;
+}
+
+export interface ContactPolicyOptions {
+  readonly doNotContact: DoNotContactRepository;
+  readonly consents: ConsentRepository;
+  readonly places: RecipientPlaces;
+  /** The time the policy reads (settable in tests). */
+  readonly clock?: () => Date;
+  /** Country rules that replace the built-in ones, by ISO region. */
+  readonly rules?: Readonly<Record<string, ContactRules>>;
+}
+
+/**
+ * The one step before every outbound message and call: the do-not-contact list, the recipient's
+ * calling hours and the consent a contact needs. A refusal is a coded SwitchboardError whose
+ * message says what to do; nothing refused reaches a provider.
+ */
+export class ContactPolicy {
+  readonly #clock: () => Date;
+
+  constructor(private readonly options: ContactPolicyOptions) {
+    this.#clock = options.clock ?? (() => new Date());
+  }
+
+  /** Throws RECIPIENT_OPTED_OUT, OUTSIDE_CALLING_HOURS or CONSENT_REQUIRED when the contact may not go out. */
+  async check(contact: OutboundContact, settings: AgentContactSettings = {}): Promise<void> {
+    const address = personAddress(contact.channel, contact.to);
+    const block = await this.options.doNotContact.blocking(address, contact.agentId);
+    if (block) {
+      throw new SwitchboardError(
+        ErrorCodes.RECIPIENT_OPTED_OUT,
+        `${address} is on the do-not-contact list (${block.source}, ${block.createdAt}); do not contact them on any channel unless they opt in again.`,
+        { details: [{ address, scope: block.scope, source: block.source, since: block.createdAt }] },
+      );
+    }
+    const timed = contact.call === true || contact.marketing === true;
+    if (!timed || !isPhone(address)) return;
+    const place = await this.options.places.of(address);
+    const rules = rulesFor(place.region, this.options.rules);
+    if (!settings.callingHoursOverride) {
+      const window = callingWindow(this.#clock(), place.zones, rules);
+      if (!window.open) {
+        const opensAt = window.opensAt?.toISOString();
+        throw new SwitchboardError(
+          ErrorCodes.OUTSIDE_CALLING_HOURS,
+          opensAt
+            ? `It is outside calling hours where ${address} is; try again from ${opensAt}.`
+            : `The calling-hours rules for ${address} allow no time this week; ask the operator.`,
+          { details: [{ address, opensAt: opensAt ?? null, zones: place.zones }] },
+        );
+      }
+    }
+    // Marketing needs consent where the agent requires it; an automated call also where the country's law does.
+    const kind: ConsentKind = contact.marketing ? 'marketing' : 'automated-call';
+    const needed = settings.requireConsent === true || (kind === 'automated-call' && rules.automatedCallConsent);
+    if (!needed || (await this.options.consents.current(address, contact.agentId, kind))) return;
+    throw new SwitchboardError(
+      ErrorCodes.CONSENT_REQUIRED,
+      `${address} has no ${kind} consent on record for this agent; record it with comms_record_consent once they have given it.`,
+      { details: [{ address, kind }] },
+    );
+  }
+}
+
+/** The person behind a channel address: the number for SMS, WhatsApp and calls, the lower-cased email address. */
+export function personAddress(channel: Channel, to: string): string {
+  if (channel === 'email') return to.trim().toLowerCase();
+  return to.replace(/^whatsapp:/, '');
+}
+
+const isPhone = (address: string) => /^\+[1-9]\d{6,14}$/.test(address);
