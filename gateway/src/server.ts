@@ -10,6 +10,7 @@ import type { AdminControl, RouteDeps } from './routes/deps.js';
 import { adminSetupRoutes } from './routes/admin-setup.js';
 import { adminActivityRoutes } from './routes/admin-activity.js';
 import { adminOpsRoutes } from './routes/admin-ops.js';
+import { adminContactRoutes } from './routes/admin-contacts.js';
 import { adminSessionRoutes } from './routes/admin-session.js';
 import { adminUiRoutes } from './routes/admin-ui.js';
 import { AdminSessions } from './admin/sessions.js';
@@ -181,6 +182,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...adminRoutes(deps),
     ...adminSetupRoutes(deps),
     ...adminOpsRoutes(deps),
+    ...adminContactRoutes(deps),
     ...adminActivityRoutes(deps),
     ...adminSessionRoutes(sessions),
     ...adminUiRoutes(),

@@ -34,6 +34,8 @@ export type {
   MakeCallRequest,
 } from './protocol/operations.js';
 export { loadSettings, checkSettings } from './settings/load.js';
+export { contactAddress } from './compliance/contact-policy.js';
+export type { ContactBlock, ContactBlockChange, ContactBlockSource } from './store/repositories/do-not-contact.js';
 export { readSecretKey } from './secrets.js';
 export { tokenWeakness } from './settings/token-strength.js';
 export type { LoadSettingsOptions } from './settings/load.js';

@@ -14,6 +14,7 @@ import type { Logger } from './logger.js';
 import type { SecretBox } from './secrets.js';
 import type { Settings } from './settings/schema.js';
 import type { IdempotencyRepository } from './store/repositories/idempotency.js';
+import type { DoNotContactRepository } from './store/repositories/do-not-contact.js';
 import type { PoolRepository } from './store/repositories/pools.js';
 import type { TaskRepository } from './store/repositories/tasks.js';
 import type { ReplyReads } from './inbox/replies.js';
@@ -66,6 +67,8 @@ export interface AdminPort {
   setMarkupPercent(percent: number): Promise<void>;
   /** The provider drivers loaded in this process. */
   drivers(): readonly Driver[];
+  /** The operator's do-not-contact list and its log. */
+  readonly contactList: Pick<DoNotContactRepository, 'add' | 'remove' | 'list' | 'history'>;
 }
 
 /** What the gateway's metrics follow. */

@@ -13,6 +13,7 @@ import { OperatorReads } from './operator-reads.js';
 export class StoreAdminPort implements AdminPort {
   readonly reads: OperatorReads;
   readonly pools: Store['pools'];
+  readonly contactList: Store['doNotContact'];
 
   constructor(
     private readonly store: Store,
@@ -22,6 +23,7 @@ export class StoreAdminPort implements AdminPort {
   ) {
     this.reads = new OperatorReads(store);
     this.pools = store.pools;
+    this.contactList = store.doNotContact;
   }
 
   readonly agents = async (): Promise<AgentView[]> => {

@@ -93,4 +93,16 @@ export function personAddress(channel: Channel, to: string): string {
   return to.replace(/^whatsapp:/, '');
 }
 
+/**
+ * The person an operator names (an E.164 number, `whatsapp:` and all, an email address or a LINE
+ * user id) as the do-not-contact list and consents key them, or undefined when it is none of those.
+ */
+export function contactAddress(raw: string): string | undefined {
+  const text = raw.trim().replace(/^whatsapp:/, '');
+  if (isPhone(text)) return text;
+  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text) && text.length <= 254) return text.toLowerCase();
+  if (/^U[0-9a-f]{32}$/.test(text)) return text;
+  return undefined;
+}
+
 const isPhone = (address: string) => /^\+[1-9]\d{6,14}$/.test(address);

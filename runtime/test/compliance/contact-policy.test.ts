@@ -83,3 +83,14 @@ describe('the contact policy: one step before every outbound message and call', 
     assert.equal(personAddress('line', 'U1234'), 'U1234');
   });
 });
+
+describe('the addresses an operator names', () => {
+  it('keys a number, a WhatsApp address, an email address and a LINE user id; refuses anything else', async () => {
+    const { contactAddress } = await import('../../src/compliance/contact-policy.js');
+    assert.equal(contactAddress(' +14155550100 '), '+14155550100');
+    assert.equal(contactAddress('whatsapp:+14155550100'), '+14155550100');
+    assert.equal(contactAddress('Someone@Example.COM'), 'someone@example.com');
+    assert.equal(contactAddress(`U${'a'.repeat(32)}`), `U${'a'.repeat(32)}`);
+    for (const bad of ['', '4155550100', '+0123', 'not an address', 'a@b', `${'x'.repeat(250)}@example.com`]) assert.equal(contactAddress(bad), undefined, bad);
+  });
+});

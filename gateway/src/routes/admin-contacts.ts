@@ -1,0 +1,130 @@
+import { contactAddress } from '@switchboard/runtime';
+import { ErrorCodes } from '@switchboard/sdk';
+import { parse } from 'csv-parse/sync';
+import { fail } from '../http/errors.js';
+import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
+import { errorResponses } from '../schemas/common.js';
+import {
+  ContactBlockBody,
+  ContactBlockChanged,
+  ContactBlockList,
+  ContactBlockQuery,
+  ContactHistory,
+  ContactHistoryQuery,
+  ContactImportResult,
+  ContactUnblockBody,
+} from '../schemas/compliance.js';
+import type { RouteDeps } from './deps.js';
+
+/** Rows one import may hold: a larger list goes in several posts. */
+const IMPORT_ROWS = 10_000;
+
+/** The operator's do-not-contact list: list, add, remove with a reason, import a CSV, and each address's history. */
+export function adminContactRoutes(deps: RouteDeps): RouteDefinition[] {
+  const list = deps.ports.admin.contactList;
+  const common = { tag: 'Admin', auth: 'orchestrator' as const };
+  return [
+    {
+      ...common,
+      method: 'GET',
+      path: '/admin/api/do-not-contact',
+      operationId: 'adminDoNotContactList',
+      summary: 'The do-not-contact list in address order, in one scope or all, a page at a time.',
+      query: ContactBlockQuery,
+      responses: { 200: { description: 'A page of entries.', schema: ContactBlockList }, ...errorResponses(400, 401, 403, 429) },
+      async handler({ query }: RouteContext<unknown, ContactBlockQuery>) {
+        const limit = query.limit ?? 100;
+        const entries = await list.list({ scope: query.scope, after: query.after, limit });
+        return json(200, { entries, nextCursor: entries.length === limit ? entries.at(-1)!.address : null }, { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      ...common,
+      method: 'POST',
+      path: '/admin/api/do-not-contact',
+      operationId: 'adminDoNotContactAdd',
+      summary: 'Puts an address on the do-not-contact list: no agent in the scope may message or call it, on any channel.',
+      body: ContactBlockBody,
+      responses: { 200: { description: 'Listed.', schema: ContactBlockChanged }, ...errorResponses(400, 401, 403, 429) },
+      async handler({ body }: RouteContext<ContactBlockBody>) {
+        const address = addressOf(body.address);
+        const scope = body.scope ?? '*';
+        const changed = await list.add({ address, scope, source: 'admin', reason: body.reason ?? null, actor: 'operator' });
+        return json(200, { address, scope, changed });
+      },
+    },
+    {
+      ...common,
+      method: 'POST',
+      path: '/admin/api/do-not-contact/remove',
+      operationId: 'adminDoNotContactRemove',
+      summary: 'Takes an address off the list, with the reason the log keeps (the person opted in again, an entry made by mistake).',
+      body: ContactUnblockBody,
+      responses: { 200: { description: 'Removed, or it was not listed (changed false).', schema: ContactBlockChanged }, ...errorResponses(400, 401, 403, 429) },
+      async handler({ body }: RouteContext<ContactUnblockBody>) {
+        const address = addressOf(body.address);
+        const scope = body.scope ?? '*';
+        const changed = await list.remove({ address, scope, source: 'admin', reason: body.reason, actor: 'operator' });
+        return json(200, { address, scope, changed });
+      },
+    },
+    {
+      ...common,
+      method: 'POST',
+      path: '/admin/api/do-not-contact/import',
+      operationId: 'adminDoNotContactImport',
+      summary: `Imports a CSV (text/csv) of addresses for every agent: one per row, an optional second column with the reason, an optional header row \`address,reason\`; at most ${IMPORT_ROWS} rows.`,
+      rawBody: ['text/csv'],
+      responses: { 200: { description: 'What was imported, and each row that was not, with why.', schema: ContactImportResult }, ...errorResponses(400, 401, 403, 413, 415, 429) },
+      async handler({ request }: RouteContext) {
+        const rows = parseCsv(request.rawBody);
+        let added = 0;
+        let alreadyListed = 0;
+        const rejected: { line: number; value: string; reason: string }[] = [];
+        for (const [index, [value = '', reason]] of rows.entries()) {
+          if (index === 0 && value.trim().toLowerCase() === 'address') continue;
+          const address = contactAddress(value);
+          if (!address) {
+            rejected.push({ line: index + 1, value: value.slice(0, 254), reason: 'not an E.164 number, an email address or a LINE user id' });
+            continue;
+          }
+          const changed = await list.add({ address, scope: '*', source: 'import', reason: reason?.trim() || null, actor: 'import' });
+          if (changed) added += 1;
+          else alreadyListed += 1;
+        }
+        return json(200, { added, alreadyListed, rejected });
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/admin/api/do-not-contact/history',
+      operationId: 'adminDoNotContactHistory',
+      summary: 'Every addition and removal for an address, oldest first, with who and why.',
+      query: ContactHistoryQuery,
+      responses: { 200: { description: 'The history.', schema: ContactHistory }, ...errorResponses(400, 401, 403, 429) },
+      async handler({ query }: RouteContext<unknown, ContactHistoryQuery>) {
+        const address = addressOf(query.address);
+        const changes = (await list.history(address)).map(({ action, scope, source, reason, actor, at }) => ({ action, scope, source, reason, actor, at }));
+        return json(200, { address, changes }, { 'cache-control': 'no-store' });
+      },
+    },
+  ];
+}
+
+function addressOf(raw: string): string {
+  const address = contactAddress(raw);
+  if (!address) fail(ErrorCodes.VALIDATION_FAILED, `${JSON.stringify(raw.slice(0, 64))} is not an E.164 number, an email address or a LINE user id.`);
+  return address;
+}
+
+function parseCsv(body: Buffer): string[][] {
+  let rows: string[][];
+  try {
+    rows = parse(body, { relax_column_count: true, skip_empty_lines: true, trim: true, bom: true, to: IMPORT_ROWS + 2 });
+  } catch (err) {
+    fail(ErrorCodes.MALFORMED_PAYLOAD, `The CSV could not be read: ${(err as Error).message}. Send one address per row, optionally with a reason in a second column.`);
+  }
+  if (rows.length > IMPORT_ROWS + 1) fail(ErrorCodes.VALIDATION_FAILED, `At most ${IMPORT_ROWS} rows per import; split the file.`);
+  return rows;
+}

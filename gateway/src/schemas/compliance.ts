@@ -1,0 +1,70 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { AgentId } from './common.js';
+
+/** An E.164 number (or `whatsapp:` one), an email address or a LINE user id; the route normalises it. */
+const ContactAddress = Type.String({ minLength: 3, maxLength: 254, description: 'An E.164 number (`whatsapp:` allowed), an email address or a LINE user id.' });
+
+const Scope = Type.Union([Type.Literal('*'), AgentId], { description: '`*`: every agent of the operator (the default); an agent id: that agent only.' });
+
+const Source = Type.Union(
+  ['sms-stop', 'whatsapp-opt-out', 'email-unsubscribe', 'complaint', 'agent', 'admin', 'import'].map((source) => Type.Literal(source)),
+  { description: 'Where the entry came from.' },
+);
+
+export const ContactBlockView = Type.Object({
+  address: Type.String(),
+  scope: Type.String(),
+  source: Source,
+  reason: Type.Union([Type.String(), Type.Null()]),
+  actor: Type.String({ description: 'Who added it: `operator`, `agent:<id>`, `contact` (the person), `import`.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const ContactBlockList = Type.Object({ entries: Type.Array(ContactBlockView), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const ContactBlockQuery = Type.Object(
+  {
+    scope: Type.Optional(Scope),
+    after: Type.Optional(Type.String({ maxLength: 254, description: 'The address the previous page ended with (its nextCursor).' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type ContactBlockQuery = Static<typeof ContactBlockQuery>;
+
+export const ContactBlockBody = Type.Object(
+  { address: ContactAddress, scope: Type.Optional(Scope), reason: Type.Optional(Type.String({ maxLength: 500 })) },
+  { additionalProperties: false },
+);
+export type ContactBlockBody = Static<typeof ContactBlockBody>;
+
+export const ContactUnblockBody = Type.Object(
+  { address: ContactAddress, scope: Type.Optional(Scope), reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why the person may be contacted again: kept in the log.' }) },
+  { additionalProperties: false },
+);
+export type ContactUnblockBody = Static<typeof ContactUnblockBody>;
+
+export const ContactBlockChanged = Type.Object({ address: Type.String(), scope: Type.String(), changed: Type.Boolean({ description: 'False when the list already was so.' }) });
+
+export const ContactHistoryQuery = Type.Object({ address: ContactAddress }, { additionalProperties: false });
+export type ContactHistoryQuery = Static<typeof ContactHistoryQuery>;
+
+export const ContactHistory = Type.Object({
+  address: Type.String(),
+  changes: Type.Array(
+    Type.Object({
+      action: Type.Union([Type.Literal('added'), Type.Literal('removed')]),
+      scope: Type.String(),
+      source: Source,
+      reason: Type.Union([Type.String(), Type.Null()]),
+      actor: Type.String(),
+      at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+});
+
+export const ContactImportResult = Type.Object({
+  added: Type.Integer({ description: 'Addresses newly listed.' }),
+  alreadyListed: Type.Integer(),
+  rejected: Type.Array(Type.Object({ line: Type.Integer(), value: Type.String(), reason: Type.String() }), { description: 'Rows not imported, with why.' }),
+});

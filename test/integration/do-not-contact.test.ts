@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+const PERSON = '+14155550177';
+
+describe('the operator\'s do-not-contact list over the admin API', () => {
+  let t: TestGateway;
+  before(async () => {
+    t = await startTestGateway();
+  });
+  after(() => t.close());
+  const admin = (method: string, path: string, json?: unknown, token = t.orchestratorToken) => t.call(method, path, { token, ...(json === undefined ? {} : { json }) });
+  const body = async (res: Response) => (await res.json()) as any;
+
+  it('adds an address for every agent or one, lists it with its source, and removes it with a reason the history keeps', async () => {
+    assert.deepEqual(await body(await admin('POST', '/admin/api/do-not-contact', { address: `whatsapp:${PERSON}`, reason: 'asked on a call' })), { address: PERSON, scope: '*', changed: true });
+    assert.equal((await body(await admin('POST', '/admin/api/do-not-contact', { address: PERSON }))).changed, false, 'already listed');
+    assert.equal((await body(await admin('POST', '/admin/api/do-not-contact', { address: 'Someone@Example.com', scope: 'support-bot' }))).address, 'someone@example.com');
+    const page = await body(await admin('GET', '/admin/api/do-not-contact?scope=*'));
+    assert.deepEqual(page.entries.map((e: any) => [e.address, e.scope, e.source, e.reason, e.actor]), [[PERSON, '*', 'admin', 'asked on a call', 'operator']]);
+    assert.equal(page.nextCursor, null);
+    assert.equal((await body(await admin('GET', '/admin/api/do-not-contact'))).entries.length, 2);
+    assert.equal((await body(await admin('POST', '/admin/api/do-not-contact/remove', { address: PERSON, reason: 'opted in again in writing' }))).changed, true);
+    const history = await body(await admin('GET', `/admin/api/do-not-contact/history?address=${encodeURIComponent(PERSON)}`));
+    assert.deepEqual(history.changes.map((c: any) => [c.action, c.reason]), [['added', 'asked on a call'], ['removed', 'opted in again in writing']]);
+  });
+
+  it('imports a CSV: a header, reasons, quoted fields; bad rows come back with their line and why', async () => {
+    const csv = 'address,reason\n+14155550178,complained\n"someone.else@example.com","asked, by email"\nnot-an-address\n+14155550178\n';
+    const res = await t.call('POST', '/admin/api/do-not-contact/import', { token: t.orchestratorToken, headers: { 'content-type': 'text/csv' }, body: csv });
+    assert.equal(res.status, 200);
+    const result = await body(res);
+    assert.deepEqual([result.added, result.alreadyListed], [2, 1]);
+    assert.deepEqual(result.rejected.map((r: any) => [r.line, r.value]), [[4, 'not-an-address']]);
+    const listed = await body(await admin('GET', '/admin/api/do-not-contact/history?address=someone.else@example.com'));
+    assert.deepEqual(listed.changes.map((c: any) => [c.source, c.reason, c.actor]), [['import', 'asked, by email', 'import']]);
+  });
+
+  it('bad input gets the contract error and stores nothing; only the operator may use it', async () => {
+    const before = (await body(await admin('GET', '/admin/api/do-not-contact'))).entries.length;
+    const bad = await admin('POST', '/admin/api/do-not-contact', { address: '555-0100' });
+    assert.equal(bad.status, 400);
+    assert.equal((await body(bad)).code, 'VALIDATION_FAILED');
+    assert.equal((await admin('POST', '/admin/api/do-not-contact', { address: PERSON, extra: 1 })).status, 400, 'an unknown field');
+    assert.equal((await admin('POST', '/admin/api/do-not-contact/remove', { address: PERSON })).status, 400, 'a removal needs its reason');
+    assert.equal((await admin('GET', '/admin/api/do-not-contact?limit=0')).status, 400);
+    const unquoted = await t.call('POST', '/admin/api/do-not-contact/import', { token: t.orchestratorToken, headers: { 'content-type': 'text/csv' }, body: '"+14155550179,unterminated\n' });
+    assert.equal(unquoted.status, 400);
+    assert.equal((await body(unquoted)).code, 'MALFORMED_PAYLOAD');
+    assert.equal((await t.call('POST', '/admin/api/do-not-contact/import', { token: t.orchestratorToken, json: { csv: '+14155550179' } })).status, 415);
+    assert.equal((await t.call('GET', '/admin/api/do-not-contact')).status, 401);
+    assert.equal((await admin('GET', '/admin/api/do-not-contact', undefined, t.teamToken)).status, 403);
+    assert.equal((await body(await admin('GET', '/admin/api/do-not-contact'))).entries.length, before, 'nothing stored from a bad request');
+  });
+});
