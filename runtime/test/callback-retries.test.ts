@@ -20,6 +20,7 @@ import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server
 import { InProcessWorkQueue } from '../src/work/in-process-work-queue.js';
 import { JetStreamWorkQueue } from '../src/work/jetstream-work-queue.js';
 import type { WorkQueue } from '../src/work/work-queue.js';
+import { eventually } from '../src/testing/eventually.js';
 
 // Callback retries: each attempt is one run of the delivery's work item, on either work queue; in a
 // cluster a node that dies mid-chain leaves the next node the next attempt, not a fresh chain.
@@ -49,14 +50,6 @@ after(async () => {
   await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, withinMs: number): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > withinMs) throw new Error(`Not within ${withinMs} ms: ${what}`);
-    await sleep(20);
-  }
-}
 
 interface Post {
   readonly at: number;
@@ -159,7 +152,7 @@ describe('embedded callback retries on the in-process work queue', () => {
     const message = await pendingMessage(receiver.url);
     const { delivery, runs } = await embedded();
     await delivery.schedule(message);
-    await waitFor('delivered', async () => (await store.messages.get(message.id))?.delivery === 'done', 10_000);
+    await eventually(async () => (await store.messages.get(message.id))?.delivery === 'done', { message: 'delivered' });
     assert.deepEqual(runs, [1, 2, 3]);
     assert.equal(receiver.posts.length, 3);
     const gaps = receiver.posts.slice(1).map((p, i) => p.at - receiver.posts[i]!.at);
@@ -173,7 +166,7 @@ describe('embedded callback retries on the in-process work queue', () => {
     const message = await pendingMessage(receiver.url);
     const { delivery, runs } = await embedded();
     await delivery.schedule(message);
-    await waitFor('dead-lettered', async () => (await letters(message.agentId)).length > 0, 10_000);
+    await eventually(async () => (await letters(message.agentId)).length > 0, { message: 'dead-lettered' });
     await sleep(2 * BASE_MS * 2 ** (ATTEMPTS - 1));
     assert.equal(receiver.posts.length, ATTEMPTS);
     assert.deepEqual(runs, range(1, ATTEMPTS));
@@ -186,7 +179,7 @@ describe('embedded callback retries on the in-process work queue', () => {
     const { delivery } = await embedded();
     const recovered = await delivery.recover();
     assert.ok(recovered >= 1, `${recovered} recovered`);
-    await waitFor('delivered', async () => (await store.messages.get(message.id))?.delivery === 'done', 10_000);
+    await eventually(async () => (await store.messages.get(message.id))?.delivery === 'done', { message: 'delivered' });
     await sleep(200);
     assert.equal(receiver.posts.length, 1);
   });
@@ -199,13 +192,13 @@ describe('cluster callback retries as work redeliveries', () => {
     const message = await pendingMessage(receiver.url);
     const a = await startNode('node-a1', 'CB1');
     await a.work.enqueue('deliver', message.id, { messageId: message.id });
-    await waitFor('node A made two attempts', () => receiver.posts.length === 2, 5000);
+    await eventually(() => receiver.posts.length === 2, { message: 'node A made two attempts' });
     // Time for A to hand attempt 2 back with its backoff; then A dies without a clean stop.
     await sleep(50);
     await a.connection.close();
     const b = await startNode('node-b1', 'CB1');
-    await waitFor('delivered', async () => (await store.messages.get(message.id))?.delivery === 'done', 10_000);
-    await waitFor('the item left the stream', async () => (await b.work.pending()) === 0, 2000);
+    await eventually(async () => (await store.messages.get(message.id))?.delivery === 'done', { message: 'delivered' });
+    await eventually(async () => (await b.work.pending()) === 0, { message: 'the item left the stream' });
     // Long enough for any further retry (the longest backoff is BASE_MS * 2^(ATTEMPTS-1)) to show up.
     await sleep(2 * BASE_MS * 2 ** (ATTEMPTS - 1));
     assert.equal(receiver.posts.length, FAILURES + 1, 'one post per attempt, none repeated');
@@ -232,10 +225,10 @@ describe('cluster callback retries as work redeliveries', () => {
     events.on('deadLetter', (e) => void (e.agentId === message.agentId && letterEvents.push(e.reason)));
     a = await startNode('node-a2', 'CB2');
     await a.work.enqueue('deliver', message.id, { messageId: message.id });
-    await waitFor('node A died during its second attempt', () => a.connection.isClosed(), 5000);
+    await eventually(() => a.connection.isClosed(), { message: 'node A died during its second attempt' });
     const b = await startNode('node-b2', 'CB2');
-    await waitFor('dead-lettered', async () => (await letters(message.agentId)).length > 0, ACK_WAIT_MS + 10_000);
-    await waitFor('the item left the stream', async () => (await b.work.pending()) === 0, 2000);
+    await eventually(async () => (await letters(message.agentId)).length > 0, { timeoutMs: ACK_WAIT_MS + 10_000, message: 'dead-lettered' });
+    await eventually(async () => (await b.work.pending()) === 0, { message: 'the item left the stream' });
     await sleep(2 * BASE_MS * 2 ** (ATTEMPTS - 1));
     assert.equal(receiver.posts.length, ATTEMPTS, 'no restart from attempt 1, no second chain');
     assert.deepEqual(a.runs, [1, 2]);
@@ -278,11 +271,11 @@ describe('long waits are parked in the store, not held in the work queue', () =>
       await delivery.start();
       closers.push(() => delivery.stop());
       await delivery.schedule(message);
-      await waitFor('the first post, then the event parked and its item gone', async () => receiver.posts.length === 1 && (await work.pending()) === 0, 5000);
+      await eventually(async () => receiver.posts.length === 1 && (await work.pending()) === 0, { message: 'the first post, then the event parked and its item gone' });
       const parked = await own.callbacks.event(deliveryEventId(message.id));
       assert.ok(parked?.parkedUntil, 'parked in the store');
       assert.equal(parked.attempts, 1);
-      await waitFor('delivered', async () => (await own.messages.get(message.id))?.delivery === 'done', 10_000);
+      await eventually(async () => (await own.messages.get(message.id))?.delivery === 'done', { message: 'delivered' });
       assert.equal(receiver.posts.length, 3);
       const gaps = receiver.posts.slice(1).map((p, i) => p.at - receiver.posts[i]!.at);
       assert.ok(gaps.every((gap) => gap >= 400 - 5), `waits of at least 400 ms: ${gaps.join(', ')}`);

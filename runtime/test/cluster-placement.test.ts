@@ -18,6 +18,7 @@ import type { Limits } from '../src/limits/limits.js';
 import { createLogger } from '../src/logger.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+import { eventually } from '../src/testing/eventually.js';
 
 const PARTITIONS = 8;
 const TTL_MS = 1500;
@@ -109,15 +110,6 @@ async function startNode(server: TestNatsServer, store: Store, id: string, optio
   return self;
 }
 
-async function waitFor(what: string, check: () => boolean, withinMs: number): Promise<number> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > withinMs) throw new Error(`Not within ${withinMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now() - started;
-}
-
 /** 50 concurrent billable actions for one agent; what was admitted, and by which nodes. */
 async function burst(client: AgentClient, agentId: string, count = 50) {
   const results = await Promise.allSettled(Array.from({ length: count }, () => client.request('act', agentId) as Promise<{ node: string }>));
@@ -158,13 +150,12 @@ describe('placement: one actor per agent across runtime nodes', () => {
   const agents = Array.from({ length: 6 }, (_, i) => `agent-${i}`);
 
   it('splits the partitions between the nodes, each held by exactly one', async () => {
-    await waitFor(
-      'both nodes hold a share and together all partitions',
+    await eventually(
       () => {
         const owned = [...a().host!.leases.owned(), ...b().host!.leases.owned()].sort((x, y) => x - y);
         return a().host!.leases.owned().length > 0 && b().host!.leases.owned().length > 0 && owned.join() === [...Array(PARTITIONS).keys()].join();
       },
-      4 * TTL_MS,
+      { timeoutMs: 4 * TTL_MS, message: 'both nodes hold a share and together all partitions' },
     );
     const both = a().host!.leases.owned().filter((p) => b().host!.leases.holds(p));
     assert.deepEqual(both, []);
@@ -247,14 +238,14 @@ describe('placement: one actor per agent across runtime nodes', () => {
     // Someone else writes the lease: node A's next renewal, checked against its revision, fails.
     const kv = await new Kvm(caller.connection).open('place');
     await kv.put(`p.${partition}`, JSON.stringify({ node: 'intruder' }));
-    await waitFor('node A lets the partition go', () => !a().host!.leases.holds(partition), TTL_MS);
+    await eventually(() => !a().host!.leases.holds(partition), { timeoutMs: TTL_MS, message: 'node A lets the partition go' });
     gate.release();
     await assert.rejects(underWay, (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
     const ran = a().ran;
     await assert.rejects(a().host!.serve(partition, 'act', { agentId }), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
     assert.equal(a().ran, ran, 'the fenced-out node ran nothing');
     // The intruder never renews: its lease expires and a live node takes the partition back.
-    await waitFor('a live node holds the partition again', () => a().host!.leases.holds(partition) || b().host!.leases.holds(partition), 3 * TTL_MS);
+    await eventually(() => a().host!.leases.holds(partition) || b().host!.leases.holds(partition), { timeoutMs: 3 * TTL_MS, message: 'a live node holds the partition again' });
   });
 
   it('moves a dead node\'s partitions to the other within seconds; the dead node stops acting first; state reloads from the store', async () => {
@@ -266,15 +257,16 @@ describe('placement: one actor per agent across runtime nodes', () => {
     const killedAt = Date.now();
     await Promise.all([victim.leaseConnection.close(), victim.bus.connection.close()]);
     let victimStillHeld = -1;
-    const gap = await waitFor(
-      'node B holds every partition',
+    const waitStarted = Date.now();
+    await eventually(
       () => {
         if (survivor.host!.leases.owned().length !== PARTITIONS) return false;
         victimStillHeld = victim.host!.leases.owned().length;
         return true;
       },
-      TTL_MS + 20_000, // generous for a loaded runner; the figure is printed
+      { timeoutMs: TTL_MS + 20_000, message: 'node B holds every partition' },
     );
+    const gap = Date.now() - waitStarted;
     assert.equal(victimStillHeld, 0, 'when B took over, A already held nothing (its leases lapsed before the server let B in)');
     console.log(`# takeover after a killed node: ${gap} ms (lease TTL ${TTL_MS} ms)`);
     assert.ok(Date.now() - killedAt <= TTL_MS + 20_000);
@@ -296,10 +288,12 @@ describe('placement: one actor per agent across runtime nodes', () => {
   it('a node that stops hands its partitions over at once, without waiting for the TTL', async () => {
     const c = await startNode(server, store, 'node-c', { bucket: 'place', placed: true });
     nodes.push(c);
-    await waitFor('node C takes its share', () => c.host!.leases.owned().length > 0, 4 * TTL_MS);
+    await eventually(() => c.host!.leases.owned().length > 0, { timeoutMs: 4 * TTL_MS, message: 'node C takes its share' });
     const started = Date.now();
     await c.host!.stop();
-    const gap = await waitFor('node B holds every partition again', () => b().host!.leases.owned().length === PARTITIONS, TTL_MS);
+    const stopped = Date.now();
+    await eventually(() => b().host!.leases.owned().length === PARTITIONS, { timeoutMs: TTL_MS, message: 'node B holds every partition again' });
+    const gap = Date.now() - stopped;
     console.log(`# handover by a stopping node: ${Date.now() - started} ms (B complete ${gap} ms after C stopped)`);
   });
 });

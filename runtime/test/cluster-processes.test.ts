@@ -9,6 +9,7 @@ import { AgentClient } from '../src/agents/agent-client.js';
 import { NatsBus } from '../src/bus/nats-bus.js';
 import { partitionOf } from '../src/cluster/partitions.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+import { eventually } from '../src/testing/eventually.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PARTITIONS = 16;
@@ -46,15 +47,6 @@ function startNode(url: string, id: string, log: string): Promise<NodeProcess> {
     });
     void exited.then(() => reject(new Error(`${id} exited:\n${output}`)));
   });
-}
-
-async function waitFor(what: string, check: () => boolean, withinMs: number): Promise<number> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > withinMs) throw new Error(`Not within ${withinMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now() - started;
 }
 
 /** Agents whose `S` line from one node came while another node had the same agent open (S without E, not killed). */
@@ -104,7 +96,7 @@ describe('runtime nodes in their own processes', () => {
     nodes.push(a);
     const b = await startNode(server.url, 'node-b', log);
     nodes.push(b);
-    await waitFor('the nodes split the partitions', () => a.owned().length > 0 && b.owned().length > 0 && a.owned().length + b.owned().length === PARTITIONS, 20 * TTL_MS);
+    await eventually(() => a.owned().length > 0 && b.owned().length > 0 && a.owned().length + b.owned().length === PARTITIONS, { timeoutMs: 20 * TTL_MS, message: 'the nodes split the partitions' });
 
     const caller = await NatsBus.connect({ servers: server.url, name: 'gateway' });
     const client = new AgentClient(caller, 2000, { partitions: PARTITIONS, retryUnavailableMs: 10_000 });
@@ -131,9 +123,10 @@ describe('runtime nodes in their own processes', () => {
       killedAt = Date.now();
       appendFileSync(log, 'K node-a\n');
       // Deadlines generous for a loaded runner: the measured figures are printed below; speed is the bench's.
-      const takeover = await waitFor('node B holds every partition', () => b.owned().length === PARTITIONS, TTL_MS + 20_000);
+      await eventually(() => b.owned().length === PARTITIONS, { timeoutMs: TTL_MS + 20_000, message: 'node B holds every partition' });
+      const takeover = Date.now() - killedAt;
       // Calls in flight at the kill wait out their 2 s timeout; then every agent must be served again.
-      await waitFor('every agent served after the kill', () => agents.every((id) => results.some((r) => r.agent === id && r.node !== undefined && r.at > killedAt)), 30_000);
+      await eventually(() => agents.every((id) => results.some((r) => r.agent === id && r.node !== undefined && r.at > killedAt)), { timeoutMs: 30_000, message: 'every agent served after the kill' });
       await new Promise((r) => setTimeout(r, 300));
       running = false;
       await Promise.all(loops);

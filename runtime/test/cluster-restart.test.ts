@@ -12,19 +12,11 @@ import { PartitionedActors } from '../src/cluster/partitioned-actors.js';
 import { createLogger } from '../src/logger.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+import { eventually } from '../src/testing/eventually.js';
 
 const PARTITIONS = 8;
 const TTL_MS = 1500;
 const logger = createLogger({ level: 'silent', pretty: false });
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, withinMs: number): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > withinMs) throw new Error(`Not within ${withinMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return Date.now() - started;
-}
 
 let server: TestNatsServer;
 let store: Store;
@@ -60,7 +52,7 @@ describe('a nats-server restart', () => {
   it('the nodes reconnect by themselves, hold every partition again and serve; acked durable work survives', async () => {
     const [a, b] = [await node('node-a'), await node('node-b')];
     const held = () => new Set([...a.leases.owned(), ...b.leases.owned()]).size;
-    await waitFor('all partitions held', () => held() === PARTITIONS, 5 * TTL_MS);
+    await eventually(() => held() === PARTITIONS, { timeoutMs: 5 * TTL_MS, message: 'all partitions held' });
     const caller = await NatsBus.connect({ servers: server.url, name: 'gateway' });
     closers.push(() => caller.close());
     const client = new AgentClient(caller, 2000, { partitions: PARTITIONS, retryUnavailableMs: 15_000 });
@@ -73,7 +65,7 @@ describe('a nats-server restart', () => {
     const liveWorker = await work.process('live', async (item) => void live.add(item.id));
     closers.push(() => liveWorker.stop());
     await work.enqueue('live', 'live-before', {});
-    await waitFor('the live worker runs', () => live.has('live-before'), 5000);
+    await eventually(() => live.has('live-before'), { message: 'the live worker runs' });
 
     await server.stop({ keepStore: true });
     const restarted = Date.now();
@@ -81,16 +73,15 @@ describe('a nats-server restart', () => {
     // Calls made while the connections come back may time out; the cluster must serve every agent again by itself.
     const agents = Array.from({ length: 12 }, (_, i) => `agent-${i}`);
     const served = new Set<string>();
-    await waitFor(
-      'every agent served again',
+    await eventually(
       async () => {
         await Promise.all(agents.filter((id) => !served.has(id)).map((id) => client.request('ping', id).then(() => served.add(id), () => undefined)));
         return served.size === agents.length;
       },
-      15_000,
+      { timeoutMs: 15_000, message: 'every agent served again' },
     );
     console.log(`# nats-server restart: every agent served again ${Date.now() - restarted} ms after the restart began`);
-    await waitFor('all partitions held', () => held() === PARTITIONS, 5 * TTL_MS);
+    await eventually(() => held() === PARTITIONS, { timeoutMs: 5 * TTL_MS, message: 'all partitions held' });
     await new Promise((r) => setTimeout(r, 2 * TTL_MS));
     assert.deepEqual(a.leases.liveNodes(), ['node-a', 'node-b'], 'node A still sees node B (its watches came back)');
     assert.deepEqual(b.leases.liveNodes(), ['node-a', 'node-b'], 'node B still sees node A');
@@ -100,8 +91,8 @@ describe('a nats-server restart', () => {
     const done = new Set<string>();
     const worker = await work.process('deliver', async (item) => void done.add(item.id));
     closers.push(() => worker.stop());
-    await waitFor('the work runs after the restart', () => done.size === 5, 10_000);
+    await eventually(() => done.size === 5, { message: 'the work runs after the restart' });
     await work.enqueue('live', 'live-after', {});
-    await waitFor('the worker that ran across the restart takes new work', () => live.has('live-after'), 10_000);
+    await eventually(() => live.has('live-after'), { message: 'the worker that ran across the restart takes new work' });
   });
 });

@@ -16,6 +16,7 @@ import { loadSettings } from '../src/settings/load.js';
 import { openStore } from '../src/store/store.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
 import { createTestDatabase, type TestDatabase } from '../src/testing/postgres.js';
+import { eventually } from '../src/testing/eventually.js';
 
 const PARTITIONS = 8;
 const TTL_MS = 1500;
@@ -172,7 +173,7 @@ describe('full runtimes as cluster nodes', () => {
         for (const until = Date.now() + 2 * TTL_MS; Date.now() < until; );
         return import(name);
       });
-      for (const deadline = Date.now() + 10 * TTL_MS; runtime.partitions().length < PARTITIONS && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 25));
+      await eventually(() => runtime.partitions().length >= PARTITIONS, { timeoutMs: 10 * TTL_MS, message: 'the node holds every partition' });
       assert.equal(runtime.partitions().length, PARTITIONS, 'the only node of its bucket holds every partition');
       await new Promise((r) => setTimeout(r, TTL_MS));
       const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg).filter((m) => m.startsWith('partition'));

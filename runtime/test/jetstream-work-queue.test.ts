@@ -4,6 +4,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { JetStreamWorkQueue } from '../src/work/jetstream-work-queue.js';
 import type { WorkItem } from '../src/work/work-queue.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+import { eventually } from '../src/testing/eventually.js';
 
 let server: TestNatsServer;
 const connections: NatsConnection[] = [];
@@ -29,15 +30,6 @@ class Effects {
     this.deliveries.set(item.id, [...(this.deliveries.get(item.id) ?? []), item.attempt]);
     if (!this.applied.has(item.id)) this.applied.set(item.id, 1);
   }
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, withinMs: number): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > withinMs) throw new Error(`Not within ${withinMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now() - started;
 }
 
 let streams = 0;
@@ -69,7 +61,7 @@ describe('JetStreamWorkQueue: workers that die', () => {
     const gaveUp: { attempt: number; err: unknown }[] = [];
     try {
       await work(liveConn, stream).enqueue('last', 'x', {});
-      await waitFor('the doomed worker holds the last attempt', () => runs.length === 2, 5000);
+      await eventually(() => runs.length === 2, { message: 'the doomed worker holds the last attempt' });
       await deadConn.close();
       const survivor = await work(liveConn, stream, ackWaitMs).process('last', async (item) => void runs.push(item.attempt), {
         ...options,
@@ -77,11 +69,11 @@ describe('JetStreamWorkQueue: workers that die', () => {
       });
       try {
         // A consumer with max_deliver 2 would never offer it again and it would stay in the stream.
-        await waitFor('given up', () => gaveUp.length === 1, ackWaitMs + 5000);
+        await eventually(() => gaveUp.length === 1, { timeoutMs: ackWaitMs + 5000, message: 'given up' });
         assert.deepEqual(runs, [1, 2], 'the handler did not run a third time');
         assert.equal(gaveUp[0]!.attempt, 3);
         assert.match(String(gaveUp[0]!.err), /did not finish/);
-        await waitFor('the item left the stream', async () => (await work(liveConn, stream).pending()) === 0, 2000);
+        await eventually(async () => (await work(liveConn, stream).pending()) === 0, { message: 'the item left the stream' });
       } finally {
         await survivor.stop();
       }
@@ -112,12 +104,12 @@ describe('JetStreamWorkQueue: workers that die', () => {
     );
     const ids = Array.from({ length: 10 }, (_, i) => `in${i}`);
     for (const id of ids) await producer.enqueue('deliver', id, {});
-    await waitFor('the doomed worker holds 3 items', () => held.length === 3, 5000);
+    await eventually(() => held.length === 3, { message: 'the doomed worker holds 3 items' });
     await deadConn.close();
     const killedAt = Date.now();
     const survivor = await work(liveConn, stream, ackWaitMs).process('deliver', async (item) => effects.apply(item), { concurrency: 2 });
     try {
-      await waitFor('every item applied and acked', async () => effects.applied.size === 10 && (await producer.pending()) === 0, ackWaitMs + 5000);
+      await eventually(async () => effects.applied.size === 10 && (await producer.pending()) === 0, { timeoutMs: ackWaitMs + 5000, message: 'every item applied and acked' });
       console.log(`# redelivery of a killed worker's items: ${Date.now() - killedAt} ms (ack wait ${ackWaitMs} ms)`);
       assert.ok([...effects.applied.values()].every((n) => n === 1), 'each id took effect once');
       for (const id of held) {

@@ -5,6 +5,7 @@ import { NatsBus } from '../src/bus/nats-bus.js';
 import type { AgentEvent } from '../src/delivery/events.js';
 import { describeLiveReachConformance } from '../src/testing/index.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+import { eventually } from '../src/testing/eventually.js';
 
 let server: TestNatsServer;
 before(async () => {
@@ -50,11 +51,6 @@ describe('presence over NATS: a runtime node asks only when some gateway may hol
     sample: () => undefined,
     samples: () => false,
   });
-  const until = async (what: string, check: () => boolean, withinMs = 10_000) => {
-    for (const deadline = Date.now() + withinMs; !check(); await new Promise((r) => setTimeout(r, 10))) {
-      if (Date.now() > deadline) assert.fail(`not within ${withinMs} ms: ${what}`);
-    }
-  };
   const event = (agentId: string) => ({ id: `evt_presence_${agentId}`, type: 'message.inbound', agentId, createdAt: new Date().toISOString(), data: {} }) as unknown as AgentEvent;
 
   it('is unsure (holds) until it has listened a few beats, then holds only the agents a gateway announced, opened and closed', async () => {
@@ -66,17 +62,17 @@ describe('presence over NATS: a runtime node asks only when some gateway may hol
     node.followPresence();
     assert.equal(node.holds('pres-nobody'), true, 'a node that has not listened yet must ask');
     // The session opened before the node listened comes with the gateway's list.
-    await until('the node is sure that no gateway holds pres-nobody', () => !node.holds('pres-nobody'));
+    await eventually(() => !node.holds('pres-nobody'), { message: 'the node is sure that no gateway holds pres-nobody' });
     assert.equal(node.holds('pres-early'), true);
     assert.equal(await node.deliver('pres-nobody', event('pres-nobody')), false);
 
     held.add('pres-late');
     changed('pres-late');
-    await until('the node hears of the new session', () => node.holds('pres-late'));
+    await eventually(() => node.holds('pres-late'), { message: 'the node hears of the new session' });
     assert.equal(await node.deliver('pres-late', event('pres-late')), true);
     held.delete('pres-late');
     changed('pres-late');
-    await until('the node hears the session closed', () => !node.holds('pres-late'));
+    await eventually(() => !node.holds('pres-late'), { message: 'the node hears the session closed' });
     assert.equal(node.holds('pres-early'), true);
   });
 
@@ -96,15 +92,15 @@ describe('presence over NATS: a runtime node asks only when some gateway may hol
     changed('pres-kept');
     const node = new NatsLiveReach(await connectBus('presence-node-2'), 5000, timing);
     const presence = node.followPresence();
-    await until('the node is sure', () => node.holds('pres-kept') && !node.holds('pres-fake'));
+    await eventually(() => node.holds('pres-kept') && !node.holds('pres-fake'), { message: 'the node is sure' });
     // A change numbered past the next: one was missed, so the node takes the gateway's list, which has no pres-fake.
     gatewayBus.publish(subject, { seq: 99, agentId: 'pres-fake', live: true });
     await gatewayBus.flush();
-    await until('the change out of turn is not applied', () => !node.holds('pres-fake'));
+    await eventually(() => !node.holds('pres-fake'), { message: 'the change out of turn is not applied' });
     assert.equal(node.holds('pres-kept'), true);
     presence.resync();
     assert.equal(node.holds('pres-other'), true, 'unsure after a resync');
-    await until('sure again after the resync', () => !node.holds('pres-other') && node.holds('pres-kept'));
+    await eventually(() => !node.holds('pres-other') && node.holds('pres-kept'), { message: 'sure again after the resync' });
   });
 
   it('with no gateway announcing (an older gateway, or NATS refusing sb.presence) it never stops asking', async () => {
@@ -129,10 +125,10 @@ describe('presence over NATS: a runtime node asks only when some gateway may hol
     changed('pres-gone');
     const node = new NatsLiveReach(await connectBus('presence-node-3'), 5000, timing);
     node.followPresence();
-    await until('the node knows the session', () => node.holds('pres-gone') && !node.holds('pres-none'));
+    await eventually(() => node.holds('pres-gone') && !node.holds('pres-none'), { message: 'the node knows the session' });
     // Another gateway announces on, so that the node stays sure once it forgets the first.
     new NatsLiveReach(await connectBus('presence-gateway-4'), 5000, timing).serve(sessions(new Set()));
     await gatewayBus.close();
-    await until('the node forgets the gateway', () => !node.holds('pres-gone'));
+    await eventually(() => !node.holds('pres-gone'), { message: 'the node forgets the gateway' });
   });
 });

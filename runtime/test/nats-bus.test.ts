@@ -4,6 +4,7 @@ import { hasErrorCode } from '@switchboard/sdk';
 import { NatsBus } from '../src/bus/nats-bus.js';
 import { describeBusConformance } from '../src/testing/index.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
+import { eventually } from '../src/testing/eventually.js';
 
 let server: TestNatsServer;
 before(async () => {
@@ -96,14 +97,8 @@ describe('NatsBus when NATS goes away', () => {
       assert.ok(Date.now() - asked < 20_000, 'the waiting request was answered when the connection dropped, not at its time-out');
       await assert.rejects(caller.request('x.echo', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE'));
       again = await startNatsServer({ port });
-      for (const deadline = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 100))) {
-        const answer = await caller.request('x.echo', { n: 1 }, { timeoutMs: 1000 }).catch(() => undefined);
-        if (answer !== undefined) {
-          assert.deepEqual(answer, { n: 1 });
-          break;
-        }
-        if (Date.now() > deadline) assert.fail('no answer after NATS came back');
-      }
+      const answer = await eventually(() => caller.request('x.echo', { n: 1 }, { timeoutMs: 1000 }), { timeoutMs: 20_000, intervalMs: 100, message: 'an answer after NATS came back' });
+      assert.deepEqual(answer, { n: 1 });
     } finally {
       // Clients first, then their server: a server stopped under them sends them reconnecting mid-close.
       await caller.close();

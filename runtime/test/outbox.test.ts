@@ -14,6 +14,7 @@ import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server
 import { InProcessWorkQueue } from '../src/work/in-process-work-queue.js';
 import { JetStreamWorkQueue } from '../src/work/jetstream-work-queue.js';
 import type { WorkQueue } from '../src/work/work-queue.js';
+import { eventually } from '../src/testing/eventually.js';
 
 // The send outbox runs the same code on either work queue: a send journaled and finished is removed;
 // one whose process died comes back after the resume delay to the agent's actor (`resumeSend`), which
@@ -38,14 +39,6 @@ after(async () => {
   await store.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, withinMs: number): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > withinMs) throw new Error(`Not within ${withinMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 let streams = 0;
 const adapters: [string, () => WorkQueue][] = [
@@ -84,7 +77,7 @@ for (const [name, create] of adapters) {
         assert.equal(await queue.pending(), 1);
         done(true);
         assert.equal(box.has('msg_done'), false);
-        await waitFor('the journal entry removed', async () => (await queue.pending()) === 0, 5000);
+        await eventually(async () => (await queue.pending()) === 0, { message: 'the journal entry removed' });
         await new Promise((r) => setTimeout(r, RESUME_AFTER_MS + 300));
         assert.deepEqual(asked, []);
       } finally {
@@ -100,8 +93,8 @@ for (const [name, create] of adapters) {
         // Its process lost the agent: the send ends here unsettled, so its journal entry stays.
         const done = await box.begin({ agentId: 'a2', messageId: 'msg_orphan' });
         done(false);
-        await waitFor('finished elsewhere', () => asked.length === 3, 10_000);
-        await waitFor('the journal entry acked', async () => (await queue.pending()) === 0, 5000);
+        await eventually(() => asked.length === 3, { message: 'finished elsewhere' });
+        await eventually(async () => (await queue.pending()) === 0, { message: 'the journal entry acked' });
         assert.ok(asked.every((a) => a.messageId === 'msg_orphan'));
         assert.ok(asked[0]!.at - started >= RESUME_AFTER_MS - 5, `first asked after ${asked[0]!.at - started} ms`);
         for (let i = 1; i < asked.length; i++) assert.ok(asked[i]!.at - asked[i - 1]!.at >= RECHECK_MS - 5, `asked again after ${asked[i]!.at - asked[i - 1]!.at} ms`);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LiveReach, LocalSessions, TurnCall } from '../agents/live-reach.js';
 import type { AgentEvent } from '../delivery/events.js';
+import { eventually } from './eventually.js';
 
 /**
  * A live reach to test: `server` is where a gateway serves the sessions it holds, `reacher` is what a
@@ -47,15 +48,6 @@ function call(agentId: string): TurnCall {
   return { agentId, sessionId: 'ses_conf', callSid: 'CA_conf', direction: 'inbound', from: '+14155550100', to: '+14155550101', systemPrompt: null, transcript: [{ role: 'caller', text: 'hello', at: new Date().toISOString() }] };
 }
 
-/** Polls `check` until it holds; a served session's subscription may take a moment to reach the server. */
-async function eventually(what: string, check: () => Promise<boolean>, withinMs = 10_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`not within ${withinMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** Runs the cases every LiveReach adapter must pass. `create` gives a fresh server and reacher. */
 export function describeLiveReachConformance(name: string, create: () => Promise<LiveReachUnderTest>): void {
   describe(`LiveReach conformance: ${name}`, () => {
@@ -81,7 +73,7 @@ export function describeLiveReachConformance(name: string, create: () => Promise
       sessions.held.set('conf.a', { takes: true, answer: 'hi from conf.a' });
       changed('conf.a');
       assert.equal(reach.reacher.holds('conf.a'), true);
-      await eventually('the session answers turns', () => reach.reacher.samples('conf.a'));
+      await eventually(() => reach.reacher.samples('conf.a'), { message: 'the session answers turns' });
       const sent = event('conf.a', ++n);
       assert.equal(await reach.reacher.deliver('conf.a', sent), true);
       assert.deepEqual(sessions.delivered.at(-1), { agentId: 'conf.a', event: sent });
@@ -91,12 +83,15 @@ export function describeLiveReachConformance(name: string, create: () => Promise
     it('a session that cannot take an event leaves it undelivered; one that does not sample answers no turn', async () => {
       sessions.held.set('conf-b', { takes: false });
       changed('conf-b');
-      await eventually('the session is reached', async () => {
-        sessions.held.set('conf-b', { takes: true });
-        const taken = await reach.reacher.deliver('conf-b', event('conf-b', ++n));
-        sessions.held.set('conf-b', { takes: false });
-        return taken;
-      });
+      await eventually(
+        async () => {
+          sessions.held.set('conf-b', { takes: true });
+          const taken = await reach.reacher.deliver('conf-b', event('conf-b', ++n));
+          sessions.held.set('conf-b', { takes: false });
+          return taken;
+        },
+        { message: 'the session is reached' },
+      );
       const before = sessions.delivered.length;
       assert.equal(await reach.reacher.deliver('conf-b', event('conf-b', ++n)), false);
       assert.equal(sessions.delivered.length, before);
@@ -110,16 +105,19 @@ export function describeLiveReachConformance(name: string, create: () => Promise
       const unfollowFirst = reach.server.followInboxes((agentId) => first.push(agentId));
       const unfollowSecond = reach.server.followInboxes((agentId) => second.push(agentId));
       // A follow may take a moment to reach the server: announce until both hear one.
-      await eventually('both followers hear the announcement', async () => {
-        reach.reacher.inboxChanged('conf.inbox-a');
-        await new Promise((r) => setTimeout(r, 50));
-        return first.includes('conf.inbox-a') && second.includes('conf.inbox-a');
-      });
+      await eventually(
+        async () => {
+          reach.reacher.inboxChanged('conf.inbox-a');
+          await new Promise((r) => setTimeout(r, 50));
+          return first.includes('conf.inbox-a') && second.includes('conf.inbox-a');
+        },
+        { message: 'both followers hear the announcement' },
+      );
       assert.ok(first.every((agentId) => agentId === 'conf.inbox-a'), `heard ${first.join(', ')}`);
       unfollowFirst();
       const heard = { first: first.length, second: second.length };
       reach.reacher.inboxChanged('conf-inbox-b');
-      await eventually('the one still following hears the next', async () => second.includes('conf-inbox-b'));
+      await eventually(async () => second.includes('conf-inbox-b'), { message: 'the one still following hears the next' });
       assert.equal(first.length, heard.first, 'an unfollowed listener heard an announcement');
       unfollowSecond();
       reach.reacher.inboxChanged('conf-inbox-c');
@@ -130,10 +128,10 @@ export function describeLiveReachConformance(name: string, create: () => Promise
     it('once its session closes the agent is reached no more', async () => {
       sessions.held.set('conf-c', { takes: true, answer: 'hi' });
       changed('conf-c');
-      await eventually('the session answers turns', () => reach.reacher.samples('conf-c'));
+      await eventually(() => reach.reacher.samples('conf-c'), { message: 'the session answers turns' });
       sessions.held.delete('conf-c');
       changed('conf-c');
-      await eventually('the closed session answers no turn', async () => !(await reach.reacher.samples('conf-c')));
+      await eventually(async () => !(await reach.reacher.samples('conf-c')), { message: 'the closed session answers no turn' });
       assert.equal(await reach.reacher.deliver('conf-c', event('conf-c', ++n)), false);
       assert.equal((await reach.reacher.sample(call('conf-c'), 2000)) ?? '', '');
     });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { RetryLater, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue } from '../work/work-queue.js';
+import { eventually } from './eventually.js';
 
 /** A queue under test: `create` gives a fresh, empty queue (its own stream, say); `close` ends what the suite made. */
 export interface WorkQueueUnderTest {
@@ -29,7 +30,7 @@ export function describeWorkQueueConformance(name: string, underTest: WorkQueueU
       assert.equal(await queue.pending(), 5);
       await start<{ n: number }>(queue, 'early', async (item) => void seen.push(item), { concurrency: 2 });
       for (let n = 5; n < 10; n++) await queue.enqueue('early', `e${n}`, { n });
-      await waitFor('all ran and were acked', async () => seen.length === 10 && (await queue.pending()) === 0, 10_000);
+      await eventually(async () => seen.length === 10 && (await queue.pending()) === 0, { message: 'all ran and were acked' });
       assert.deepEqual(seen.map((i) => i.id).sort(), Array.from({ length: 10 }, (_, n) => `e${n}`).sort());
       for (const item of seen) {
         assert.equal(item.kind, 'early');
@@ -47,7 +48,7 @@ export function describeWorkQueueConformance(name: string, underTest: WorkQueueU
       assert.equal(await queue.pending(), 1);
       const payloads: unknown[] = [];
       await start(queue, 'dup', async (item) => void payloads.push(item.payload));
-      await waitFor('acked', async () => (await queue.pending()) === 0, 10_000);
+      await eventually(async () => (await queue.pending()) === 0, { message: 'acked' });
       await sleep(200);
       assert.deepEqual(payloads, [{ x: 1 }]);
     });
@@ -58,7 +59,7 @@ export function describeWorkQueueConformance(name: string, underTest: WorkQueueU
       await queue.enqueue('other', 'o1', {});
       await start(queue, 'mine', async (item) => void seen.push(item.id));
       await queue.enqueue('mine', 'm1', {});
-      await waitFor('mine ran', () => seen.length === 1, 10_000);
+      await eventually(() => seen.length === 1, { message: 'mine ran' });
       await sleep(200);
       assert.deepEqual(seen, ['m1']);
       assert.equal(await queue.pending(), 1, 'the other kind waits for its own worker');
@@ -79,7 +80,7 @@ export function describeWorkQueueConformance(name: string, underTest: WorkQueueU
       );
       await queue.enqueue('flaky', 'later', {});
       await queue.enqueue('flaky', 'never', {});
-      await waitFor('given up and acked', async () => gaveUp.length === 1 && (await queue.pending()) === 0, 10_000);
+      await eventually(async () => gaveUp.length === 1 && (await queue.pending()) === 0, { message: 'given up and acked' });
       assert.deepEqual(attempts, { later: [1, 2], never: [1, 2, 3] });
       assert.equal(gaveUp[0]!.id, 'never');
       assert.equal(gaveUp[0]!.attempt, 3);
@@ -99,7 +100,7 @@ export function describeWorkQueueConformance(name: string, underTest: WorkQueueU
         { maxDeliver: Infinity, retryDelayMs: 300 },
       );
       await queue.enqueue('later', 'l', {});
-      await waitFor('third attempt ran and was acked', async () => runs.length === 3 && (await queue.pending()) === 0, 10_000);
+      await eventually(async () => runs.length === 3 && (await queue.pending()) === 0, { message: 'third attempt ran and was acked' });
       assert.deepEqual(runs.map((r) => r.attempt), [1, 2, 3]);
       for (let i = 1; i < runs.length; i++) assert.ok(runs[i]!.at - runs[i - 1]!.at >= 295, `retry ${i} after ${runs[i]!.at - runs[i - 1]!.at} ms, asked 300 ms`);
     });
@@ -118,7 +119,7 @@ export function describeWorkQueueConformance(name: string, underTest: WorkQueueU
         { maxDeliver: 10, retryDelayMs: (attempt: number) => delays[attempt - 1]! },
       );
       await queue.enqueue('backoff', 'b', {});
-      await waitFor('the fourth attempt succeeded', async () => runs.length === 4 && (await queue.pending()) === 0, 20_000);
+      await eventually(async () => runs.length === 4 && (await queue.pending()) === 0, { timeoutMs: 20_000, message: 'the fourth attempt succeeded' });
       const gaps = runs.slice(1).map((at, i) => at - runs[i]!);
       gaps.forEach((gap, i) => assert.ok(gap >= delays[i]! - 5 && gap < delays[i]! + 1000, `retry ${i + 1} after ${gap} ms, asked ${delays[i]} ms`));
     });
@@ -143,7 +144,7 @@ export function describeWorkQueueConformance(name: string, underTest: WorkQueueU
         },
       );
       await queue.enqueue('stubborn', 's', {});
-      await waitFor('given up twice and acked', async () => giveUps === 2 && (await queue.pending()) === 0, 10_000);
+      await eventually(async () => giveUps === 2 && (await queue.pending()) === 0, { message: 'given up twice and acked' });
       assert.deepEqual(runs, [1, 2]);
     });
 
@@ -154,7 +155,7 @@ export function describeWorkQueueConformance(name: string, underTest: WorkQueueU
       await removed.remove();
       const seen: string[] = [];
       await start(queue, 'removal', async (item) => void seen.push(item.id));
-      await waitFor('kept ran and was acked', async () => seen.includes('kept') && (await queue.pending()) === 0, 10_000);
+      await eventually(async () => seen.includes('kept') && (await queue.pending()) === 0, { message: 'kept ran and was acked' });
       await sleep(200);
       assert.deepEqual(seen, ['kept']);
     });
@@ -176,7 +177,7 @@ export function describeWorkQueueConformance(name: string, underTest: WorkQueueU
         { concurrency: 3 },
       );
       for (let i = 0; i < 12; i++) await queue.enqueue('bounded', `c${i}`, {});
-      await waitFor('all done', () => done === 12, 10_000);
+      await eventually(() => done === 12, { message: 'all done' });
       assert.ok(most <= 3, `${most} in hand at once`);
       assert.ok(most >= 2, `the worker ran items side by side (${most})`);
     });
@@ -199,22 +200,14 @@ export function describeWorkQueueConformance(name: string, underTest: WorkQueueU
       release();
       await stopping;
       assert.deepEqual(finished, ['first']);
-      await waitFor('first acked', async () => (await queue.pending()) === 0, 10_000);
+      await eventually(async () => (await queue.pending()) === 0, { message: 'first acked' });
       await queue.enqueue('handover', 'second', {});
       await sleep(200);
       assert.deepEqual(finished, ['first'], 'a stopped worker takes nothing');
       await start(queue, 'handover', async (item) => void finished.push(item.id));
-      await waitFor('the next worker ran it', () => finished.includes('second'), 10_000);
+      await eventually(() => finished.includes('second'), { message: 'the next worker ran it' });
     });
   });
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, withinMs: number): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > withinMs) throw new Error(`Not within ${withinMs} ms: ${what}`);
-    await sleep(20);
-  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -11,6 +11,7 @@ import { Resampler } from '../../src/audio/resampler.js';
 import type { InboundRate } from '../../src/audio/tasks.js';
 import { VoiceActivityDetector, frameFeatures, type VadEvent } from '../../src/audio/vad.js';
 import { concat, mix, noise, speechLike, tone } from './signals.js';
+import { eventually } from '../../src/testing/eventually.js';
 
 const FRAME = 160;
 
@@ -61,14 +62,6 @@ function open(pool: AudioWorkerPool, rate: InboundRate, received: Received, onBa
   });
 }
 
-async function until(condition: () => boolean, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(5);
-  }
-}
-
 describe('audio worker pool', () => {
   let pool: AudioWorkerPool;
   /** A second pool with the real worker entry and default options (8 kHz batches inline unless full). */
@@ -110,7 +103,7 @@ describe('audio worker pool', () => {
         call.push(i % 2 === 0 ? Buffer.from(frame).toString('base64') : frame);
       });
     }
-    await until(() => received.reduce((n, r) => n + r.frames, 0) === total);
+    await eventually(() => received.reduce((n, r) => n + r.frames, 0) === total);
 
     scripts.forEach((s, i) => {
       assert.deepEqual(concat(...received[i]!.pcm), s.expectedPcm, `call ${i} PCM`);
@@ -141,7 +134,7 @@ describe('audio worker pool', () => {
     const call = open(pool, 8000, received);
     const speech = encodeMulaw(speechLike(8000));
     for (let i = 0; i < 25; i++) call.push(speech.subarray(i * FRAME, (i + 1) * FRAME));
-    await until(() => received.frames === 25);
+    await eventually(() => received.frames === 25);
     assert.equal(received.events[0]?.type, 'speech-start');
     call.push(speech.subarray(0, FRAME));
     assert.equal(call.close()?.type, 'speech-end');
@@ -159,7 +152,7 @@ describe('audio worker pool', () => {
       bad.push(new Uint8Array(FRAME).fill(0xff));
       ok.push(new Uint8Array(FRAME).fill(0xff));
     }
-    await until(() => good.frames === 10);
+    await eventually(() => good.frames === 10);
     assert.ok(errors.length >= 1);
     assert.match(String(errors[0]), /handler broke/);
   });
@@ -210,10 +203,10 @@ describe('audio worker pool', () => {
       callA.push(a.mulaw.subarray(f * FRAME, (f + 1) * FRAME));
       await sleep(8); // a quiet node: each batch window closes on one frame
     }
-    await until(() => narrow.frames === 10);
+    await eventually(() => narrow.frames === 10);
     assert.equal(plain.stats.inlineBatches, plain.stats.batches);
     for (let f = 0; f < 10; f++) callB.push(b.mulaw.subarray(f * FRAME, (f + 1) * FRAME));
-    await until(() => wide.frames === 10);
+    await eventually(() => wide.frames === 10);
     assert.ok(plain.stats.batches > plain.stats.inlineBatches, 'resampling went to the worker');
     assert.deepEqual(concat(...narrow.pcm), a.expectedPcm.subarray(0, 10 * FRAME));
     assert.deepEqual(concat(...wide.pcm), b.expectedPcm.subarray(0, 10 * FRAME * 2));
@@ -221,12 +214,12 @@ describe('audio worker pool', () => {
     // Short of a full batch, 8 kHz frames are decoded inline, however many (200 at once here).
     const before = { ...plain.stats };
     for (let f = 0; f < 200; f++) callA.push(new Uint8Array(FRAME).fill(0xff));
-    await until(() => narrow.frames === 10 + 200);
+    await eventually(() => narrow.frames === 10 + 200);
     assert.equal(plain.stats.batches, before.batches + 1);
     assert.equal(plain.stats.inlineBatches, before.inlineBatches + 1);
     // A full batch (256 frames, the default limit) goes to a worker.
     for (let f = 0; f < 256; f++) callA.push(new Uint8Array(FRAME).fill(0xff));
-    await until(() => narrow.frames === 10 + 200 + 256);
+    await eventually(() => narrow.frames === 10 + 200 + 256);
     assert.equal(plain.stats.batches, before.batches + 2);
     assert.equal(plain.stats.inlineBatches, before.inlineBatches + 1);
 
