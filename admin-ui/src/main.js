@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { html } from 'htm/preact';
 import { CallbackLog } from './callbacks.js';
 import { CallList, CallPage } from './calls.js';
+import { DoNotContact } from './contacts.js';
 import { Conversation, ConversationList } from './conversations.js';
 import { Dashboard, AgentDetail } from './dashboard.js';
 import { Setup } from './setup.js';
@@ -18,6 +19,7 @@ const ROUTES = [
   [/^\/admin\/agents\/([^/]+)\/calls$/, 'calls', (agentId) => html`<${CallList} agentId=${agentId} />`],
   [/^\/admin\/calls$/, 'calls', () => html`<${CallList} />`],
   [/^\/admin\/calls\/([^/]+)$/, 'calls', (callId) => html`<${CallPage} callId=${callId} />`],
+  [/^\/admin\/do-not-contact$/, 'contacts', () => html`<${DoNotContact} />`],
 ];
 
 function route() {

@@ -31,6 +31,7 @@ const PAGES: Record<string, string> = {
   '/admin/agents/:agentId/calls': 'index.html',
   '/admin/calls': 'index.html',
   '/admin/calls/:callId': 'index.html',
+  '/admin/do-not-contact': 'index.html',
   '/admin/api-docs': 'api-docs.html',
 };
 
