@@ -13,6 +13,7 @@ import type { RouteDefinition } from '../../src/http/types.js';
 import { DEFAULT_CONNECTION_LIMITS } from '../../src/http/connection-limits.js';
 import { GatewayMetrics } from '../../src/metrics.js';
 import { testAdapter } from '../adapter.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 // The adapter contract every HTTP adapter meets (scripts/test.mjs runs this file on uWS and on node:http).
 
@@ -278,7 +279,7 @@ describe('HTTP adapter contract', async () => {
     const closed = closeOf(ws);
     ws.send('bye');
     assert.equal(await closed, 1000);
-    await until(() => recorded.closed.includes('alice?call=1'));
+    await eventually(() => recorded.closed.includes('alice?call=1'));
     assert.ok(recorded.opened.includes('alice?call=1'));
 
     const refused = await openSocket(port, '/ws/bob', { 'x-deny': '1' }).catch((err: { status: number; body: string }) => err);
@@ -291,7 +292,7 @@ describe('HTTP adapter contract', async () => {
     big.send('x'.repeat(2048));
     // ws sends close 1009; uWS drops the connection (1006). Either way the socket is closed.
     assert.ok([1006, 1009].includes(await bigClosed), 'a frame over maxPayloadLength closes the socket');
-    await until(() => recorded.closed.includes('carol'));
+    await eventually(() => recorded.closed.includes('carol'));
   });
 
   it(`[${adapter.name}] answers 503 starting on every kind of route until ready`, async () => {
@@ -314,7 +315,7 @@ describe('HTTP adapter contract', async () => {
   it(`[${adapter.name}] closes gracefully: refuses new connections, finishes requests in flight, then cuts streams and sockets`, async () => {
     const server = await start();
     const slow = send(server.port, 'GET', '/slow');
-    await until(() => gate.release !== undefined && server.inFlight === 1);
+    await eventually(() => gate.release !== undefined && server.inFlight === 1);
     const ws = await openSocket(server.port, '/ws/erin');
     const wsClosed = closeOf(ws);
     const held = new Promise<string>((resolve) => {
@@ -334,14 +335,7 @@ describe('HTTP adapter contract', async () => {
     assert.equal(server.inFlight, 0);
     assert.equal(await held, 'closed');
     await wsClosed;
-    await until(() => recorded.closed.includes('erin'));
+    await eventually(() => recorded.closed.includes('erin'));
   });
 });
 
-async function until(check: () => boolean, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServerProcess, type ServerProcess } from '../../../test/helpers/process.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 // Slow and idle clients are cut off, and one address cannot hold more than its share of connections,
 // on a real `switchboard start` (scripts/test.mjs runs this file on uWS and on node:http). uWS fixes its
@@ -67,16 +68,6 @@ function ask(port: number, localAddress: string, path = '/health', token?: strin
       resolve({ status: Number(match[1]), headers: headers.toLowerCase(), body });
     });
   });
-}
-
-async function until<T>(what: string, deadlineMs: number, attempt: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await attempt();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** The adapter the server runs on, from its start-up line. */
@@ -196,10 +187,13 @@ describe('slow clients and the per-address cap', () => {
     );
     try {
       // uWS counts a connection once its head has arrived, so the sixth is tried until it is refused.
-      const refused = await until('a sixth connection from 127.0.0.1 refused', 5000, async () => {
-        const answer = await ask(port, '127.0.0.1');
-        return answer.status === 429 ? answer : undefined;
-      });
+      const refused = await eventually(
+        async () => {
+          const answer = await ask(port, '127.0.0.1');
+          return answer.status === 429 ? answer : undefined;
+        },
+        { intervalMs: 100, message: 'a sixth connection from 127.0.0.1 refused' },
+      );
       assert.equal(JSON.parse(refused.body).code, 'RATE_LIMITED');
       assert.match(refused.headers, /retry-after: 1/);
       // Another address is served, and an authenticated request too, while 127.0.0.1 is at its cap.
@@ -208,7 +202,7 @@ describe('slow clients and the per-address cap', () => {
       assert.equal(holders.filter((h) => h.socket.destroyed).length, 0, 'the held connections were not touched');
       // One closes: 127.0.0.1 is served again.
       holders[0]!.socket.destroy();
-      await until('127.0.0.1 served again after one of its connections closed', 5000, async () => ((await ask(port, '127.0.0.1')).status === 200 ? true : undefined));
+      await eventually(async () => (await ask(port, '127.0.0.1')).status === 200, { intervalMs: 100, message: '127.0.0.1 served again after one of its connections closed' });
     } finally {
       for (const h of holders) h.socket.destroy();
     }

@@ -3,7 +3,8 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpSession } from '../../src/mcp/mcp-session.js';
-import { connectSse, startMcpHarness, TOKENS, until, type McpHarness } from './mcp-harness.js';
+import { connectSse, startMcpHarness, TOKENS, type McpHarness } from './mcp-harness.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const LIMIT = 256 * 1024;
 const CHUNK = 'x'.repeat(64 * 1024);
@@ -27,7 +28,7 @@ class RawSocketClient {
   }
 
   async sessionId(): Promise<string> {
-    await until(() => /sessionId=([0-9a-f-]{36})/.test(this.#text), 3000, 'the endpoint event');
+    await eventually(() => /sessionId=([0-9a-f-]{36})/.test(this.#text), { message: 'the endpoint event' });
     return /sessionId=([0-9a-f-]{36})/.exec(this.#text)![1]!;
   }
 }
@@ -56,7 +57,7 @@ describe('SSE back-pressure', () => {
     const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } };
     assert.equal((await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init })).status, 202);
     assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
-    await until(() => harness.sessions.sessionFor(agentId) !== undefined, 3000, `${agentId} live`);
+    await eventually(() => harness.sessions.sessionFor(agentId) !== undefined, { message: `${agentId} live` });
     return { client, session: harness.sessions.sessionFor(agentId)! };
   }
 
@@ -83,7 +84,7 @@ describe('SSE back-pressure', () => {
     assert.equal(session.closed, true);
     assert.equal(harness.sessions.sessionFor('stalled'), undefined);
     client.socket.resume();
-    await until(() => client.closed, 3000, 'the client is disconnected');
+    await eventually(() => client.closed, { message: 'the client is disconnected' });
   });
 
   it('lets a reading client take far more than the limit when each send is awaited', async () => {
@@ -91,10 +92,10 @@ describe('SSE back-pressure', () => {
     let received = 0;
     client.setNotificationHandler(LoggingMessageNotificationSchema, () => void received++);
     try {
-      await until(() => harness.sessions.sessionFor('reader') !== undefined, 3000, 'reader live');
+      await eventually(() => harness.sessions.sessionFor('reader') !== undefined, { message: 'reader live' });
       const session = harness.sessions.sessionFor('reader')!;
       for (let i = 0; i < 40; i++) await session.notify(notification({ i, pad: CHUNK }));
-      await until(() => received === 40, 5000, 'all 40 notifications');
+      await eventually(() => received === 40, { message: 'all 40 notifications' });
       assert.equal(session.closed, false);
     } finally {
       await client.close();
@@ -104,7 +105,7 @@ describe('SSE back-pressure', () => {
   it('never touches a response after the client went away', async () => {
     const { client, session } = await liveRawSession('vanishing');
     client.socket.destroy();
-    await until(() => session.closed, 3000, 'the session closes on abort');
+    await eventually(() => session.closed, { message: 'the session closes on abort' });
     assert.equal(harness.sessions.sessionFor('vanishing'), undefined);
     await assert.rejects(session.notify(notification('late')));
     // Keep-alives run every 20 ms; a write to the aborted uWS response would throw out of the timer.

@@ -113,15 +113,6 @@ export function pingResult(result: unknown): unknown {
   return JSON.parse(content[0]!.text);
 }
 
-/** Waits until `check` holds, polling; fails after `ms`. */
-export async function until(check: () => boolean, ms = 3000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /**
  * One HTTP request through node:http, which, unlike fetch, sends the Host header it is given (for
  * DNS-rebinding tests). Resolves with the status and the body parsed as JSON when it is JSON.

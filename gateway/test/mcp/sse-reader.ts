@@ -1,3 +1,5 @@
+import { eventually } from '@switchboard/runtime/testing';
+
 /** One parsed server-sent event, or a comment line. */
 export interface SseFrame {
   readonly event?: string;
@@ -15,7 +17,6 @@ export class RawSseStream {
   readonly ended: Promise<boolean>;
   readonly #abort = new AbortController();
   #buffer = '';
-  #waiters: Array<() => void> = [];
 
   private constructor(readonly response: Response) {
     this.ended = this.#read();
@@ -30,17 +31,8 @@ export class RawSseStream {
   }
 
   /** Waits for the first frame (already seen or coming) that matches. */
-  async next(match: (frame: SseFrame) => boolean, ms = 3000): Promise<SseFrame> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const found = this.frames.find(match);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error('Timed out waiting for an SSE frame.');
-      await new Promise<void>((resolve) => {
-        this.#waiters.push(resolve);
-        setTimeout(resolve, 20);
-      });
-    }
+  async next(match: (frame: SseFrame) => boolean, timeoutMs?: number): Promise<SseFrame> {
+    return eventually(() => this.frames.find(match), { timeoutMs, message: 'an SSE frame that matches' });
   }
 
   /** The session id from the `endpoint` event. */
@@ -64,7 +56,6 @@ export class RawSseStream {
           this.#parse(this.#buffer.slice(0, cut));
           this.#buffer = this.#buffer.slice(cut + 2);
         }
-        for (const wake of this.#waiters.splice(0)) wake();
       }
       return true;
     } catch {

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { McpSession } from '../../src/mcp/mcp-session.js';
-import { connectSse, pingResult, startMcpHarness, TOKENS, until, type McpHarness } from './mcp-harness.js';
+import { connectSse, pingResult, startMcpHarness, TOKENS, type McpHarness } from './mcp-harness.js';
 import { RawSseStream } from './sse-reader.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -141,12 +142,12 @@ describe('MCP over HTTP+SSE', () => {
     const received: LoggingMessageNotification['params'][] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void received.push(n.params));
     try {
-      await until(() => harness.sessions.sessionFor('alice') !== undefined, 3000, 'alice live');
+      await eventually(() => harness.sessions.sessionFor('alice') !== undefined, { message: 'alice live' });
       const session = harness.sessions.sessionFor('alice')!;
       assert.ok(opened.includes(session), 'open event fired');
       assert.equal(session.kind, 'sse');
       await session.notify({ method: 'notifications/message', params: { level: 'info', logger: 'switchboard.inbound', data: { body: 'hi' } } });
-      await until(() => received.length === 1, 3000, 'the notification');
+      await eventually(() => received.length === 1, { message: 'the notification' });
       assert.deepEqual(received[0], { level: 'info', logger: 'switchboard.inbound', data: { body: 'hi' } });
     } finally {
       await client.close();
@@ -157,16 +158,16 @@ describe('MCP over HTTP+SSE', () => {
     const first = await connectSse(harness.url, { token: TOKENS.alice });
     let firstError: Error | undefined;
     first.transport.onerror = (err) => (firstError ??= err);
-    await until(() => harness.sessions.sessionFor('alice') !== undefined, 3000, 'first live');
+    await eventually(() => harness.sessions.sessionFor('alice') !== undefined, { message: 'first live' });
     const older = harness.sessions.sessionFor('alice')!;
     const second = await connectSse(harness.url, { token: TOKENS.alice });
     try {
-      await until(() => harness.sessions.sessionFor('alice') !== older, 3000, 'second live');
+      await eventually(() => harness.sessions.sessionFor('alice') !== older, { message: 'second live' });
       const newer = harness.sessions.sessionFor('alice')!;
-      await until(() => older.closed, 3000, 'older closed');
+      await eventually(() => older.closed, { message: 'older closed' });
       assert.ok(closed.includes(older), 'close event for the older session');
       assert.equal(harness.sessions.sessionFor('alice'), newer, 'the older close did not unregister the newer');
-      await until(() => firstError !== undefined, 3000, 'first client sees its stream end');
+      await eventually(() => firstError !== undefined, { message: 'first client sees its stream end' });
       assert.deepEqual(pingResult(await second.client.callTool({ name: 'comms_ping', arguments: {} })), {
         ok: true,
         principal: 'client',
@@ -189,7 +190,7 @@ describe('MCP over HTTP+SSE', () => {
       content: { type: 'text', text: `heard: ${(request.params.messages[0]!.content as { text: string }).text}` },
     }));
     try {
-      await until(() => harness.sessions.sessionFor('bob') !== undefined, 3000, 'bob live');
+      await eventually(() => harness.sessions.sessionFor('bob') !== undefined, { message: 'bob live' });
       const session = harness.sessions.sessionFor('bob')!;
       assert.equal(session.supportsSampling, true);
       const reply = await session.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }], maxTokens: 50 });
@@ -241,11 +242,11 @@ describe('closeAll', () => {
       const { client, transport } = await connectSse(harness.url, { token: TOKENS.alice });
       let clientError: Error | undefined;
       transport.onerror = (err) => (clientError ??= err);
-      await until(() => harness.sessions.count === 1, 3000, 'alice live');
+      await eventually(() => harness.sessions.count === 1, { message: 'alice live' });
 
       await harness.sessions.closeAll();
       assert.equal(await raw.ended, true, 'the raw stream ended cleanly');
-      await until(() => clientError !== undefined, 3000, 'the client sees the close');
+      await eventually(() => clientError !== undefined, { message: 'the client sees the close' });
       assert.equal(harness.sessions.count, 0);
       const refused = await fetch(`${harness.url}/sse?token=${TOKENS.alice}`);
       assert.equal(refused.status, 503);

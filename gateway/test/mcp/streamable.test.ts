@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
-import { connectSse, connectStreamable, pingResult, startMcpHarness, TOKENS, until, type McpHarness } from './mcp-harness.js';
+import { connectSse, connectStreamable, pingResult, startMcpHarness, TOKENS, type McpHarness } from './mcp-harness.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const ACCEPT = 'application/json, text/event-stream';
 const INITIALIZE = {
@@ -45,7 +46,7 @@ describe('MCP over Streamable HTTP', () => {
         ['comms_ping'],
       );
       assert.deepEqual(pingResult(await client.callTool({ name: 'comms_ping', arguments: {} })), { ok: true, principal: 'client', agentId: 'alice' });
-      await until(() => harness.sessions.sessionFor('alice')?.kind === 'streamable-http', 3000, 'live once the GET stream is open');
+      await eventually(() => harness.sessions.sessionFor('alice')?.kind === 'streamable-http', { message: 'live once the GET stream is open' });
     } finally {
       await client.close();
     }
@@ -105,12 +106,12 @@ describe('MCP over Streamable HTTP', () => {
     const received: LoggingMessageNotification['params'][] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void received.push(n.params));
     try {
-      await until(() => harness.sessions.sessionFor('carol') !== undefined, 3000, 'carol live');
+      await eventually(() => harness.sessions.sessionFor('carol') !== undefined, { message: 'carol live' });
       await harness.sessions.sessionFor('carol')!.notify({
         method: 'notifications/message',
         params: { level: 'info', logger: 'switchboard.inbound', data: { from: '+15550001' } },
       });
-      await until(() => received.length === 1, 3000, 'the notification');
+      await eventually(() => received.length === 1, { message: 'the notification' });
       assert.deepEqual(received[0], { level: 'info', logger: 'switchboard.inbound', data: { from: '+15550001' } });
     } finally {
       await client.close();
@@ -119,10 +120,10 @@ describe('MCP over Streamable HTTP', () => {
 
   it('ends a session on DELETE', async () => {
     const { client, transport } = await connectStreamable(harness.url, TOKENS.bob);
-    await until(() => harness.sessions.sessionFor('bob') !== undefined, 3000, 'bob live');
+    await eventually(() => harness.sessions.sessionFor('bob') !== undefined, { message: 'bob live' });
     const sessionId = transport.sessionId!;
     await transport.terminateSession();
-    await until(() => harness.sessions.get(sessionId) === undefined, 3000, 'session gone');
+    await eventually(() => harness.sessions.get(sessionId) === undefined, { message: 'session gone' });
     assert.equal(harness.sessions.sessionFor('bob'), undefined);
     const after = await call('POST', { authorization: `Bearer ${TOKENS.bob}`, 'mcp-session-id': sessionId }, { jsonrpc: '2.0', id: 3, method: 'ping' });
     assert.equal(after.status, 404);
@@ -131,12 +132,12 @@ describe('MCP over Streamable HTTP', () => {
 
   it('lets a newer session on another transport replace an agent’s SSE session', async () => {
     const sse = await connectSse(harness.url, { token: TOKENS.team, agentId: 'dave' });
-    await until(() => harness.sessions.sessionFor('dave')?.kind === 'sse', 3000, 'sse live');
+    await eventually(() => harness.sessions.sessionFor('dave')?.kind === 'sse', { message: 'sse live' });
     const older = harness.sessions.sessionFor('dave')!;
     const streamable = await connectStreamable(harness.url, TOKENS.team, { agentId: 'dave' });
     try {
-      await until(() => harness.sessions.sessionFor('dave')?.kind === 'streamable-http', 3000, 'streamable live');
-      await until(() => older.closed, 3000, 'sse session closed');
+      await eventually(() => harness.sessions.sessionFor('dave')?.kind === 'streamable-http', { message: 'streamable live' });
+      await eventually(() => older.closed, { message: 'sse session closed' });
       assert.equal(harness.sessions.sessionFor('dave')?.kind, 'streamable-http');
     } finally {
       await sse.client.close();
@@ -149,7 +150,7 @@ describe('MCP over Streamable HTTP', () => {
     const { client } = await connectStreamable(harness.url, TOKENS.team, { agentId: 'erin', capabilities: { capabilities: { sampling: {} } } });
     client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'test', content: { type: 'text', text: 'yes' } }));
     try {
-      await until(() => harness.sessions.sessionFor('erin') !== undefined, 3000, 'erin live');
+      await eventually(() => harness.sessions.sessionFor('erin') !== undefined, { message: 'erin live' });
       const session = harness.sessions.sessionFor('erin')!;
       assert.equal(session.supportsSampling, true);
       const reply = await session.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ok?' } }], maxTokens: 10 });
@@ -183,7 +184,7 @@ describe('MCP over Streamable HTTP', () => {
       await response.text();
       const sessionId = response.headers.get('mcp-session-id')!;
       assert.ok(local.sessions.get(sessionId));
-      await until(() => local.sessions.get(sessionId) === undefined, 2000, 'the idle session closes');
+      await eventually(() => local.sessions.get(sessionId) === undefined, { message: 'the idle session closes' });
     } finally {
       await local.close();
     }
@@ -195,10 +196,10 @@ describe('MCP over Streamable HTTP', () => {
       const { client, transport } = await connectStreamable(local.url, TOKENS.alice);
       let clientError: Error | undefined;
       transport.onerror = (err) => (clientError ??= err);
-      await until(() => local.sessions.count === 1, 3000, 'alice live');
+      await eventually(() => local.sessions.count === 1, { message: 'alice live' });
       await local.sessions.closeAll();
       assert.equal(local.sessions.count, 0);
-      await until(() => clientError !== undefined, 3000, 'the client sees the close');
+      await eventually(() => clientError !== undefined, { message: 'the client sees the close' });
       await client.close();
     } finally {
       await local.close();
