@@ -28,6 +28,15 @@ describe('eventually', () => {
     assert.ok(Date.now() - started < 5000, 'gave up near its time-out');
   });
 
+  it('calls a message function when it gives up, to say what was seen then', async () => {
+    let seen = 0;
+    await assert.rejects(eventually(() => ++seen > 1e9, { timeoutMs: 50, message: () => `more than 1e9 tries (${seen} seen)` }), (err: Error) => {
+      const tries = Number(/\((\d+) tries\)/.exec(err.message)![1]);
+      assert.match(err.message, new RegExp(`waiting for more than 1e9 tries \\(${tries} seen\\)`));
+      return true;
+    });
+  });
+
   it("times out naming the last try's error, kept as the cause", async () => {
     const cause = new Error('connection refused');
     await assert.rejects(eventually(() => Promise.reject(cause), { timeoutMs: 50 }), (err: Error) => {

@@ -6,8 +6,8 @@ export interface EventuallyOptions {
   readonly timeoutMs?: number;
   /** The pause between tries; default 20 ms. */
   readonly intervalMs?: number;
-  /** What the test waits for, for the time-out's message ("the agent's inbox holds 3 entries"). */
-  readonly message?: string;
+  /** What the test waits for, for the time-out's message ("the agent's inbox holds 3 entries"); a function is called then, to say what was seen. */
+  readonly message?: string | (() => string);
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -66,8 +66,8 @@ async function tryOnce<T>(check: () => T | Promise<T>, deadline: number): Promis
   }
 }
 
-function timedOut<T>(message: string | undefined, waitedMs: number, tries: number, last: Outcome<T> | undefined): Error {
-  const what = message ?? 'the check';
+function timedOut<T>(message: EventuallyOptions['message'], waitedMs: number, tries: number, last: Outcome<T> | undefined): Error {
+  const what = (typeof message === 'function' ? message() : message) ?? 'the check';
   const lastly =
     last === undefined
       ? 'no try finished in time'
