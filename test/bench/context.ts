@@ -26,7 +26,7 @@ export function openScenarioScope(name: string, settings: LoadSettings, { short 
       let gateway = gateways.get(key);
       if (!gateway) {
         log(`starting the real server (embedded, demo mode, fresh data dir, HTTP_ADAPTER=${key})`);
-        gateway = startGatewayProcess({ adapter });
+        gateway = startGatewayProcess({ adapter, ...(options.env ? { env: options.env } : {}) });
         gateways.set(key, gateway);
         const started = gateway;
         cleanups.push(async () => (await started.catch(() => undefined))?.stop());

@@ -19,7 +19,7 @@ export interface GatewayProcess extends GatewayUnderTest {
  * Starts the CLI from source in embedded demo mode: a fresh temp data dir, an empty env file (so a
  * developer's ./.env cannot switch providers on), LOG_LEVEL=warn so logging does not dominate.
  */
-export async function startGatewayProcess(options: { adapter?: 'uws' | 'node' } = {}): Promise<GatewayProcess> {
+export async function startGatewayProcess(options: { adapter?: 'uws' | 'node'; env?: Readonly<Record<string, string>> } = {}): Promise<GatewayProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
   const envFile = join(dataDir, 'bench.env');
   writeFileSync(envFile, '');
@@ -38,6 +38,7 @@ export async function startGatewayProcess(options: { adapter?: 'uws' | 'node' } 
         HTTP_ADAPTER: options.adapter ?? 'auto',
         HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
         MCP_MAX_SESSIONS_PER_PRINCIPAL: '100000',
+        ...options.env,
       },
       // The token line follows the URL line in the same banner; waiting for it gets both.
       ready: TOKEN_LINE,

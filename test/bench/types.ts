@@ -148,8 +148,8 @@ export interface BenchContext {
   readonly connections: number;
   /** The gate's short run (`npm run bench -- check`): measure only the rows its figures read, at the smallest size that gives them. */
   readonly short: boolean;
-  /** Starts the real server on first call (in its own process) and returns it; the harness stops it. One per `adapter` (default: the HTTP_ADAPTER environment variable, else auto). */
-  gateway(options?: { adapter?: 'uws' | 'node' }): Promise<GatewayUnderTest>;
+  /** Starts the real server on first call (in its own process) and returns it; the harness stops it. One per `adapter` (default: the HTTP_ADAPTER environment variable, else auto); `env` is added to the first start's environment. */
+  gateway(options?: { adapter?: 'uws' | 'node'; env?: Readonly<Record<string, string>> }): Promise<GatewayUnderTest>;
   /** Warms up, then runs autocannon against `spec` for the run's duration, with progress on stderr. */
   load(spec: LoadSpec): Promise<Measurement>;
   /** Warms up, then sends `spec.rate` requests per second, evenly spaced, for the run's duration; `connections` is the most in flight at once. */

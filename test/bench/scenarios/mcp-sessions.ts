@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import twilio from 'twilio';
+import { heapSnapshot, heapSnapshotOptions } from '../heap-snapshot.js';
 import { residentMiB } from '../proc.js';
 import { quantileMs } from '../paced.js';
 import type { Scenario } from '../types.js';
@@ -18,6 +20,12 @@ const INBOUND_RATE = 1000;
  */
 const SHORT_INBOUND_RATE = 250;
 const CUSTOMER = '+14155550123';
+/**
+ * `BENCH_MCP_HEAPSNAPSHOTS=<dir>`: the server writes a heap snapshot there with a third of the sessions
+ * open and another with all of them, before the load; the difference over the sessions between is
+ * what one session holds (`node scripts/heapsnapshot-top.mjs <first> <second> <sessions between>`).
+ */
+const SNAPSHOT_DIR = process.env.BENCH_MCP_HEAPSNAPSHOTS;
 
 /**
  * Holds SESSIONS live MCP SSE sessions open (initialised, as a client does), reads the server's
@@ -32,7 +40,9 @@ export const mcpSessions: Scenario = {
   async run(ctx) {
     const sessionCount = ctx.short ? SHORT_SESSIONS : SESSIONS;
     const inboundRate = ctx.short ? SHORT_INBOUND_RATE : INBOUND_RATE;
-    const gateway = await ctx.gateway();
+    if (SNAPSHOT_DIR) mkdirSync(SNAPSHOT_DIR, { recursive: true });
+    const gateway = await ctx.gateway(SNAPSHOT_DIR ? { env: { NODE_OPTIONS: heapSnapshotOptions(SNAPSHOT_DIR) } } : {});
+    let firstSnapshot = SNAPSHOT_DIR !== undefined;
     const team = await gateway.teamToken();
     const { hostname: host, port } = new URL(gateway.url);
     const run = randomBytes(3).toString('hex');
@@ -52,6 +62,11 @@ export const mcpSessions: Scenario = {
       await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
       await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     };
+    const snapshot = async (open: number) => {
+      ctx.log(`mcp-sessions: ${open.toLocaleString('en-US')} sessions open, server RSS ${residentMiB(gateway.pid).toFixed(0)} MiB; heap snapshot`);
+      await heapSnapshot(gateway.pid, gateway.url, SNAPSHOT_DIR!, ctx.log);
+    };
+    ctx.log(`mcp-sessions: no sessions open; server RSS ${residentMiB(gateway.pid).toFixed(0)} MiB`);
     const started = Date.now();
     const agentSessions = new Map<string, RawSseSession>();
     for (const agent of agents) {
@@ -65,12 +80,20 @@ export const mcpSessions: Scenario = {
       const fresh = await Promise.all(Array.from({ length: batch }, () => openSse(host, Number(port), `token=${team}`)));
       await Promise.all(fresh.map((session) => initialise(session, team)));
       sessions.push(...fresh);
+      // Resident memory at each thousand: its slope is what one session costs.
+      if (Math.floor((opened + batch) / 1000) > Math.floor(opened / 1000)) {
+        ctx.log(`mcp-sessions: ${(opened + batch).toLocaleString('en-US')} sessions open; server RSS ${residentMiB(gateway.pid).toFixed(0)} MiB`);
+      }
       opened += batch;
-      if (opened % 1000 === 0) ctx.log(`mcp-sessions: ${opened.toLocaleString('en-US')} sessions open`);
+      if (firstSnapshot && opened >= sessionCount / 3) {
+        firstSnapshot = false;
+        await snapshot(opened);
+      }
     }
     const openSeconds = (Date.now() - started) / 1000;
     const rssMiB = residentMiB(gateway.pid);
     ctx.log(`mcp-sessions: ${sessions.length.toLocaleString('en-US')} sessions open in ${openSeconds.toFixed(1)} s; server RSS ${rssMiB.toFixed(0)} MiB`);
+    if (SNAPSHOT_DIR) await snapshot(sessions.length);
 
     const { twilio: credentials } = await simulatorCredentials(gateway);
     const sentAt = new Map<string, number>();

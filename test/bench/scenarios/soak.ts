@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import http from 'node:http';
-import { join } from 'node:path';
 import twilio from 'twilio';
 import { startCpuWindow } from '../cpu.js';
+import { heapSnapshot, heapSnapshotOptions } from '../heap-snapshot.js';
 import { startLiveGateway } from '../live-gateway.js';
 import { memoryAround, sampleMemory } from '../memory-sampler.js';
 import { quantileMs } from '../paced.js';
@@ -47,7 +47,7 @@ export const soak: Scenario = {
       name: 'soak',
       env: {
         POOL_PHONE_NUMBERS: PHONE_NUMBERS.join(','),
-        ...(snapshotDir ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}` } : {}),
+        ...(snapshotDir ? { NODE_OPTIONS: heapSnapshotOptions(snapshotDir) } : {}),
       },
     });
     const credentials = gateway.sim.credentials.twilio as { accountSid: string; authToken: string };
@@ -248,25 +248,6 @@ async function initialise(origin: string, session: RawSseSession, token: string)
   const post = (body: object) => fetch(`${origin}/messages?sessionId=${session.sessionId}`, { method: 'POST', headers, body: JSON.stringify(body) });
   await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'soak', version: '1' } } });
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
-}
-
-/** Has the server (started with --heapsnapshot-signal=SIGUSR2) write a heap snapshot into `dir`; resolves once it is written. */
-async function heapSnapshot(pid: number, origin: string, dir: string, log: (message: string) => void): Promise<void> {
-  const before = new Set(readdirSync(dir));
-  process.kill(pid, 'SIGUSR2');
-  for (let size = -1; ; ) {
-    await new Promise((r) => setTimeout(r, 1_000));
-    const file = readdirSync(dir).find((name) => !before.has(name) && name.endsWith('.heapsnapshot'));
-    if (!file) continue;
-    // The server takes and writes it on its main thread: once it answers again and the file has stopped growing, it is done.
-    const answers = await fetch(`${origin}/health`).then((res) => res.ok, () => false);
-    const now = statSync(join(dir, file)).size;
-    if (answers && now > 0 && now === size) {
-      log(`soak: heap snapshot ${join(dir, file)} (${(now / 1024 / 1024).toFixed(0)} MB)`);
-      return;
-    }
-    size = now;
-  }
 }
 
 /** POSTs over `pool`; resolves with the status, or with the socket error's code when no answer came. */
