@@ -1,4 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Type } from '@sinclair/typebox';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
@@ -117,12 +119,34 @@ export interface ToolCatalog {
   call(name: string, args: Readonly<Record<string, unknown>>, caller: Principal, options?: ToolCallOptions): Promise<CallToolResult>;
 }
 
+/** A tool with its REST route, its definition and its compiled argument check: the same for every session of an app. */
+interface RoutedTool {
+  readonly name: string;
+  readonly method: 'GET' | 'POST' | 'PUT';
+  readonly path: string;
+  readonly arguments?: ToolArguments;
+  readonly tool: Tool;
+  readonly checkArguments: Check | undefined;
+}
+
+/** An app's tools as last built, and how many routes the app had then. */
+interface BuiltTools {
+  readonly routeCount: number;
+  readonly routed: readonly RoutedTool[];
+  readonly tools: readonly Tool[];
+}
+
+const builtTools = new WeakMap<GatewayApp, BuiltTools>();
+
 /**
- * The comms_* tools, each running its REST twin's handler through `GatewayApp.invoke` (same auth,
- * same schema, same code). A caller acting for an agent uses it when a call names none.
+ * The app's tools, built once and shared by every session and request: a session used to build its
+ * own (schemas copied, argument checks compiled), and ajv keeps every schema object it compiles, so
+ * each session also left two compiled checks behind for good. Rebuilt only if routes were added since.
  */
-export function toolCatalog(app: GatewayApp, principal: Principal, agentId: string | undefined): ToolCatalog {
-  const routed = TOOL_ROUTES.flatMap((t) => {
+function toolsOf(app: GatewayApp): BuiltTools {
+  const built = builtTools.get(app);
+  if (built && built.routeCount === app.routes.length) return built;
+  const routed = TOOL_ROUTES.flatMap((t): RoutedTool[] => {
     const route = app.route(t.method, t.path);
     if (!route) return [];
     const own = t.arguments;
@@ -130,8 +154,19 @@ export function toolCatalog(app: GatewayApp, principal: Principal, agentId: stri
     const tool = { name: t.name, description: own?.description ?? route.summary, inputSchema, outputSchema: TOOL_OUTPUT } satisfies Tool;
     return [{ ...t, tool, checkArguments: own ? compileBody(own.schema) : namedArguments(t.path, inputSchema) }];
   });
+  const fresh = { routeCount: app.routes.length, routed, tools: [...routed.map((t) => t.tool), PING] };
+  builtTools.set(app, fresh);
+  return fresh;
+}
+
+/**
+ * The comms_* tools, each running its REST twin's handler through `GatewayApp.invoke` (same auth,
+ * same schema, same code). A caller acting for an agent uses it when a call names none.
+ */
+export function toolCatalog(app: GatewayApp, principal: Principal, agentId: string | undefined): ToolCatalog {
+  const { routed, tools } = toolsOf(app);
   return {
-    tools: [...routed.map((t) => t.tool), PING],
+    tools,
     async call(name, given, caller, options = {}) {
       let args: Record<string, unknown> = { ...given };
       if (name === PING.name) {
@@ -158,13 +193,24 @@ export function toolCatalog(app: GatewayApp, principal: Principal, agentId: stri
   };
 }
 
+let ajvValidator: AjvJsonSchemaValidator | undefined;
+
+/**
+ * The JSON Schema validator of every session's SDK server. By default the SDK makes an ajv instance
+ * with its formats for each server (19 KB of heap per session), used only to check elicitation
+ * answers, which this server never asks for; one, made on first use, serves every session.
+ */
+const SHARED_VALIDATOR: jsonSchemaValidator = {
+  getValidator: (schema) => (ajvValidator ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
+
 /**
  * The MCP server of one 2025-era session: the catalog's tools, the `logging` capability for
  * inbound-message notifications and, with `inboxes`, the agents' inbox resources and their subscriptions.
  */
 export function createToolServer(app: GatewayApp, principal: Principal, agentId: string | undefined, inboxes?: InboxSubscribers): Server {
   const capabilities = inboxes ? { tools: {}, logging: {}, resources: { subscribe: true } } : { tools: {}, logging: {} };
-  const server = new Server({ name: 'switchboard', version: VERSION }, { capabilities });
+  const server = new Server({ name: 'switchboard', version: VERSION }, { capabilities, jsonSchemaValidator: SHARED_VALIDATOR });
   inboxes?.serve(server, app, principal, agentId);
   const catalog = toolCatalog(app, principal, agentId);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...catalog.tools] }));
