@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { eventually, eventuallyPasses } from '../src/testing/eventually.js';
+import { eventually, eventuallyPasses, steadily } from '../src/testing/eventually.js';
 
 describe('eventually', () => {
   it('resolves with the first truthy value, trying again after falsy ones and throws', async () => {
@@ -76,6 +76,32 @@ describe('eventuallyPasses', () => {
     await assert.rejects(eventuallyPasses(() => assert.deepEqual([1, 2], [1, 3]), { timeoutMs: 60, message: 'the list' }), (err: Error) => {
       assert.match(err.message, /waiting for the list; last try threw: Expected values to be strictly deep-equal/);
       assert.equal((err.cause as Error).name, 'AssertionError');
+      return true;
+    });
+  });
+});
+
+describe('steadily', () => {
+  it('keeps trying for the whole window while the check holds, and resolves with the tries', async () => {
+    const started = Date.now();
+    let n = 0;
+    const tries = await steadily(() => ++n, { forMs: 100, intervalMs: 10 });
+    assert.ok(Date.now() - started >= 100, 'kept checking for the whole window');
+    assert.equal(tries, n);
+    assert.ok(tries >= 3, `${tries} tries`);
+  });
+
+  it('fails at the first try that does not hold, naming the message and the try', async () => {
+    let n = 0;
+    await assert.rejects(steadily(() => ++n < 4, { forMs: 5000, intervalMs: 1, message: 'every agent served' }), /^Error: every agent served stopped holding after \d+ ms, at try 4: it returned false$/);
+    assert.equal(n, 4, 'no try after the one that failed');
+  });
+
+  it('fails on a try that throws, with the error as its cause', async () => {
+    const cause = new Error('503');
+    await assert.rejects(steadily(() => Promise.reject(cause), { forMs: 1000 }), (err: Error) => {
+      assert.match(err.message, /the check stopped holding after \d+ ms, at try 1: it threw: 503$/);
+      assert.equal(err.cause, cause);
       return true;
     });
   });

@@ -34,6 +34,44 @@ export async function eventuallyPasses<T>(check: () => T | Promise<T>, options: 
   return attempt(check, () => true, options);
 }
 
+/** How long {@link steadily} keeps checking. */
+export interface SteadilyOptions {
+  /** How long `check` must keep holding, from the first try. */
+  readonly forMs: number;
+  /** The pause between tries; default 20 ms. */
+  readonly intervalMs?: number;
+  /** What must keep holding, for the failure's message; a function is called then, to say what was seen. */
+  readonly message?: string | (() => string);
+}
+
+/**
+ * Tries `check` again and again for `forMs` and fails at the first try that returns a falsy value or
+ * throws (that error as `cause`): for what must hold steadily, not merely once (every agent served
+ * after a fault, and still served). Resolves with the number of tries, each of which held.
+ */
+export async function steadily<T>(check: () => T | Promise<T>, options: SteadilyOptions): Promise<number> {
+  const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+  const started = Date.now();
+  for (let tries = 1; ; tries++) {
+    let value: T;
+    try {
+      value = await check();
+    } catch (error) {
+      throw brokeOff(options.message, Date.now() - started, tries, `it threw: ${error instanceof Error ? error.message : inspect(error)}`, error);
+    }
+    if (!value) throw brokeOff(options.message, Date.now() - started, tries, `it returned ${inspect(value)}`);
+    if (Date.now() - started >= options.forMs) return tries;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, options.forMs - (Date.now() - started))));
+  }
+}
+
+function brokeOff(message: SteadilyOptions['message'], afterMs: number, tries: number, how: string, cause?: unknown): Error {
+  const what = (typeof message === 'function' ? message() : message) ?? 'the check';
+  const error = new Error(`${what} stopped holding after ${afterMs} ms, at try ${tries}: ${how}`);
+  if (cause !== undefined) error.cause = cause;
+  return error;
+}
+
 type Outcome<T> = { value: T } | { error: unknown } | { late: true };
 
 async function attempt<T>(check: () => T | Promise<T>, done: (value: T) => boolean, options: EventuallyOptions): Promise<T> {

@@ -12,4 +12,4 @@ export type { LiveReachUnderTest } from './live-reach-conformance.js';
 export { describeCallDirectoryConformance } from './call-directory-conformance.js';
 export type { CallDirectoryUnderTest } from './call-directory-conformance.js';
 export { startPostgresInstance, POSTGRES_BIN_DIR, type TestPostgresInstance, type TestPostgresTls } from './postgres-instance.js';
-export { eventually, eventuallyPasses, type EventuallyOptions } from './eventually.js';
+export { eventually, eventuallyPasses, steadily, type EventuallyOptions, type SteadilyOptions } from './eventually.js';
