@@ -14,6 +14,7 @@ import type { Logger } from './logger.js';
 import type { SecretBox } from './secrets.js';
 import type { Settings } from './settings/schema.js';
 import type { IdempotencyRepository } from './store/repositories/idempotency.js';
+import type { ErasureReceipt } from './compliance/erasure.js';
 import type { DoNotContactRepository } from './store/repositories/do-not-contact.js';
 import type { PoolRepository } from './store/repositories/pools.js';
 import type { TaskRepository } from './store/repositories/tasks.js';
@@ -69,6 +70,8 @@ export interface AdminPort {
   drivers(): readonly Driver[];
   /** The operator's do-not-contact list and its log. */
   readonly contactList: Pick<DoNotContactRepository, 'add' | 'remove' | 'list' | 'history'>;
+  /** Removes a person everywhere (an erasure request), with a receipt. */
+  erase(address: string): Promise<ErasureReceipt>;
 }
 
 /** What the gateway's metrics follow. */

@@ -13,13 +13,15 @@ import {
   ContactHistoryQuery,
   ContactImportResult,
   ContactUnblockBody,
+  ErasureBody,
+  ErasureReceipt,
 } from '../schemas/compliance.js';
 import type { RouteDeps } from './deps.js';
 
 /** Rows one import may hold: a larger list goes in several posts. */
 const IMPORT_ROWS = 10_000;
 
-/** The operator's do-not-contact list: list, add, remove with a reason, import a CSV, and each address's history. */
+/** The operator's do-not-contact list (list, add, remove with a reason, import a CSV, each address's history) and erasure of a person. */
 export function adminContactRoutes(deps: RouteDeps): RouteDefinition[] {
   const list = deps.ports.admin.contactList;
   const common = { tag: 'Admin', auth: 'orchestrator' as const };
@@ -107,6 +109,19 @@ export function adminContactRoutes(deps: RouteDeps): RouteDefinition[] {
         const address = addressOf(query.address);
         const changes = (await list.history(address)).map(({ action, scope, source, reason, actor, at }) => ({ action, scope, source, reason, actor, at }));
         return json(200, { address, changes }, { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      ...common,
+      method: 'POST',
+      path: '/admin/api/erasure',
+      operationId: 'adminErasure',
+      summary:
+        'Erases a person everywhere (an erasure request under GDPR art. 17 or the CCPA): messages, calls with transcripts and recordings, dead letters, inbox entries, conversations, callback events, consents. Usage records keep counts only; a do-not-contact entry is kept under a digest of the address.',
+      body: ErasureBody,
+      responses: { 200: { description: 'The receipt.', schema: ErasureReceipt }, ...errorResponses(400, 401, 403, 429) },
+      async handler({ body }: RouteContext<ErasureBody>) {
+        return json(200, await deps.ports.admin.erase(body.address), { 'cache-control': 'no-store' });
       },
     },
   ];

@@ -68,3 +68,27 @@ export const ContactImportResult = Type.Object({
   alreadyListed: Type.Integer(),
   rejected: Type.Array(Type.Object({ line: Type.Integer(), value: Type.String(), reason: Type.String() }), { description: 'Rows not imported, with why.' }),
 });
+
+export const ErasureBody = Type.Object({ address: ContactAddress }, { additionalProperties: false });
+export type ErasureBody = Static<typeof ErasureBody>;
+
+const counted = (description: string) => Type.Integer({ minimum: 0, description });
+
+export const ErasureReceipt = Type.Object({
+  erasureId: Type.String(),
+  person: Type.String({ description: '`erased:` and the SHA-256 of the address: the person is named by nothing readable.' }),
+  erasedAt: Type.String({ format: 'date-time' }),
+  erased: Type.Object({
+    messages: counted('Messages to and from them, every channel.'),
+    calls: counted('Calls with them, with their ledgers and transcripts.'),
+    recordings: counted('Recording files removed.'),
+    deadLetters: counted('Dead letters.'),
+    inboxEntries: counted('Agents’ inbox entries.'),
+    callbackEvents: counted('Callback events that carried them, with their delivery log.'),
+    conversationLinks: counted('Contact links of conversations.'),
+    consents: counted('Consent records.'),
+    optOuts: counted('SMS opt-outs (STOP).'),
+    idempotentAnswers: counted('Stored answers of idempotent sends to them.'),
+  }),
+  keptOnDoNotContact: counted('Do-not-contact entries kept under the digest, so they are still not contacted.'),
+});

@@ -1,4 +1,5 @@
 import type { Driver } from '@switchboard/sdk';
+import type { ErasureReceipt, PersonErasure } from '../compliance/erasure.js';
 import { agentView } from '../agents/view.js';
 import type { AgentView } from '../protocol/operations.js';
 import type { Markup } from '../billing/markup.js';
@@ -20,6 +21,7 @@ export class StoreAdminPort implements AdminPort {
     readonly reports: UsageReports,
     private readonly markup: Markup,
     private readonly loaded: DriverSet,
+    private readonly erasure: PersonErasure,
   ) {
     this.reads = new OperatorReads(store);
     this.pools = store.pools;
@@ -45,6 +47,10 @@ export class StoreAdminPort implements AdminPort {
 
   readonly drivers = (): readonly Driver[] => {
     return this.loaded.all;
+  };
+
+  readonly erase = (address: string): Promise<ErasureReceipt> => {
+    return this.erasure.erase(address);
   };
 }
 

@@ -14,7 +14,8 @@ import type { SecretBox } from '../secrets.js';
 import type { Store } from '../store/store.js';
 import { StoredCallReads } from '../voice/call-reads.js';
 import { ReplyReads } from '../inbox/replies.js';
-import type { ApiAccess, RoleOptions } from './parts.js';
+import { PersonErasure } from '../compliance/erasure.js';
+import { callRecordings, type ApiAccess, type RoleOptions } from './parts.js';
 
 /** What the ports of a process serving the API are made of. */
 export interface GatewayPortParts extends RoleOptions {
@@ -45,7 +46,7 @@ export function gatewayPorts(parts: GatewayPortParts): GatewayPorts {
     sessionEpoch: access.sessionEpoch,
     idempotency: store.idempotency,
     sealer: parts.box,
-    admin: new StoreAdminPort(store, new UsageReports(store, parts.limits, () => markup.percent()), markup, drivers),
+    admin: new StoreAdminPort(store, new UsageReports(store, parts.limits, () => markup.percent()), markup, drivers, new PersonErasure(store, callRecordings(parts))),
     reach: new AgentReach(store, parts.reach),
     metrics: new StoreMetricsPort(events, store),
     webhooks: new DriverWebhookPort(drivers, events),

@@ -10,6 +10,7 @@ import { LimitsRepository } from './repositories/limits.js';
 import { DeadLetterRepository } from './repositories/dead-letters.js';
 import { MessageRepository } from './repositories/messages.js';
 import { OptOutRepository } from './repositories/opt-outs.js';
+import { PersonContentRepository } from './repositories/person-content.js';
 import { DoNotContactRepository } from './repositories/do-not-contact.js';
 import { ConsentRepository } from './repositories/consents.js';
 import { UsageRepository } from './repositories/usage.js';
@@ -46,6 +47,8 @@ export class Store {
   readonly callbacks: CallbackRepository;
   /** An agent's content as one thing to erase (deprovisioning). */
   readonly agentContent = new AgentContentRepository();
+  /** A person's content as one thing to erase (an erasure request). */
+  readonly personContent = new PersonContentRepository();
 
   constructor(readonly db: Database) {
     this.agents = new AgentRepository(db);

@@ -1,5 +1,14 @@
+import { createHash } from 'node:crypto';
 import { newId } from '../../ids.js';
-import type { Database } from '../database.js';
+import type { Database, SqlExecutor } from '../database.js';
+
+/**
+ * How the list keeps a person who was erased: a digest of the address, so they are still not
+ * contacted, and nothing readable of them is left.
+ */
+export function erasedAddress(address: string): string {
+  return `erased:${createHash('sha256').update(address).digest('hex')}`;
+}
 
 /** The scope of an entry every agent of the operator honours. */
 export const OPERATOR_SCOPE = '*';
@@ -64,10 +73,23 @@ export class DoNotContactRepository {
     });
   }
 
-  /** The entry that keeps `agentId` from `address`: the operator's, else the agent's own. */
+  /** The entry that keeps `agentId` from `address` (kept as itself, or erased): the operator's, else the agent's own. */
   async blocking(address: string, agentId: string): Promise<ContactBlock | undefined> {
-    const rows = await this.db.query<BlockRow>('SELECT * FROM contact_blocks WHERE address = ? AND scope IN (?, ?) ORDER BY scope', [address, OPERATOR_SCOPE, agentId]);
+    const rows = await this.db.query<BlockRow>('SELECT * FROM contact_blocks WHERE address IN (?, ?) AND scope IN (?, ?) ORDER BY scope', [
+      address,
+      erasedAddress(address),
+      OPERATOR_SCOPE,
+      agentId,
+    ]);
     return rows[0] && toBlock(rows[0]);
+  }
+
+  /** Keeps the person's entries and log under the digest of their address (an erasure); returns how many entries. */
+  async pseudonymise(tx: SqlExecutor, address: string): Promise<number> {
+    const erased = erasedAddress(address);
+    const { changes } = await tx.execute('UPDATE contact_blocks SET address = ? WHERE address = ?', [erased, address]);
+    await tx.execute('UPDATE contact_block_log SET address = ? WHERE address = ?', [erased, address]);
+    return changes;
   }
 
   /** Entries in address order after `after`, in one scope or all. */
