@@ -115,3 +115,95 @@ describe('partition leases across a nats-server restart', () => {
     }
   });
 });
+
+describe('partition leases renewed by one heartbeat per node', () => {
+  let server: TestNatsServer;
+  let connection: NatsConnection;
+  before(async () => {
+    server = await startNatsServer();
+    connection = await connect({ servers: server.url, name: 'leases-heartbeat-test' });
+  });
+  after(async () => {
+    await connection?.close();
+    await server?.stop();
+  });
+
+  const until = async (what: string, check: () => boolean, ms: number) => {
+    for (const deadline = Date.now() + ms; !check(); await new Promise((r) => setTimeout(r, 20))) assert.ok(Date.now() < deadline, what);
+  };
+  const node = (nodeId: string, bucket: string, extra: { fit?: () => boolean; events?: string[] } = {}) =>
+    new PartitionLeases({
+      connection,
+      nodeId,
+      partitions: 8,
+      ttlMs: TTL_MS,
+      bucket,
+      onAcquired: (p, token) => void extra.events?.push(`${nodeId} +${p}@${token}`),
+      onReleased: (p, reason) => void extra.events?.push(`${nodeId} -${p} ${reason}`),
+      ...(extra.fit ? { fit: extra.fit } : {}),
+    });
+
+  it('an idle pair of nodes writes no partition entry, one heartbeat per node per period', async () => {
+    const a = node('beat-a', 'leases_beat');
+    const b = node('beat-b', 'leases_beat');
+    await a.start();
+    await b.start();
+    try {
+      await until('the two share the 8 partitions', () => a.owned().length + b.owned().length === 8 && a.owned().length > 0 && b.owned().length > 0, 10 * TTL_MS);
+      // Settled: whatever moved has moved.
+      await new Promise((r) => setTimeout(r, TTL_MS));
+      const kvm = new Kvm(connection);
+      const [entries, beats] = [await kvm.open('leases_beat'), await kvm.open('leases_beat_nodes')];
+      const seq = async () => [(await entries.status()).streamInfo.state.last_seq, (await beats.status()).streamInfo.state.last_seq];
+      const [entriesBefore, beatsBefore] = await seq();
+      const window = 3 * TTL_MS;
+      await new Promise((r) => setTimeout(r, window));
+      const [entriesAfter, beatsAfter] = await seq();
+      assert.equal(entriesAfter, entriesBefore, 'no partition entry was written while idle');
+      const periods = window / (TTL_MS / 4);
+      // Two nodes, one heartbeat each per renewal period (a round may run early, to take a lapsed partition, but none is free here).
+      assert.ok(beatsAfter! - beatsBefore! <= 2 * (periods + 2), `heartbeats written in ${window} ms: ${beatsAfter! - beatsBefore!} (at most ${2 * (periods + 2)})`);
+      assert.ok(beatsAfter! - beatsBefore! >= periods, `heartbeats written in ${window} ms: ${beatsAfter! - beatsBefore!}`);
+      assert.equal(a.owned().length + b.owned().length, 8, 'both still hold their share');
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+
+  it('a node that cannot serve ends its heartbeat and the other takes its partitions at once, under newer tokens; it takes its share again when it can', async () => {
+    const events: string[] = [];
+    let fit = true;
+    const a = node('fit-a', 'leases_fit', { fit: () => fit, events });
+    const b = node('fit-b', 'leases_fit', { events });
+    await a.start();
+    await b.start();
+    try {
+      await until('the two share the 8 partitions', () => a.owned().length > 0 && b.owned().length > 0 && a.owned().length + b.owned().length === 8, 10 * TTL_MS);
+      const given = a.owned();
+      const tokens = new Map(given.map((p) => [p, Math.max(...events.filter((e) => e.startsWith(`fit-a +${p}@`)).map((e) => Number(e.split('@')[1])))]));
+      fit = false;
+      const since = Date.now();
+      const from = events.length;
+      await until('node A gives everything up', () => a.owned().length === 0, 2 * TTL_MS);
+      await until('node B holds every partition', () => b.owned().length === 8, 3 * TTL_MS);
+      const took = Date.now() - since;
+      // Its heartbeat ended, not expired: B took over well before a TTL (a round of A, then one of B).
+      assert.ok(took < TTL_MS, `B took A's partitions ${took} ms after A could not serve (TTL ${TTL_MS} ms)`);
+      for (const p of given) {
+        const later = events.filter((e) => e.startsWith(`fit-b +${p}@`)).map((e) => Number(e.split('@')[1]));
+        assert.ok(later.some((t) => t > tokens.get(p)!), `partition ${p} taken by B under a newer token than A's ${tokens.get(p)}: ${later.join(',')}`);
+      }
+      assert.deepEqual(events.slice(from).filter((e) => e.startsWith('fit-a -')).sort(), given.map((p) => `fit-a -${p} lost`).sort(), 'A gave them all up without waiting for work to drain');
+      assert.deepEqual(a.problems().length, 0, 'not yet silent for two TTLs');
+      await new Promise((r) => setTimeout(r, 2 * TTL_MS));
+      assert.match(a.problems().join('; '), /lease heartbeat not through/);
+      fit = true;
+      await until('node A takes its share again', () => a.owned().length > 0 && a.owned().length + b.owned().length === 8, 10 * TTL_MS);
+      assert.deepEqual(a.problems(), []);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+});

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { TenureRepository } from '../store/repositories/tenures.js';
 import { tenureLost, type Tenure, type TenureRecord } from '../tenure.js';
 import { PartitionLeases, type LeaseEnd } from './partition-leases.js';
+import { StoreWatch } from './store-watch.js';
 import { DEFAULT_PARTITIONS, partitionOf } from './partitions.js';
 import { PARTITION_PROBE, agentSubject, operationOfAgentSubject, partitionOperationsWildcard } from '../protocol/index.js';
 
@@ -37,6 +38,8 @@ export interface PartitionedActorsOptions {
   logger?: Logger;
   /** Where each partition's tenure is recorded before the node serves it, so that writes are fenced in the store; without it they are not. */
   tenures?: Pick<TenureRepository, 'record' | 'takeOver'>;
+  /** Asks the store for an answer (a ping): a node whose store does not answer gives its partitions up until it does. */
+  storeCheck?: () => Promise<unknown>;
 }
 
 /**
@@ -81,6 +84,7 @@ export class PartitionedActors {
   /** Partitions whose operations keep failing, by partition. */
   readonly #failing = new Map<number, Streak>();
   #watchdog: NodeJS.Timeout | undefined;
+  #store: StoreWatch | undefined;
 
   constructor(private readonly options: PartitionedActorsOptions) {
     this.#partitions = options.partitions ?? DEFAULT_PARTITIONS;
@@ -94,11 +98,16 @@ export class PartitionedActors {
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       onAcquired: (partition, token) => this.#attach(partition, token),
       onReleased: (partition, reason) => this.#detach(partition, reason),
+      fit: () => this.#store?.fit ?? true,
     });
   }
 
   async start(): Promise<void> {
     this.options.system.start({ listen: false });
+    if (this.options.storeCheck) {
+      this.#store = new StoreWatch(this.options.storeCheck, Math.max(100, Math.floor((this.options.leaseTtlMs ?? 3000) / 2)), this.options.logger);
+      this.#store.start();
+    }
     await this.leases.start();
     this.#watchdog = setInterval(() => this.#check(), Math.max(50, Math.floor(this.leases.ttlMs / 4)));
     this.#watchdog.unref();
@@ -107,6 +116,7 @@ export class PartitionedActors {
   /** Hands every partition over (work drained first), then stops the actors. */
   async stop(): Promise<void> {
     clearInterval(this.#watchdog);
+    this.#store?.stop();
     await this.leases.stop();
     for (const sub of this.#subscriptions.values()) sub.unsubscribe();
     this.#subscriptions.clear();
@@ -161,6 +171,14 @@ export class PartitionedActors {
       if (streak && this.#red(streak)) problems.push(`partition ${partition}: ${describe(streak)}`);
     }
     return problems;
+  }
+
+  /**
+   * What keeps this node from holding its share of the partitions: its store does not answer, its
+   * lease heartbeat has not gone through for two TTLs, or others keep the partitions preferred for it.
+   */
+  leaseProblems(): string[] {
+    return [...(this.#store && !this.#store.fit ? [this.#store.problem] : []), ...this.leases.problems()];
   }
 
   /** True while the partition's subscription delivers. */
