@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { hasErrorCode } from '@switchboard/sdk';
-import { ActorSystem, type OperationHandler } from '../src/actors/actor-system.js';
+import { ActorSystem } from '../src/actors/actor-system.js';
+import type { AgentOperation } from '../src/actors/operation.js';
 import { AgentClient } from '../src/agents/agent-client.js';
 import { NatsBus } from '../src/bus/nats-bus.js';
 import { PartitionedActors, partitionsServed } from '../src/cluster/partitioned-actors.js';
@@ -19,6 +20,7 @@ import { createLogger } from '../src/logger.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
 import { eventually } from '../src/testing/eventually.js';
+import { testOperation } from '../src/testing/test-operation.js';
 
 const PARTITIONS = 8;
 const TTL_MS = 1500;
@@ -51,10 +53,10 @@ interface Node {
  * `act` is a billable action: admitted by the real Limiter against the actor's ledger (loaded from
  * usage rows on activation) and recorded as a usage row, as sends do.
  */
-function operations(store: Store, node: () => Node): Record<string, OperationHandler> {
+function operations(store: Store, node: () => Node): AgentOperation[] {
   const limiter = new Limiter(store, limits, new RuntimeEvents());
-  return {
-    async act({ actor }) {
+  return [
+    testOperation('act', async ({ actor }) => {
       node().ran++;
       await limiter.admit(actor, 0.01);
       await store.usage.insert({
@@ -69,17 +71,17 @@ function operations(store: Store, node: () => Node): Record<string, OperationHan
         createdAt: new Date().toISOString(),
       });
       return { node: node().id };
-    },
-    async broken() {
+    }),
+    testOperation('broken', async () => {
       if (broken) throw new Error('the store is gone');
       return { broken: false };
-    },
-    async fenced({ tenure }) {
+    }),
+    testOperation('fenced', async ({ tenure }) => {
       await gate.promise;
       tenure.assert();
       return { fenced: 'passed' };
-    },
-  };
+    }),
+  ];
 }
 
 async function startNode(server: TestNatsServer, store: Store, id: string, options: { bucket: string; placed: boolean }): Promise<Node> {

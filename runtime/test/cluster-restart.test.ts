@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ActorSystem } from '../src/actors/actor-system.js';
+import { testOperation } from '../src/testing/test-operation.js';
 import { AgentClient } from '../src/agents/agent-client.js';
 import { NatsBus } from '../src/bus/nats-bus.js';
 import { JetStreamWorkQueue } from '../src/work/jetstream-work-queue.js';
@@ -37,7 +38,7 @@ after(async () => {
 async function node(id: string) {
   const bus = await NatsBus.connect({ servers: server.url, name: id });
   const leaseConnection: NatsConnection = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-  const system = new ActorSystem({ bus, store, logger, idleMs: 60_000, operations: { async ping() { return id; } } });
+  const system = new ActorSystem({ bus, store, logger, idleMs: 60_000, operations: [testOperation('ping', async () => id)] });
   const host = new PartitionedActors({ bus, connection: leaseConnection, system, nodeId: id, partitions: PARTITIONS, leaseTtlMs: TTL_MS, bucket: 'restart', logger });
   await host.start();
   closers.push(async () => {

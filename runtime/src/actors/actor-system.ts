@@ -3,9 +3,9 @@ import type { Bus, Subscription } from '../bus/bus.js';
 import type { Logger } from '../logger.js';
 import { ALWAYS, type Tenure } from '../tenure.js';
 import type { Store } from '../store/store.js';
-import type { OperationName, OperationRequest, OperationResponse } from '../protocol/operations.js';
 import { AgentActor } from './agent-actor.js';
 import { Continuation } from './continuation.js';
+import { SYSTEM_CLOCK, type AgentOperation, type Clock, type Turn } from './operation.js';
 import { AGENT_SUBJECT, agentOperationsWildcard, operationOfAgentSubject } from '../protocol/index.js';
 
 /**
@@ -14,39 +14,16 @@ import { AGENT_SUBJECT, agentOperationsWildcard, operationOfAgentSubject } from 
  */
 export { AGENT_SUBJECT };
 
-/** What an operation gets: the agent's actor (its state loaded) and the store. */
-export interface AgentOperationContext {
-  readonly actor: AgentActor;
-  readonly store: Store;
-  /**
-   * This process's tenure of the agent: `tenure.assert()` before an effect that runs outside the
-   * mailbox, and fenced writes carry it to the store (embedded: {@link ALWAYS}).
-   */
-  readonly tenure: Tenure;
-}
-
-/** An operation on one agent, run inside its mailbox; it may return a Continuation to finish outside it. */
-export type OperationHandler = (context: AgentOperationContext, payload: { agentId: string } & Record<string, unknown>) => Promise<unknown>;
-
-/** Operation `K` of the agent catalogue (protocol/operations.ts), typed by its request and answer. */
-export type AgentOperation<K extends OperationName = OperationName> = (
-  context: AgentOperationContext,
-  request: OperationRequest<K>,
-) => Promise<OperationResponse<K> | Continuation<OperationResponse<K>>>;
-
-/** An implementation of every operation of the catalogue. */
-export type AgentOperations = { [K in OperationName]: AgentOperation<K> };
-
 export interface ActorSystemOptions {
   bus: Bus;
   store: Store;
   logger: Logger;
-  /** What the actors answer; set by {@link ActorSystem.serve} when not given here. */
-  operations?: Readonly<Record<string, OperationHandler>>;
-  /** Checks an operation's payload before it runs, and throws to refuse it (the runtime's catalogue check). */
-  check?: (operation: string, payload: unknown) => void;
+  /** What the actors answer: each operation registered by its catalogue entry (actors/operation.ts). */
+  operations: readonly AgentOperation[];
   /** Idle time after which an actor is dropped from memory. */
   idleMs: number;
+  /** The time operations read (the system's when absent). */
+  clock?: Clock;
 }
 
 /**
@@ -57,10 +34,13 @@ export class ActorSystem {
   readonly #actors = new Map<string, AgentActor>();
   #subscription: Subscription | undefined;
   #sweeper: NodeJS.Timeout | undefined;
-  #operations: Readonly<Record<string, OperationHandler>> | undefined;
+  readonly #operations = new Map<string, AgentOperation>();
 
   constructor(private readonly options: ActorSystemOptions) {
-    this.#operations = options.operations;
+    for (const operation of options.operations) {
+      if (this.#operations.has(operation.entry.name)) throw new Error(`ActorSystem: operation ${operation.entry.name} is registered twice.`);
+      this.#operations.set(operation.entry.name, operation);
+    }
   }
 
   /** Starts the idle sweeper and, unless `listen` is false (a cluster node subscribes per partition), takes every agent's operations. */
@@ -72,11 +52,6 @@ export class ActorSystem {
     }
     this.#sweeper = setInterval(() => this.passivateIdle(), Math.min(this.options.idleMs, 30_000));
     this.#sweeper.unref();
-  }
-
-  /** Sets what every actor answers (the runtime builds them once its services exist). */
-  serve(operations: Readonly<Record<string, OperationHandler>>): void {
-    this.#operations = operations;
   }
 
   /** Number of actors in memory. */
@@ -115,20 +90,21 @@ export class ActorSystem {
   }
 
   /**
-   * Runs operation `name` in the mailbox of the payload's agent, once the `check` option passed it
-   * (a refused payload is not acted on) and while `tenure` holds: it is asserted inside the mailbox
-   * turn right before the operation, and handed to the operation (a cluster node's tenure of the
-   * agent's partition; embedded, {@link ALWAYS}).
+   * Runs operation `name` for the payload's agent once its entry passed the payload (a refused payload
+   * is not acted on), while `tenure` holds: it is asserted inside the agent's mailbox turn, right after
+   * the turns queued before (a cluster node's tenure of the agent's partition; embedded, {@link ALWAYS}).
+   * An operation whose entry asks for the mailbox runs in that turn; any other starts in it (the agent
+   * loaded, the checks before its first wait) and finishes outside it, not holding up the next turn.
    */
   dispatch(name: string, data: unknown, tenure: Tenure = ALWAYS): Promise<unknown> {
-    const operation = this.#operations && Object.hasOwn(this.#operations, name) ? this.#operations[name] : undefined;
-    const payload = data as { agentId?: unknown } | null;
-    const agentId = payload?.agentId;
+    const operation = this.#operations.get(name);
+    const agentId = (data as { agentId?: unknown } | null)?.agentId;
     if (!operation || typeof agentId !== 'string') {
       return Promise.reject(new SwitchboardError(ErrorCodes.BAD_REQUEST, `Unknown agent operation ${name}.`));
     }
+    let run: (turn: Turn) => Promise<unknown>;
     try {
-      this.options.check?.(name, data);
+      run = operation.accept(data);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -138,12 +114,17 @@ export class ActorSystem {
       this.#actors.set(agentId, actor);
     }
     const target = actor;
-    const turn = target.enqueue(async () => {
+    const { store, logger, clock = SYSTEM_CLOCK } = this.options;
+    const started = target.enqueue(async () => {
       tenure.assert();
-      if (target.state === undefined) target.state = (await this.options.store.agents.get(agentId)) ?? null;
-      const context: AgentOperationContext = { actor: target, store: this.options.store, tenure };
-      return operation(context, payload as { agentId: string });
+      if (target.state === undefined) target.state = (await store.agents.get(agentId)) ?? null;
+      const running = run({ actor: target, store, tenure, logger, clock });
+      if (operation.entry.mailbox) return running;
+      // Handed out of the turn unawaited; handled here so a quick refusal is no unhandled rejection meanwhile.
+      running.catch(() => undefined);
+      return { outside: running };
     });
-    return turn.then((result) => (result instanceof Continuation ? result.run() : result));
+    const result = operation.entry.mailbox ? started : started.then((turn) => (turn as { outside: Promise<unknown> }).outside);
+    return result.then((answer) => (answer instanceof Continuation ? answer.run() : answer));
   }
 }

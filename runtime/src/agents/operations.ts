@@ -1,6 +1,7 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import type { AgentOperations } from '../actors/actor-system.js';
+import { defineOperation, type AgentOperation } from '../actors/operation.js';
 import type { AgentActor } from '../actors/agent-actor.js';
+import { AGENT_OPERATIONS } from '../protocol/operations.js';
 import type { Provisioner } from '../provisioning/provisioner.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import { agentView } from './view.js';
@@ -12,29 +13,41 @@ export function requireAgent(actor: AgentActor): AgentRecord {
 }
 
 /** Lifecycle operations every agent actor answers. */
-export function lifecycleOperations(provisioner: Provisioner): Pick<AgentOperations, 'provision' | 'deprovision' | 'get' | 'setBlockedChannels'> {
-  return {
-    async provision({ actor }, payload) {
-      if (actor.state) throw new SwitchboardError(ErrorCodes.CONFLICT, `Agent ${actor.agentId} already exists; deprovision it first or pick another agentId.`);
-      const { result, record } = await provisioner.provision(payload);
-      actor.state = record;
-      return result;
-    },
-    async deprovision({ actor }) {
-      requireAgent(actor);
-      const result = await provisioner.deprovision(actor.agentId);
-      actor.state = null;
-      return result;
-    },
-    async get({ actor }) {
-      return agentView(requireAgent(actor));
-    },
-    async setBlockedChannels({ actor, store }, payload) {
-      const agent = requireAgent(actor);
-      const blockedChannels = [...new Set(payload.blockedChannels)];
-      await store.agents.setBlockedChannels(agent.agentId, blockedChannels);
-      actor.state = { ...agent, blockedChannels, updatedAt: new Date().toISOString() };
-      return { ok: true, agentId: agent.agentId, blockedChannels };
-    },
-  };
+export function lifecycleOperations(provisioner: Provisioner): AgentOperation[] {
+  return [
+    defineOperation(AGENT_OPERATIONS.provision, {
+      needs: [],
+      async handle({ actor }, payload) {
+        if (actor.state) throw new SwitchboardError(ErrorCodes.CONFLICT, `Agent ${actor.agentId} already exists; deprovision it first or pick another agentId.`);
+        const { result, record } = await provisioner.provision(payload);
+        actor.state = record;
+        return result;
+      },
+    }),
+    defineOperation(AGENT_OPERATIONS.deprovision, {
+      needs: [],
+      async handle({ actor }) {
+        requireAgent(actor);
+        const result = await provisioner.deprovision(actor.agentId);
+        actor.state = null;
+        return result;
+      },
+    }),
+    defineOperation(AGENT_OPERATIONS.get, {
+      needs: [],
+      async handle({ actor }) {
+        return agentView(requireAgent(actor));
+      },
+    }),
+    defineOperation(AGENT_OPERATIONS.setBlockedChannels, {
+      needs: ['agents'],
+      async handle({ actor, store, clock }, payload) {
+        const agent = requireAgent(actor);
+        const blockedChannels = [...new Set(payload.blockedChannels)];
+        await store.agents.setBlockedChannels(agent.agentId, blockedChannels);
+        actor.state = { ...agent, blockedChannels, updatedAt: clock.now().toISOString() };
+        return { ok: true as const, agentId: agent.agentId, blockedChannels };
+      },
+    }),
+  ];
 }

@@ -1,7 +1,7 @@
 import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
-import { Continuation } from '../actors/continuation.js';
-import type { AgentOperations } from '../actors/actor-system.js';
+import { defineOperation, type AgentOperation } from '../actors/operation.js';
 import { requireAgent } from '../agents/operations.js';
+import { AGENT_OPERATIONS } from '../protocol/operations.js';
 import type { ActivityRow, TimelineCursor, TimelineRow } from '../store/repositories/conversations.js';
 import type { Store } from '../store/store.js';
 
@@ -61,20 +61,21 @@ function item(row: TimelineRow) {
 }
 
 /** What a conversation is made of now: the conversation an id was linked into, and its member ids. */
-async function membersOf(store: Store, agentId: string, conversationId: string) {
+async function membersOf(store: Pick<Store, 'conversations'>, agentId: string, conversationId: string) {
   const id = await store.conversations.resolve(agentId, conversationId);
   return { id, members: await store.conversations.members(agentId, id) };
 }
 
 /**
- * Conversation operations every agent actor answers: the list and a timeline only read (they finish
- * outside the mailbox); linking runs in the mailbox, so an agent's links apply one at a time.
+ * Conversation operations every agent actor answers: the list and a timeline only read (their entries
+ * keep them out of the mailbox); linking runs in the mailbox, so an agent's links apply one at a time.
  */
-export function conversationOperations(): Pick<AgentOperations, 'conversations' | 'conversation' | 'linkContacts'> {
-  return {
-    async conversations({ actor, store }, request) {
-      const { agentId } = requireAgent(actor);
-      return new Continuation(async () => {
+export function conversationOperations(): AgentOperation[] {
+  return [
+    defineOperation(AGENT_OPERATIONS.conversations, {
+      needs: ['conversations'],
+      async handle({ actor, store }, request) {
+        const { agentId } = requireAgent(actor);
         const after = request.cursor === undefined ? undefined : decode(request.cursor);
         const recent = await store.conversations.recent(agentId, request.limit + 1, after);
         const page = recent.slice(0, request.limit);
@@ -89,12 +90,13 @@ export function conversationOperations(): Pick<AgentOperations, 'conversations' 
         });
         const last = page.at(-1);
         return { agentId, conversations, nextCursor: recent.length > request.limit && last ? encode({ createdAt: last.lastAt, id: last.conversationId }) : null };
-      });
-    },
+      },
+    }),
 
-    async conversation({ actor, store }, request) {
-      const { agentId } = requireAgent(actor);
-      return new Continuation(async () => {
+    defineOperation(AGENT_OPERATIONS.conversation, {
+      needs: ['conversations'],
+      async handle({ actor, store }, request) {
+        const { agentId } = requireAgent(actor);
         const { id, members } = await membersOf(store, agentId, request.conversationId);
         const before = request.cursor === undefined ? undefined : decode(request.cursor);
         const rows = await store.conversations.timeline(agentId, members, request.limit + 1, before);
@@ -113,14 +115,17 @@ export function conversationOperations(): Pick<AgentOperations, 'conversations' 
           items: page.map(item),
           nextCursor: rows.length > request.limit && last ? encode(last) : null,
         };
-      });
-    },
+      },
+    }),
 
-    async linkContacts({ actor, store }, request) {
-      const { agentId } = requireAgent(actor);
-      const [into, ...others] = request.addresses;
-      const conversationId = await store.conversations.link(agentId, into!, others, new Date().toISOString());
-      return { agentId, conversationId, linkedAddresses: await store.conversations.linkedAddresses(agentId, conversationId) };
-    },
-  };
+    defineOperation(AGENT_OPERATIONS.linkContacts, {
+      needs: ['conversations'],
+      async handle({ actor, store, clock }, request) {
+        const { agentId } = requireAgent(actor);
+        const [into, ...others] = request.addresses;
+        const conversationId = await store.conversations.link(agentId, into!, others, clock.now().toISOString());
+        return { agentId, conversationId, linkedAddresses: await store.conversations.linkedAddresses(agentId, conversationId) };
+      },
+    }),
+  ];
 }

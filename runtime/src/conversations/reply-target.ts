@@ -31,7 +31,7 @@ function reply(subject: string | null | undefined): string | undefined {
  * of a call, an address the agent linked in). An email reply takes the last email's subject ("Re: …")
  * when the send names none.
  */
-export async function replyTarget(store: Store, agentId: string, conversationId: string, channel: Exclude<Channel, 'voice'> | undefined, subject: string | undefined): Promise<Addressed> {
+export async function replyTarget(store: Pick<Store, 'conversations'>, agentId: string, conversationId: string, channel: Exclude<Channel, 'voice'> | undefined, subject: string | undefined): Promise<Addressed> {
   const id = await store.conversations.resolve(agentId, conversationId);
   const members = await store.conversations.members(agentId, id);
   const last = await store.conversations.lastMessage(agentId, members, channel);

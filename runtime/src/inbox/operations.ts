@@ -1,17 +1,18 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
-import { Continuation } from '../actors/continuation.js';
-import type { AgentOperations } from '../actors/actor-system.js';
+import { defineOperation, type AgentOperation } from '../actors/operation.js';
 import { requireAgent } from '../agents/operations.js';
+import { AGENT_OPERATIONS } from '../protocol/operations.js';
 
 /**
- * Inbox operations every agent actor answers. A read only reads (it finishes outside the mailbox);
- * an acknowledgement runs in the mailbox, so an agent's acknowledgements apply one at a time.
+ * Inbox operations every agent actor answers. A read only reads (its entry keeps it out of the
+ * mailbox); an acknowledgement runs in the mailbox, so an agent's acknowledgements apply one at a time.
  */
-export function inboxOperations(): Pick<AgentOperations, 'inboxRead' | 'inboxAck'> {
-  return {
-    async inboxRead({ actor, store }, request) {
-      const { agentId } = requireAgent(actor);
-      return new Continuation(async () => {
+export function inboxOperations(): AgentOperation[] {
+  return [
+    defineOperation(AGENT_OPERATIONS.inboxRead, {
+      needs: ['inbox'],
+      async handle({ actor, store }, request) {
+        const { agentId } = requireAgent(actor);
         // Every cursor up to the last one read here is committed: a cursor is taken in its entry's commit.
         const { lastCursor, ackedCursor } = await store.inbox.position(agentId);
         const after = request.after ?? ackedCursor;
@@ -26,17 +27,19 @@ export function inboxOperations(): Pick<AgentOperations, 'inboxRead' | 'inboxAck
         // With nothing more to read, every entry up to lastCursor was looked at (a filter may have skipped some).
         const nextCursor = hasMore ? last : Math.max(last, lastCursor);
         return { agentId, entries, nextCursor, hasMore, ackedCursor, lastCursor };
-      });
-    },
-
-    async inboxAck({ actor, store }, request) {
-      const { agentId } = requireAgent(actor);
-      if (!(await store.inbox.acknowledge(agentId, request.upTo))) {
-        const { lastCursor } = await store.inbox.position(agentId);
-        throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `upTo: ${request.upTo} is past the last cursor of this inbox (${lastCursor}).`);
-      }
-      const { lastCursor, ackedCursor } = await store.inbox.position(agentId);
-      return { agentId, ackedCursor, lastCursor };
-    },
-  };
+      },
+    }),
+    defineOperation(AGENT_OPERATIONS.inboxAck, {
+      needs: ['inbox'],
+      async handle({ actor, store }, request) {
+        const { agentId } = requireAgent(actor);
+        if (!(await store.inbox.acknowledge(agentId, request.upTo))) {
+          const { lastCursor } = await store.inbox.position(agentId);
+          throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, `upTo: ${request.upTo} is past the last cursor of this inbox (${lastCursor}).`);
+        }
+        const { lastCursor, ackedCursor } = await store.inbox.position(agentId);
+        return { agentId, ackedCursor, lastCursor };
+      },
+    }),
+  ];
 }

@@ -7,16 +7,17 @@ import {
   type InboundMessageEvent,
   type WebhookRequest,
 } from '@switchboard/sdk';
-import { Continuation } from '../actors/continuation.js';
-import type { AgentOperation } from '../actors/actor-system.js';
+import { defineOperation, type AgentOperation } from '../actors/operation.js';
 import type { AgentActor } from '../actors/agent-actor.js';
-import type { InboundWebhook, WebhookAnswer } from '../protocol/operations.js';
+import { AGENT_OPERATIONS, type InboundWebhook, type WebhookAnswer } from '../protocol/operations.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
 import { receivedEntry } from '../inbox/entries.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
+
+type InboundStore = Pick<Store, 'db' | 'inbox' | 'messages' | 'deadLetters' | 'optOuts'>;
 import type { MessagingContext } from './context.js';
 import { optKeyword } from './opt-out.js';
 import { applyReceipt } from './receipts.js';
@@ -33,14 +34,17 @@ const STOP_RETRYING = { 'webhook-delivery': 'abort-message' } as const;
  * otherwise events are parsed, messages deduplicated by provider id and stored, their delivery
  * scheduled, and only then is the acknowledgement returned.
  */
-export function inboundOperation(context: MessagingContext): AgentOperation<'inbound'> {
-  return async ({ actor, store }, webhook) => {
-    const agent = requireAgent(actor);
-    return new Continuation(() => receive(context, store, actor, agent, webhook));
-  };
+export function inboundOperation(context: MessagingContext): AgentOperation {
+  return defineOperation(AGENT_OPERATIONS.inbound, {
+    needs: ['db', 'inbox', 'messages', 'deadLetters', 'optOuts'],
+    async handle({ actor, store }, webhook) {
+      const agent = requireAgent(actor);
+      return receive(context, store, actor, agent, webhook);
+    },
+  });
 }
 
-async function receive(context: MessagingContext, store: Store, actor: AgentActor, agent: AgentRecord, webhook: InboundWebhook): Promise<WebhookAnswer> {
+async function receive(context: MessagingContext, store: InboundStore, actor: AgentActor, agent: AgentRecord, webhook: InboundWebhook): Promise<WebhookAnswer> {
   const driver = context.drivers.require(webhook.channel);
   const capability = driver.webhooks;
   if (!capability) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `The ${driver.manifest.provider} driver takes no webhooks.`);
@@ -83,7 +87,7 @@ function permanentRefusal(err: unknown): { status: number; reason: string } | un
   return undefined;
 }
 
-async function storeMessage(context: MessagingContext, store: Store, agent: AgentRecord, event: InboundMessageEvent): Promise<void> {
+async function storeMessage(context: MessagingContext, store: InboundStore, agent: AgentRecord, event: InboundMessageEvent): Promise<void> {
   const held = agent.channels.find((c) => c.channel === event.channel);
   const now = new Date().toISOString();
   const message: MessageRecord = {

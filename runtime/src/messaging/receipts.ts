@@ -5,6 +5,9 @@ import { statusEntry } from '../inbox/entries.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
+
+/** The repositories a receipt is applied with. */
+export type ReceiptStore = Pick<Store, 'db' | 'inbox' | 'messages'>;
 import type { MessagingContext } from './context.js';
 
 /** How a status that is not a provider's receipt is applied (the reconciler's). */
@@ -21,7 +24,7 @@ export interface StatusApplication {
  * status another node or the reconciler wrote meanwhile, adds none), and the update is the plain one.
  * Any other message is read first, as {@link applyStatus} does.
  */
-export async function applyReceipt(context: MessagingContext, store: Store, actor: AgentActor, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
+export async function applyReceipt(context: MessagingContext, store: ReceiptStore, actor: AgentActor, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
   const kept = await context.recentSends.find(actor, event.externalId);
   if (!kept) {
     await applyStatus(context, store, agent, event);
@@ -51,7 +54,7 @@ export async function applyReceipt(context: MessagingContext, store: Store, acto
  */
 export async function applyStatus(
   context: MessagingContext,
-  store: Store,
+  store: ReceiptStore,
   agent: AgentRecord,
   event: DeliveryStatusEvent,
   application: StatusApplication = {},

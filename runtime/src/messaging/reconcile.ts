@@ -1,7 +1,8 @@
 import type { DeliveryStatusEvent, Driver } from '@switchboard/sdk';
-import type { AgentOperation } from '../actors/actor-system.js';
+import { defineOperation, type AgentOperation } from '../actors/operation.js';
 import { Continuation } from '../actors/continuation.js';
 import { requireAgent } from '../agents/operations.js';
+import { AGENT_OPERATIONS } from '../protocol/operations.js';
 import { settle, type Answer } from '../reconcile/settle.js';
 import { UNSETTLED_STATUSES, type MessageRecord } from '../store/repositories/messages.js';
 import type { MessagingContext } from './context.js';
@@ -14,27 +15,30 @@ import { applyStatus } from './receipts.js';
  * with the reason. The ask runs outside the mailbox; each write applies only over the status read,
  * so a receipt that comes meanwhile wins.
  */
-export function reconcileOperation(context: MessagingContext): AgentOperation<'reconcile'> {
-  return async ({ actor, store, tenure }, request) => {
-    const agent = requireAgent(actor);
-    const message = await store.messages.get(request.messageId);
-    if (!message || message.agentId !== agent.agentId || message.direction !== 'outbound' || message.externalId === null) {
-      return { outcome: 'settled', status: message?.status ?? 'unknown' };
-    }
-    if (!UNSETTLED_STATUSES.includes(message.status)) return { outcome: 'settled', status: message.status };
-    return new Continuation(() =>
-      settle({
-        record: message,
-        boundMs: context.reconcileBoundMs,
-        tenure,
-        ask: () => ask(context.drivers.for(message.channel), message),
-        isFinal: (status) => !UNSETTLED_STATUSES.includes(status as MessageRecord['status']),
-        apply: (event, application) => applyStatus(context, store, agent, event, application),
-        unknown: { type: 'status', channel: message.channel, externalId: message.externalId!, status: 'unknown', cost: null },
-        stillReported: (status, bound) => `${providerOf(context, message)} still reported ${status} at the bound of ${bound} after the send`,
-      }),
-    );
-  };
+export function reconcileOperation(context: MessagingContext): AgentOperation {
+  return defineOperation(AGENT_OPERATIONS.reconcile, {
+    needs: ['db', 'inbox', 'messages'],
+    async handle({ actor, store, tenure }, request) {
+      const agent = requireAgent(actor);
+      const message = await store.messages.get(request.messageId);
+      if (!message || message.agentId !== agent.agentId || message.direction !== 'outbound' || message.externalId === null) {
+        return { outcome: 'settled' as const, status: message?.status ?? 'unknown' };
+      }
+      if (!UNSETTLED_STATUSES.includes(message.status)) return { outcome: 'settled' as const, status: message.status };
+      return new Continuation(() =>
+        settle({
+          record: message,
+          boundMs: context.reconcileBoundMs,
+          tenure,
+          ask: () => ask(context.drivers.for(message.channel), message),
+          isFinal: (status) => !UNSETTLED_STATUSES.includes(status as MessageRecord['status']),
+          apply: (event, application) => applyStatus(context, store, agent, event, application),
+          unknown: { type: 'status', channel: message.channel, externalId: message.externalId!, status: 'unknown', cost: null },
+          stillReported: (status, bound) => `${providerOf(context, message)} still reported ${status} at the bound of ${bound} after the send`,
+        }),
+      );
+    },
+  });
 
   async function ask(driver: Driver | undefined, message: MessageRecord): Promise<Answer<DeliveryStatusEvent>> {
     const provider = providerOf(context, message);

@@ -1,10 +1,10 @@
 import pRetry, { AbortError } from 'p-retry';
 import { ErrorCodes, SwitchboardError, countSegments, hasErrorCode, isRetryable, type Channel, type OutboundMessage, type SendResult } from '@switchboard/sdk';
 import { Continuation } from '../actors/continuation.js';
-import type { AgentOperation } from '../actors/actor-system.js';
+import { defineOperation, type AgentOperation } from '../actors/operation.js';
 import type { AgentActor } from '../actors/agent-actor.js';
 import type { Tenure } from '../tenure.js';
-import type { OperationRequest, SendResponse } from '../protocol/operations.js';
+import { AGENT_OPERATIONS, type OperationRequest, type SendResponse } from '../protocol/operations.js';
 import { replyTarget, type Addressed } from '../conversations/reply-target.js';
 import { UsageLedger, type Admission } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
@@ -26,121 +26,128 @@ import type { MessagingContext } from './context.js';
  * A final failure gives the usage back, is stored, becomes a `send_failed` dead letter and answers
  * PROVIDER_ERROR.
  */
+/** The repositories a send and its resumption see. */
+const SEND_NEEDS = ['db', 'messages', 'usage', 'idempotency', 'inbox', 'deadLetters', 'tenures', 'conversations'] as const;
+type SendStore = Pick<Store, (typeof SEND_NEEDS)[number]>;
+
 /** Where a send goes: its own channel and recipient, or those of the conversation it names. */
-async function addressedOf(store: Store, agentId: string, request: OperationRequest<'send'>): Promise<Addressed> {
+async function addressedOf(store: SendStore, agentId: string, request: OperationRequest<'send'>): Promise<Addressed> {
   const channel = request.channel === 'voice' ? undefined : request.channel;
   if (request.conversationId !== undefined) return replyTarget(store, agentId, request.conversationId, channel, request.subject);
   if (!channel || request.to === undefined) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Name `channel` and `to`, or a `conversationId` to reply in.');
   return { channel, to: request.to, subject: request.subject, thread: undefined };
 }
 
-export function sendOperation(context: MessagingContext): AgentOperation<'send'> {
-  return async ({ actor, store, tenure }, request) => {
-    const agent = requireAgent(actor);
-    if (request.channel === 'voice') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Voice is not a message channel; use /api/v1/make-call or /api/v1/send-voice-message.');
-    const { channel, to, subject, thread } = await addressedOf(store, agent.agentId, request);
-    const held = agent.channels.find((c) => c.channel === channel);
-    if (!held) throw new SwitchboardError(ErrorCodes.CHANNEL_NOT_PROVISIONED, `Agent ${agent.agentId} has no ${channel} channel; provision it first.`);
-    if (agent.blockedChannels.includes(channel)) throw new SwitchboardError(ErrorCodes.CHANNEL_BLOCKED, `The ${channel} channel of agent ${agent.agentId} is blocked by the operator.`);
-    checkRecipient(channel, to);
-    if (channel === 'email' && !subject) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'subject is required for email.');
-    const driver = context.drivers.require(channel);
-    const now = new Date().toISOString();
-    const id = newId('msg');
-    const segments = channel === 'sms' ? countSegments(request.body).segments : 1;
-    const message: MessageRecord = {
-      id,
-      agentId: agent.agentId,
-      channel,
-      direction: 'outbound',
-      from: held.address,
-      to,
-      subject: subject ?? null,
-      body: request.body,
-      html: request.html ?? null,
-      mediaUrls: request.mediaUrls ?? [],
-      externalId: null,
-      status: 'queued',
-      segments,
-      cost: null,
-      error: null,
-      delivery: 'done',
-      createdAt: now,
-      updatedAt: now,
-      ...(thread ? { inReplyTo: thread.inReplyTo, references: thread.references } : {}),
-    };
-    const outbound = outboundOf(context, message);
-    const cost = context.tariffs.cost(channel, segments, to, driver.estimateCost?.(outbound, segments));
-    const ledger = await context.limiter.ledger(actor);
-    const admission = await context.limiter.admit(actor, cost);
-    const usage: UsageRecord = {
-      id: usageIdOf(id),
-      agentId: agent.agentId,
-      channel,
-      action: 'message',
-      quantity: segments,
-      providerCost: null,
-      tariffCost: cost,
-      externalId: null,
-      createdAt: now,
-    };
-    const metering: Metering = { ledger, admission, usageId: usage.id, tariffCost: cost };
-    // Only the in-memory checks and the admission hold the mailbox; the rest runs outside it.
-    // SMS opt-outs are checked by the INSERT itself: one commit before the provider call, no read.
-    // An Idempotency-Key is claimed in the same commit, so a repeat while the send is in flight waits.
-    const { idempotency } = request;
-    // Its inbox entry (queued) is in the same commit, and only if the message is stored.
-    const writes = [
-      ...(channel === 'sms'
-        ? [store.messages.insertUnlessOptedOutStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]
-        : [store.messages.insertStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]),
-      ...(idempotency ? [store.idempotency.claimStatement(idempotency, id)] : []),
-      store.inbox.appendStatement(statusEntry(message, { status: 'queued' })),
-    ];
-    return new Continuation(async () => {
-      try {
-        const results = await store.db.executeAll(writes);
-        const stored = results[0];
-        const claimed = idempotency ? results[2] : undefined;
-        if (stored!.changes === 0) {
-          // In a cluster the INSERT is fenced: another node took the agent over since this one admitted the send.
-          if (!(await store.tenures.isCurrent(tenure))) {
-            throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `Agent ${agent.agentId} moved to another node; retry.`, { retryable: true });
+export function sendOperation(context: MessagingContext): AgentOperation {
+  return defineOperation(AGENT_OPERATIONS.send, {
+    needs: SEND_NEEDS,
+    async handle({ actor, store, tenure }, request) {
+      const agent = requireAgent(actor);
+      if (request.channel === 'voice') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Voice is not a message channel; use /api/v1/make-call or /api/v1/send-voice-message.');
+      const { channel, to, subject, thread } = await addressedOf(store, agent.agentId, request);
+      const held = agent.channels.find((c) => c.channel === channel);
+      if (!held) throw new SwitchboardError(ErrorCodes.CHANNEL_NOT_PROVISIONED, `Agent ${agent.agentId} has no ${channel} channel; provision it first.`);
+      if (agent.blockedChannels.includes(channel)) throw new SwitchboardError(ErrorCodes.CHANNEL_BLOCKED, `The ${channel} channel of agent ${agent.agentId} is blocked by the operator.`);
+      checkRecipient(channel, to);
+      if (channel === 'email' && !subject) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'subject is required for email.');
+      const driver = context.drivers.require(channel);
+      const now = new Date().toISOString();
+      const id = newId('msg');
+      const segments = channel === 'sms' ? countSegments(request.body).segments : 1;
+      const message: MessageRecord = {
+        id,
+        agentId: agent.agentId,
+        channel,
+        direction: 'outbound',
+        from: held.address,
+        to,
+        subject: subject ?? null,
+        body: request.body,
+        html: request.html ?? null,
+        mediaUrls: request.mediaUrls ?? [],
+        externalId: null,
+        status: 'queued',
+        segments,
+        cost: null,
+        error: null,
+        delivery: 'done',
+        createdAt: now,
+        updatedAt: now,
+        ...(thread ? { inReplyTo: thread.inReplyTo, references: thread.references } : {}),
+      };
+      const outbound = outboundOf(context, message);
+      const cost = context.tariffs.cost(channel, segments, to, driver.estimateCost?.(outbound, segments));
+      const ledger = await context.limiter.ledger(actor);
+      const admission = await context.limiter.admit(actor, cost);
+      const usage: UsageRecord = {
+        id: usageIdOf(id),
+        agentId: agent.agentId,
+        channel,
+        action: 'message',
+        quantity: segments,
+        providerCost: null,
+        tariffCost: cost,
+        externalId: null,
+        createdAt: now,
+      };
+      const metering: Metering = { ledger, admission, usageId: usage.id, tariffCost: cost };
+      // Only the in-memory checks and the admission hold the mailbox; the rest runs outside it.
+      // SMS opt-outs are checked by the INSERT itself: one commit before the provider call, no read.
+      // An Idempotency-Key is claimed in the same commit, so a repeat while the send is in flight waits.
+      const { idempotency } = request;
+      // Its inbox entry (queued) is in the same commit, and only if the message is stored.
+      const writes = [
+        ...(channel === 'sms'
+          ? [store.messages.insertUnlessOptedOutStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]
+          : [store.messages.insertStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]),
+        ...(idempotency ? [store.idempotency.claimStatement(idempotency, id)] : []),
+        store.inbox.appendStatement(statusEntry(message, { status: 'queued' })),
+      ];
+      return new Continuation(async () => {
+        try {
+          const results = await store.db.executeAll(writes);
+          const stored = results[0];
+          const claimed = idempotency ? results[2] : undefined;
+          if (stored!.changes === 0) {
+            // In a cluster the INSERT is fenced: another node took the agent over since this one admitted the send.
+            if (!(await store.tenures.isCurrent(tenure))) {
+              throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `Agent ${agent.agentId} moved to another node; retry.`, { retryable: true });
+            }
+            throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
           }
-          throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
+          if (claimed && claimed.changes === 0) {
+            // The same key through another gateway at the same moment: that request sends, this one does not.
+            await store.db.transaction(async (tx) => {
+              await store.usage.delete(usage.id, tx);
+              await store.inbox.deleteForMessage(id, tx);
+              await store.messages.delete(id, tx);
+            });
+            throw keyInUse();
+          }
+        } catch (err) {
+          ledger.release(admission);
+          throw err;
         }
-        if (claimed && claimed.changes === 0) {
-          // The same key through another gateway at the same moment: that request sends, this one does not.
-          await store.db.transaction(async (tx) => {
-            await store.usage.delete(usage.id, tx);
-            await store.inbox.deleteForMessage(id, tx);
-            await store.messages.delete(id, tx);
-          });
-          throw keyInUse();
+        // Its `queued` entry is committed.
+        context.events.emit('inbox', { agentId: agent.agentId });
+        // Stored, so journaled too: a node that dies from here on leaves the send to another.
+        const done = await context.outbox.begin({ agentId: agent.agentId, messageId: id });
+        // Its outcome is stored unless it threw other than as a final refusal (a node that lost the agent
+        // leaves it unsent): then its journal entry stays, for the agent's actor to finish it wherever it runs.
+        let settled = false;
+        try {
+          const response = await deliverToProvider(context, store, actor, message, outbound, metering, idempotency, tenure);
+          settled = true;
+          return response;
+        } catch (err) {
+          settled = hasErrorCode(err, ErrorCodes.PROVIDER_ERROR);
+          throw err;
+        } finally {
+          done(settled);
         }
-      } catch (err) {
-        ledger.release(admission);
-        throw err;
-      }
-      // Its `queued` entry is committed.
-      context.events.emit('inbox', { agentId: agent.agentId });
-      // Stored, so journaled too: a node that dies from here on leaves the send to another.
-      const done = await context.outbox.begin({ agentId: agent.agentId, messageId: id });
-      // Its outcome is stored unless it threw other than as a final refusal (a node that lost the agent
-      // leaves it unsent): then its journal entry stays, for the agent's actor to finish it wherever it runs.
-      let settled = false;
-      try {
-        const response = await deliverToProvider(context, store, actor, message, outbound, metering, idempotency, tenure);
-        settled = true;
-        return response;
-      } catch (err) {
-        settled = hasErrorCode(err, ErrorCodes.PROVIDER_ERROR);
-        throw err;
-      } finally {
-        done(settled);
-      }
-    });
-  };
+      });
+    },
+  });
 }
 
 /** A send's usage record shares its message's ULID, so whoever finishes the send finds it. */
@@ -155,42 +162,45 @@ function usageIdOf(messageId: string): string {
  * (the message id is the key); for one that does not, a message the provider already holds with the
  * same addresses and body, and no other message of ours claims, is adopted instead of sent twice.
  */
-export function resumeSendOperation(context: MessagingContext): AgentOperation<'resumeSend'> {
-  return async ({ actor, store, tenure }, request) => {
-    if (context.outbox.has(request.messageId)) return { outcome: 'in_flight' };
-    const message = await store.messages.unsent(request.messageId);
-    if (!message || message.agentId !== request.agentId) return { outcome: 'settled' };
-    const usageId = usageIdOf(message.id);
-    const tariffCost = (await store.usage.tariffCostOf(usageId)) ?? 0;
-    const idempotency = await store.idempotency.claimOf(message.id);
-    const ledger = await context.limiter.ledger(actor);
-    const metering: Metering = { ledger, admission: { cost: tariffCost, starts: UsageLedger.windowStarts(Date.parse(message.createdAt)) }, usageId, tariffCost };
-    const outbound = outboundOf(context, message);
-    // What asked is the journal (a work item, or the start-up sweep): if this node dies too, it asks again.
-    const done = context.outbox.hold(request.messageId);
-    return new Continuation(async () => {
-      try {
-        tenure.assert();
-        const driver = context.drivers.require(message.channel);
-        const found = driver.findSent ? await driver.findSent(outbound, new Date(message.createdAt)) : [];
-        for (const result of found) {
-          if (await store.messages.findOutbound(message.agentId, result.externalId)) continue;
-          await recordSent(context, store, actor, message, result, metering, idempotency);
-          return { outcome: 'adopted' as const };
+export function resumeSendOperation(context: MessagingContext): AgentOperation {
+  return defineOperation(AGENT_OPERATIONS.resumeSend, {
+    needs: SEND_NEEDS,
+    async handle({ actor, store, tenure }, request) {
+      if (context.outbox.has(request.messageId)) return { outcome: 'in_flight' as const };
+      const message = await store.messages.unsent(request.messageId);
+      if (!message || message.agentId !== request.agentId) return { outcome: 'settled' as const };
+      const usageId = usageIdOf(message.id);
+      const tariffCost = (await store.usage.tariffCostOf(usageId)) ?? 0;
+      const idempotency = await store.idempotency.claimOf(message.id);
+      const ledger = await context.limiter.ledger(actor);
+      const metering: Metering = { ledger, admission: { cost: tariffCost, starts: UsageLedger.windowStarts(Date.parse(message.createdAt)) }, usageId, tariffCost };
+      const outbound = outboundOf(context, message);
+      // What asked is the journal (a work item, or the start-up sweep): if this node dies too, it asks again.
+      const done = context.outbox.hold(request.messageId);
+      return new Continuation(async () => {
+        try {
+          tenure.assert();
+          const driver = context.drivers.require(message.channel);
+          const found = driver.findSent ? await driver.findSent(outbound, new Date(message.createdAt)) : [];
+          for (const result of found) {
+            if (await store.messages.findOutbound(message.agentId, result.externalId)) continue;
+            await recordSent(context, store, actor, message, result, metering, idempotency);
+            return { outcome: 'adopted' as const };
+          }
+          // A final refusal is stored as the first node would have (failed, a send_failed dead letter).
+          return await deliverToProvider(context, store, actor, message, outbound, metering, idempotency, tenure).then(
+            () => ({ outcome: 'sent' as const }),
+            (err: unknown) => {
+              if (hasErrorCode(err, ErrorCodes.PROVIDER_ERROR)) return { outcome: 'failed' as const };
+              throw err;
+            },
+          );
+        } finally {
+          done();
         }
-        // A final refusal is stored as the first node would have (failed, a send_failed dead letter).
-        return await deliverToProvider(context, store, actor, message, outbound, metering, idempotency, tenure).then(
-          () => ({ outcome: 'sent' as const }),
-          (err: unknown) => {
-            if (hasErrorCode(err, ErrorCodes.PROVIDER_ERROR)) return { outcome: 'failed' as const };
-            throw err;
-          },
-        );
-      } finally {
-        done();
-      }
-    });
-  };
+      });
+    },
+  });
 }
 
 /** What the provider is asked to send for a stored outbound message. */
@@ -223,7 +233,7 @@ interface Metering {
 
 async function deliverToProvider(
   context: MessagingContext,
-  store: Store,
+  store: SendStore,
   actor: AgentActor,
   message: MessageRecord,
   outbound: OutboundMessage,
@@ -292,7 +302,7 @@ async function deliverToProvider(
 /** The one commit after the provider call: its answer, the usage it settles and the idempotent replay. */
 async function recordSent(
   context: MessagingContext,
-  store: Store,
+  store: SendStore,
   actor: AgentActor,
   message: MessageRecord,
   result: SendResult,

@@ -1,6 +1,5 @@
-import { ActorSystem, type AgentOperations, type OperationHandler } from '../actors/actor-system.js';
+import { ActorSystem } from '../actors/actor-system.js';
 import type { AgentClient } from '../agents/agent-client.js';
-import { checkRequest, isOperationName } from '../protocol/operations.js';
 import type { LiveReach } from '../agents/live-reach.js';
 import { lifecycleOperations } from '../agents/operations.js';
 import type { TokenService } from '../auth/token-service.js';
@@ -123,12 +122,8 @@ export class AgentHost {
     this.inboxRetention.also('expired task', (now) => store.tasks.sweepExpired(new Date(now - EXPIRED_TASK_KEPT_MS)));
     // After each commit that appended an inbox entry, the agent's listeners on any gateway hear of it.
     events.on('inbox', ({ agentId }) => reach.inboxChanged(agentId));
-    // Whatever crosses the bus is checked against the catalogue before an actor sees it.
-    const check = (name: string, payload: unknown) => {
-      if (isOperationName(name)) checkRequest(name, payload);
-    };
-    this.actors = new ActorSystem({ bus, store, logger, check, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
-    const operations: AgentOperations = {
+    // Each operation is registered by its catalogue entry, which checks what crosses the bus before an actor sees it.
+    const operations = [
       ...lifecycleOperations(new Provisioner(store, tokens, box, parts.emailDomain, this.voice.recordings)),
       ...limitOperations(this.limiter),
       ...voiceOperations({
@@ -160,9 +155,9 @@ export class AgentHost {
       ...inboxOperations(),
       ...conversationOperations(),
       ...deliveryOperations(this.delivery),
-    };
+    ];
+    this.actors = new ActorSystem({ bus, store, logger, operations, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
     // `check` lets through only each operation's own request, which is what each handler is typed to take.
-    this.actors.serve(operations as unknown as Record<string, OperationHandler>);
   }
 
   /** Starts the delivery and outbox workers, then queues again what the last run left: pending deliveries, unsent sends. */

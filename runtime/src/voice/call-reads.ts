@@ -81,7 +81,7 @@ export class StoredCallReads {
  * The summary a call's end event carries: waits (briefly) for the ledger when the call connected
  * and its media connection has not written it yet.
  */
-export async function endedCallSummary(store: Store, callSid: string): Promise<CallSummary | undefined> {
+export async function endedCallSummary(store: Pick<Store, 'calls'>, callSid: string): Promise<CallSummary | undefined> {
   const deadline = Date.now() + LEDGER_WAIT_MS;
   let call = await store.calls.detail(callSid);
   while (call && call.connectedAt !== null && call.ledger === null && Date.now() < deadline) {
