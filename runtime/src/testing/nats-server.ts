@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from './eventually.js';
 
 /** Where the Debian package `nats-server` puts the binary; `NATS_SERVER_BIN` overrides it. */
 export const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
@@ -82,13 +83,8 @@ export function freePort(): Promise<number> {
 }
 
 async function waitForPort(port: number, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode} before listening: ${log()}`);
-    if (await canConnect(port)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nats-server did not listen on 127.0.0.1:${port} within 10 s: ${log()}`);
+  await eventually(async () => child.exitCode !== null || (await canConnect(port)), { intervalMs: 50, message: () => `nats-server to listen on 127.0.0.1:${port}: ${log()}` });
+  if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode} before listening: ${log()}`);
 }
 
 function canConnect(port: number): Promise<boolean> {
