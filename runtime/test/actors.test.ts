@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { ActorSystem, AgentClient, MemoryBus, createLogger, defineOperation, openStore, type Store } from '../src/internal.js';
+import { servingAll } from '../src/actors/operation.js';
 
 /** Operations of these tests' own: `slow` and `exists` in the agent's mailbox, `peek` outside it. */
 const Agent = { agentId: Type.String() };
@@ -106,6 +107,15 @@ describe('agent actors', () => {
   it('refuses to register two operations under one name', () => {
     const again = defineOperation(EXISTS, { needs: [], handle: async () => true });
     assert.throws(() => new ActorSystem({ bus, store, logger: createLogger({ level: 'silent', pretty: false }), idleMs: 50, operations: [again, again] }), /exists/);
+  });
+
+  it('checks that operations serve each entry of a catalogue, with that very entry', () => {
+    const exists = defineOperation(EXISTS, { needs: [], handle: async () => true });
+    const slow = defineOperation(SLOW, { needs: [], handle: async (_, { n }) => n });
+    assert.deepEqual(servingAll({ exists: EXISTS, slow: SLOW }, [exists, slow]), [exists, slow]);
+    assert.throws(() => servingAll({ exists: EXISTS, slow: SLOW }, [exists]), /missing slow/);
+    const copy = defineOperation({ ...EXISTS }, { needs: [], handle: async () => true });
+    assert.throws(() => servingAll({ exists: EXISTS }, [copy]), /not its entries exists/);
   });
 
   it('refuses an unknown operation with a coded error', async () => {

@@ -85,3 +85,18 @@ export function defineOperation<E extends OperationEntry<string, TSchema, TSchem
     },
   };
 }
+
+/**
+ * The operations, once each entry of `catalogue` is served by exactly one of them, with that very entry
+ * (not a copy with other schemas); throws naming what is missing or foreign. A node serves the whole
+ * catalogue or does not start.
+ */
+export function servingAll(catalogue: Readonly<Record<string, OperationEntry>>, operations: readonly AgentOperation[]): readonly AgentOperation[] {
+  const served = new Map(operations.map((operation) => [operation.entry.name, operation.entry]));
+  const missing = Object.keys(catalogue).filter((name) => !served.has(name));
+  const foreign = operations.filter(({ entry }) => catalogue[entry.name] !== entry).map(({ entry }) => entry.name);
+  if (missing.length > 0 || foreign.length > 0) {
+    throw new Error(`The agent operations do not serve the catalogue: ${missing.length > 0 ? `missing ${missing.join(', ')}` : ''}${missing.length > 0 && foreign.length > 0 ? '; ' : ''}${foreign.length > 0 ? `not its entries ${foreign.join(', ')}` : ''}.`);
+  }
+  return operations;
+}

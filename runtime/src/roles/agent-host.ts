@@ -1,5 +1,7 @@
 import { ActorSystem } from '../actors/actor-system.js';
+import { servingAll } from '../actors/operation.js';
 import type { AgentClient } from '../agents/agent-client.js';
+import { AGENT_OPERATIONS } from '../protocol/operations.js';
 import type { LiveReach } from '../agents/live-reach.js';
 import { lifecycleOperations } from '../agents/operations.js';
 import type { TokenService } from '../auth/token-service.js';
@@ -156,7 +158,7 @@ export class AgentHost {
       ...conversationOperations(),
       ...deliveryOperations(this.delivery),
     ];
-    this.actors = new ActorSystem({ bus, store, logger, operations, idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
+    this.actors = new ActorSystem({ bus, store, logger, operations: servingAll(AGENT_OPERATIONS, operations), idleMs: settings.ACTOR_IDLE_SECONDS * 1000 });
     // `check` lets through only each operation's own request, which is what each handler is typed to take.
   }
 
