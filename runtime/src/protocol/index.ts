@@ -39,6 +39,9 @@ export const WORK_SUBJECT_PREFIX = 'sb.work';
 /** The KV bucket of partition leases (and `<bucket>_nodes`, the live nodes); runtime nodes only. */
 export const LEASES_BUCKET = 'sb_leases';
 
+/** The NATS server's advisory that a client connection closed, in any account (system account only): how a node hears another's crash. */
+export const DISCONNECT_ADVISORIES = '$SYS.ACCOUNT.*.DISCONNECT';
+
 /** The KV bucket of call sessions (the call directory); gateways and runtime nodes. */
 export const CALLS_BUCKET = 'sb_calls';
 

@@ -1,5 +1,6 @@
 import { NatsLiveReach } from '../agents/live-reach.js';
 import type { NatsBus } from '../bus/nats-bus.js';
+import { NodeDisconnects } from '../cluster/node-disconnects.js';
 import { PartitionedActors, type PartitionedActorsOptions } from '../cluster/partitioned-actors.js';
 import { forwardEvents } from '../events.js';
 import { resumeAfterMs } from '../outbox/resume-delay.js';
@@ -34,6 +35,7 @@ export class RuntimeNodeRuntime extends RoleProcess {
   readonly host: AgentHost;
   /** The partitions this node serves. */
   readonly placement: PartitionedActors;
+  #disconnects: NodeDisconnects | undefined;
 
   constructor(options: NodeOptions, { nodeId, store, bus, calls }: ClusterFoundation) {
     const { settings, logger } = options;
@@ -65,11 +67,18 @@ export class RuntimeNodeRuntime extends RoleProcess {
       system: this.host.actors,
       logger,
       tenures: store.tenures,
+      storeCheck: () => store.db.ping(),
     });
     // Not ready while a partition it holds is not listening or its operations keep failing (the node restarts it meanwhile).
     const placement = this.placement;
     this.readiness.register('partitions', async () => {
       const problems = placement.problems();
+      if (problems.length > 0) throw new Error(problems.join('; '));
+      return 'ok';
+    });
+    // Not ready while it cannot hold its share: its store does not answer, its lease heartbeat has not gone through for two TTLs, or others keep its share.
+    this.readiness.register('leases', async () => {
+      const problems = placement.leaseProblems();
       if (problems.length > 0) throw new Error(problems.join('; '));
       return 'ok';
     });
@@ -88,12 +97,15 @@ export class RuntimeNodeRuntime extends RoleProcess {
   async attach(options: AttachOptions): Promise<void> {
     await this.loadDrivers(options);
     await this.placement.start();
+    // A peer's crash heard from the NATS server ends its leases at once (with NATS_SYSTEM_USER set).
+    this.#disconnects = await NodeDisconnects.follow(this.settings, this.nodeId, (node) => void this.placement.leases.endNode(node), this.logger);
     // The outbox finishes journaled sends; its sweep catches older ones (a node that died between the store and the journal).
     await this.host.start(this.logger);
   }
 
   /** Hands its partitions over, drains the actors and deliveries, then closes drivers, the bus and the store. */
   async stop(): Promise<void> {
+    await this.#disconnects?.close().catch(() => undefined);
     await this.placement.stop();
     await this.host.actors.stop();
     // Retries stop first: a queued delivery still pending is handed back for another node.

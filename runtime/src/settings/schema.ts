@@ -95,6 +95,12 @@ export const SettingsSchema = Type.Object(
     NATS_USER: Type.String({ default: '', description: 'NATS user name (with NATS_PASSWORD). One way to authenticate: a user and password, NATS_TOKEN, NATS_NKEY_SEED_FILE or NATS_CREDS_FILE.' }),
     NATS_PASSWORD: secret('Password of NATS_USER.'),
     NATS_TOKEN: secret('NATS authentication token (instead of a user and password).'),
+    NATS_SYSTEM_USER: Type.String({
+      default: '',
+      description:
+        "Runtime nodes, optional: a user of NATS's system account (with NATS_SYSTEM_PASSWORD) through which a node hears the server's disconnect advisories, so that a crashed node's partitions are taken at once instead of at lease expiry. Empty: failover waits for the lease TTL.",
+    }),
+    NATS_SYSTEM_PASSWORD: secret('Password of NATS_SYSTEM_USER.'),
     NATS_NKEY_SEED_FILE: Type.String({ default: '', description: 'File holding the NKey seed (`SU…`) this process authenticates with; read at each connect.' }),
     NATS_CREDS_FILE: Type.String({ default: '', description: 'NATS credentials file (user JWT and NKey seed, as `nsc` writes it) for operator/JWT deployments; read at each connect.' }),
     NATS_TLS_CA_FILE: Type.String({ default: '', description: 'PEM file of the CA that signed the NATS servers\' certificates. Setting any NATS_TLS_* requires TLS.' }),

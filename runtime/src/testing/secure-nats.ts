@@ -50,7 +50,8 @@ export async function startSecureNats(options: { count?: 1 | 3 } = {}): Promise<
     gateway: `p${randomBytes(18).toString('hex')}`,
     admin: `p${randomBytes(18).toString('hex')}`,
   };
-  const env = { SB_NATS_RUNTIME_PASSWORD: passwords.runtime, SB_NATS_GATEWAY_PASSWORD: passwords.gateway, SB_NATS_ADMIN_PASSWORD: passwords.admin };
+  const systemPassword = `p${randomBytes(24).toString('hex')}`;
+  const env = { SB_NATS_RUNTIME_PASSWORD: passwords.runtime, SB_NATS_GATEWAY_PASSWORD: passwords.gateway, SB_NATS_ADMIN_PASSWORD: passwords.admin, SB_NATS_SYSTEM_PASSWORD: systemPassword };
   const clientPorts: number[] = [];
   const routePorts: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -122,6 +123,8 @@ export async function startSecureNats(options: { count?: 1 | 3 } = {}): Promise<
       NATS_TLS_CA_FILE: tls.caFile,
       NATS_TLS_CERT_FILE: tls.certFile,
       NATS_TLS_KEY_FILE: tls.keyFile,
+      // Runtime nodes hear the server's disconnect advisories (a crashed peer's leases end at once).
+      ...(role === 'runtime' ? { NATS_SYSTEM_USER: 'system', NATS_SYSTEM_PASSWORD: systemPassword } : {}),
     }),
     connect: connectAs,
     async kill(index, signal = 'SIGKILL') {
@@ -170,4 +173,6 @@ export const NO_NATS_SETTINGS = {
   NATS_TLS_CA_FILE: '',
   NATS_TLS_CERT_FILE: '',
   NATS_TLS_KEY_FILE: '',
+  NATS_SYSTEM_USER: '',
+  NATS_SYSTEM_PASSWORD: '',
 };
