@@ -10,6 +10,8 @@ import type {
   InboundEmailOptions,
   InboundLineOptions,
   InboundMessageStatusOptions,
+  InboundTelnyxMessageOptions,
+  InboundTelnyxStatusOptions,
   InboundResult,
   InboundSenders,
   InboundTwilioMessageOptions,
@@ -18,7 +20,7 @@ import type {
 } from './types.js';
 import { MissingWebhookTargetError } from './webhook-delivery.js';
 
-const PROVIDERS: ReadonlySet<string> = new Set(['twilio', 'resend', 'line', 'elevenlabs']);
+const PROVIDERS: ReadonlySet<string> = new Set(['twilio', 'telnyx', 'resend', 'line', 'elevenlabs']);
 const CHANNELS: ReadonlySet<string> = new Set(['sms', 'whatsapp', 'email', 'line']);
 
 /** What `GET /_sim/info` reports: where each provider is served and with which credentials. */
@@ -44,6 +46,8 @@ function inboundRoutes(inbound: InboundSenders): Record<string, (body: Record<st
     sms: (b) => inbound.sms(b as unknown as InboundTwilioMessageOptions),
     whatsapp: (b) => inbound.whatsapp(b as unknown as InboundTwilioMessageOptions),
     'message-status': (b) => inbound.messageStatus(b as unknown as InboundMessageStatusOptions),
+    'telnyx-sms': (b) => inbound.telnyxSms(withDate(b) as unknown as InboundTelnyxMessageOptions),
+    'telnyx-status': (b) => inbound.telnyxStatus(withDate(b) as unknown as InboundTelnyxStatusOptions),
     email: (b) => inbound.email(withDate(b) as unknown as InboundEmailOptions),
     'email-event': (b) => inbound.emailEvent(withDate(b) as unknown as InboundEmailEventOptions),
     line: (b) => inbound.line(b as unknown as InboundLineOptions),
@@ -54,6 +58,8 @@ const REQUIRED_FIELDS: Record<string, string[]> = {
   sms: ['from', 'to', 'body'],
   whatsapp: ['from', 'to', 'body'],
   'message-status': ['messageSid', 'status'],
+  'telnyx-sms': ['from', 'to', 'body'],
+  'telnyx-status': ['messageId', 'status'],
   email: ['from', 'to', 'subject', 'text'],
   'email-event': ['type', 'emailId'],
   line: ['userId', 'text'],

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { base62, opaqueToken, twilioSid } from './ids.js';
+import { publicKeyOf, telnyxKeyPair } from './telnyx/telnyx-keys.js';
 import type { LineBotCredentials, SimulatorCredentials } from './types.js';
 
 /** A LINE bot with random credentials in LINE's formats. */
@@ -26,6 +27,7 @@ export function resolveCredentials(given: Partial<SimulatorCredentials> = {}, li
       authToken: randomBytes(16).toString('hex'),
       ...given.twilio,
     },
+    telnyx: telnyxCredentials(given.telnyx),
     resend: {
       apiKey: `re_${base62(8)}_${base62(24)}`,
       webhookSecret: `whsec_${randomBytes(24).toString('base64')}`,
@@ -42,4 +44,11 @@ export function resolveCredentials(given: Partial<SimulatorCredentials> = {}, li
       ...given.deepgram,
     },
   };
+}
+
+/** Telnyx credentials: a given signing key keeps its public key; a given public key alone cannot sign, so it is ignored. */
+function telnyxCredentials(given: Partial<SimulatorCredentials['telnyx']> = {}): SimulatorCredentials['telnyx'] {
+  const apiKey = given.apiKey ?? `KEY${randomBytes(16).toString('hex').toUpperCase()}_${base62(22)}`;
+  if (given.signingKey) return { apiKey, signingKey: given.signingKey, publicKey: publicKeyOf(given.signingKey) };
+  return { apiKey, ...telnyxKeyPair() };
 }

@@ -1,6 +1,7 @@
 import { sendInboundLine } from './line/inbound-events.js';
 import { sendEmailEvent, sendInboundEmail } from './resend/inbound-email.js';
 import type { SimulatorState } from './simulator-state.js';
+import { sendInboundTelnyxMessage, sendTelnyxStatus } from './telnyx/telnyx-webhooks.js';
 import { sendInboundMessage, sendMessageStatus } from './twilio/inbound-messages.js';
 import { sendRecordingStatus } from './twilio/recordings.js';
 import type { InboundSenders } from './types.js';
@@ -11,6 +12,8 @@ export function inboundSenders(state: SimulatorState): InboundSenders {
     sms: async (o) => sendInboundMessage(state, 'sms', o),
     whatsapp: async (o) => sendInboundMessage(state, 'whatsapp', o),
     messageStatus: async (o) => sendMessageStatus(state, o),
+    telnyxSms: async (o) => sendInboundTelnyxMessage(state, o),
+    telnyxStatus: async (o) => sendTelnyxStatus(state, o),
     recordingStatus: async (o) => sendRecordingStatus(state, o),
     email: async (o) => sendInboundEmail(state, o),
     emailEvent: async (o) => sendEmailEvent(state, o),

@@ -7,6 +7,8 @@ export type {
   InboundMessageStatusOptions,
   InboundRecordingStatusOptions,
   InboundResult,
+  InboundTelnyxMessageOptions,
+  InboundTelnyxStatusOptions,
   InboundSenders,
   InboundTwilioMessageOptions,
   LineBotCredentials,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DeferredTasks } from './deferred-tasks.js';
 import { FaultRules } from './faults.js';
 import type { SimRequest } from './http/sim-request.js';
@@ -5,6 +6,7 @@ import type { SimResponse } from './http/sim-response.js';
 import { LineBotState } from './line/line-bot-state.js';
 import { ResendMailbox } from './resend/resend-mailbox.js';
 import { RingBuffer } from './ring-buffer.js';
+import { TelnyxLedger } from './telnyx/telnyx-ledger.js';
 import { TwilioLedger } from './twilio/twilio-ledger.js';
 import type { RecordedRequest, SentMessage, SentMessageFilter, SilentOutcome, SilentProvider, SimProvider, SimulatorCredentials, SimulatorLogger } from './types.js';
 
@@ -36,6 +38,7 @@ export class SimulatorState {
   readonly faults = new FaultRules();
   readonly tasks: DeferredTasks;
   readonly twilio: TwilioLedger;
+  readonly telnyx: TelnyxLedger;
   readonly resend: ResendMailbox;
   readonly line: LineBotState;
   readonly elevenlabs = { characterCount: 0 };
@@ -52,6 +55,7 @@ export class SimulatorState {
     this.messages = new RingBuffer(settings.recordLimit);
     this.tasks = new DeferredTasks(logger);
     this.twilio = new TwilioLedger(settings.recordLimit, settings.phoneNumbers);
+    this.telnyx = new TelnyxLedger(settings.recordLimit, randomUUID(), randomUUID());
     this.resend = new ResendMailbox(settings.recordLimit);
     this.line = new LineBotState(settings.recordLimit);
   }
@@ -83,6 +87,7 @@ export class SimulatorState {
     this.requests.clear();
     this.messages.clear();
     this.twilio.clear();
+    this.telnyx.clear();
     this.resend.clear();
     this.line.clear();
     this.elevenlabs.characterCount = 0;

@@ -10,6 +10,7 @@ import { lineApi } from './line/line-api.js';
 import { createSimulatorPhone } from './phone/simulator-phone.js';
 import { resendApi } from './resend/resend-api.js';
 import { SimulatorState, type SimulatorSettings } from './simulator-state.js';
+import { telnyxApi } from './telnyx/telnyx-api.js';
 import { twilioApi } from './twilio/twilio-api.js';
 import type { Simulator, SimulatorLogger, SimulatorOptions } from './types.js';
 
@@ -38,7 +39,7 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
-/** Starts the provider simulator: one HTTP server speaking Twilio, Resend, LINE, ElevenLabs and Deepgram. */
+/** Starts the provider simulator: one HTTP server speaking Twilio, Telnyx, Resend, LINE, ElevenLabs and Deepgram. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const host = options.host ?? '127.0.0.1';
   const state = new SimulatorState(resolveCredentials(options.credentials, options.lineBotUserIds), settingsOf(options), options.logger ?? SILENT, options.gatewayUrl);
@@ -46,7 +47,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const phone = createSimulatorPhone(state, options.phone);
   let address: SimulatorAddress | undefined;
   const deepgram = simulatedDeepgram(state);
-  const apis = [twilioApi(state), resendApi(state), lineApi(state), elevenLabsApi(state), deepgram.api];
+  const apis = [twilioApi(state), telnyxApi(state), resendApi(state), lineApi(state), elevenLabsApi(state), deepgram.api];
   // Live calls hang up (no callbacks), then everything recorded is forgotten.
   const reset = () => {
     phone.reset();
@@ -61,7 +62,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const wildcard = host === '0.0.0.0' || host === '::';
   const urlHost = wildcard ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `http://${urlHost}:${port}`;
-  const baseUrls = { twilio: `${url}/twilio`, resend: `${url}/resend`, line: `${url}/line`, elevenlabs: `${url}/elevenlabs`, deepgram: `${url}/deepgram` };
+  const baseUrls = { twilio: `${url}/twilio`, telnyx: `${url}/telnyx`, resend: `${url}/resend`, line: `${url}/line`, elevenlabs: `${url}/elevenlabs`, deepgram: `${url}/deepgram` };
   address = { url, baseUrls };
 
   let closing: Promise<void> | undefined;

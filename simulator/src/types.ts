@@ -3,7 +3,7 @@ import type { SimulatedDeepgram } from './deepgram/simulated-deepgram.js';
 import type { PhoneOptions, SimulatorPhone } from './phone/phone-types.js';
 
 /** A provider the simulator imitates. */
-export type SimProvider = 'twilio' | 'resend' | 'line' | 'elevenlabs' | 'deepgram';
+export type SimProvider = 'twilio' | 'telnyx' | 'resend' | 'line' | 'elevenlabs' | 'deepgram';
 
 /** A message channel as Switchboard names it. */
 export type SimChannel = 'sms' | 'whatsapp' | 'email' | 'line';
@@ -11,6 +11,8 @@ export type SimChannel = 'sms' | 'whatsapp' | 'email' | 'line';
 /** Credentials the simulated providers accept, and sign their webhooks with. */
 export interface SimulatorCredentials {
   twilio: { accountSid: string; authToken: string };
+  /** Telnyx API key (`KEY…`), and the account's webhook key pair: `publicKey` for the driver, `signingKey` the simulator's own. */
+  telnyx: { apiKey: string; publicKey: string; signingKey: string };
   resend: { apiKey: string; webhookSecret: string /* whsec_… base64 */ };
   line: LineBotCredentials;
   /** Every LINE bot (channel) the simulator hosts, `line` first; each answers to its own access token. */
@@ -47,7 +49,7 @@ export interface SimulatorOptions {
    * token and secret (listed in `credentials.lineBots`). A push shows the bot whose token sent it.
    */
   lineBotUserIds?: string[];
-  /** Post Twilio message status callbacks (`sent`, then `delivered`); true by default. */
+  /** Post Twilio message status callbacks (`sent`, then `delivered`) and Telnyx's `message.sent`, `message.finalized`; true by default. */
   statusCallbacks?: boolean;
   /** Delay before each status callback, in ms; 50 by default. */
   statusCallbackDelayMs?: number;
@@ -207,6 +209,32 @@ export interface InboundTwilioMessageOptions extends WebhookTarget, WebhookTampe
   profileName?: string;
 }
 
+/** An inbound SMS (MMS with media URLs), as Telnyx posts it in a `message.received` event. */
+export interface InboundTelnyxMessageOptions extends WebhookTarget, WebhookTampering {
+  from: string;
+  to: string;
+  body: string;
+  mediaUrls?: string[];
+  /** Reuse a message id. */
+  messageId?: string;
+  /** Reuse an event id, to replay a delivery. */
+  eventId?: string;
+  /** Signing time (`telnyx-timestamp`); one older than five minutes makes an expired delivery. */
+  timestamp?: Date;
+}
+
+/** A Telnyx delivery event (`message.sent`, `message.finalized`) for a message Switchboard sent. */
+export interface InboundTelnyxStatusOptions extends WebhookTarget, WebhookTampering {
+  messageId: string;
+  status: 'queued' | 'sending' | 'sent' | 'delivered' | 'sending_failed' | 'delivery_failed' | 'delivery_unconfirmed';
+  errorCode?: string;
+  eventId?: string;
+  timestamp?: Date;
+  /** Addresses to report when the simulator did not send this message itself. */
+  from?: string;
+  to?: string;
+}
+
 /** A Twilio message status callback for a message Switchboard sent. */
 export interface InboundMessageStatusOptions extends WebhookTarget, WebhookTampering {
   messageSid: string;
@@ -268,6 +296,10 @@ export interface InboundSenders {
   sms(o: InboundTwilioMessageOptions): Promise<InboundResult>;
   whatsapp(o: InboundTwilioMessageOptions): Promise<InboundResult>;
   messageStatus(o: InboundMessageStatusOptions): Promise<InboundResult>;
+  /** An inbound SMS through Telnyx (`message.received`), signed with the account's Ed25519 key. */
+  telnyxSms(o: InboundTelnyxMessageOptions): Promise<InboundResult>;
+  /** A Telnyx delivery event for a message; `id` of the result is the event id. */
+  telnyxStatus(o: InboundTelnyxStatusOptions): Promise<InboundResult>;
   /** A completed Twilio call recording of `seconds` (3 by default), its signed status callback posted to `url`. */
   recordingStatus(o: InboundRecordingStatusOptions): Promise<{ recordingSid: string; status: number }>;
   email(o: InboundEmailOptions): Promise<InboundResult>;
@@ -295,7 +327,7 @@ export type SilentOutcome = 'delivered' | 'undelivered' | 'sent';
 export interface Simulator {
   /** Origin the simulator listens on, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
-  readonly baseUrls: { twilio: string; resend: string; line: string; elevenlabs: string; deepgram: string };
+  readonly baseUrls: { twilio: string; telnyx: string; resend: string; line: string; elevenlabs: string; deepgram: string };
   readonly credentials: SimulatorCredentials;
   gatewayUrl: string | undefined;
   requests(provider?: SimProvider): RecordedRequest[];

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { createPublicKey, verify } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { startSimulator, type Simulator } from '../src/index.js';
+import { startReceiver, type WebhookReceiver } from './helpers.js';
+
+const NUMBER = '+15555550100';
+const CUSTOMER = '+14155550123';
+
+/** Checks Telnyx's signature independently of the SDK: Ed25519 over `timestamp|body` under the raw public key. */
+function signedByTelnyx(publicKey: string, timestamp: string, body: string, signature: string): boolean {
+  const spkiPrefix = Buffer.from('302a300506032b6570032100', 'hex');
+  const key = createPublicKey({ key: Buffer.concat([spkiPrefix, Buffer.from(publicKey, 'base64')]), format: 'der', type: 'spki' });
+  return verify(null, Buffer.from(`${timestamp}|${body}`), key, Buffer.from(signature, 'base64'));
+}
+
+describe('simulated Telnyx messaging API', () => {
+  let sim: Simulator;
+  let gateway: WebhookReceiver;
+  const api = (path: string, init: RequestInit = {}, apiKey = sim.credentials.telnyx.apiKey) =>
+    fetch(`${sim.baseUrls.telnyx}${path}`, { ...init, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...init.headers } });
+
+  before(async () => {
+    sim = await startSimulator({ statusCallbackDelayMs: 5 });
+    gateway = await startReceiver(() => ({ status: 200 }));
+    sim.gatewayUrl = gateway.url;
+  });
+  after(async () => {
+    await sim.close();
+    await gateway.close();
+  });
+
+  it('refuses a wrong API key with Telnyx 10009, and an unknown message with 10005', async () => {
+    const refused = await api('/v2/balance', {}, 'KEY_wrong');
+    assert.equal(refused.status, 401);
+    assert.equal(((await refused.json()) as { errors: { code: string }[] }).errors[0]?.code, '10009');
+    const missing = await api('/v2/messages/00000000-0000-4000-8000-000000000000');
+    assert.equal(missing.status, 404);
+    assert.equal(((await missing.json()) as { errors: { code: string }[] }).errors[0]?.code, '10005');
+  });
+
+  it('queues a message, records it, and posts message.sent then message.finalized signed with the account key', async () => {
+    const webhook_url = `${gateway.url}/status`;
+    const res = await api('/v2/messages', { method: 'POST', body: JSON.stringify({ from: NUMBER, to: CUSTOMER, text: 'hi', webhook_url }) });
+    assert.equal(res.status, 200);
+    const { data } = (await res.json()) as { data: { id: string; to: { status: string }[]; type: string; parts: number } };
+    assert.deepEqual([data.to[0]?.status, data.type, data.parts], ['queued', 'SMS', 1]);
+    assert.deepEqual(sim.messages({ provider: 'telnyx' }).map((m) => [m.id, m.to, m.body]), [[data.id, CUSTOMER, 'hi']]);
+    const hooks = await gateway.waitFor(2);
+    const events = hooks.map((h) => JSON.parse(h.body) as { data: { event_type: string; payload: { id: string; to: { status: string }[]; cost: unknown } } });
+    assert.deepEqual(events.map((e) => [e.data.event_type, e.data.payload.id, e.data.payload.to[0]?.status]), [
+      ['message.sent', data.id, 'sent'],
+      ['message.finalized', data.id, 'delivered'],
+    ]);
+    assert.deepEqual(events[1]?.data.payload.cost, { amount: '0.0040', currency: 'USD' });
+    for (const h of hooks) {
+      const timestamp = String(h.headers['telnyx-timestamp']);
+      assert.ok(signedByTelnyx(sim.credentials.telnyx.publicKey, timestamp, h.body, String(h.headers['telnyx-signature-ed25519'])));
+      assert.ok(!signedByTelnyx(sim.credentials.telnyx.publicKey, timestamp, h.body.replace('hi', 'ho'), String(h.headers['telnyx-signature-ed25519'])));
+    }
+    const fetched = (await (await api(`/v2/messages/${data.id}`)).json()) as { data: { to: { status: string }[] } };
+    assert.equal(fetched.data.to[0]?.status, 'delivered');
+  });
+
+  it("refuses a sender the account does not own with 40305, and a bad 'to' with 40310", async () => {
+    const from = await api('/v2/messages', { method: 'POST', body: JSON.stringify({ from: '+15550000000', to: CUSTOMER, text: 'x' }) });
+    assert.equal(from.status, 400);
+    assert.equal(((await from.json()) as { errors: { code: string }[] }).errors[0]?.code, '40305');
+    const to = await api('/v2/messages', { method: 'POST', body: JSON.stringify({ from: NUMBER, to: 'nobody', text: 'x' }) });
+    assert.equal(((await to.json()) as { errors: { code: string }[] }).errors[0]?.code, '40310');
+  });
+
+  it('injects an inbound SMS through the control API as a signed message.received event', async () => {
+    const before = gateway.received.length;
+    const res = await fetch(`${sim.url}/_sim/inbound/telnyx-sms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agentId: 'agent-1', from: CUSTOMER, to: NUMBER, body: 'hello' }) });
+    assert.equal(res.status, 200);
+    const [hook] = (await gateway.waitFor(before + 1)).slice(before);
+    assert.equal(hook?.path, '/webhooks/agent-1/sms');
+    const event = JSON.parse(hook!.body) as { data: { event_type: string; payload: { text: string; from: { phone_number: string } } } };
+    assert.deepEqual([event.data.event_type, event.data.payload.text, event.data.payload.from.phone_number], ['message.received', 'hello', CUSTOMER]);
+    assert.ok(signedByTelnyx(sim.credentials.telnyx.publicKey, String(hook!.headers['telnyx-timestamp']), hook!.body, String(hook!.headers['telnyx-signature-ed25519'])));
+  });
+
+  it('keeps a given signing key, and forgets Telnyx messages on reset', async () => {
+    const again = await startSimulator({ credentials: { telnyx: sim.credentials.telnyx } });
+    try {
+      assert.deepEqual(again.credentials.telnyx, sim.credentials.telnyx);
+    } finally {
+      await again.close();
+    }
+    sim.reset();
+    assert.deepEqual(sim.messages({ provider: 'telnyx' }), []);
+  });
+});
