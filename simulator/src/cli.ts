@@ -58,6 +58,7 @@ async function main(): Promise<void> {
     const c = sim.credentials;
     console.log(`Switchboard provider simulator listening on ${sim.url}
   twilio      ${sim.baseUrls.twilio}   accountSid=${c.twilio.accountSid} authToken=${c.twilio.authToken}
+  telnyx      ${sim.baseUrls.telnyx}   apiKey=${c.telnyx.apiKey} publicKey=${c.telnyx.publicKey}
   resend      ${sim.baseUrls.resend}   apiKey=${c.resend.apiKey} webhookSecret=${c.resend.webhookSecret}
   line        ${sim.baseUrls.line}     channelAccessToken=${c.line.channelAccessToken}
               channelSecret=${c.line.channelSecret} botUserId=${c.line.botUserId}
