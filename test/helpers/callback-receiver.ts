@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
+import { eventually } from '@switchboard/runtime/testing';
 
 /** An event the receiver took, with whether its Standard Webhooks signature verified. */
 export interface ReceivedEvent {
@@ -35,7 +36,6 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
   const events: ReceivedEvent[] = [];
   const posts: ReceivedEvent[] = [];
   let rejected = 0;
-  const waiters: (() => void)[] = [];
   const receiver = {
     url: '',
     events,
@@ -47,15 +47,8 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
     posts,
     reply: (() => ({})) as CallbackReceiver['reply'],
     replyDelayMs: 0,
-    async waitFor(count: number, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (events.length < count) {
-        if (Date.now() > deadline) throw new Error(`only ${events.length} of ${count} callbacks arrived`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 50);
-        });
-      }
+    async waitFor(count: number, timeoutMs?: number) {
+      await eventually(() => events.length >= count, { timeoutMs, message: () => `${count} callbacks (${events.length} arrived)` });
       return events.slice(0, count);
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
@@ -79,7 +72,6 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
         const answer = receiver.respond(event, posts.length);
         res.writeHead(answer.status, answer.headers).end(answer.body ?? '');
         if (answer.status >= 200 && answer.status < 300) events.push({ headers, event });
-        for (const w of waiters.splice(0)) w();
         return;
       }
       if (receiver.status !== 200) {
@@ -91,7 +83,6 @@ export async function startCallbackReceiver(secret: () => string | undefined): P
         events.push({ headers, event });
         const answer = JSON.stringify(receiver.reply(event));
         setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), receiver.replyDelayMs);
-        for (const w of waiters.splice(0)) w();
       } catch {
         rejected++;
         res.writeHead(401).end();

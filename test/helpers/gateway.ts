@@ -6,7 +6,7 @@ import { simulatorDriverSpecs, startGateway, startRuntimeNode, type Gateway, typ
 import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
 import { DEMO_EMAIL_DOMAIN, createLogger, demoPools, loadSettings, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
 import { preferredOwner } from '@switchboard/runtime/internal';
-import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
+import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer, eventually } from '@switchboard/runtime/testing';
 
 /** A gateway on a random loopback port with a fresh data dir, and its tokens. */
 export interface TestGateway {
@@ -121,9 +121,11 @@ async function startTestCluster(dir: string): Promise<TestCluster> {
           const held = new Set(n.runtime.partitions());
           return Array.from({ length: partitions }, (_, p) => p).every((p) => held.has(p) === (preferredOwner(p, ids) === n.nodeId));
         });
-      for (const deadline = Date.now() + 30_000; !settled(); await new Promise((r) => setTimeout(r, 50))) {
-        if (Date.now() > deadline) throw new Error(`the test cluster's partitions did not settle: ${nodes.map((n) => `${n.nodeId}: ${n.runtime.partitions().join(',')}`).join('; ')}`);
-      }
+      await eventually(settled, {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+        message: () => `the test cluster's partitions to settle: ${nodes.map((n) => `${n.nodeId}: ${n.runtime.partitions().join(',')}`).join('; ')}`,
+      });
     },
     async stop() {
       await Promise.all(nodes.map((n) => n.stop()));

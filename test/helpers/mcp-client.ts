@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 /** An official MCP client connected to the gateway, with the log notifications it received. */
 export interface ConnectedClient {
@@ -18,10 +19,8 @@ export interface ConnectedClient {
 export async function connectMcp(baseUrl: string, kind: 'sse' | 'streamable', token: string, agentId?: string): Promise<ConnectedClient> {
   const client = new Client({ name: 'switchboard-test-agent', version: '1.0.0' });
   const notifications: LoggingMessageNotification['params'][] = [];
-  const waiters: (() => void)[] = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     notifications.push(n.params);
-    for (const w of waiters.splice(0)) w();
   });
   const query = new URLSearchParams({ ...(kind === 'sse' ? { token } : {}), ...(agentId ? { agentId } : {}) });
   const transport =
@@ -32,17 +31,12 @@ export async function connectMcp(baseUrl: string, kind: 'sse' | 'streamable', to
   return {
     client,
     notifications,
-    async next(logger, match = () => true, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = notifications.find((n) => n.logger === logger && match(n.data as Record<string, unknown>));
-        if (found) return found.data as Record<string, unknown>;
-        if (Date.now() > deadline) throw new Error(`no ${logger} notification arrived; got ${JSON.stringify(notifications)}`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 50);
-        });
-      }
+    async next(logger, match = () => true, timeoutMs) {
+      const found = await eventually(() => notifications.find((n) => n.logger === logger && match(n.data as Record<string, unknown>)), {
+        timeoutMs,
+        message: () => `a ${logger} notification that matches; got ${JSON.stringify(notifications)}`,
+      });
+      return found.data as Record<string, unknown>;
     },
     async call(name, args = {}) {
       const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text: string }[] };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CUSTOMER = '+14155550142';
 
@@ -16,10 +17,13 @@ describe('admin API: agent detail, message log, dead letters, block and unblock'
     const inbound = await t.sim.inbound.sms({ agentId: 'ops-1', from: CUSTOMER, to: agent.channels.sms!.address, body: 'hello in' });
     assert.equal(inbound.status, 200);
     // The dead letter is written after the webhook's 200: delivery starts once the message is stored.
-    for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
-      const pending = (await (await t.call('GET', '/admin/api/dead-letters?status=pending', { token: t.orchestratorToken })).json()) as { deadLetters: unknown[] };
-      if (pending.deadLetters.length > 0) break;
-    }
+    await eventually(
+      async () => {
+        const pending = (await (await t.call('GET', '/admin/api/dead-letters?status=pending', { token: t.orchestratorToken })).json()) as { deadLetters: unknown[] };
+        return pending.deadLetters.length > 0;
+      },
+      { message: 'a pending dead letter' },
+    );
   });
   after(() => t.close());
   const get = (path: string, token = t.orchestratorToken) => t.call('GET', path, { token });

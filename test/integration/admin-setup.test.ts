@@ -6,6 +6,7 @@ import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/g
 import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
 import { connectMcp } from '../helpers/mcp-client.js';
 import { request as httpRequest } from 'node:http';
+import { eventually } from '@switchboard/runtime/testing';
 
 const SID = `AC${'0'.repeat(32)}`;
 
@@ -313,9 +314,10 @@ describe('admin API: a deploy under load', () => {
     // Sends acknowledged before the deploy and after the swap, however fast the machine sends: a count
     // waited for, not a time window of load.
     const acknowledgedAtLeast = async (n: number, when: string) => {
-      for (const deadline = Date.now() + 60_000; acknowledged.length < n; await new Promise((r) => setTimeout(r, 20))) {
-        assert.ok(Date.now() < deadline, `only ${acknowledged.length} of ${n} sends acknowledged ${when} within 60 s: ${JSON.stringify([...statuses])}`);
-      }
+      await eventually(() => acknowledged.length >= n, {
+        timeoutMs: 60_000,
+        message: () => `${n} sends acknowledged ${when} (${acknowledged.length} were): ${JSON.stringify([...statuses])}`,
+      });
     };
     await acknowledgedAtLeast(5, 'before the deploy');
     const res = await d.call('POST', '/admin/api/deploy', { token: d.orchestratorToken });

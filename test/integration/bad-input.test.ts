@@ -6,6 +6,7 @@ import { AGENT_SUBJECT } from '@switchboard/runtime/internal';
 import twilio from 'twilio';
 import { connectMcp } from '../helpers/mcp-client.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CUSTOMER = '+14155550123';
 
@@ -190,8 +191,7 @@ describe('bad input gets a clear error, never a crash', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(credentials.twilio.authToken, url, params) },
     });
     assert.equal(smsRes.status, 200, await smsRes.clone().text());
-    const deadline = Date.now() + 10_000;
-    while ((await t.gateway.runtime.inspect.stored.waitingLetters('v-hook')) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await eventually(async () => (await t.gateway.runtime.inspect.stored.waitingLetters('v-hook')) >= 2, { message: "v-hook's two waiting letters" });
     // waiting-messages acknowledges what it returns: a misspelt filter must not take every channel's letters.
     const typo = await errorOf(await t.call('GET', '/api/v1/waiting-messages?chanel=line', { token: agent.securityToken }));
     assert.deepEqual([typo.status, typo.code], [400, 'BAD_REQUEST']);

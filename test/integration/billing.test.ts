@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const US = '+14155550123';
 const GB = '+442071838750';
@@ -58,12 +59,13 @@ describe('usage, limits and billing', () => {
   });
 
   it('the provider price from a status callback replaces the tariff', async () => {
-    const deadline = Date.now() + 5000;
-    let rows = await usageRows('meter');
-    while (rows.filter((r) => r.channel === 'sms' && r.providerCost !== null).length < 3 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      rows = await usageRows('meter');
-    }
+    const rows = await eventually(
+      async () => {
+        const rows = await usageRows('meter');
+        return rows.filter((r) => r.channel === 'sms' && r.providerCost !== null).length >= 3 && rows;
+      },
+      { message: 'three SMS usage rows priced by the provider' },
+    );
     const priced = rows.filter((r) => r.channel === 'sms' && r.providerCost !== null);
     assert.equal(priced.length, 3);
     assert.ok(priced.every((r) => r.providerCost! > 0 && r.providerCost !== r.tariffCost));

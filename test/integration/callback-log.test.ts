@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CUSTOMER = '+14155550142';
 /** Three attempts: at once, then 100 ms apart. */
@@ -71,24 +72,17 @@ describe('callback retries, delivery log and replay', () => {
     const res = await t.call('GET', `/admin/api/dead-letters?agentId=${agentId}`, { token: t.orchestratorToken });
     return ((await res.json()) as { deadLetters: { reason: string; attempts: number; body: string; error: string | null }[] }).deadLetters;
   };
-  async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, withinMs = 15_000): Promise<T> {
-    const deadline = Date.now() + withinMs;
-    for (;;) {
-      const value = await check();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`Not within ${withinMs} ms: ${what}`);
-      await sleep(50);
-    }
-  }
-
   it('retries after a 500 and delivers; the log has both attempts, each signed with the same webhook-id', async () => {
     const { receiver, inbound } = await agentWithReceiver('cb-retry', (_e, n) => (n === 1 ? { status: 500, body: 'try again later' } : { status: 204 }));
     await inbound('hello twice');
-    await waitFor('two posts', async () => receiver.posts.length >= 2);
-    const { attempts, endpoint } = await waitFor('both attempts logged', async () => {
-      const page = await log('cb-retry');
-      return page.attempts.length === 2 && page;
-    });
+    await eventually(async () => receiver.posts.length >= 2, { timeoutMs: 15_000, intervalMs: 50, message: 'two posts' });
+    const { attempts, endpoint } = await eventually(
+      async () => {
+        const page = await log('cb-retry');
+        return page.attempts.length === 2 && page;
+      },
+      { timeoutMs: 15_000, intervalMs: 50, message: 'both attempts logged' },
+    );
     assert.deepEqual(
       attempts.map((a) => [a.attempt, a.statusCode, a.outcome, a.responseExcerpt, a.url]),
       [
@@ -113,10 +107,13 @@ describe('callback retries, delivery log and replay', () => {
     ] as const) {
       const { receiver, inbound } = await agentWithReceiver(agentId, () => answer);
       await inbound('refused for good');
-      const [letter] = await waitFor('dead-lettered', async () => {
-        const found = await letters(agentId);
-        return found.length > 0 && found;
-      });
+      const [letter] = await eventually(
+        async () => {
+          const found = await letters(agentId);
+          return found.length > 0 && found;
+        },
+        { timeoutMs: 15_000, intervalMs: 50, message: 'dead-lettered' },
+      );
       assert.equal(letter!.reason, 'callback_failed');
       assert.equal(letter!.attempts, 1);
       assert.match(letter!.error ?? '', /refused for good/);
@@ -130,7 +127,7 @@ describe('callback retries, delivery log and replay', () => {
   it('logs every attempt until the schedule runs out, and pages the log newest first', async () => {
     const { receiver, inbound } = await agentWithReceiver('cb-exhaust', () => ({ status: 503, body: 'x'.repeat(2000) }));
     await inbound('never taken');
-    await waitFor('dead-lettered', async () => (await letters('cb-exhaust')).length > 0);
+    await eventually(async () => (await letters('cb-exhaust')).length > 0, { timeoutMs: 15_000, intervalMs: 50, message: 'dead-lettered' });
     assert.equal(receiver.posts.length, 3);
     const first = await log('cb-exhaust', '?limit=2');
     assert.deepEqual(first.attempts.map((a) => [a.attempt, a.statusCode, a.outcome]), [[3, 503, 'failed'], [2, 503, 'retrying']]);
@@ -147,7 +144,7 @@ describe('callback retries, delivery log and replay', () => {
     const { receiver, inbound } = await agentWithReceiver('cb-replay', () => (up ? { status: 200 } : { status: 500 }));
     await inbound('first');
     await inbound('second');
-    await waitFor('both dead-lettered', async () => (await letters('cb-replay')).length === 2);
+    await eventually(async () => (await letters('cb-replay')).length === 2, { timeoutMs: 15_000, intervalMs: 50, message: 'both dead-lettered' });
     const eventIds = [...new Set(receiver.posts.map((p) => p.event.id))];
     assert.equal(eventIds.length, 2);
     up = true;
@@ -155,7 +152,7 @@ describe('callback retries, delivery log and replay', () => {
     const one = await replay('cb-replay', { eventId: eventIds[0] });
     assert.equal(one.status, 200);
     assert.deepEqual(await one.json(), { agentId: 'cb-replay', replayed: 1, eventIds: [eventIds[0]] });
-    await waitFor('the replayed event delivered', async () => receiver.events.length === 1);
+    await eventually(async () => receiver.events.length === 1, { timeoutMs: 15_000, intervalMs: 50, message: 'the replayed event delivered' });
     assert.equal(receiver.events[0]!.event.id, eventIds[0]);
     assert.equal(receiver.events[0]!.headers['webhook-id'], eventIds[0]);
     const top = (await log('cb-replay', '?limit=1')).attempts[0]!;
@@ -164,7 +161,7 @@ describe('callback retries, delivery log and replay', () => {
     const range = await replay('cb-replay', { since: new Date(Date.now() - 60_000).toISOString(), until: new Date(Date.now() + 60_000).toISOString() });
     assert.equal(range.status, 200);
     assert.equal(((await range.json()) as { replayed: number }).replayed, 2);
-    await waitFor('both events delivered again', async () => receiver.events.length === 3);
+    await eventually(async () => receiver.events.length === 3, { timeoutMs: 15_000, intervalMs: 50, message: 'both events delivered again' });
     assert.deepEqual(new Set(receiver.events.slice(1).map((e) => e.event.id)), new Set(eventIds));
     const empty = await replay('cb-replay', { since: '2020-01-01T00:00:00Z', until: '2020-01-02T00:00:00Z' });
     assert.deepEqual(await empty.json(), { agentId: 'cb-replay', replayed: 0, eventIds: [] });
@@ -178,23 +175,23 @@ describe('callback retries, delivery log and replay', () => {
       return ((await res.json()) as { alerts: { level: string; message: string }[] }).alerts.filter((a) => a.message.includes('cb-disable'));
     };
     await inbound('one');
-    await waitFor('the first event ran out of attempts', async () => (await letters('cb-disable')).length === 1);
+    await eventually(async () => (await letters('cb-disable')).length === 1, { timeoutMs: 15_000, intervalMs: 50, message: 'the first event ran out of attempts' });
     const failingSince = Date.parse((await log('cb-disable')).endpoint!.failingSince!);
     assert.equal((await log('cb-disable')).endpoint!.disabledAt, null);
     assert.deepEqual(await alerts(), []);
     await sleep(Math.max(0, failingSince + DISABLE_AFTER_MS + 100 - Date.now()));
 
     await inbound('two');
-    const disabled = await waitFor('disabled', async () => (await log('cb-disable')).endpoint?.disabledAt ?? undefined);
+    const disabled = await eventually(async () => (await log('cb-disable')).endpoint?.disabledAt ?? undefined, { timeoutMs: 15_000, intervalMs: 50, message: 'disabled' });
     assert.ok(Date.parse(disabled) - failingSince >= DISABLE_AFTER_MS);
     const [alert] = await alerts();
     assert.equal(alert?.level, 'critical');
     assert.match(alert!.message, /Callbacks to agent cb-disable are disabled/);
-    await waitFor('the second event dead-lettered', async () => (await letters('cb-disable')).length === 2);
+    await eventually(async () => (await letters('cb-disable')).length === 2, { timeoutMs: 15_000, intervalMs: 50, message: 'the second event dead-lettered' });
 
     const posts = receiver.posts.length;
     await inbound('three');
-    const third = await waitFor('the third event dead-lettered without a post', async () => (await letters('cb-disable')).find((l) => l.body === 'three'));
+    const third = await eventually(async () => (await letters('cb-disable')).find((l) => l.body === 'three'), { timeoutMs: 15_000, intervalMs: 50, message: 'the third event dead-lettered without a post' });
     assert.match(third.error ?? '', /disabled/);
     assert.equal(receiver.posts.length, posts, 'no post to a disabled endpoint');
 
@@ -203,7 +200,7 @@ describe('callback retries, delivery log and replay', () => {
     assert.equal(((await res.json()) as { replayed: number }).replayed, 3);
     assert.deepEqual((await log('cb-disable')).endpoint && [(await log('cb-disable')).endpoint!.disabledAt], [null]);
     assert.deepEqual(await alerts(), []);
-    await waitFor('all three delivered', async () => receiver.events.length === 3);
+    await eventually(async () => receiver.events.length === 3, { timeoutMs: 15_000, intervalMs: 50, message: 'all three delivered' });
     assert.deepEqual(receiver.events.map((e) => e.event.data.body).sort(), ['one', 'three', 'two']);
   });
 
@@ -211,12 +208,12 @@ describe('callback retries, delivery log and replay', () => {
     let up = false;
     const { agent, receiver, inbound } = await agentWithReceiver('cb-reset', () => (up ? { status: 200 } : { status: 500 }));
     await inbound('one');
-    await waitFor('the first event ran out of attempts', async () => (await letters('cb-reset')).length === 1);
+    await eventually(async () => (await letters('cb-reset')).length === 1, { timeoutMs: 15_000, intervalMs: 50, message: 'the first event ran out of attempts' });
     const failingSince = Date.parse((await log('cb-reset')).endpoint!.failingSince!);
     await sleep(Math.max(0, failingSince + DISABLE_AFTER_MS + 100 - Date.now()));
     await inbound('two');
-    await waitFor('disabled', async () => (await log('cb-reset')).endpoint?.disabledAt ?? undefined);
-    await waitFor('the second event dead-lettered', async () => (await letters('cb-reset')).length === 2);
+    await eventually(async () => (await log('cb-reset')).endpoint?.disabledAt ?? undefined, { timeoutMs: 15_000, intervalMs: 50, message: 'disabled' });
+    await eventually(async () => (await letters('cb-reset')).length === 2, { timeoutMs: 15_000, intervalMs: 50, message: 'the second event dead-lettered' });
 
     up = true;
     const set = await t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl: receiver.url } });

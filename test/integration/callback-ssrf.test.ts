@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CUSTOMER = '+14155550142';
 
@@ -94,11 +95,14 @@ describe('callback URLs to internal addresses', () => {
     await t.gateway.runtime.inspect.agents.call('setCallbackUrl', 'ssrf-connect', { callbackUrl });
     const inbound = await t.sim.inbound.sms({ agentId: 'ssrf-connect', from: CUSTOMER, to: agent.channels.sms!.address, body: 'to an internal address' });
     assert.equal(inbound.status, 200);
-    const attempts = await until('the refused attempt is logged', async () => {
-      const res = await t.call('GET', '/admin/api/agents/ssrf-connect/callback-log', { token: t.orchestratorToken });
-      const log = (await res.json()) as { attempts: Attempt[] };
-      return log.attempts.length > 0 && log.attempts;
-    });
+    const attempts = await eventually(
+      async () => {
+        const res = await t.call('GET', '/admin/api/agents/ssrf-connect/callback-log', { token: t.orchestratorToken });
+        const log = (await res.json()) as { attempts: Attempt[] };
+        return log.attempts.length > 0 && log.attempts;
+      },
+      { timeoutMs: 15_000, intervalMs: 50, message: 'the refused attempt is logged' },
+    );
     assert.equal(attempts.length, 1);
     assert.equal(attempts[0]!.url, callbackUrl);
     assert.equal(attempts[0]!.statusCode, null);
@@ -107,13 +111,3 @@ describe('callback URLs to internal addresses', () => {
   });
 });
 
-/** Polls `check` until it gives a value (the callback is posted in the background). */
-async function until<T>(what: string, check: () => Promise<T | false>, withinMs = 15_000): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Not within ${withinMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 interface Alert {
   level: string;
@@ -39,13 +40,13 @@ describe('dashboard alerts', () => {
     const inbound = await t.sim.inbound.sms({ agentId: 'alerts-sms', from: '+14155550177', to: phone, body: 'nobody collects this' });
     assert.equal(inbound.status, 200);
     // The dead letter is written once the inbound message finds nobody to take it (on a node, in a cluster).
-    const deadline = Date.now() + 20_000;
-    let info: string[] = [];
-    do {
-      info = (await alerts()).filter((a) => a.level === 'info').map((a) => a.message);
-      if (info.length > 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    } while (Date.now() < deadline);
+    const info = await eventually(
+      async () => {
+        const info = (await alerts()).filter((a) => a.level === 'info').map((a) => a.message);
+        return info.length > 0 && info;
+      },
+      { timeoutMs: 20_000, intervalMs: 100, message: 'an info alert' },
+    );
     assert.deepEqual(info, ['1 dead letter waits to be collected.']);
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CUSTOMER = '+14155550123';
 const LINE_USER = 'U' + 'cd'.repeat(16);
@@ -156,12 +157,7 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
     const res = await t.sim.inbound.sms({ agentId: 'inbox', from: CUSTOMER, to: agent.channels.sms!.address, body: 'nobody listening' });
     assert.equal(res.status, 200);
     let letters: { reason: string; body: string; attempts: number; direction: string }[] = [];
-    const deadline = Date.now() + 5000;
-    while (Date.now() < deadline) {
-      const pending = await t.gateway.runtime.inspect.stored.waitingLetters('inbox');
-      if (pending > 0) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await eventually(async () => (await t.gateway.runtime.inspect.stored.waitingLetters('inbox')) > 0, { message: "a waiting letter for 'inbox'" });
     const first = await t.call('GET', '/api/v1/waiting-messages?channel=sms', { token: agent.securityToken });
     letters = ((await first.json()) as { messages: typeof letters }).messages;
     const letter = letters.find((l) => l.body === 'nobody listening');
@@ -175,8 +171,7 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
   it('without a callback URL an inbound message waits as an agent_offline dead letter', async () => {
     const offline = await provisionAgent(t, 'offline', ['line']);
     await t.sim.inbound.line({ agentId: 'offline', userId: LINE_USER, text: 'are you there?' });
-    const deadline = Date.now() + 3000;
-    while ((await t.gateway.runtime.inspect.stored.waitingLetters('offline')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await eventually(async () => (await t.gateway.runtime.inspect.stored.waitingLetters('offline')) > 0, { message: "a waiting letter for 'offline'" });
     const waiting = (await (await t.call('GET', '/api/v1/waiting-messages', { token: offline.securityToken })).json()) as {
       messages: { reason: string; body: string; channel: string }[];
       count: number;
@@ -197,8 +192,7 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
     assert.equal(await count("SELECT COUNT(*) AS n FROM messages WHERE agent_id = ? AND direction = 'inbound'"), sids.length);
     // Embedded, the letter commits with its message; a cluster queues the delivery, which writes it after the 200.
     if (process.env.SWITCHBOARD_TEST_CLUSTER === '1') {
-      const deadline = Date.now() + 5000;
-      while ((await t.gateway.runtime.inspect.stored.waitingLetters('quiet')) < sids.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await eventually(async () => (await t.gateway.runtime.inspect.stored.waitingLetters('quiet')) >= sids.length, { message: `${sids.length} waiting letters for 'quiet'` });
     }
     assert.equal(await t.gateway.runtime.inspect.stored.waitingLetters('quiet'), sids.length, 'every letter stored, embedded before its 200');
     assert.equal(

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectMcp } from '../helpers/mcp-client.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CUSTOMER = '+14155550177';
 const OTHER = '+14155550188';
@@ -48,12 +49,10 @@ describe("the agent's inbox: entries stored with each event, read from a cursor,
   const ack = (json: unknown, token = a.securityToken) => t.call('POST', '/api/v1/inbox/ack', { token, json });
   /** Reads from 0 until `done` holds (status callbacks arrive after the send answers). */
   const readUntil = async (done: (entries: Entry[]) => boolean, query = '', token = a.securityToken): Promise<Entry[]> => {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const { entries } = await read(`?after=0&limit=500${query}`, token);
-      if (done(entries) || Date.now() > deadline) return entries;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    let entries: Entry[] = [];
+    // On time-out the last read goes back all the same: the caller's assertion says what is missing.
+    await eventually(async () => done((entries = (await read(`?after=0&limit=500${query}`, token)).entries)), { timeoutMs: 15_000, intervalMs: 100 }).catch(() => undefined);
+    return entries;
   };
 
   it('each signed inbound message is an entry, in order, with strictly increasing cursors; a replay adds none', async () => {

@@ -4,6 +4,7 @@ import { Client, ProtocolError, StreamableHTTPClientTransport, type McpSubscript
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectMcp } from '../helpers/mcp-client.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const REVISION = '2026-07-28';
 const CUSTOMER = '+14155550166';
@@ -11,17 +12,6 @@ const CUSTOMER = '+14155550166';
 const CAP = 3;
 
 const inboxOf = (agentId: string) => `switchboard://agents/${agentId}/inbox`;
-
-/** Resolves with what `check` finds in `seen` once it does, or fails after `withinMs`. */
-async function eventually<T>(what: string, check: () => T | undefined, withinMs = 20_000): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const found = check();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) assert.fail(`not within ${withinMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** How a client's request failed: its JSON-RPC code and error data. */
 async function refusal(attempt: Promise<unknown>): Promise<{ code: number; data: unknown }> {
@@ -94,7 +84,7 @@ describe(`MCP ${REVISION}: the agent's inbox as a resource, and subscriptions/li
       const heard = updates.get(client)!;
       const sent = await t.sim.inbound.sms({ agentId: 'listen-a', from: CUSTOMER, to: a.channels.sms!.address, body: 'are you there?' });
       assert.equal(sent.status, 200);
-      await eventually('the inbox update is heard', () => (heard.includes(inboxOf('listen-a')) ? true : undefined));
+      await eventually(() => heard.includes(inboxOf('listen-a')), { timeoutMs: 20_000, message: 'the inbox update is heard' });
       const read = await client.readResource({ uri: inboxOf('listen-a') });
       const [content] = read.contents;
       assert.equal(content?.mimeType, 'application/json');
@@ -159,7 +149,7 @@ describe(`MCP ${REVISION}: the agent's inbox as a resource, and subscriptions/li
     try {
       const heard = updates.get(team)!;
       assert.equal((await t.sim.inbound.sms({ agentId: 'listen.b', from: CUSTOMER, to: b.channels.sms!.address, body: 'team hears' })).status, 200);
-      await eventually('the team hears b', () => (heard.includes(inboxOf('listen.b')) ? true : undefined));
+      await eventually(() => heard.includes(inboxOf('listen.b')), { timeoutMs: 20_000, message: 'the team hears b' });
       const read = await team.readResource({ uri: inboxOf('listen.b') });
       assert.match((read.contents[0] as { text: string }).text, /team hears/);
     } finally {
@@ -181,10 +171,10 @@ describe(`MCP ${REVISION}: the agent's inbox as a resource, and subscriptions/li
     const heard = updates.get(client)!;
     const before = heard.length;
     assert.equal((await t.sim.inbound.sms({ agentId: 'listen.b', from: CUSTOMER, to: b.channels.sms!.address, body: 'still here' })).status, 200);
-    await eventually('the newest stream hears', () => (heard.length > before ? true : undefined));
+    await eventually(() => heard.length > before, { timeoutMs: 20_000, message: 'the newest stream hears' });
     await Promise.all([...opened.slice(1), newest].map((s) => s.close()));
     // A listen the client closed is released: it no longer counts.
-    await eventually('the closed streams are released', () => (t.gateway.mcp.census().streams === streamsBefore ? true : undefined));
+    await eventually(() => t.gateway.mcp.census().streams === streamsBefore, { timeoutMs: 20_000, message: 'the closed streams are released' });
   });
 
   it('a 2025-era session subscribes with resources/subscribe and hears resources/updated beside its notifications/message', async () => {
@@ -203,7 +193,7 @@ describe(`MCP ${REVISION}: the agent's inbox as a resource, and subscriptions/li
       assert.equal((await t.sim.inbound.sms({ agentId: 'listen-a', from: CUSTOMER, to: a.channels.sms!.address, body: 'legacy hears' })).status, 200);
       // The live delivery keeps its contract: the message itself as notifications/message.
       assert.equal((await legacy.next('switchboard.inbound', (d) => d.body === 'legacy hears', 20_000)).body, 'legacy hears');
-      await eventually('the legacy session hears the inbox update', () => (heard.includes(inboxOf('listen-a')) ? true : undefined));
+      await eventually(() => heard.includes(inboxOf('listen-a')), { timeoutMs: 20_000, message: 'the legacy session hears the inbox update' });
       const read = await legacy.client.readResource({ uri: inboxOf('listen-a') });
       assert.match((read.contents[0] as { text: string }).text, /legacy hears/);
       await legacy.client.unsubscribeResource({ uri: inboxOf('listen-a') });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connectMcp, type ConnectedClient } from '../helpers/mcp-client.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CUSTOMER = '+14155550123';
 const CAP = 3;
@@ -13,15 +14,6 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
 };
 const STREAMABLE_ACCEPT = 'application/json, text/event-stream';
-
-/** Waits until `check` holds, polling; fails after `ms`. */
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** Resolves as `promise` does, or fails after `ms`. */
 async function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
@@ -146,7 +138,7 @@ describe(`MCP sessions per principal (cap ${CAP})`, () => {
     const team: ConnectedClient[] = [];
     for (let i = 0; i < CAP; i++) team.push(await connect(t.url, 'streamable', t.teamToken));
     // Every client has its GET stream open: all are connected listeners, so the one least recently active goes.
-    await until(() => t.gateway.mcp.count === CAP + 1, 'the GET streams');
+    await eventually(() => t.gateway.mcp.count === CAP + 1, { message: 'the GET streams' });
     for (const client of team.slice(1)) assert.equal((await client.call('comms_ping')).isError, false);
     const newest = await connect(t.url, 'streamable', t.teamToken);
     await assert.rejects(team[0]!.call('comms_ping'), failedWith(404), 'the evicted session is gone: 404');
@@ -154,12 +146,12 @@ describe(`MCP sessions per principal (cap ${CAP})`, () => {
     assert.equal((await other.call('comms_ping')).body.agentId, 'cap-beta', 'another principal keeps its session');
     assert.equal(held().sessions['streamable-http'], CAP + 1);
     await Promise.all([...team.slice(1), newest, other].map(end));
-    await until(() => held().sessions['streamable-http'] === 0, 'the sessions to close');
+    await eventually(() => held().sessions['streamable-http'] === 0, { message: 'the sessions to close' });
   });
 
   it('sessions without a stream go before a connected listener, and the agent\'s deliveries reach its newest session', async () => {
     const listener = await connect(t.url, 'streamable', alpha.securityToken, 'cap-alpha');
-    await until(() => t.gateway.mcp.sessionFor('cap-alpha') !== undefined, 'the listener to go live');
+    await eventually(() => t.gateway.mcp.sessionFor('cap-alpha') !== undefined, { message: 'the listener to go live' });
     const bare: string[] = [];
     for (let i = 0; i < CAP; i++) bare.push(await initializeOnly(t.url, alpha.securityToken));
     // Cap 3 held the listener and two bare sessions; the third bare one evicted the first, not the listener.
@@ -170,13 +162,13 @@ describe(`MCP sessions per principal (cap ${CAP})`, () => {
 
     // A newer session over the legacy transport evicts another bare session, then replaces the listener.
     const newest = await connect(t.url, 'sse', alpha.securityToken, 'cap-alpha');
-    await until(() => t.gateway.mcp.sessionFor('cap-alpha')?.kind === 'sse', 'the newest session to take over');
+    await eventually(() => t.gateway.mcp.sessionFor('cap-alpha')?.kind === 'sse', { message: 'the newest session to take over' });
     assert.equal((await pingStreamable(t.url, alpha.securityToken, bare[1]!)).status, 404);
     await t.sim.inbound.sms({ agentId: 'cap-alpha', from: CUSTOMER, to: alpha.channels.sms!.address, body: 'to the newest' });
     assert.equal((await newest.next('switchboard.inbound', (d) => d.body === 'to the newest', 10_000)).body, 'to the newest');
     await newest.close();
     assert.equal((await fetch(`${t.url}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${alpha.securityToken}`, 'mcp-session-id': bare[2]! } })).status, 200);
-    await until(() => held().sessions.sse + held().sessions['streamable-http'] === 0, 'the sessions to close');
+    await eventually(() => held().sessions.sse + held().sessions['streamable-http'] === 0, { message: 'the sessions to close' });
   });
 
   it('one /sse stream more than the cap closes the oldest idle stream cleanly, with a long retry; its messages are 404, the newest work', async () => {
@@ -207,29 +199,29 @@ describe(`MCP sessions per principal (cap ${CAP})`, () => {
     official[0]!.client.onerror = (err) => errors.push(err);
     for (const client of official.slice(1)) assert.equal((await client.call('comms_ping')).isError, false);
     official.push(await connect(t.url, 'sse', t.teamToken));
-    await until(() => errors.length > 0, 'the evicted client to see its stream end');
+    await eventually(() => errors.length > 0, { message: 'the evicted client to see its stream end' });
     await assert.rejects(official[0]!.call('comms_ping'));
     for (const client of official.slice(1)) assert.equal((await client.call('comms_ping')).isError, false);
     assert.equal(held().sessions.sse, 2 * CAP + 1, 'alpha\'s newest three, beta\'s one and the team\'s newest three');
     for (const raw of raws) raw.close();
     await Promise.all([other, ...official].map((c) => c.close().catch(() => undefined)));
-    await until(() => held().sessions.sse === 0, 'the streams to close');
+    await eventually(() => held().sessions.sse === 0, { message: 'the streams to close' });
   });
 
   it('switchboard_sse_sessions counts every open stream, switchboard_mcp_sessions every session; both go back down', async () => {
-    await until(async () => (await metric(t, 'switchboard_sse_sessions')) === 0, 'no stream open');
+    await eventually(async () => (await metric(t, 'switchboard_sse_sessions')) === 0, { message: 'no stream open' });
     const raw = await openRawSse(t.url, beta.securityToken);
     raws.push(raw);
     const sse = await connect(t.url, 'sse', t.teamToken);
     const streamable = await connect(t.url, 'streamable', t.teamToken);
     const bare = await initializeOnly(t.url, t.teamToken);
     const expect = async (streams: number, sse: number, streamable: number) => {
-      await until(
+      await eventually(
         async () =>
           (await metric(t, 'switchboard_sse_sessions')) === streams &&
           (await metric(t, 'switchboard_mcp_sessions{transport="sse"}')) === sse &&
           (await metric(t, 'switchboard_mcp_sessions{transport="streamable-http"}')) === streamable,
-        `${streams} streams, ${sse} sse and ${streamable} streamable-http sessions in the metrics`,
+        { message: `${streams} streams, ${sse} sse and ${streamable} streamable-http sessions in the metrics` },
       );
     };
     // The uninitialized /sse stream, the official SSE client's stream and the Streamable client's GET stream.
@@ -257,11 +249,11 @@ describe('MCP idle sessions expire', () => {
     const streamable = await connectMcp(t.url, 'streamable', t.teamToken);
     const sse = await connectMcp(t.url, 'sse', t.teamToken);
     try {
-      await until(() => t.gateway.mcp.count === 2, 'both streams');
+      await eventually(() => t.gateway.mcp.count === 2, { message: 'both streams' });
       const bare = await initializeOnly(t.url, t.teamToken);
       const unused = await openRawSse(t.url, t.teamToken);
       assert.ok(t.gateway.mcp.get(bare));
-      await until(() => t.gateway.mcp.get(bare) === undefined, 'the bare session to expire');
+      await eventually(() => t.gateway.mcp.get(bare) === undefined, { message: 'the bare session to expire' });
       assert.deepEqual(await pingStreamable(t.url, t.teamToken, bare), { status: 404, code: 'NOT_FOUND' });
       assert.equal((await within(unused.ended, 'the unused stream to end')).clean, true, 'a /sse stream never initialized expires too, cleanly');
       assert.equal((await streamable.call('comms_ping')).isError, false, 'the Streamable listener is kept');

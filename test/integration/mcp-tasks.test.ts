@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { startAuthorizationServer, type TestAuthorizationServer } from '../helpers/authorization-server.js';
 import { startCallAnswerer, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const REVISION = '2026-07-28';
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -96,13 +97,14 @@ describe(`MCP ${REVISION}: calls placed as tasks (the ${TASKS} extension)`, () =
 
   /** Polls tasks/get until the task is terminal. */
   async function settled(taskId: string, timeoutMs = 30_000): Promise<DetailedTask> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const task = await getTask(taskId);
-      if (['completed', 'failed', 'cancelled'].includes(task.status)) return task;
-      if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task.status} (${task.statusMessage})`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    let task: DetailedTask | undefined;
+    return eventually(
+      async () => {
+        task = await getTask(taskId);
+        return ['completed', 'failed', 'cancelled'].includes(task.status) && task;
+      },
+      { timeoutMs, intervalMs: 200, message: () => `task ${taskId} to end (still ${task?.status}: ${task?.statusMessage})` },
+    );
   }
 
   /** The newest call of the agent (a task does not name its call until it is over). */
@@ -188,11 +190,7 @@ describe(`MCP ${REVISION}: calls placed as tasks (the ${TASKS} extension)`, () =
     t.sim.phone.onOutbound('+14155550803', { steps: ['Hello?'], stayOnLine: true, maxDurationMs: 60_000 });
     const created = await callAsTask('comms_call_on_behalf', { target: '+14155550803', requesterPhone: '+14155550804', message: 'Lunch at one?' });
     const taskId = String(created.taskId);
-    const deadline = Date.now() + 15_000;
-    while ((await getTask(taskId)).statusMessage !== 'The call is in-progress.') {
-      if (Date.now() > deadline) throw new Error('the call was not answered');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(async () => (await getTask(taskId)).statusMessage === 'The call is in-progress.', { timeoutMs: 15_000, intervalMs: 100, message: 'the call answered' });
     const callId = (await newestCall()).callId;
     const ack = await rpc('tasks/cancel', { taskId });
     assert.deepEqual(Object.keys(ack.result!).filter((k) => k !== '_meta'), ['resultType']);

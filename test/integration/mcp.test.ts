@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectMcp, type ConnectedClient } from '../helpers/mcp-client.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CUSTOMER = '+14155550123';
 const EXPECTED_TOOLS = [
@@ -96,13 +97,10 @@ for (const kind of ['sse', 'streamable'] as const) {
       assert.equal(res.status, 200);
       const data = await mcp.next('switchboard.inbound', (d) => d.body === 'ping over mcp');
       assert.deepEqual([data.channel, data.from, data.externalId], ['sms', CUSTOMER, res.id]);
-      const deadline = Date.now() + 3000;
-      let stored = await t.gateway.runtime.inspect.stored.row<{ delivery: string }>('SELECT delivery FROM messages WHERE external_id = ?', [res.id]);
-      while (stored?.delivery !== 'done' && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
-        stored = await t.gateway.runtime.inspect.stored.row<{ delivery: string }>('SELECT delivery FROM messages WHERE external_id = ?', [res.id]);
-      }
-      assert.equal(stored?.delivery, 'done', 'the message is marked delivered once the session took it');
+      await eventually(
+        async () => (await t.gateway.runtime.inspect.stored.row<{ delivery: string }>('SELECT delivery FROM messages WHERE external_id = ?', [res.id]))?.delivery === 'done',
+        { message: 'the message marked delivered once the session took it' },
+      );
     });
 
     it('team tokens provision and deprovision through tools', async () => {
@@ -195,8 +193,7 @@ describe('MCP sessions: auth, replacement, fallback and shutdown', () => {
 
     await t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl: null } });
     await t.sim.inbound.sms({ agentId: 'mcp-life', from: CUSTOMER, to: agent.channels.sms!.address, body: 'to the dead letters' });
-    const deadline = Date.now() + 3000;
-    while ((await t.gateway.runtime.inspect.stored.waitingLetters('mcp-life')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await eventually(async () => (await t.gateway.runtime.inspect.stored.waitingLetters('mcp-life')) > 0, { message: "a waiting letter for 'mcp-life'" });
     const reconnect = await connectMcp(t.url, 'sse', agent.securityToken, 'mcp-life');
     const waiting = await reconnect.next('switchboard.waiting');
     assert.equal(waiting.waitingMessages, 1);
@@ -219,9 +216,7 @@ describe('MCP sessions: auth, replacement, fallback and shutdown', () => {
     assert.equal(t.gateway.mcp.count, 1);
     await t.gateway.stop();
     assert.equal(t.gateway.mcp.count, 0, 'every session is closed on the server');
-    const deadline = Date.now() + 3000;
-    while (!seen && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    assert.ok(seen, 'the client sees its stream end');
+    await eventually(() => seen, { message: 'the client sees its stream end' });
     await session.close();
   });
 });

@@ -4,11 +4,9 @@ import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { NatsBus, NatsLiveReach, protocol } from '@switchboard/runtime/internal';
-import { NO_NATS_SETTINGS, startSecureNats, type SecureNatsCluster } from '@switchboard/runtime/testing';
+import { NO_NATS_SETTINGS, startSecureNats, type SecureNatsCluster, eventually } from '@switchboard/runtime/testing';
 
 const { AGENT_SUBJECT, LEASES_BUCKET, liveSubject, WORK_STREAM, WORK_SUBJECT_PREFIX } = protocol;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The shipped nats-server configuration (deploy/nats) under test: TLS with client certificates, a user
@@ -44,10 +42,10 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
   const refused = async (subject: string, attempt: () => Promise<unknown>) => {
     const before = nats.violations().length;
     await assert.rejects(attempt(), `the gateway was allowed ${subject}`);
-    for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(50)) {
-      if (nats.violations().slice(before).some((line) => line.includes(subject))) return;
-    }
-    assert.fail(`nats-server logged no violation for ${subject}: ${nats.violations().slice(before).join('\n')}`);
+    await eventually(() => nats.violations().slice(before).some((line) => line.includes(subject)), {
+      intervalMs: 50,
+      message: () => `nats-server to log a violation for ${subject}: ${nats.violations().slice(before).join('\n')}`,
+    });
   };
 
   it('refuses a client without credentials, and one without TLS', async () => {
@@ -97,9 +95,9 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
     const presence = node.followPresence();
     const before = nats.violations().length;
     // Sure of the view (past its first beats) with the gateway's list fetched: the one agent held, no other.
-    for (const deadline = Date.now() + 10_000; node.holds('agent.absent') || !node.holds('agent.present'); await sleep(20)) {
-      if (Date.now() > deadline) assert.fail(`the node did not learn the gateway's presence: ${nats.violations().slice(before).join('\n')}`);
-    }
+    await eventually(() => !node.holds('agent.absent') && node.holds('agent.present'), {
+      message: () => `the node to learn the gateway's presence: ${nats.violations().slice(before).join('\n')}`,
+    });
     assert.equal(await node.deliver('agent.present', { id: 'evt_1', type: 'message.inbound', agentId: 'agent.present', createdAt: new Date().toISOString(), data: {} } as never), true);
     assert.deepEqual(nats.violations().slice(before), []);
     presence.stop();
@@ -114,10 +112,14 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
     const unfollow = gatewayReach.followInboxes((agentId) => heard.push(agentId));
     await gateway.flush();
     const before = nats.violations().length;
-    for (const deadline = Date.now() + 10_000; !heard.includes('agent.inbox'); await sleep(50)) {
-      if (Date.now() > deadline) assert.fail(`the gateway heard no inbox change: ${nats.violations().slice(before).join('\n')}`);
-      nodeReach.inboxChanged('agent.inbox');
-    }
+    await eventually(
+      () => {
+        if (heard.includes('agent.inbox')) return true;
+        nodeReach.inboxChanged('agent.inbox');
+        return false;
+      },
+      { intervalMs: 50, message: () => `the gateway to hear an inbox change: ${nats.violations().slice(before).join('\n')}` },
+    );
     assert.deepEqual(nats.violations().slice(before), []);
     unfollow();
   });
@@ -150,7 +152,7 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
     const subjects = [`${AGENT_SUBJECT}.>`, '_INBOX_node.>', '_INBOX.>', '>'];
     for (const subject of subjects) gateway.subscribe(subject);
     await gateway.flush().catch(() => {});
-    for (const deadline = Date.now() + 5000; Date.now() < deadline && nats.violations().length < before + subjects.length; ) await sleep(50);
+    await eventually(() => nats.violations().length >= before + subjects.length, { intervalMs: 50, message: 'a violation logged for each subject' });
     const lines = nats.violations().slice(before);
     for (const subject of subjects) assert.ok(lines.some((l) => /subscription/i.test(l) && l.includes(`"${subject}"`)), `${subject}: ${lines.join('\n')}`);
   });
@@ -168,7 +170,7 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
     assert.equal((await leases.get('p.1'))?.operation, 'DEL');
     const before = nats.violations().length;
     await assert.rejects(runtimeJsm.streams.purge(WORK_STREAM));
-    for (const deadline = Date.now() + 5000; Date.now() < deadline && nats.violations().length === before; ) await sleep(50);
+    await eventually(() => nats.violations().length > before, { intervalMs: 50, message: 'a violation logged for the purge' });
     assert.ok(nats.violations().slice(before).some((l) => l.includes(`$JS.API.STREAM.PURGE.${WORK_STREAM}`)));
   });
 });

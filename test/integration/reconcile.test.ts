@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CUSTOMER = '+14155550199';
 const PERSON = 'ada@example.com';
@@ -83,17 +84,18 @@ describe('a final status for every send, when the provider never calls back', ()
   /** The message's final status, in the inbox and at the callback URL; fails past the bound and a generous margin. */
   const finalOf = async (name: string, final: string) => {
     const { messageId, at } = sent[name]!;
-    const deadline = at + BOUND_MS + 15_000;
-    for (;;) {
-      const entries = await entriesOf(messageId);
-      const posted = receiver.events.filter((e) => e.event.type === 'message.status' && e.event.data.messageId === messageId);
-      const last = entries.at(-1);
-      if (last?.status === final && posted.some((e) => e.event.data.status === final)) {
+    let seen = '';
+    return eventually(
+      async () => {
+        const entries = await entriesOf(messageId);
+        const posted = receiver.events.filter((e) => e.event.type === 'message.status' && e.event.data.messageId === messageId);
+        const last = entries.at(-1);
+        seen = `inbox: ${entries.map((e) => e.status).join(' → ')}; callbacks: ${posted.map((e) => e.event.data.status).join(', ')}`;
+        if (last?.status !== final || !posted.some((e) => e.event.data.status === final)) return undefined;
         return { entries, entry: last, posted: posted.find((e) => e.event.data.status === final)!.event, at: Date.now() - at };
-      }
-      if (Date.now() > deadline) assert.fail(`${name}: no ${final} in time; inbox: ${entries.map((e) => e.status).join(' → ')}; callbacks: ${posted.map((e) => e.event.data.status).join(', ')}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      },
+      { timeoutMs: at + BOUND_MS + 15_000 - Date.now(), intervalMs: 100, message: () => `${name}: ${final}; ${seen}` },
+    );
   };
 
   it('Twilio: a message delivered without a callback ends delivered, asked through Messages fetch', async () => {
@@ -140,18 +142,19 @@ describe('a final status for every send, when the provider never calls back', ()
   /** The call's final status, in the inbox and at the callback URL, as for a message. */
   const callFinalOf = async (name: string, final: string) => {
     const { callSid, at } = placed[name]!;
-    const deadline = at + BOUND_MS + 15_000;
-    for (;;) {
-      const res = await t.call('GET', '/api/v1/inbox?after=0&limit=500', { token: agent.securityToken });
-      const entries = ((await res.json()) as { entries: Entry[] }).entries.filter((e) => e.type === 'call.status' && e.payload.callSid === callSid);
-      const posted = receiver.events.filter((e) => e.event.type === 'call.status' && e.event.data.callSid === callSid);
-      const last = entries.at(-1);
-      if (last?.status === final && posted.some((e) => e.event.data.status === final)) {
+    let seen = '';
+    return eventually(
+      async () => {
+        const res = await t.call('GET', '/api/v1/inbox?after=0&limit=500', { token: agent.securityToken });
+        const entries = ((await res.json()) as { entries: Entry[] }).entries.filter((e) => e.type === 'call.status' && e.payload.callSid === callSid);
+        const posted = receiver.events.filter((e) => e.event.type === 'call.status' && e.event.data.callSid === callSid);
+        const last = entries.at(-1);
+        seen = `inbox: ${entries.map((e) => e.status).join(' → ')}; callbacks: ${posted.map((e) => e.event.data.status).join(', ')}`;
+        if (last?.status !== final || !posted.some((e) => e.event.data.status === final)) return undefined;
         return { entry: last, posted: posted.find((e) => e.event.data.status === final)!.event, at: Date.now() - at };
-      }
-      if (Date.now() > deadline) assert.fail(`${name}: no ${final} in time; inbox: ${entries.map((e) => e.status).join(' → ')}; callbacks: ${posted.map((e) => e.event.data.status).join(', ')}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      },
+      { timeoutMs: at + BOUND_MS + 15_000 - Date.now(), intervalMs: 100, message: () => `${name}: ${final}; ${seen}` },
+    );
   };
 
   it('Twilio: a placed call nobody answered ends no-answer, asked through Calls fetch', async () => {

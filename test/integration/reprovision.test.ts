@@ -4,21 +4,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startAuthorizationServer, type TestAuthorizationServer } from '../helpers/authorization-server.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const AGENT = 'support-bot';
 const CUSTOMER = '+14155550142';
 const CALLER = '+14155550123';
-
-/** Asks `check` until it answers something other than undefined (the call's recording is stored after the call). */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('an agent provisioned again under a used agentId starts empty, and no earlier token acts for it', () => {
   let as: TestAuthorizationServer;
@@ -45,15 +35,18 @@ describe('an agent provisioned again under a used agentId starts empty, and no e
     const { messageId: oldMessageId } = await json<{ messageId: string }>(sent);
     assert.equal((await t.sim.inbound.sms({ agentId: AGENT, from: CUSTOMER, to: old.channels.sms!.address, body: 'my card is 4111…' })).status, 200);
     const deadLetters = () => get(`/admin/api/dead-letters?agentId=${AGENT}`, t.orchestratorToken).then((r) => json<{ deadLetters: unknown[] }>(r));
-    await eventually('the dead letter', async () => ((await deadLetters()).deadLetters.length > 0 ? true : undefined));
+    await eventually(async () => (await deadLetters()).deadLetters.length > 0, { timeoutMs: 15_000, intervalMs: 50, message: 'the dead letter' });
 
     const call = await t.sim.phone.call({ agentId: AGENT, from: CALLER, to: old.channels.voice!.address, mode: 'relay', script: { steps: ['I would like to leave a message.'] } });
     const { callSid, errors } = await call.done;
     assert.deepEqual(errors, []);
-    const recorded = await eventually('the recording', async () => {
-      const body = await json<{ recording: { url: string } | null; transcript: unknown[] }>(await get(`/api/v1/calls/${callSid}`, old.securityToken));
-      return body.recording ? body : undefined;
-    });
+    const recorded = await eventually(
+      async () => {
+        const body = await json<{ recording: { url: string } | null; transcript: unknown[] }>(await get(`/api/v1/calls/${callSid}`, old.securityToken));
+        return body.recording ? body : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 50, message: 'the recording' },
+    );
     assert.ok(recorded.transcript.length > 0, 'the call has a transcript');
     assert.equal((await get(`/api/v1/calls/${callSid}/recording`, old.securityToken)).status, 200);
     const [row] = await t.gateway.runtime.inspect.stored.rows<{ recording_file: string }>(`SELECT recording_file FROM calls WHERE call_sid = '${callSid}'`);
@@ -71,7 +64,7 @@ describe('an agent provisioned again under a used agentId starts empty, and no e
     // Deprovisioned, then provisioned again under the same id (once the clock is past the old access token's second).
     assert.equal((await t.call('POST', '/api/v1/deprovision', { token: old.securityToken, json: {} })).status, 200);
     const { iat } = JSON.parse(Buffer.from(oldAccess.split('.')[1]!, 'base64url').toString()) as { iat: number };
-    await eventually('a new second', async () => (Math.floor(Date.now() / 1000) > iat ? true : undefined));
+    await eventually(async () => Math.floor(Date.now() / 1000) > iat, { timeoutMs: 15_000, intervalMs: 50, message: 'a new second' });
     const fresh = await provisionAgent(t, AGENT, ['sms', 'voice']);
 
     // The new owner finds nothing of the first.

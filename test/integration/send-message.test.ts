@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CUSTOMER = '+14155550123';
 const LINE_USER = 'U' + 'ab'.repeat(16);
@@ -74,13 +75,13 @@ describe('POST /api/v1/send-message through the real vendor SDKs and the simulat
   it('delivery receipts from the provider update the stored status and cost', async () => {
     const res = await send({ channel: 'sms', to: CUSTOMER, body: 'track me' });
     const { messageId, externalId } = (await res.json()) as { messageId: string; externalId: string };
-    const deadline = Date.now() + 5000;
-    let stored = await t.gateway.runtime.inspect.stored.message(messageId);
-    while (stored?.status !== 'delivered' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      stored = await t.gateway.runtime.inspect.stored.message(messageId);
-    }
-    assert.equal(stored?.status, 'delivered');
+    const stored = await eventually(
+      async () => {
+        const stored = await t.gateway.runtime.inspect.stored.message(messageId);
+        return stored?.status === 'delivered' && stored;
+      },
+      { intervalMs: 50, message: 'the message delivered' },
+    );
     assert.ok((stored?.cost ?? 0) > 0, 'the price from the status callback is stored');
     const usage = (await t.gateway.runtime.inspect.stored.usage('sender')).find((u) => u.externalId === externalId);
     assert.equal(usage?.providerCost, stored?.cost);

@@ -5,6 +5,7 @@ import { echoReply, startCallAnswerer, type CallbackReceiver } from '../helpers/
 import { capturingLogger } from '../helpers/capturing-logger.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectMcp } from '../helpers/mcp-client.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CALLER = '+14155550123';
 const CALLEE = '+14155550848';
@@ -89,13 +90,11 @@ describe('the calls API: each call with its per-turn latency ledger and transcri
   };
   /** The call's end event, once the receiver has it. */
   const ended = async (callSid: string) => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const event = receiver.events.find((e) => e.event.type === 'call.status' && e.event.data.callSid === callSid && e.event.data.status === 'completed');
-      if (event) return event.event.data as { summary?: Summary; durationSeconds: number | null };
-      if (Date.now() > deadline) throw new Error(`no completed call.status event for ${callSid}: ${JSON.stringify(receiver.events.map((e) => e.event.type))}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const event = await eventually(() => receiver.events.find((e) => e.event.type === 'call.status' && e.event.data.callSid === callSid && e.event.data.status === 'completed'), {
+      intervalMs: 50,
+      message: () => `a completed call.status event for ${callSid}: ${JSON.stringify(receiver.events.map((e) => e.event.type))}`,
+    });
+    return event.event.data as { summary?: Summary; durationSeconds: number | null };
   };
 
   /** The count of a histogram series on the gateway's /metrics (0 when absent). */

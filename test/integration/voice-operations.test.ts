@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const FAST = { replyTimeoutMs: 4000, quietMs: 300 };
 
@@ -64,8 +65,7 @@ describe('voice operations: secretary calls, transfer, voice messages', () => {
     t.sim.phone.onOutbound('+14155550304', { steps: [{ kind: 'listen', ms: 2500 }], stayOnLine: true, ...FAST });
     const placed = (await (await post('/api/v1/make-call', { to: '+14155550304', greeting: 'One moment please.' })).json()) as { callSid: string };
     const phoneCall = t.sim.phone.get(placed.callSid)!;
-    const deadline = Date.now() + 5000;
-    while ((await t.gateway.runtime.inspect.stored.call(placed.callSid))?.status !== 'in-progress' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await eventually(async () => (await t.gateway.runtime.inspect.stored.call(placed.callSid))?.status === 'in-progress', { intervalMs: 50, message: 'the call in progress' });
     const res = await post('/api/v1/transfer-call', { callSid: placed.callSid, to: '+14155550305', announcementText: 'Transferring you to billing.' });
     assert.equal(res.status, 200, await res.clone().text());
     assert.deepEqual(await res.json(), { success: true, callSid: placed.callSid, transferredTo: '+14155550305', status: 'transferred' });

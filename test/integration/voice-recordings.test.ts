@@ -7,6 +7,7 @@ import type { CallRecording } from '@switchboard/provider-simulator';
 import { echoReply, startCallAnswerer, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectMcp } from '../helpers/mcp-client.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CALLER = '+14155550123';
 const CALLEE = '+14155550866';
@@ -161,11 +162,7 @@ describe('call recordings: off by default, per call or per agent; stream calls r
     const { callSid, sessionId } = (await res.json()) as { callSid: string; sessionId: string };
     await t.sim.phone.get(callSid)!.done;
     // Once the call's ledger is in, its media connection has closed: a recording would be on its way.
-    for (const deadline = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 100))) {
-      const body = (await (await get(`/api/v1/calls/${callSid}`, agent.securityToken)).json()) as { ledger: unknown };
-      if (body.ledger) break;
-      assert.ok(Date.now() < deadline, 'the call ended');
-    }
+    await eventually(async () => ((await (await get(`/api/v1/calls/${callSid}`, agent.securityToken)).json()) as { ledger: unknown }).ledger, { intervalMs: 100, message: 'the call ended' });
     assert.equal(await recordingOf(callSid, agent.securityToken, 1000), null);
     const missing = await get(`/api/v1/calls/${callSid}/recording`, agent.securityToken);
     assert.deepEqual([missing.status, ((await missing.json()) as { code: string }).code], [404, 'NOT_FOUND']);

@@ -5,6 +5,7 @@ import { samplingAgent } from '../helpers/mcp-client.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import twilio from 'twilio';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CALLER = '+14155550123';
 
@@ -61,8 +62,7 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     assert.equal(heard[0], 'Hi, this is a reminder call.');
     assert.ok(!heard.some((text) => /leave a message|reached/.test(text)), `the callee heard an answering machine: ${JSON.stringify(heard)}`);
     assert.match(heard[1] ?? '', /pass that on/);
-    const deadline = Date.now() + 3000;
-    while ((await t.gateway.runtime.inspect.stored.waitingLetters('voice-reminder')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await eventually(async () => (await t.gateway.runtime.inspect.stored.waitingLetters('voice-reminder')) > 0, { message: "a waiting letter for 'voice-reminder'" });
     const waiting = (await (await t.call('GET', '/api/v1/waiting-messages?channel=voice', { token: reminder.securityToken })).json()) as {
       messages: { reason: string; body: string; from: string; to: string; externalId: string; direction: string }[];
     };
@@ -114,13 +114,13 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     assert.equal(placed.from, agent.channels.voice!.address);
     const recording = await t.sim.phone.get(placed.callSid)!.done;
     assert.equal(recording.turns[0]!.agent.text, 'Hi, this is your reminder call.');
-    const deadline = Date.now() + 5000;
-    let call = await t.gateway.runtime.inspect.stored.call(placed.callSid);
-    while (call?.status !== 'completed' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      call = await t.gateway.runtime.inspect.stored.call(placed.callSid);
-    }
-    assert.equal(call?.status, 'completed');
+    const call = await eventually(
+      async () => {
+        const call = await t.gateway.runtime.inspect.stored.call(placed.callSid);
+        return call?.status === 'completed' && call;
+      },
+      { intervalMs: 50, message: 'the call completed' },
+    );
     assert.equal(call?.direction, 'outbound');
     assert.ok((call?.durationSeconds ?? -1) >= 0);
     const usage = (await t.gateway.runtime.inspect.stored.usage('voice-relay')).find((u) => u.externalId === placed.callSid && u.action === 'call_minute');
@@ -133,8 +133,7 @@ describe('voice calls in relay mode (ConversationRelay) with the simulator phone
     const placed = (await (await t.call('POST', '/api/v1/make-call', { token: owner.securityToken, json: { to: '+14155550666' } })).json()) as { callSid: string };
     await t.sim.phone.get(placed.callSid)!.done;
     // The simulator's own completed callback must be in before ours, or it would overwrite the duration.
-    const deadline = Date.now() + 5000;
-    while ((await t.gateway.runtime.inspect.stored.call(placed.callSid))?.status !== 'completed' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await eventually(async () => (await t.gateway.runtime.inspect.stored.call(placed.callSid))?.status === 'completed', { intervalMs: 50, message: 'the call completed' });
     const url = `${t.url}/webhooks/voice/status`;
     const post = (params: Record<string, string>, signed = true) =>
       t.call('POST', '/webhooks/voice/status', {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const CALLER = '+14155550123';
 
@@ -152,8 +153,7 @@ describe('voice calls in stream mode (Media Streams) with the audio pipeline, ST
     assert.equal(spoken[0], 'Hi, this is a reminder call.');
     assert.ok(!spoken.some((text) => /leave a message|reached/.test(text)), `the callee heard an answering machine: ${JSON.stringify(spoken)}`);
     assert.match(spoken[1] ?? '', /pass that on/);
-    const deadline = Date.now() + 3000;
-    while ((await t.gateway.runtime.inspect.stored.waitingLetters('stream-reminder')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await eventually(async () => (await t.gateway.runtime.inspect.stored.waitingLetters('stream-reminder')) > 0, { message: "a waiting letter for 'stream-reminder'" });
     const waiting = (await (await t.call('GET', '/api/v1/waiting-messages?channel=voice', { token: reminder.securityToken })).json()) as {
       messages: { reason: string; body: string; from: string; externalId: string }[];
     };

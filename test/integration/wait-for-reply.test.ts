@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectMcp } from '../helpers/mcp-client.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const REVISION = '2026-07-28';
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -97,14 +98,15 @@ describe('waiting for a reply: REST long poll, the MCP tool, and the tool as a t
   }
 
   async function settled(taskId: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const answer = await rpc('tasks/get', { taskId });
-      assert.equal(answer.error, undefined, JSON.stringify(answer.error));
-      if (answer.result!.status !== 'working') return answer.result!;
-      if (Date.now() > deadline) throw new Error(`task ${taskId} still working`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const answer = await eventually(
+      async () => {
+        const answer = await rpc('tasks/get', { taskId });
+        return (answer.error !== undefined || answer.result!.status !== 'working') && answer;
+      },
+      { timeoutMs, intervalMs: 100, message: `task ${taskId} to stop working` },
+    );
+    assert.equal(answer.error, undefined, JSON.stringify(answer.error));
+    return answer.result!;
   }
 
   it('a reply that came between the send and the wait is answered at once: the default cursor is the latest send', async () => {
