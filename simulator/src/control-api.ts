@@ -128,7 +128,7 @@ export function controlApi(
       const body = objectBody(req);
       const provider = body?.['provider'];
       const outcome = body?.['outcome'];
-      if (provider !== 'twilio' && provider !== 'resend') return badRequest('Send {"provider": "twilio" | "resend", "outcome": "delivered" | "undelivered" | "sent" | null}');
+      if (provider !== 'twilio' && provider !== 'telnyx' && provider !== 'resend') return badRequest('Send {"provider": "twilio" | "telnyx" | "resend", "outcome": "delivered" | "undelivered" | "sent" | null}');
       if (outcome !== null && outcome !== 'delivered' && outcome !== 'undelivered' && outcome !== 'sent') return badRequest('outcome must be delivered, undelivered, sent or null (callbacks again)');
       if (outcome === null) state.silenced.delete(provider);
       else state.silenced.set(provider, outcome);

@@ -315,7 +315,7 @@ export interface SentMessageFilter {
 }
 
 /** The providers whose delivery receipts a test can silence. */
-export type SilentProvider = 'twilio' | 'resend';
+export type SilentProvider = 'twilio' | 'telnyx' | 'resend';
 
 /**
  * What a silenced provider's messages come to, told only by its API: `delivered`, `undelivered`
@@ -335,9 +335,9 @@ export interface Simulator {
   calls(): SimCall[];
   faults: { add(rule: FaultRule): void; clear(): void; list(): FaultRule[] };
   /**
-   * Makes Twilio or Resend stop calling back about the messages sent from now on: each still comes to
+   * Makes Twilio, Telnyx or Resend stop calling back about the messages sent from now on: each still comes to
    * `outcome` (one status-callback delay after `sent`), which only the provider's API tells (Twilio's
-   * Messages fetch, Resend's `last_event`). A silenced Twilio posts no call status callbacks either (a
+   * Messages fetch, Telnyx's GET /v2/messages/{id}, Resend's `last_event`). A silenced Twilio posts no call status callbacks either (a
    * Calls fetch tells). `undefined` restores the callbacks; so does `reset()`.
    */
   silence(provider: SilentProvider, outcome: SilentOutcome | undefined): void;

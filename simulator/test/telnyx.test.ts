@@ -81,6 +81,22 @@ describe('simulated Telnyx messaging API', () => {
     assert.ok(signedByTelnyx(sim.credentials.telnyx.publicKey, String(hook!.headers['telnyx-timestamp']), hook!.body, String(hook!.headers['telnyx-signature-ed25519'])));
   });
 
+  it('can be silenced through the control API: the message moves on, no event is posted', async () => {
+    const silence = (outcome: string | null) => fetch(`${sim.url}/_sim/silence`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'telnyx', outcome }) });
+    assert.equal((await silence('delivered')).status, 200);
+    const count = gateway.received.length;
+    const res = await api('/v2/messages', { method: 'POST', body: JSON.stringify({ from: NUMBER, to: CUSTOMER, text: 'quiet', webhook_url: `${gateway.url}/quiet` }) });
+    const { data } = (await res.json()) as { data: { id: string } };
+    let status = '';
+    for (let i = 0; i < 500 && status !== 'delivered'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      status = ((await (await api(`/v2/messages/${data.id}`)).json()) as { data: { to: { status: string }[] } }).data.to[0]!.status;
+    }
+    assert.equal(status, 'delivered');
+    assert.equal(gateway.received.length, count, 'no event was posted');
+    assert.equal((await silence(null)).status, 200);
+  });
+
   it('keeps a given signing key, and forgets Telnyx messages on reset', async () => {
     const again = await startSimulator({ credentials: { telnyx: sim.credentials.telnyx } });
     try {

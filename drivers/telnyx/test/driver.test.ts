@@ -66,6 +66,26 @@ describe('telnyx driver against the simulator', () => {
     assert.deepEqual(fetched, { type: 'status', channel: 'sms', externalId: result.externalId, status: 'delivered', cost: 0.004 });
   });
 
+  it('with Telnyx silent, fetchStatus tells what no event did: an undelivered message and its error code', async () => {
+    s.silence('telnyx', 'undelivered');
+    try {
+      const statusCallbackUrl = `${receiver.url}/webhooks/agent-1/silent-status`;
+      const result = await d.send!({ channel: 'sms', from: NUMBERS[0]!, to: CUSTOMER, body: 'into the void', statusCallbackUrl });
+      const ref = { channel: 'sms' as const, externalId: result.externalId, from: NUMBERS[0]!, to: CUSTOMER, sentAt: new Date() };
+      // The outcome comes two simulator delays (5 ms) after the send; asked for up to 10 s on a loaded machine.
+      let fetched = await d.fetchStatus!(ref);
+      for (let i = 0; i < 500 && fetched?.status !== 'undelivered'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        fetched = await d.fetchStatus!(ref);
+      }
+      assert.equal(fetched?.status, 'undelivered');
+      assert.deepEqual([fetched?.errorCode, fetched?.cost], ['40300', 0.004]);
+      assert.equal(receiver.received.filter((r) => r.path.startsWith('/webhooks/agent-1/silent-status')).length, 0, 'no event was posted');
+    } finally {
+      s.silence('telnyx', undefined);
+    }
+  });
+
   it('parses a failed delivery with its error code', async () => {
     const messageId = '11111111-2222-4333-8444-555555555555';
     const request = await receiver.capture('sms', '/webhooks/agent-1/sms', (url) => s.inbound.telnyxStatus({ url, messageId, status: 'delivery_failed', errorCode: '40008' }));

@@ -6,7 +6,7 @@ import type { SimulatorState } from '../simulator-state.js';
 import { telnyxError, telnyxHeaders, NOT_FOUND } from './telnyx-errors.js';
 import { messageJson } from './telnyx-format.js';
 import type { TelnyxMessage } from './telnyx-ledger.js';
-import { scheduleTelnyxStatusWebhooks } from './telnyx-webhooks.js';
+import { scheduleSilentTelnyxOutcome, scheduleTelnyxStatusWebhooks } from './telnyx-webhooks.js';
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -69,7 +69,9 @@ export function sendMessage(state: SimulatorState, req: SimRequest): SimResponse
     ...(webhookUrl ? { statusCallback: webhookUrl } : {}),
     at: message.receivedAt,
   });
-  if (state.settings.statusCallbacks) scheduleTelnyxStatusWebhooks(state, message);
+  const silent = state.silenced.get('telnyx');
+  if (silent) scheduleSilentTelnyxOutcome(state, message, silent);
+  else if (state.settings.statusCallbacks) scheduleTelnyxStatusWebhooks(state, message);
   return { status: 200, headers: telnyxHeaders(), json: { data: messageJson(state.telnyx, message) } };
 }
 

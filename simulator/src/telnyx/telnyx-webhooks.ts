@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { countSegments } from '@switchboard/sdk';
 import type { SimulatorState } from '../simulator-state.js';
-import type { InboundResult, InboundTelnyxMessageOptions, InboundTelnyxStatusOptions, WebhookTampering } from '../types.js';
+import type { InboundResult, InboundTelnyxMessageOptions, InboundTelnyxStatusOptions, SilentOutcome, WebhookTampering } from '../types.js';
 import { deliverWebhook, webhookUrl, type WebhookAnswer } from '../webhook-delivery.js';
 import { telnyxSignature } from './telnyx-keys.js';
 import { messageJson } from './telnyx-format.js';
@@ -74,6 +74,18 @@ export function scheduleTelnyxStatusWebhooks(state: SimulatorState, message: Tel
       advance(message, 'delivered');
       await post('message.finalized');
     });
+  });
+}
+
+/**
+ * A silenced Telnyx (`Simulator.silence`): the message moves to `sent`, then to `outcome`
+ * (`undelivered` is `delivery_failed`), one delay apart, with no event; only GET /v2/messages/{id} tells.
+ */
+export function scheduleSilentTelnyxOutcome(state: SimulatorState, message: TelnyxMessage, outcome: SilentOutcome): void {
+  const delay = state.settings.statusCallbackDelayMs;
+  state.tasks.run(delay, () => {
+    advance(message, 'sent');
+    if (outcome !== 'sent') state.tasks.run(delay, () => advance(message, outcome === 'delivered' ? 'delivered' : 'delivery_failed'));
   });
 }
 
