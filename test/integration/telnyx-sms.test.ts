@@ -1,5 +1,5 @@
-// Telnyx chosen for SMS the way an operator chooses it: the driver loaded by package name beside the
-// built-in ones, SMS_DRIVER=telnyx, and no runtime code naming Telnyx. Sends go to the simulated
+// Telnyx chosen for SMS the way an operator chooses it: DRIVERS names the package beside the
+// built-in drivers, DRIVER_TELNYX_* carry its settings, SMS_DRIVER=telnyx, and no runtime code naming Telnyx. Sends go to the simulated
 // Telnyx (not Twilio), its signed delivery events settle the message, and an inbound SMS reaches the agent.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,12 +34,19 @@ describe('Telnyx selected for the sms channel', { timeout: 60_000 }, () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'switchboard-telnyx-'));
     sim = await startSimulator({ phoneNumbers: [NUMBER], statusCallbackDelayMs: 5 });
-    const telnyx = { packageName: '@switchboard/driver-telnyx', settings: { apiKey: sim.credentials.telnyx.apiKey, publicKey: sim.credentials.telnyx.publicKey, baseUrl: sim.baseUrls.telnyx } };
+    // As an operator's .env says it: the package in DRIVERS, its settings as DRIVER_TELNYX_*, SMS_DRIVER choosing it.
     const settings = loadSettings({
-      env: {},
-      overrides: { PORT: 0, DATA_DIR: dir, NODE_ENV: 'test', LOG_LEVEL: 'silent', ORCHESTRATOR_TOKEN: ORCHESTRATOR, DEMO_MODE: 'false', POOL_PHONE_NUMBERS: NUMBER, SMS_DRIVER: 'telnyx' },
+      env: {
+        DRIVERS: '@switchboard/driver-telnyx',
+        DRIVER_TELNYX_API_KEY: sim.credentials.telnyx.apiKey,
+        DRIVER_TELNYX_PUBLIC_KEY: sim.credentials.telnyx.publicKey,
+        DRIVER_TELNYX_BASE_URL: sim.baseUrls.telnyx,
+        SMS_DRIVER: 'telnyx',
+      },
+      overrides: { PORT: 0, DATA_DIR: dir, NODE_ENV: 'test', LOG_LEVEL: 'silent', ORCHESTRATOR_TOKEN: ORCHESTRATOR, DEMO_MODE: 'false', POOL_PHONE_NUMBERS: NUMBER },
     });
-    gateway = await startGateway({ settings, logger: createLogger({ level: 'silent', pretty: false }), drivers: [...simulatorDriverSpecs(sim), telnyx] });
+    // The built-in drivers (Twilio among them, offering sms too) pointed at the same simulator.
+    gateway = await startGateway({ settings, logger: createLogger({ level: 'silent', pretty: false }), drivers: simulatorDriverSpecs(sim) });
     sim.gatewayUrl = gateway.url;
     const team = await gateway.runtime.inspect.tokens.teamToken();
     const provisioned = await call('POST', '/api/v1/provision', team, { agentId: 'tx', displayName: 'tx', channels: ['sms'] });
@@ -50,6 +57,19 @@ describe('Telnyx selected for the sms channel', { timeout: 60_000 }, () => {
     await gateway?.stop();
     await sim?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('without SMS_DRIVER, two drivers offering sms stop the start with DRIVER_CONFLICT', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'switchboard-telnyx-'));
+    try {
+      const settings = loadSettings({
+        env: { DRIVERS: '@switchboard/driver-telnyx', DRIVER_TELNYX_API_KEY: sim.credentials.telnyx.apiKey, DRIVER_TELNYX_PUBLIC_KEY: sim.credentials.telnyx.publicKey, DRIVER_TELNYX_BASE_URL: sim.baseUrls.telnyx },
+        overrides: { PORT: 0, DATA_DIR: other, NODE_ENV: 'test', LOG_LEVEL: 'silent', ORCHESTRATOR_TOKEN: ORCHESTRATOR, DEMO_MODE: 'false', POOL_PHONE_NUMBERS: NUMBER },
+      });
+      await assert.rejects(startGateway({ settings, logger: createLogger({ level: 'silent', pretty: false }), drivers: simulatorDriverSpecs(sim) }), { code: 'DRIVER_CONFLICT' });
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('reports telnyx as the sms provider', async () => {
