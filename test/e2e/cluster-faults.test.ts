@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import twilio from 'twilio';
 import { partitionOf } from '@switchboard/runtime/internal';
 import { freePort, startNatsServer, startPostgresInstance, type TestNatsServer, type TestPostgresInstance } from '@switchboard/runtime/testing';
 import { startClusterProcess as startProcess, type ClusterProcess } from '../helpers/cluster-process.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
  * Faults injected into a real cluster (nats-server, PostgreSQL, 2 gateways, 3 runtime nodes, all
@@ -33,45 +33,12 @@ const PUBLIC_BASE_URL = 'http://127.0.0.1:9';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A TCP proxy in front of nats-server for one node: `cut()` drops its connections and refuses new ones until `restore()`. */
-async function startProxy(target: () => number): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let open = true;
-  const server: Server = createServer((client) => {
-    if (!open) return void client.destroy();
-    const upstream = tcpConnect(target(), '127.0.0.1');
-    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
-      sockets.add(a);
-      a.pipe(b);
-      a.on('error', () => b.destroy());
-      a.on('close', () => {
-        sockets.delete(a);
-        b.destroy();
-      });
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    cut() {
-      open = false;
-      for (const socket of sockets) socket.destroy();
-    },
-    restore() {
-      open = true;
-    },
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_000 }, () => {
   let nats: TestNatsServer;
   let postgres: TestPostgresInstance;
-  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  /** rt-3's connections to NATS and to PostgreSQL, each through a proxy a test cuts. */
+  let proxy: TcpProxy;
+  let pgProxy: TcpProxy;
   let dataDir: string;
   let simulator: ClusterProcess;
   let simulatorUrl: string;
@@ -88,10 +55,10 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
       url: `http://127.0.0.1:${port}`,
     });
   };
-  const startNode = async (name: string, natsUrl = nats.url) => {
+  const startNode = async (name: string, natsUrl = nats.url, databaseUrl = postgres.url) => {
     const port = await freePort();
     // At info, each node logs the partitions it takes, hands over and loses: a failed probe shows them.
-    return Object.assign(await startProcess(name, ['gateway/src/cli.ts', 'runtime'], { ...env, LOG_LEVEL: 'info', NATS_URL: natsUrl, NODE_ID: name, HEALTH_PORT: String(port) }, /runtime node \S+ is running/), {
+    return Object.assign(await startProcess(name, ['gateway/src/cli.ts', 'runtime'], { ...env, LOG_LEVEL: 'info', NATS_URL: natsUrl, DATABASE_URL: databaseUrl, NODE_ID: name, HEALTH_PORT: String(port) }, /runtime node \S+ is running/), {
       probes: `http://127.0.0.1:${port}`,
     });
   };
@@ -139,7 +106,13 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
 
   /** The last lines each runtime node logged about its partitions (taken, handed over, lapsed, lost). */
   const leaseLog = () =>
-    nodes.map((n) => `${n.name}${alive([n]).length ? '' : ' (dead)'}:\n${n.output().split('\n').filter((l) => l.includes('"partitions"')).slice(-8).join('\n')}`).join('\n');
+    nodes
+      .map((n) => {
+        const dead = alive([n]).length === 0;
+        // A dead node's last words say why it died.
+        return `${n.name}${dead ? ` (dead: ${n.child.exitCode ?? n.child.signalCode})` : ''}:\n${n.output().split('\n').filter((l) => l.includes('"partitions"')).slice(-8).join('\n')}${dead ? `\n--- its last output:\n${n.output().slice(-2500)}` : ''}`;
+      })
+      .join('\n');
 
   /** Every live node's and gateway's readiness. */
   const readiness = async () => {
@@ -213,7 +186,8 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     nats = await startNatsServer();
     // A PostgreSQL of the test's own, so that it can be restarted.
     postgres = await startPostgresInstance();
-    proxy = await startProxy(() => nats.port);
+    proxy = await startTcpProxy(() => nats.port);
+    pgProxy = await startTcpProxy(() => postgres.port);
     dataDir = mkdtempSync(join(tmpdir(), 'switchboard-faults-'));
     simulator = await startProcess('simulator', ['simulator/src/cli.ts', '--port', '0', '--json', '--record-limit', '100000'], {}, /"credentials"/);
     const info = JSON.parse(simulator.output().split('\n').find((l) => l.startsWith('{'))!) as {
@@ -238,8 +212,8 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
       CALLBACK_RETRY_SCHEDULE: '0,100,200,400,800,1600',
       SEND_TIMEOUT_MS: '5000',
     };
-    // rt-3 reaches NATS through a proxy the partition test cuts.
-    nodes.push(await startNode('rt-1'), await startNode('rt-2'), await startNode('rt-3', proxy.url));
+    // rt-3 reaches NATS and PostgreSQL through proxies the partition tests cut.
+    nodes.push(await startNode('rt-1'), await startNode('rt-2'), await startNode('rt-3', `nats://127.0.0.1:${proxy.port}`, postgres.url.replace(`:${postgres.port}/`, `:${pgProxy.port}/`)));
     gateways.push(await startGateway('gw-1'), await startGateway('gw-2'));
     const auth = { authorization: `Bearer ${ORCHESTRATOR}`, 'content-type': 'application/json' };
     for (let i = 0; i < AGENTS; i++) {
@@ -263,6 +237,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     await simulator?.kill('SIGKILL');
     await nats?.stop();
     await proxy?.close();
+    await pgProxy?.close();
     await postgres?.destroy();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
@@ -366,6 +341,45 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     await servedSteadily(Date.now(), 'after rt-3 took its share');
   });
 
+  it('a node cut off from PostgreSQL while NATS reaches it gives its agents up: served again by the others within 5 s, steadily; not ready; back, it takes its share again; sends acknowledged meanwhile reach the provider once', async () => {
+    const before = await holders();
+    assert.ok([...before.values()].includes(2), `rt-3 (behind the proxies) holds partitions: ${JSON.stringify([...before])}`);
+    const run = randomBytes(4).toString('hex');
+    pgProxy.cut();
+    const cut = Date.now();
+    const acked: string[] = [];
+    try {
+      const moved = await servedSteadily(cut, 'rt-3 cut off from PostgreSQL');
+      assert.ok(moved <= 5_000, `every agent served again ${moved} ms after rt-3 lost its store (bound 5000 ms); the nodes' partitions:\n${leaseLog()}`);
+      // Sends through both gateways while it is cut off: each acknowledged one reaches the provider once.
+      for (const [i, agent] of agents.entries()) {
+        const body = `pgcut ${run} ${i}`;
+        let status = 0;
+        for (const end = Date.now() + 30_000; status !== 200 && Date.now() < end; await sleep(250)) status = (await send(agent, `${run}-pgcut-${i}`, body, i)).status;
+        assert.equal(status, 200, `the send of agent ${i} during the cut`);
+        acked.push(body);
+      }
+      let ready = 0;
+      let body = '';
+      for (const end = Date.now() + 15_000; Date.now() < end && ready !== 503; await sleep(250)) {
+        const res = await fetch(`${nodes[2]!.probes}/health/ready`);
+        ready = res.status;
+        body = await res.text();
+      }
+      assert.equal(ready, 503, `the node without its store is not ready: ${body}`);
+      assert.deepEqual(((await (await fetch(`${nodes[2]!.probes}/health`)).json()) as { partitions: number[] }).partitions, [], 'the node without its store holds nothing');
+      console.log(`cluster faults, rt-3 cut off from PostgreSQL (NATS up): every agent served again ≤ ${moved} ms after the cut, then steadily; its readiness: ${body.slice(0, 300)}`);
+    } finally {
+      pgProxy.restore();
+    }
+    let after = new Map<number, number>();
+    for (const end = Date.now() + 30_000; Date.now() < end && ![...after.values()].includes(2); await sleep(250)) after = await holders();
+    assert.ok([...after.values()].includes(2), 'rt-3 takes partitions again once its store answers');
+    await servedSteadily(Date.now(), 'after rt-3 has its store again');
+    const taken = await atProvider();
+    for (const body of acked) assert.equal(taken.filter((m) => m.body === body).length, 1, `"${body}" at the provider once`);
+  });
+
   it(`a runtime node paused (SIGSTOP) for twice the lease TTL and resumed acts on nothing it lost: the limit holds, nothing is sent twice, every agent served steadily`, async () => {
     const run = randomBytes(4).toString('hex');
     const holder = (await holders()).get(partitionOf(limited.agentId, PARTITIONS));
@@ -453,7 +467,12 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
   });
 
   it("kill -9 of a runtime node under signed inbound load: every agent served again, steadily (figure at the default lease TTL); each agent's inbox holds every acknowledged message once, in order per conversation", async () => {
-    const served = await holders();
+    // Every node holds its share again after the faults before (a node left holding none, 17/15/0, while its probes stayed green was a CI flake).
+    let served = await holders();
+    for (const end = Date.now() + 20_000; new Set(served.values()).size < 3; await sleep(250)) {
+      if (Date.now() > end) assert.fail(`a node holds no partition 20 s after the last fault: ${JSON.stringify([...served])}; readiness: ${JSON.stringify(await readiness().catch((e: Error) => e.message))}\n${leaseLog()}`);
+      served = await holders();
+    }
     const counts = [0, 1, 2].map((i) => agents.filter((a) => served.get(partitionOf(a.agentId, PARTITIONS)) === i).length);
     const victim = counts.indexOf(Math.max(...counts));
     // One conversation per sender, each sending in sequence and repeating a webhook until it is answered 200, as a provider does.

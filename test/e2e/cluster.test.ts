@@ -387,6 +387,8 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     assert.equal(statuses.filter((s) => s === 429).length, 2 * LIMIT, `the limit refused the rest: ${statuses.join(',')}`);
     assert.ok(fromLimited <= LIMIT, `the limited agent sent ${fromLimited} messages past its limit of ${LIMIT}`);
     const gap = await served;
+    // The nodes hear the server's disconnect advisory (NATS_SYSTEM_USER): a survivor ended rt-1's leases at once, not at their expiry.
+    assert.ok(nodes.slice(1).some((n) => n.output().includes('node rt-1 lost its NATS connection')), `no survivor took rt-1's partitions on its disconnect:\n${nodes.slice(1).map((n) => n.output().slice(-1500)).join('\n')}`);
     const repeats = await assertDelivered(new Set([...ackedInbound, ...probed]));
     await assertAtProvider(ackedSends, sendBodies);
     console.log(

@@ -151,7 +151,7 @@ export class PartitionLeases {
       return false;
     }
     this.#view!.forget(node);
-    this.options.logger?.info({ node: this.nodeId, gone: node }, `node ${node} lost its NATS connection; taking its partitions now`);
+    this.options.logger?.warn({ node: this.nodeId, gone: node }, `node ${node} lost its NATS connection; taking its partitions now`);
     // A round under way may have looked before the heartbeat ended: the next one sees it gone.
     await this.#tick;
     await this.tick();
