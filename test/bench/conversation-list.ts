@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { conversationOperations } from '../../runtime/src/conversations/operations.js';
-import { Continuation } from '../../runtime/src/actors/continuation.js';
-import { openStore } from '../../runtime/src/internal.js';
+import { ALWAYS, AgentActor, SYSTEM_CLOCK, createLogger, openStore } from '../../runtime/src/internal.js';
+import type { AgentRecord } from '../../runtime/src/store/repositories/agents.js';
 import { createTestDatabase } from '../../runtime/src/testing/index.js';
 import type { MessageRecord } from '../../runtime/src/store/repositories/messages.js';
 
@@ -33,8 +33,13 @@ try {
     await store.db.executeAll(batch);
   }
   const insertMs = performance.now() - started;
-  const list = conversationOperations().conversations as unknown as (ctx: unknown, request: { limit: number; cursor?: string }) => Promise<Continuation<{ conversations: unknown[]; nextCursor: string | null }>>;
-  const page = async (cursor?: string) => (await list({ actor: { agentId: 'bench', state: { agentId: 'bench' } }, store }, { limit: LIMIT, ...(cursor ? { cursor } : {}) })).run();
+  const list = conversationOperations().find((operation) => operation.entry.name === 'conversations')!;
+  const actor = new AgentActor('bench');
+  // The operation reads only the agent's id from its record.
+  actor.state = { agentId: 'bench' } as unknown as AgentRecord;
+  const turn = { actor, store, tenure: ALWAYS, logger: createLogger({ level: 'silent', pretty: false }), clock: SYSTEM_CLOCK };
+  const page = async (cursor?: string) =>
+    (await list.accept({ agentId: 'bench', limit: LIMIT, ...(cursor ? { cursor } : {}) })(turn)) as { conversations: unknown[]; nextCursor: string | null };
   const cpu = async (work: () => Promise<unknown>) => {
     const before = process.cpuUsage();
     const wall = performance.now();
