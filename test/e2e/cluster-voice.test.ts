@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { samplingAgent } from '../helpers/mcp-client.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { openStore, partitionOf, type Store } from '@switchboard/runtime/internal';
-import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@switchboard/runtime/testing';
+import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer, eventually } from '@switchboard/runtime/testing';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { startClusterProcess, type ClusterProcess } from '../helpers/cluster-process.js';
 import { startLoadBalancer, type LoadBalancer } from '../helpers/load-balancer.js';
@@ -32,8 +32,6 @@ interface Agent {
   number: string;
   secret?: string;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // The suite, start-up included, outlives the runner's per-test default on a loaded machine; each test has its own limit.
 describe('cluster voice: the TwiML webhook on one gateway, the media WebSocket on the other', { timeout: 20 * 60_000 }, () => {
@@ -63,13 +61,13 @@ describe('cluster voice: the TwiML webhook on one gateway, the media WebSocket o
   const landings = (from: number) => balancer.log.slice(from).map((l) => `${l.kind} ${new URL(l.path, 'http://x').pathname.split('/').at(-1)} → ${gateways.find((g) => g.url === l.target)?.name}`);
   /** The call log row once the provider's status callback has completed it. */
   const completedCall = async (callSid: string) => {
-    const deadline = Date.now() + 15_000;
-    let call = await store.calls.get(callSid);
-    while (call?.status !== 'completed' && Date.now() < deadline) {
-      await sleep(100);
-      call = await store.calls.get(callSid);
-    }
-    return call;
+    return eventually(
+      async () => {
+        const call = await store.calls.get(callSid);
+        return call?.status === 'completed' && call;
+      },
+      { timeoutMs: 15_000, intervalMs: 100, message: `call ${callSid} completed` },
+    );
   };
 
   before(async () => {
@@ -222,12 +220,13 @@ describe('cluster voice: the TwiML webhook on one gateway, the media WebSocket o
     });
     const placed = (await res.json()) as { callSid: string };
     assert.equal(res.status, 200, JSON.stringify(placed));
-    const deadline = Date.now() + 60_000;
-    let recording: Recording | undefined;
-    while (!recording?.endedAt && Date.now() < deadline) {
-      await sleep(250);
-      recording = (await (await fetch(`${simUrl}/_sim/phone/calls/${placed.callSid}`)).json()) as Recording;
-    }
+    const recording = await eventually(
+      async () => {
+        const recording = (await (await fetch(`${simUrl}/_sim/phone/calls/${placed.callSid}`)).json()) as Recording;
+        return recording.endedAt && recording;
+      },
+      { timeoutMs: 60_000, intervalMs: 250, message: 'the call ended' },
+    );
     assert.ok(recording?.endedAt, 'the call ended');
     assert.deepEqual(recording.errors, []);
     assert.equal(recording.mode, 'stream');
@@ -255,9 +254,7 @@ describe('cluster voice: the TwiML webhook on one gateway, the media WebSocket o
     assert.ok(victim, `no node holds partition ${partition}`);
     const call = callAgent(agent, { steps: ['First question', 'Second question', 'Thanks, bye'], stayOnLine: true, replyTimeoutMs: 8000 });
     // Once the caller has been greeted and asked once, the agent's node dies.
-    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(50)) {
-      if (receiver.events.some((e) => e.event.type === 'call.turn' && e.event.data.text === 'First question')) break;
-    }
+    await eventually(() => receiver.events.some((e) => e.event.type === 'call.turn' && e.event.data.text === 'First question'), { timeoutMs: 15_000, intervalMs: 50, message: 'the first turn' });
     await victim.process.kill('SIGKILL');
     const recording = await call;
     assert.deepEqual(recording.errors, []);
