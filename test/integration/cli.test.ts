@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { buildableWorkspaces } from '../../scripts/build-if-stale.mjs';
+import { eventually } from '@switchboard/runtime/testing';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECORD = fileURLToPath(new URL('../helpers/record-imports.mjs', import.meta.url));
@@ -147,11 +148,8 @@ describe('log lines on a terminal', { skip: spawnSync('script', ['--version']).s
     child.stderr!.on('data', (d) => (output += d));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     try {
-      const deadline = Date.now() + 120_000;
-      while (!/API:\s+http/.test(output)) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no banner:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await eventually(() => child.exitCode !== null || /API:\s+http/.test(output), { timeoutMs: 120_000, intervalMs: 50, message: () => `the banner:\n${output}` });
+      if (!/API:\s+http/.test(output)) throw new Error(`no banner:\n${output}`);
       return output;
     } finally {
       process.kill(-child.pid!, 'SIGTERM');
