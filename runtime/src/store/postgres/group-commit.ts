@@ -61,6 +61,7 @@ export class PgGroupCommit {
       return;
     }
     let broken = false;
+    const lost = held(client, () => (broken = true));
     try {
       if (batch.length === 1 && batch[0]!.statements.length === 1) {
         const write = batch[0]!;
@@ -103,6 +104,7 @@ export class PgGroupCommit {
         else write.reject(outcome.err);
       }
     } finally {
+      lost();
       client.release(broken);
     }
   }
@@ -164,4 +166,16 @@ async function alone(client: pg.PoolClient, statements: readonly SqlStatement[])
     });
     throw err;
   }
+}
+
+/**
+ * While a client is checked out, the pool does not listen for its errors, and pg emits the server's
+ * end of a connection idle between statements as an 'error' event: unheard, that ends the process
+ * (a runtime node cut off from PostgreSQL died of it). Heard, the client is released as broken and the
+ * next statement on it fails. Returns what stops listening.
+ */
+export function held(client: pg.PoolClient, onLost: () => void): () => void {
+  const listener = () => onLost();
+  client.on('error', listener);
+  return () => void client.removeListener('error', listener);
 }

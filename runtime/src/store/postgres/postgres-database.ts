@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Database, Dialect, ExecuteResult, SqlExecutor, SqlStatement, SqlValue } from '../database.js';
-import { PgGroupCommit } from './group-commit.js';
+import { PgGroupCommit, held } from './group-commit.js';
 import { toNumbered, writeQuery } from './placeholders.js';
 
 /** Counts (`COUNT`, integer `SUM`: int8) and money (`NUMERIC`) come back as numbers, as from SQLite. */
@@ -77,6 +77,7 @@ export class PostgresDatabase implements Database {
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.#open().connect();
     let broken = false;
+    const lost = held(client, () => (broken = true));
     try {
       await client.query('BEGIN');
       // A client runs its queries one after another, in the order issued.
@@ -95,12 +96,15 @@ export class PostgresDatabase implements Database {
       });
       throw err;
     } finally {
+      lost();
       client.release(broken);
     }
   }
 
   async withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
     const client = await this.#open().connect();
+    let broken = false;
+    const lost = held(client, () => (broken = true));
     try {
       // A session lock, held by this connection while `work` uses others.
       await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
@@ -110,7 +114,8 @@ export class PostgresDatabase implements Database {
         await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
       }
     } finally {
-      client.release();
+      lost();
+      client.release(broken);
     }
   }
 
