@@ -5,21 +5,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startServerProcess, type ServerProcess } from '../helpers/process.js';
+import { eventually } from '@switchboard/runtime/testing';
 
 const TOKEN = `sb_orch_${randomBytes(24).toString('base64url')}`;
 
 /** Polls the status until the deploy that started at `startedAt` has an outcome; 503s of the swap are retried. */
 async function outcomeOf(url: string, startedAt: string): Promise<any> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const res = await fetch(`${url}/admin/api/status`, { headers: { authorization: `Bearer ${TOKEN}` } }).catch(() => undefined);
-    if (res?.status === 200) {
+  return eventually(
+    async () => {
+      const res = await fetch(`${url}/admin/api/status`, { headers: { authorization: `Bearer ${TOKEN}` } }).catch(() => undefined);
+      if (res?.status !== 200) return void (await res?.arrayBuffer());
       const status = (await res.json()) as any;
-      if (status.lastDeploy?.startedAt === startedAt && status.lastDeploy.outcome !== 'deploying') return status;
-    } else await res?.arrayBuffer();
-    if (Date.now() > deadline) throw new Error('the deploy had no outcome within 90 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+      return status.lastDeploy?.startedAt === startedAt && status.lastDeploy.outcome !== 'deploying' && status;
+    },
+    { timeoutMs: 90_000, intervalMs: 100, message: 'the outcome of the deploy' },
+  );
 }
 
 describe('a failed deploy (a real switchboard start process)', () => {
