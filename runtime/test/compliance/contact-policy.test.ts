@@ -52,7 +52,7 @@ describe('the contact policy: one step before every outbound message and call', 
     let seen: unknown;
     await policy.check({ agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true }).catch((err: unknown) => (seen = err));
     assert.ok(hasErrorCode(seen, 'OUTSIDE_CALLING_HOURS'));
-    assert.match((seen as Error).message, /try again from 2026-11-26T13:00:00.000Z/);
+    assert.match(String((seen as { message: string }).message), /try again from 2026-11-26T13:00:00.000Z/);
     assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'sms', to: NEW_YORK, marketing: true })), 'OUTSIDE_CALLING_HOURS');
     assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'sms', to: NEW_YORK })), 'allowed', 'a reply or a service text is not a call');
     assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true }, { callingHoursOverride: { reason: 'on-call pager' } })), 'CONSENT_REQUIRED', 'an override waives the hours, not consent');
