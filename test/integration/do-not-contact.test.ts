@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const PERSON = '+14155550177';
 
@@ -52,5 +52,43 @@ describe('the operator\'s do-not-contact list over the admin API', () => {
     assert.equal((await t.call('GET', '/admin/api/do-not-contact')).status, 401);
     assert.equal((await admin('GET', '/admin/api/do-not-contact', undefined, t.teamToken)).status, 403);
     assert.equal((await body(await admin('GET', '/admin/api/do-not-contact'))).entries.length, before, 'nothing stored from a bad request');
+  });
+
+  it('a listed number is refused before any provider: texts, WhatsApp and calls answer 403 RECIPIENT_OPTED_OUT', async () => {
+    const agent = await provisionAgent(t, 'dnc-bot', ['sms', 'whatsapp', 'voice']);
+    const listed = '+13125550170';
+    assert.equal((await admin('POST', '/admin/api/do-not-contact', { address: listed, reason: 'asked by letter' })).status, 200);
+    const sentBefore = t.sim.messages().length;
+    const callsBefore = t.sim.calls().length;
+    for (const [path, json] of [
+      ['/api/v1/send-message', { channel: 'sms', to: listed, body: 'hello' }],
+      ['/api/v1/send-message', { channel: 'whatsapp', to: listed, body: 'hello' }],
+      ['/api/v1/make-call', { to: listed, greeting: 'Hello' }],
+    ] as const) {
+      const res = await t.call('POST', path, { token: agent.securityToken, json });
+      assert.equal(res.status, 403, `${path} ${JSON.stringify(json)}`);
+      const refused = await body(res);
+      assert.equal(refused.code, 'RECIPIENT_OPTED_OUT');
+      assert.match(refused.error, /do-not-contact list/);
+    }
+    assert.equal(t.sim.messages().length, sentBefore, 'no provider was asked to send');
+    assert.equal(t.sim.calls().length, callsBefore, 'no call was placed');
+  });
+
+  it('STOP by text puts the number on the agent\'s list (calls too), START takes it off; another agent is not kept from it', async () => {
+    const agent = await provisionAgent(t, 'stop-bot', ['sms', 'voice']);
+    const other = await provisionAgent(t, 'other-bot', ['sms']);
+    const person = '+13125550171';
+    assert.equal((await t.sim.inbound.sms({ agentId: 'stop-bot', from: person, to: agent.channels.sms!.address, body: 'STOP' })).status, 200);
+    const call = await t.call('POST', '/api/v1/make-call', { token: agent.securityToken, json: { to: person, greeting: 'Hello' } });
+    assert.equal(call.status, 403);
+    assert.equal((await body(call)).code, 'RECIPIENT_OPTED_OUT');
+    const text = await body(await t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to: person, body: 'still there?' } }));
+    assert.match(text.error, /text START/);
+    assert.equal((await t.call('POST', '/api/v1/send-message', { token: other.securityToken, json: { channel: 'sms', to: person, body: 'from another agent' } })).status, 200);
+    const history = await body(await admin('GET', `/admin/api/do-not-contact/history?address=${encodeURIComponent(person)}`));
+    assert.deepEqual(history.changes.map((c: any) => [c.action, c.scope, c.source, c.actor]), [['added', 'stop-bot', 'sms-stop', 'contact']]);
+    assert.equal((await t.sim.inbound.sms({ agentId: 'stop-bot', from: person, to: agent.channels.sms!.address, body: 'START' })).status, 200);
+    assert.equal((await t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to: person, body: 'welcome back' } })).status, 200);
   });
 });

@@ -33,6 +33,8 @@ export interface ContactPolicyOptions {
   readonly clock?: () => Date;
   /** Country rules that replace the built-in ones, by ISO region. */
   readonly rules?: Readonly<Record<string, ContactRules>>;
+  /** Whether calls and marketing keep the recipient's calling hours (CALLING_HOURS); default true. */
+  readonly callingHours?: boolean;
 }
 
 /**
@@ -52,37 +54,35 @@ export class ContactPolicy {
     const address = personAddress(contact.channel, contact.to);
     const block = await this.options.doNotContact.blocking(address, contact.agentId);
     if (block) {
+      const again = block.source === 'sms-stop' ? 'unless they text START' : 'unless they opt in again and the operator removes the entry';
       throw new SwitchboardError(
         ErrorCodes.RECIPIENT_OPTED_OUT,
-        `${address} is on the do-not-contact list (${block.source}, ${block.createdAt}); do not contact them on any channel unless they opt in again.`,
+        `${address} is on the do-not-contact list (${block.source}, ${block.createdAt}): do not contact them on any channel ${again}.`,
         { details: [{ address, scope: block.scope, source: block.source, since: block.createdAt }] },
       );
     }
     const timed = contact.call === true || contact.marketing === true;
-    if (!timed || !isPhone(address)) return;
-    const place = await this.options.places.of(address);
-    const rules = rulesFor(place.region, this.options.rules);
-    if (!settings.callingHoursOverride) {
-      const window = callingWindow(this.#clock(), place.zones, rules);
-      if (!window.open) {
-        const opensAt = window.opensAt?.toISOString();
-        throw new SwitchboardError(
-          ErrorCodes.OUTSIDE_CALLING_HOURS,
-          opensAt
-            ? `It is outside calling hours where ${address} is; try again from ${opensAt}.`
-            : `The calling-hours rules for ${address} allow no time this week; ask the operator.`,
-          { details: [{ address, opensAt: opensAt ?? null, zones: place.zones }] },
-        );
-      }
-    }
-    // Marketing needs consent where the agent requires it; an automated call also where the country's law does.
+    if (!timed) return;
+    if (this.options.callingHours !== false && !settings.callingHoursOverride && isPhone(address)) await this.#withinHours(address);
+    // Consent is asked where the agent requires it; the rules say where the law does, for the operator to choose.
     const kind: ConsentKind = contact.marketing ? 'marketing' : 'automated-call';
-    const needed = settings.requireConsent === true || (kind === 'automated-call' && rules.automatedCallConsent);
-    if (!needed || (await this.options.consents.current(address, contact.agentId, kind))) return;
+    if (!settings.requireConsent || (await this.options.consents.current(address, contact.agentId, kind))) return;
     throw new SwitchboardError(
       ErrorCodes.CONSENT_REQUIRED,
       `${address} has no ${kind} consent on record for this agent; record it with comms_record_consent once they have given it.`,
       { details: [{ address, kind }] },
+    );
+  }
+
+  async #withinHours(address: string): Promise<void> {
+    const place = await this.options.places.of(address);
+    const window = callingWindow(this.#clock(), place.zones, rulesFor(place.region, this.options.rules));
+    if (window.open) return;
+    const opensAt = window.opensAt?.toISOString();
+    throw new SwitchboardError(
+      ErrorCodes.OUTSIDE_CALLING_HOURS,
+      opensAt ? `It is outside calling hours where ${address} is; try again from ${opensAt}.` : `The calling-hours rules for ${address} allow no time this week; ask the operator.`,
+      { details: [{ address, opensAt: opensAt ?? null, zones: place.zones }] },
     );
   }
 }

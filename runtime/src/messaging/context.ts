@@ -1,4 +1,5 @@
 import type { Tariffs } from '../billing/tariffs.js';
+import type { ContactPolicy } from '../compliance/contact-policy.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { DriverSet } from '../drivers/registry.js';
@@ -26,4 +27,6 @@ export interface MessagingContext {
   readonly outbox: Outbox;
   /** Messages sent from this process still without a final status, so their receipts need no read. */
   readonly recentSends: RecentSends;
+  /** The step before every outbound message: the do-not-contact list, calling hours, consent. */
+  readonly policy: Pick<ContactPolicy, 'check'>;
 }

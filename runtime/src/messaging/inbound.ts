@@ -17,9 +17,10 @@ import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
 
-type InboundStore = Pick<Store, 'db' | 'inbox' | 'messages' | 'deadLetters' | 'optOuts'>;
+type InboundStore = Pick<Store, 'db' | 'inbox' | 'messages' | 'deadLetters' | 'optOuts' | 'doNotContact'>;
 import type { MessagingContext } from './context.js';
 import { optKeyword } from './opt-out.js';
+import { personAddress } from '../compliance/contact-policy.js';
 import { applyReceipt } from './receipts.js';
 
 /**
@@ -36,7 +37,7 @@ const STOP_RETRYING = { 'webhook-delivery': 'abort-message' } as const;
  */
 export function inboundOperation(context: MessagingContext): AgentOperation {
   return defineOperation(AGENT_OPERATIONS.inbound, {
-    needs: ['db', 'inbox', 'messages', 'deadLetters', 'optOuts'],
+    needs: ['db', 'inbox', 'messages', 'deadLetters', 'optOuts', 'doNotContact'],
     async handle({ actor, store }, webhook) {
       const agent = requireAgent(actor);
       return receive(context, store, actor, agent, webhook);
@@ -128,8 +129,16 @@ async function storeMessage(context: MessagingContext, store: InboundStore, agen
   context.events.emit('inbox', { agentId: agent.agentId });
   if (event.channel === 'sms' && held) {
     const keyword = optKeyword(event.body);
-    if (keyword === 'out') await store.optOuts.add('sms', held.address, event.from);
-    if (keyword === 'in') await store.optOuts.remove('sms', held.address, event.from);
+    // STOP also puts the person on the agent's do-not-contact list (calls and WhatsApp too); START takes them off.
+    const entry = { address: personAddress('sms', event.from), scope: agent.agentId, source: 'sms-stop', actor: 'contact' } as const;
+    if (keyword === 'out') {
+      await store.optOuts.add('sms', held.address, event.from);
+      await store.doNotContact.add({ ...entry, reason: `replied ${event.body.trim().slice(0, 20)}` });
+    }
+    if (keyword === 'in') {
+      await store.optOuts.remove('sms', held.address, event.from);
+      await store.doNotContact.remove({ ...entry, reason: `replied ${event.body.trim().slice(0, 20)}` });
+    }
   }
   if (letter) context.delivery.lettered(message);
   else await context.delivery.schedule(message, agent);

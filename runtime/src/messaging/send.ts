@@ -50,6 +50,7 @@ export function sendOperation(context: MessagingContext): AgentOperation {
       if (agent.blockedChannels.includes(channel)) throw new SwitchboardError(ErrorCodes.CHANNEL_BLOCKED, `The ${channel} channel of agent ${agent.agentId} is blocked by the operator.`);
       checkRecipient(channel, to);
       if (channel === 'email' && !subject) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'subject is required for email.');
+      await context.policy.check({ agentId: agent.agentId, channel, to });
       const driver = context.drivers.require(channel);
       const now = new Date().toISOString();
       const id = newId('msg');

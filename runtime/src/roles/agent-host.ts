@@ -1,3 +1,5 @@
+import { ContactPolicy } from '../compliance/contact-policy.js';
+import { RecipientPlaces } from '../compliance/recipient-place.js';
 import { ActorSystem } from '../actors/actor-system.js';
 import { servingAll } from '../actors/operation.js';
 import type { AgentClient } from '../agents/agent-client.js';
@@ -124,6 +126,12 @@ export class AgentHost {
     this.inboxRetention.also('expired task', (now) => store.tasks.sweepExpired(new Date(now - EXPIRED_TASK_KEPT_MS)));
     // After each commit that appended an inbox entry, the agent's listeners on any gateway hear of it.
     events.on('inbox', ({ agentId }) => reach.inboxChanged(agentId));
+    const policy = new ContactPolicy({
+      doNotContact: store.doNotContact,
+      consents: store.consents,
+      places: new RecipientPlaces(),
+      callingHours: settings.CALLING_HOURS === 'enforce',
+    });
     // Each operation is registered by its catalogue entry, which checks what crosses the bus before an actor sees it.
     const operations = [
       ...lifecycleOperations(new Provisioner(store, tokens, box, parts.emailDomain, this.voice.recordings)),
@@ -139,6 +147,7 @@ export class AgentHost {
         logger,
         publicBaseUrl,
         reconcileBoundMs: settings.RECONCILE_BOUND_MS,
+        policy,
       }),
       ...messagingOperations({
         drivers,
@@ -153,6 +162,7 @@ export class AgentHost {
         outbox: this.outbox,
         recentSends: new RecentSends(),
         reconcileBoundMs: settings.RECONCILE_BOUND_MS,
+        policy,
       }),
       ...inboxOperations(),
       ...conversationOperations(),

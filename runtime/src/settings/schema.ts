@@ -291,6 +291,11 @@ export const SettingsSchema = Type.Object(
       maximum: 3_600_000,
       description: 'How often each process holding agents looks for outbound messages due to be asked about (RECONCILE_AFTER_MS) or past their bound.',
     }),
+    CALLING_HOURS: Type.Union([Type.Literal('off'), Type.Literal('enforce')], {
+      default: 'off',
+      description:
+        "enforce: calls (and texts an agent marks as marketing) are refused outside the recipient's calling hours, in the recipient's time zone (OUTSIDE_CALLING_HOURS, with when they open); off: not checked. The do-not-contact list is always enforced.",
+    }),
     VOICE_MODE: Type.Union([Type.Literal('relay'), Type.Literal('stream')], {
       default: 'relay',
       description: 'How calls attach by default: relay (ConversationRelay: the provider does speech) or stream (Media Streams: Switchboard does).',

@@ -1,4 +1,5 @@
 import type { Tariffs } from '../billing/tariffs.js';
+import type { ContactPolicy } from '../compliance/contact-policy.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { RuntimeEvents } from '../events.js';
 import type { Limiter } from '../limits/limiter.js';
@@ -23,6 +24,8 @@ export interface VoiceContext {
   publicBaseUrl(): string;
   /** How long after its start a call without a final status is recorded `unknown` (RECONCILE_BOUND_MS). */
   readonly reconcileBoundMs: number;
+  /** The step before every placed call: the do-not-contact list, calling hours, consent. */
+  readonly policy: Pick<ContactPolicy, 'check'>;
 }
 
 /** The repositories a call's records are kept in: its log row, its inbox entries, its usage. */

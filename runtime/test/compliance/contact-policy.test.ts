@@ -55,18 +55,23 @@ describe('the contact policy: one step before every outbound message and call', 
     assert.match(String((seen as { message: string }).message), /try again from 2026-11-26T13:00:00.000Z/);
     assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'sms', to: NEW_YORK, marketing: true })), 'OUTSIDE_CALLING_HOURS');
     assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'sms', to: NEW_YORK })), 'allowed', 'a reply or a service text is not a call');
-    assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true }, { callingHoursOverride: { reason: 'on-call pager' } })), 'CONSENT_REQUIRED', 'an override waives the hours, not consent');
+    assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true }, { callingHoursOverride: { reason: 'on-call pager' }, requireConsent: true })), 'CONSENT_REQUIRED', 'an override waives the hours, not consent');
+    assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true }, { callingHoursOverride: { reason: 'on-call pager' } })), 'allowed');
+    const hoursOff = new ContactPolicy({ doNotContact: store.doNotContact, consents: store.consents, places: new RecipientPlaces(), clock: () => now, callingHours: false });
+    assert.equal(await refusal(hoursOff.check({ agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true })), 'allowed', 'CALLING_HOURS=off');
     now = new Date('2026-11-25T17:00:00Z');
   });
 
-  it('an automated call to the US needs consent on record: refused, allowed once recorded, refused after revoking', async () => {
+  it('an agent that requires consent cannot call without it: refused, allowed once recorded, refused after revoking', async () => {
     const call = { agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true } as const;
-    assert.equal(await refusal(policy.check(call)), 'CONSENT_REQUIRED');
+    const requiring = { requireConsent: true };
+    assert.equal(await refusal(policy.check(call)), 'allowed', 'an agent that does not require it calls in hours');
+    assert.equal(await refusal(policy.check(call, requiring)), 'CONSENT_REQUIRED');
     await store.consents.record({ address: NEW_YORK, scope: 'agent-b', kind: 'automated-call', source: 'web-form', evidence: 'form 12' });
-    assert.equal(await refusal(policy.check(call)), 'allowed');
+    assert.equal(await refusal(policy.check(call, requiring)), 'allowed');
     await store.consents.revoke(NEW_YORK, 'agent-b', 'automated-call');
-    assert.equal(await refusal(policy.check(call)), 'CONSENT_REQUIRED');
-    assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'voice', to: PARIS, call: true })), 'allowed', 'France asks no consent for a call in its hours');
+    assert.equal(await refusal(policy.check(call, requiring)), 'CONSENT_REQUIRED');
+    assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'voice', to: PARIS, call: true }, requiring)), 'CONSENT_REQUIRED', 'wherever the callee is');
   });
 
   it('an agent that requires consent cannot send marketing without it', async () => {
