@@ -19,6 +19,9 @@ import type { Logger } from '../logger.js';
 import { checkToken } from './in-process-work-queue.js';
 import { RetryLater, delayAfter, retryDelayOf, type Enqueued, type ProcessOptions, type WorkHandler, type WorkItem, type WorkQueue, type Worker } from './work-queue.js';
 
+/** How long a refused publish is tried again before the enqueue fails: JetStream's recovery after a restart. */
+const PUBLISH_RETRY_MS = 2_000;
+
 export interface JetStreamWorkQueueOptions {
   connection: NatsConnection;
   /** JetStream stream holding the work (default `SB_WORK`). */
@@ -81,19 +84,42 @@ export class JetStreamWorkQueue implements WorkQueue {
     return this.#ready;
   }
 
-  /** Stores an item of `kind` under `id`; resolves once it is on the server. `duplicate` when that id was already enqueued. */
+  /**
+   * Stores an item of `kind` under `id`; resolves once it is on the server. `duplicate` when that id
+   * was already enqueued. A publish the server refuses while connected (JetStream still recovering its
+   * streams after a restart answers "no responders") is tried again for a moment, as the id makes a
+   * repeat harmless; then it fails UNAVAILABLE, which a caller may retry.
+   */
   async enqueue(kind: string, id: string, payload: unknown): Promise<Enqueued> {
     checkToken('kind', kind);
     await this.ready();
     const h = headers();
     h.set('Sb-Work-Id', id);
-    const ack = await new Promise<PubAck>((resolve, reject) => {
+    const data = JSON.stringify(payload ?? null);
+    const deadline = Date.now() + PUBLISH_RETRY_MS;
+    for (let delay = 50; ; delay = Math.min(delay * 2, 400)) {
+      try {
+        const ack = await this.#publish(this.#subject(kind), data, `${kind}:${id}`, h);
+        return { duplicate: ack.duplicate, remove: () => this.#remove(ack.seq) };
+      } catch (err) {
+        if (err instanceof SwitchboardError) throw err;
+        if (Date.now() + delay > deadline) {
+          throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `NATS did not store the ${kind} work item: ${(err as Error)?.message ?? err}.`, { retryable: true, cause: err });
+        }
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  /** One publish, failed at once (TIMEOUT) when the connection drops while it waits for its acknowledgement. */
+  #publish(subject: string, data: string, msgID: string, h: ReturnType<typeof headers>): Promise<PubAck> {
+    return new Promise<PubAck>((resolve, reject) => {
       const fail = (err: Error) => {
         this.#pending.delete(fail);
         reject(err);
       };
       this.#pending.add(fail);
-      this.#js.publish(this.#subject(kind), JSON.stringify(payload ?? null), { msgID: `${kind}:${id}`, headers: h }).then(
+      this.#js.publish(subject, data, { msgID, headers: h }).then(
         (ack) => {
           if (this.#pending.delete(fail)) resolve(ack);
         },
@@ -102,7 +128,6 @@ export class JetStreamWorkQueue implements WorkQueue {
         },
       );
     });
-    return { duplicate: ack.duplicate, remove: () => this.#remove(ack.seq) };
   }
 
   /** Starts a worker taking items of `kind`. */
