@@ -3,7 +3,6 @@ import { newId } from '../ids.js';
 import { erasedAddress } from '../store/repositories/do-not-contact.js';
 import type { ErasedCounts } from '../store/repositories/person-content.js';
 import type { Store } from '../store/store.js';
-import type { CallRecordings } from '../voice/call-recordings.js';
 import { contactAddress } from './contact-policy.js';
 
 /** What an erasure did: it names the person only by the digest the do-not-contact list keeps. */
@@ -17,11 +16,16 @@ export interface ErasureReceipt {
   readonly keptOnDoNotContact: number;
 }
 
+/** Where recording files are removed once the rows naming them are gone (the voice domain's CallRecordings). */
+export interface RecordingFiles {
+  remove(files: readonly string[]): Promise<void>;
+}
+
 /** Removes a person everywhere the store and the recordings directory hold them, in one transaction, with a receipt. */
 export class PersonErasure {
   constructor(
     private readonly store: Store,
-    private readonly recordings: Pick<CallRecordings, 'remove'>,
+    private readonly recordings: RecordingFiles,
   ) {}
 
   async erase(raw: string): Promise<ErasureReceipt> {
