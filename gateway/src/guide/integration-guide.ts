@@ -147,7 +147,10 @@ Channels: \`sms\` and \`whatsapp\` (\`to\` is E.164), \`email\` (\`subject\` req
 \`line\` (\`to\` is a LINE user id). The from-address is always the agent's provisioned one. The
 answer carries \`messageId\`, the provider's \`externalId\`, \`status\` and \`cost\` (USD).
 Errors you should handle: \`CHANNEL_NOT_PROVISIONED\` (409), \`CHANNEL_BLOCKED\` (403),
-\`RECIPIENT_OPTED_OUT\` (403: the person texted STOP; they can text START), \`PROVIDER_ERROR\` (502:
+\`RECIPIENT_OPTED_OUT\` (403: the person is on the do-not-contact list, for a text STOP or by the operator;
+do not contact them on any channel, calls included; a STOP ends when they text START), \`OUTSIDE_CALLING_HOURS\`
+(403, calls when the operator enforces calling hours: the message and \`details\` say when the recipient's
+hours open), \`PROVIDER_ERROR\` (502:
 the provider refused after retries; the message also waits as a \`send_failed\` dead letter).
 
 ## Receive messages
