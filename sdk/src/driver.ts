@@ -70,6 +70,42 @@ export interface OutboundMessage {
   readonly inReplyTo?: string;
   /** Email: the Message-IDs of the thread so far, oldest first, for `References`. */
   readonly references?: readonly string[];
+  /** A template the provider approved, sent instead of `body` (WhatsApp outside its 24-hour service window). */
+  readonly template?: TemplateRef;
+}
+
+/** Which approved template a send uses, and the values of its placeholders. */
+export interface TemplateRef {
+  /** The provider's id of the template (Twilio: the Content SID, `HX…`). */
+  readonly id?: string;
+  /** The template's name, when no id is given: the driver looks the id up (with `language`, when given). */
+  readonly name?: string;
+  /** The template's language, e.g. `en` or `en_US`. */
+  readonly language?: string;
+  /** Values of the template's placeholders by name (Twilio: `"1"`, `"2"`, …). */
+  readonly variables?: Readonly<Record<string, string>>;
+}
+
+/** A message template as the provider keeps it. */
+export interface MessageTemplate {
+  /** The provider's id (Twilio: the Content SID, `HX…`). */
+  readonly id: string;
+  readonly name: string;
+  readonly language: string;
+  /** Lower case, e.g. `approved`, `pending`, `rejected`, `paused`. */
+  readonly status: string;
+  /** E.g. `UTILITY`, `MARKETING`, `AUTHENTICATION`; null when the provider does not say. */
+  readonly category: string | null;
+  /** The text with its placeholders (`{{1}}`), when the template has one. */
+  readonly body: string | null;
+  /** Each placeholder's sample value, by name. */
+  readonly variables: Readonly<Record<string, string>>;
+}
+
+/** The templates a provider keeps for a channel (WhatsApp). */
+export interface MessageTemplates {
+  /** Every template of the account for `channel`, whatever its status. */
+  list(channel: Channel): Promise<MessageTemplate[]>;
 }
 
 /** What a provider said about an accepted send. */
@@ -196,6 +232,8 @@ export interface Driver {
   readonly tts?: SpeechSynthesis;
   /** Streaming speech-to-text (manifest `speech` lists `stt`). */
   readonly stt?: SpeechRecognition;
+  /** Message templates (WhatsApp): the ones the provider approved can be sent outside the service window. */
+  readonly templates?: MessageTemplates;
   /** Tariff estimate in USD for one message when the provider reports no price. */
   estimateCost?(message: OutboundMessage, segments: number): number | null;
   close?(): Promise<void>;
