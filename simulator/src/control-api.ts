@@ -134,6 +134,14 @@ export function controlApi(
       else state.silenced.set(provider, outcome);
       return jsonResponse(200, { ok: true, silenced: Object.fromEntries(state.silenced) });
     }
+    if (path === '/clock' && (method === 'GET' || method === 'POST')) {
+      if (method === 'POST') {
+        const advanceMs = objectBody(req)?.['advanceMs'];
+        if (typeof advanceMs !== 'number' || !Number.isFinite(advanceMs) || advanceMs < 0) return badRequest('Send {"advanceMs": <milliseconds to move the clock forward, >= 0>}');
+        state.clock.advance(advanceMs);
+      }
+      return jsonResponse(200, { now: state.clock.now().toISOString(), offsetMs: state.clock.offsetMs });
+    }
     if (method === 'POST' && path === '/reset') {
       reset();
       return jsonResponse(200, { ok: true });

@@ -6,6 +6,7 @@ import type { SimResponse } from './http/sim-response.js';
 import { LineBotState } from './line/line-bot-state.js';
 import { ResendMailbox } from './resend/resend-mailbox.js';
 import { RingBuffer } from './ring-buffer.js';
+import { SimClock } from './sim-clock.js';
 import { TelnyxLedger } from './telnyx/telnyx-ledger.js';
 import { TwilioLedger } from './twilio/twilio-ledger.js';
 import type { RecordedRequest, SentMessage, SentMessageFilter, SilentOutcome, SilentProvider, SimProvider, SimulatorCredentials, SimulatorLogger } from './types.js';
@@ -36,6 +37,8 @@ export class SimulatorState {
   readonly requests: RingBuffer<RecordedRequest>;
   readonly messages: RingBuffer<SentMessage>;
   readonly faults = new FaultRules();
+  /** The providers' time: the real one, or ahead of it once a test moved it. */
+  readonly clock = new SimClock();
   readonly tasks: DeferredTasks;
   readonly twilio: TwilioLedger;
   readonly telnyx: TelnyxLedger;
@@ -92,5 +95,6 @@ export class SimulatorState {
     this.line.clear();
     this.elevenlabs.characterCount = 0;
     this.silenced.clear();
+    this.clock.reset();
   }
 }

@@ -88,6 +88,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       if (outcome === undefined) state.silenced.delete(provider);
       else state.silenced.set(provider, outcome);
     },
+    clock: { now: () => state.clock.now(), advance: (ms) => state.clock.advance(ms) },
     reset,
     inbound,
     phone,

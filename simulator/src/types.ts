@@ -98,6 +98,9 @@ export interface SentMessage {
   headers?: Record<string, string>;
   mediaUrls: string[];
   statusCallback?: string;
+  /** Twilio: the Content API template sent instead of a body (the body is its rendered text), and its variables. */
+  contentSid?: string;
+  contentVariables?: Record<string, string>;
   at: Date;
 }
 
@@ -341,7 +344,12 @@ export interface Simulator {
    * Calls fetch tells). `undefined` restores the callbacks; so does `reset()`.
    */
   silence(provider: SilentProvider, outcome: SilentOutcome | undefined): void;
-  /** Forget recorded traffic, stored resources and faults; cancel pending callbacks. */
+  /**
+   * The providers' clock (WhatsApp's service window runs on it): `advance(ms)` moves it forward, as
+   * `POST /_sim/clock {"advanceMs": …}` does; `reset()` puts it back to the real time.
+   */
+  clock: { now(): Date; advance(ms: number): Date };
+  /** Forget recorded traffic, stored resources and faults; cancel pending callbacks; the clock back to the real time. */
   reset(): void;
   inbound: InboundSenders;
   /** The simulated Deepgram's transcriber: phrases it recognises, sessions it served (README, "Deepgram"). */

@@ -64,6 +64,8 @@ export function inboundMessageParams(state: SimulatorState, channel: 'sms' | 'wh
 export async function sendInboundMessage(state: SimulatorState, channel: 'sms' | 'whatsapp', o: InboundTwilioMessageOptions): Promise<InboundResult> {
   const url = webhookUrl(state.gatewayUrl, o, channel);
   const sid = o.messageSid ?? twilioSid('SM');
+  // The user wrote: the sender may answer free-form for 24 hours (as soon as Twilio has the message).
+  if (channel === 'whatsapp') state.twilio.whatsappWindows.wrote(withPrefix(channel, o.from), withPrefix(channel, o.to), state.clock.now());
   const answer = await postTwilioWebhook(state.credentials.twilio.authToken, url, inboundMessageParams(state, channel, o, sid), o);
   return { ...answer, id: sid, url };
 }

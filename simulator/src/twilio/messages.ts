@@ -2,7 +2,9 @@ import type { SimResponse } from '../http/sim-response.js';
 import { twilioSid } from '../ids.js';
 import type { SimulatorState } from '../simulator-state.js';
 import { countSegments } from './sms-segments.js';
-import { scheduleMessageStatusCallbacks, scheduleSilentOutcome } from './status-callbacks.js';
+import { contentBySid, renderContent } from './content.js';
+import { scheduleMessageStatusCallbacks, scheduleMessageFailure, scheduleSilentOutcome } from './status-callbacks.js';
+import { WINDOW_CLOSED } from './whatsapp-window.js';
 import { twilioError, twilioNotFound } from './twilio-errors.js';
 import {
   API_VERSION,
@@ -60,6 +62,8 @@ export function createMessage(state: SimulatorState, accountSid: string, form: F
   const mediaUrls = formFieldList(form, 'MediaUrl');
   const messagingServiceSid = formField(form, 'MessagingServiceSid');
   const statusCallback = formField(form, 'StatusCallback');
+  const contentSid = formField(form, 'ContentSid');
+  const contentVariables = formField(form, 'ContentVariables');
 
   if (!to) return twilioError(400, 21604, "A 'To' phone number is required.");
   const recipient = parseRecipient(to);
@@ -75,13 +79,20 @@ export function createMessage(state: SimulatorState, accountSid: string, form: F
       return twilioError(400, 21910, 'Invalid From and To pair. From and To should be of the same channel');
     }
   }
-  if (body === '' && mediaUrls.length === 0) return twilioError(400, 21602, 'Message body is required.');
+  let variables: Record<string, string> | undefined;
+  if (contentVariables !== undefined) {
+    variables = parseVariables(contentVariables);
+    if (!variables) return twilioError(400, 21656, 'The ContentVariables Parameter is invalid.');
+  }
+  const content = contentSid === undefined ? undefined : contentBySid(contentSid);
+  if (contentSid !== undefined && !content) return twilioError(400, 21655, 'The ContentSid is Invalid.');
+  if (body === '' && mediaUrls.length === 0 && !content) return twilioError(400, 21602, 'Message body is required.');
   if (body.length > MAX_BODY) return twilioError(400, 21617, 'The concatenated message body exceeds the 1600 character limit.');
   if (mediaUrls.length > MAX_MEDIA) return twilioError(400, 21623, 'The number of media files exceeds the limit of 10.');
   if (mediaUrls.some((u) => !isHttpUrl(u))) return twilioError(400, 21620, `Invalid media URL(s): ${mediaUrls.join(', ')}`);
   if (statusCallback !== undefined && !isHttpUrl(statusCallback)) return twilioError(400, 21609, `Invalid StatusCallback url: ${statusCallback}`);
 
-  const now = new Date();
+  const now = state.clock.now();
   const pooled = state.settings.phoneNumbers[0] ?? '+15005550006';
   const sender = from ?? (recipient.channel === 'whatsapp' ? `whatsapp:${pooled}` : pooled);
   const message: TwilioMessage = {
@@ -91,9 +102,9 @@ export function createMessage(state: SimulatorState, accountSid: string, form: F
     from: from ?? null,
     sender,
     to,
-    body,
+    body: content ? renderContent(content, variables ?? {}) : body,
     status: from ? 'queued' : 'accepted',
-    numSegments: countSegments(body),
+    numSegments: countSegments(content ? renderContent(content, variables ?? {}) : body),
     mediaUrls,
     price: null,
     errorCode: null,
@@ -104,6 +115,10 @@ export function createMessage(state: SimulatorState, accountSid: string, form: F
     dateSent: null,
   };
   if (statusCallback) message.statusCallback = statusCallback;
+  if (content) {
+    message.contentSid = content.sid;
+    message.contentVariables = variables ?? {};
+  }
   state.twilio.messages.set(message.sid, message);
   state.messages.push({
     provider: 'twilio',
@@ -111,15 +126,31 @@ export function createMessage(state: SimulatorState, accountSid: string, form: F
     id: message.sid,
     from: sender,
     to,
-    body,
+    body: message.body,
     mediaUrls,
     ...(statusCallback ? { statusCallback } : {}),
+    ...(content ? { contentSid: content.sid, contentVariables: variables ?? {} } : {}),
     at: now,
   });
+  // Like Twilio, a free-form WhatsApp message outside the user's 24-hour window is taken (201), then fails with 63016.
+  const closed = recipient.channel === 'whatsapp' && !content && !state.twilio.whatsappWindows.isOpen(to, sender, now);
   const silent = state.silenced.get('twilio');
-  if (silent) scheduleSilentOutcome(state, message, silent);
+  if (closed) scheduleMessageFailure(state, message, WINDOW_CLOSED);
+  else if (silent) scheduleSilentOutcome(state, message, silent);
   else if (state.settings.statusCallbacks) scheduleMessageStatusCallbacks(state, message);
   return { status: 201, headers: twilioHeaders(), json: messageJson(message) };
+}
+
+/** ContentVariables: a JSON object of strings, as Twilio takes it. */
+function parseVariables(json: string): Record<string, string> | undefined {
+  try {
+    const value = JSON.parse(json) as unknown;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    const entries = Object.entries(value);
+    return entries.every(([, v]) => typeof v === 'string' || typeof v === 'number') ? Object.fromEntries(entries.map(([k, v]) => [k, String(v)])) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function fetchMessage(state: SimulatorState, accountSid: string, sid: string, path: string): SimResponse {

@@ -77,6 +77,26 @@ export function scheduleMessageStatusCallbacks(state: SimulatorState, message: T
   });
 }
 
+/**
+ * A message Twilio took and then could not send (WhatsApp's window closed: 63016): one delay later it
+ * is `failed` with the error, and a callback says so (unless Twilio is silenced).
+ */
+export function scheduleMessageFailure(state: SimulatorState, message: TwilioMessage, error: { readonly code: number; readonly message: string }): void {
+  state.tasks.run(state.settings.statusCallbackDelayMs, async () => {
+    message.status = 'failed';
+    message.dateUpdated = new Date();
+    message.errorCode = error.code;
+    message.errorMessage = error.message;
+    if (!message.statusCallback || state.silenced.has('twilio')) return;
+    try {
+      const params = statusCallbackParams(message, 'failed', { ErrorCode: String(error.code), ErrorMessage: error.message });
+      await postTwilioWebhook(state.credentials.twilio.authToken, message.statusCallback, params, {}, 'MessageStatus');
+    } catch (err) {
+      state.logger.warn({ messageSid: message.sid, err }, 'simulator: status callback failed');
+    }
+  });
+}
+
 /** Twilio's error for a message the carrier could not hand to the phone. */
 const UNREACHABLE = { code: 30003, message: 'Unreachable destination handset' } as const;
 

@@ -3,11 +3,14 @@ import type { SimResponse } from '../http/sim-response.js';
 import type { ProviderApi, SimulatorState } from '../simulator-state.js';
 import { fetchAccount, listIncomingPhoneNumbers } from './account-resources.js';
 import { callJson, createCall, listCalls, updateCall } from './calls.js';
+import { listContentAndApprovals } from './content.js';
 import { createMessage, fetchMessage, listMessages } from './messages.js';
 import { fetchRecording, startCallRecording } from './recordings.js';
 import { twilioAuthenticationError, twilioFault, twilioMethodNotAllowed, twilioNotFound } from './twilio-errors.js';
 import { twilioHeaders } from './twilio-format.js';
 
+/** The Content API (content.twilio.com): templates and their WhatsApp approvals. */
+const CONTENT_PATH = /^\/v1\/ContentAndApprovals$/;
 const ACCOUNT_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\.json$/;
 const RESOURCE_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/(Messages|Calls|IncomingPhoneNumbers)(?:\/([^/]+))?\.json$/;
 const CALL_RECORDINGS_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\/([^/]+)\/Recordings\.json$/;
@@ -26,7 +29,7 @@ function formOf(req: SimRequest): FormFields {
   return typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? (req.body as FormFields) : {};
 }
 
-/** The subset of Twilio's 2010-04-01 REST API that Switchboard's twilio driver uses. */
+/** The subset of Twilio's 2010-04-01 REST API and Content API that Switchboard's twilio driver uses. */
 export function twilioApi(state: SimulatorState): ProviderApi {
   return {
     provider: 'twilio',
@@ -34,6 +37,8 @@ export function twilioApi(state: SimulatorState): ProviderApi {
     handle(req: SimRequest): SimResponse {
       if (!authenticated(state, req.headers.authorization)) return twilioAuthenticationError();
       const { accountSid } = state.credentials.twilio;
+
+      if (CONTENT_PATH.test(req.path)) return req.method === 'GET' ? listContentAndApprovals(accountSid, req.query) : twilioMethodNotAllowed(req.method);
 
       const account = ACCOUNT_PATH.exec(req.path);
       if (account) {

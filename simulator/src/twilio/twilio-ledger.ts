@@ -2,6 +2,7 @@ import { BoundedMap } from '../bounded-map.js';
 import { twilioSid } from '../ids.js';
 import type { SimCall } from '../types.js';
 import type { SimRecording } from './recordings.js';
+import { WhatsAppWindows } from './whatsapp-window.js';
 
 /** An outbound message as the simulated Twilio account stores it. */
 export interface TwilioMessage {
@@ -22,6 +23,9 @@ export interface TwilioMessage {
   errorMessage: string | null;
   messagingServiceSid: string | null;
   statusCallback?: string;
+  /** A Content API template sent instead of a body, with the values of its placeholders. */
+  contentSid?: string;
+  contentVariables?: Record<string, string>;
   dateCreated: Date;
   dateUpdated: Date;
   dateSent: Date | null;
@@ -40,6 +44,8 @@ export class TwilioLedger {
   readonly calls: BoundedMap<string, SimCall>;
   readonly recordings: BoundedMap<string, SimRecording>;
   readonly numbers: OwnedNumber[];
+  /** When each WhatsApp user last wrote to each sender: free-form messages outside it fail with 63016. */
+  readonly whatsappWindows = new WhatsAppWindows();
 
   constructor(capacity: number, phoneNumbers: string[]) {
     this.messages = new BoundedMap(capacity);
@@ -53,5 +59,6 @@ export class TwilioLedger {
     this.messages.clear();
     this.calls.clear();
     this.recordings.clear();
+    this.whatsappWindows.clear();
   }
 }
