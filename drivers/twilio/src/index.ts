@@ -5,6 +5,7 @@ import { fetchMessageStatus } from './message-status.js';
 import { findSentMessages, sendMessage } from './messaging.js';
 import { settingsSchema, type TwilioSettings } from './settings.js';
 import { DEFAULT_TARIFF, estimateCost } from './tariff.js';
+import { contentTemplates } from './templates.js';
 import { twilioTelephony } from './voice.js';
 import { messagingWebhooks } from './webhooks.js';
 
@@ -29,6 +30,7 @@ export const driver = defineDriver<TwilioSettings>(manifest, (settings): Driver 
     findSent: (message, since) => findSentMessages(client, message, since),
     fetchStatus: (message) => fetchMessageStatus(client, message),
     webhooks: messagingWebhooks(settings.authToken),
+    templates: contentTemplates(client),
     telephony: twilioTelephony(client, settings),
     health: () => accountHealth(client, settings.accountSid),
     estimateCost: (message, segments) => estimateCost(tariff, message, segments),

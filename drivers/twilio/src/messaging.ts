@@ -4,15 +4,20 @@ import { toTwilioAddress } from './addresses.js';
 import { countSegments } from './segments.js';
 import type { TwilioSettings } from './settings.js';
 import { normaliseStatus } from './status.js';
+import { templateSid } from './templates.js';
 
 type MessageCreateOptions = Parameters<twilio.Twilio['messages']['create']>[0];
 
 /** Sends an SMS or WhatsApp message through the Messages API. */
 export async function sendMessage(client: twilio.Twilio, settings: TwilioSettings, message: OutboundMessage): Promise<SendResult> {
-  const params: MessageCreateOptions = {
-    to: toTwilioAddress(message.channel, message.to),
-    body: message.body,
-  };
+  const params: MessageCreateOptions = { to: toTwilioAddress(message.channel, message.to) };
+  if (message.template) {
+    // A Content API template instead of a body: Twilio renders it with the variables (a JSON object of strings).
+    params.contentSid = await templateSid(client, message.template);
+    if (message.template.variables && Object.keys(message.template.variables).length > 0) params.contentVariables = JSON.stringify(message.template.variables);
+  } else {
+    params.body = message.body;
+  }
   if (message.from) params.from = toTwilioAddress(message.channel, message.from);
   if (settings.messagingServiceSid) params.messagingServiceSid = settings.messagingServiceSid;
   if (message.mediaUrls && message.mediaUrls.length > 0) params.mediaUrl = [...message.mediaUrls];
@@ -32,6 +37,8 @@ export async function sendMessage(client: twilio.Twilio, settings: TwilioSetting
  * the newest messages between the same two addresses, with the same body, created since `since`.
  */
 export async function findSentMessages(client: twilio.Twilio, message: OutboundMessage, since: Date): Promise<SendResult[]> {
+  // A template's text is Twilio's rendering, which a message list cannot be matched against: it is sent again.
+  if (message.template) return [];
   let listed;
   try {
     listed = await client.messages.list({ to: toTwilioAddress(message.channel, message.to), from: toTwilioAddress(message.channel, message.from), limit: 50 });

@@ -87,7 +87,7 @@ export function scheduleMessageFailure(state: SimulatorState, message: TwilioMes
     message.dateUpdated = new Date();
     message.errorCode = error.code;
     message.errorMessage = error.message;
-    if (!message.statusCallback || state.silenced.has('twilio')) return;
+    if (!message.statusCallback || !state.settings.statusCallbacks || state.silenced.has('twilio')) return;
     try {
       const params = statusCallbackParams(message, 'failed', { ErrorCode: String(error.code), ErrorMessage: error.message });
       await postTwilioWebhook(state.credentials.twilio.authToken, message.statusCallback, params, {}, 'MessageStatus');
