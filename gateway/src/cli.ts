@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { VERSION } from './version.js';
 
-const USAGE = `Usage: switchboard [start | gateway | runtime | token reset] [options]
+const USAGE = `Usage: switchboard [start | gateway | runtime | token reset | backup | restore] [options]
 
 Commands:
   start             embedded mode (the default): gateway and runtime in one process, SQLite
@@ -15,6 +15,10 @@ Commands:
                     Any number; agents move to the others within CLUSTER_LEASE_TTL_MS of a loss
   token reset       a lost orchestrator token: mints a new one for the data dir and prints it
                     (embedded mode, with the server stopped; the old token stops working)
+  backup            copies an embedded data dir into one file (--to <file>) while its server runs:
+                    the store (SQLite's online backup), its key, recordings and voice messages
+  restore           puts a backup (--from <file>) into a new or empty --data-dir; refused while
+                    a server uses that dir (--force: replace what a stopped server's dir holds)
 
 Cluster processes need NATS_URL, DATABASE_URL, SECRET_KEY, PUBLIC_BASE_URL and provider
 settings, the same on every process (see docs/cluster.md).
@@ -25,12 +29,15 @@ Options:
   --data-dir <dir>  where the store and keys live (DATA_DIR, default ./data)
   --settings <file> settings file of KEY=value lines (default ./.env, read when present;
                     a file named here must exist). .env.example lists every key.
+  --to <file>       backup: the file to write (a gzipped tar; it must not exist yet)
+  --from <file>     restore: the backup file to read
+  --force           restore: replace the store, key and audio of a data dir that holds some
   --env-file <file> the same as --settings. Node.js itself also reads any --env-file argument
                     and exits when the file is missing, so prefer --settings.
   -h, --help        show this help
   -v, --version     print the version`;
 
-const COMMANDS = ['start', 'gateway', 'runtime', 'token'] as const;
+const COMMANDS = ['start', 'gateway', 'runtime', 'token', 'backup', 'restore'] as const;
 type Command = (typeof COMMANDS)[number];
 
 const HINT = 'Run `switchboard --help` for the commands and options.';
@@ -49,6 +56,9 @@ function parse(argv: string[]) {
         'data-dir': { type: 'string' },
         settings: { type: 'string' },
         'env-file': { type: 'string' },
+        to: { type: 'string' },
+        from: { type: 'string' },
+        force: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -90,9 +100,17 @@ async function main(argv: string[]): Promise<number> {
     return resetToken({ dataDir: values['data-dir'], settingsFile });
   }
   if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}' after '${command}'`);
+  if (command === 'backup') {
+    if (!values.to) throw new UsageError("'backup' needs --to <file>: the backup file to write");
+    return (await import('./backup.js')).backup({ dataDir: values['data-dir'], settingsFile, to: values.to });
+  }
+  if (command === 'restore') {
+    if (!values.from || !values['data-dir']) throw new UsageError("'restore' needs --from <file> and --data-dir <dir>: the backup, and the data dir to restore into");
+    return (await import('./backup.js')).restore({ dataDir: values['data-dir'], settingsFile, from: values.from, force: values.force ?? false });
+  }
   const { runCommand } = await import('./serve.js');
   return runCommand({
-    command: command as Exclude<Command, 'token'>,
+    command: command as Exclude<Command, 'token' | 'backup' | 'restore'>,
     port: values.port,
     host: values.host,
     dataDir: values['data-dir'],

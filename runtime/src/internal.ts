@@ -45,6 +45,8 @@ export { openStore, Store } from './store/store.js';
 export type { OpenStoreOptions } from './store/store.js';
 export { openSqlite } from './store/sqlite/index.js';
 export { openConnections } from './store/sqlite/connection.js';
+export { copyLiveDatabase, inspectDatabaseFile } from './store/sqlite/online-backup.js';
+export type { CopyProgress, DatabaseFileReport } from './store/sqlite/online-backup.js';
 export type { SqliteOptions } from './store/sqlite/index.js';
 export { openPostgres } from './store/postgres/index.js';
 export type { PostgresOptions } from './store/postgres/index.js';
