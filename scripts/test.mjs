@@ -7,7 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const roots = ['sdk', 'runtime', 'gateway', 'drivers', 'simulator', 'admin-ui', 'test'];
+const roots = ['sdk', 'client', 'runtime', 'gateway', 'drivers', 'simulator', 'admin-ui', 'test'];
 const skip = new Set(['node_modules', 'dist', 'bench', 'data']);
 
 function collect(dir, out) {
