@@ -66,7 +66,8 @@ describe('switchboard CLI without a server', () => {
     for (const args of [['--help'], ['-h'], ['start', '--help']]) {
       const r = cli(...args);
       assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stdout, /^Usage: switchboard \[start \| gateway \| runtime \| token reset\] \[options\]/);
+      assert.match(r.stdout, /^Usage: switchboard \[start \| gateway \| runtime \| token reset(?: \| [a-z]+)*\] \[options\]/);
+      for (const command of ['backup', 'restore']) assert.match(r.stdout, new RegExp(`^  ${command} `, 'm'), `--help does not list ${command}`);
       assertRuntimeNotLoaded(r);
     }
   });
@@ -75,7 +76,8 @@ describe('switchboard CLI without a server', () => {
     const r = cli('strat');
     assert.equal(r.status, 2);
     assert.equal(r.stdout, '');
-    assert.equal(r.stderr, "switchboard: unknown command 'strat' (the commands are start, gateway, runtime, token)\nRun `switchboard --help` for the commands and options.\n");
+    assert.match(r.stderr, /^switchboard: unknown command 'strat' \(the commands are start, gateway, runtime, token(?:, [a-z]+)*\)\nRun `switchboard --help` for the commands and options\.\n$/);
+    assert.match(r.stderr, /backup, restore/);
     assertRuntimeNotLoaded(r);
   });
 
@@ -86,6 +88,8 @@ describe('switchboard CLI without a server', () => {
       [['start', '--port'], 'option --port needs a value'],
       [['--help=yes'], 'option --help takes no value'],
       [['start', 'now'], "unexpected argument 'now' after 'start'"],
+      [['backup', '--data-dir', 'data'], "'backup' needs --to <file>: the backup file to write"],
+      [['restore', '--from', 'b.tar.gz'], "'restore' needs --from <file> and --data-dir <dir>: the backup, and the data dir to restore into"],
     ];
     for (const [args, message] of cases) {
       const r = cli(...args);

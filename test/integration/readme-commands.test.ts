@@ -139,8 +139,8 @@ describe('README commands work verbatim on a built checkout', () => {
     const r = run('npx', ['switchboard', '--help']);
     running.push(r);
     assert.equal(await r.exited, 0, r.output());
-    assert.match(r.output(), /Usage: switchboard \[start \| gateway \| runtime \| token reset\]/);
-    for (const command of ['start', 'gateway', 'runtime', 'token reset']) assert.match(r.output(), new RegExp(`^  ${command} `, 'm'), `--help does not list ${command}`);
+    assert.match(r.output(), /Usage: switchboard \[start \| gateway \| runtime \| token reset(?: \| [a-z]+)*\]/);
+    for (const command of ['start', 'gateway', 'runtime', 'token reset', 'backup', 'restore']) assert.match(r.output(), new RegExp(`^  ${command} `, 'm'), `--help does not list ${command}`);
     const flags = readmeCommands()
       .filter((c) => c.startsWith('npx switchboard'))
       .flatMap((c) => c.match(/--[a-z-]+/g) ?? []);
