@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { VERSION } from './version.js';
 
-const USAGE = `Usage: switchboard [start | gateway | runtime | token reset | backup | restore] [options]
+const USAGE = `Usage: switchboard [start | gateway | runtime | token reset | backup | restore | tail] [options]
 
 Commands:
   start             embedded mode (the default): gateway and runtime in one process, SQLite
@@ -19,6 +19,9 @@ Commands:
                     the store (SQLite's online backup), its key, recordings and voice messages
   restore           puts a backup (--from <file>) into a new or empty --data-dir; refused while
                     a server uses that dir (--force: replace what a stopped server's dir holds)
+  tail              follows an agent's inbox live (--agent <id>), one line per entry, from the
+                    server at --url (SWITCHBOARD_URL, default http://127.0.0.1:$PORT or :3000)
+                    with the token in SWITCHBOARD_TOKEN (or --token); reads on after a restart
 
 Cluster processes need NATS_URL, DATABASE_URL, SECRET_KEY, PUBLIC_BASE_URL and provider
 settings, the same on every process (see docs/cluster.md).
@@ -32,12 +35,18 @@ Options:
   --to <file>       backup: the file to write (a gzipped tar; it must not exist yet)
   --from <file>     restore: the backup file to read
   --force           restore: replace the store, key and audio of a data dir that holds some
+  --agent <id>      tail: the agent whose inbox to follow
+  --url <url>       tail: the server's address (SWITCHBOARD_URL)
+  --token <token>   tail: a client, team or orchestrator token (prefer SWITCHBOARD_TOKEN: a
+                    flag shows in the process list)
+  --after <cursor>  tail: start after this cursor (0: every entry; default: new ones only)
+  --json            tail: print each entry as a JSON line
   --env-file <file> the same as --settings. Node.js itself also reads any --env-file argument
                     and exits when the file is missing, so prefer --settings.
   -h, --help        show this help
   -v, --version     print the version`;
 
-const COMMANDS = ['start', 'gateway', 'runtime', 'token', 'backup', 'restore'] as const;
+const COMMANDS = ['start', 'gateway', 'runtime', 'token', 'backup', 'restore', 'tail'] as const;
 type Command = (typeof COMMANDS)[number];
 
 const HINT = 'Run `switchboard --help` for the commands and options.';
@@ -59,6 +68,11 @@ function parse(argv: string[]) {
         to: { type: 'string' },
         from: { type: 'string' },
         force: { type: 'boolean' },
+        agent: { type: 'string' },
+        url: { type: 'string' },
+        token: { type: 'string' },
+        after: { type: 'string' },
+        json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -108,9 +122,13 @@ async function main(argv: string[]): Promise<number> {
     if (!values.from || !values['data-dir']) throw new UsageError("'restore' needs --from <file> and --data-dir <dir>: the backup, and the data dir to restore into");
     return (await import('./backup.js')).restore({ dataDir: values['data-dir'], settingsFile, from: values.from, force: values.force ?? false });
   }
+  if (command === 'tail') {
+    if (!values.agent) throw new UsageError("'tail' needs --agent <agentId>: the agent whose inbox to follow");
+    return (await import('./tail.js')).runTail({ agent: values.agent, url: values.url, token: values.token, after: values.after, json: values.json ?? false });
+  }
   const { runCommand } = await import('./serve.js');
   return runCommand({
-    command: command as Exclude<Command, 'token' | 'backup' | 'restore'>,
+    command: command as Exclude<Command, 'token' | 'backup' | 'restore' | 'tail'>,
     port: values.port,
     host: values.host,
     dataDir: values['data-dir'],
