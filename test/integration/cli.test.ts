@@ -67,7 +67,7 @@ describe('switchboard CLI without a server', () => {
       const r = cli(...args);
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /^Usage: switchboard \[start \| gateway \| runtime \| token reset(?: \| [a-z]+)*\] \[options\]/);
-      for (const command of ['backup', 'restore']) assert.match(r.stdout, new RegExp(`^  ${command} `, 'm'), `--help does not list ${command}`);
+      for (const command of ['backup', 'restore', 'tail']) assert.match(r.stdout, new RegExp(`^  ${command} `, 'm'), `--help does not list ${command}`);
       assertRuntimeNotLoaded(r);
     }
   });
@@ -90,6 +90,7 @@ describe('switchboard CLI without a server', () => {
       [['start', 'now'], "unexpected argument 'now' after 'start'"],
       [['backup', '--data-dir', 'data'], "'backup' needs --to <file>: the backup file to write"],
       [['restore', '--from', 'b.tar.gz'], "'restore' needs --from <file> and --data-dir <dir>: the backup, and the data dir to restore into"],
+      [['tail', '--token', 'x'], "'tail' needs --agent <agentId>: the agent whose inbox to follow"],
     ];
     for (const [args, message] of cases) {
       const r = cli(...args);
