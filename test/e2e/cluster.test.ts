@@ -231,6 +231,12 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     return { ackedInbound, ackedSends, sendBodies, retries };
   };
 
+  /** What the nodes' probes say and what every process logged last, for a failure's message. */
+  const diagnose = async () => {
+    const health = await Promise.all(probeUrls.map((u) => fetch(`${u}/health/ready`).then((r) => r.text(), (e: Error) => e.message)));
+    return `\nnodes: ${health.join('\n')}\n${[...nodes, ...gateways].map((p) => `--- ${p.name}\n${p.output().slice(-3000)}`).join('\n')}`;
+  };
+
   /**
    * Every acknowledged webhook reaches its agent's callback. Delivery is at least once: an event a
    * killed node posted but had not recorded is posted again by another node, with the same webhook-id,
@@ -244,7 +250,11 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     while (delivered().size < ackedInbound.size && Date.now() < deadline) await sleep(200);
     const seen = delivered();
     const missing = [...ackedInbound].filter((sid) => !seen.has(sid));
-    assert.deepEqual(missing, [], `${missing.length} acknowledged webhooks never reached the agent`);
+    if (missing.length > 0) {
+      // Where the missing ones stand in the store (delivery pending, done, dead-lettered) and what the processes logged.
+      const rows = await store.db.query('SELECT agent_id, external_id, delivery, updated_at FROM messages WHERE external_id IN (' + missing.map(() => '?').join(',') + ')', missing);
+      assert.fail(`${missing.length} acknowledged webhooks never reached the agent: ${JSON.stringify(rows)}${await diagnose()}`);
+    }
     const webhookIds = new Map<string, Set<string>>();
     for (const { event, headers } of arrivals()) {
       const sid = String(event.data.externalId);
@@ -283,11 +293,6 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       const body = await res.text();
       if (res.status === 200) acked.add(sid);
       return res.status === 200 ? 200 : `${res.status} ${body.slice(0, 200)} from ${targets[attempt % targets.length]!.url}`;
-    };
-    /** What the nodes' probes say and what every process logged last, for a failure's message. */
-    const diagnose = async () => {
-      const health = await Promise.all(probeUrls.map((u) => fetch(`${u}/health/ready`).then((r) => r.text(), (e: Error) => e.message)));
-      return `\nnodes: ${health.join('\n')}\n${[...nodes, ...gateways].map((p) => `--- ${p.name}\n${p.output().slice(-3000)}`).join('\n')}`;
     };
     const waits = await Promise.all(
       agents.map(async (_, agent) => {
@@ -401,6 +406,8 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     const agent = agents[0]!;
     const [gw1, gw2] = gateways;
     const first = await connectMcp(gw2!.url, 'streamable', agent.token, agent.agentId);
+    // Live once its listening stream is open (announced by switchboard.waiting); until then a message goes to the callback URL.
+    await first.next('switchboard.waiting');
     const sid = `SM${randomBytes(12).toString('hex')}`;
     const { path, init } = signedSms(0, sid);
     const res = await fetch(`${gw1!.url}${path}`, init);
@@ -410,6 +417,7 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     await first.close().catch(() => undefined);
     const second = await connectMcp(gw1!.url, 'streamable', agent.token, agent.agentId);
     try {
+      await second.next('switchboard.waiting');
       const next = `SM${randomBytes(12).toString('hex')}`;
       const again = signedSms(0, next);
       const answered = await fetch(`${gw1!.url}${again.path}`, again.init);
