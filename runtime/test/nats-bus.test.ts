@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hasErrorCode } from '@switchboard/sdk';
+import { pino } from 'pino';
 import { NatsBus } from '../src/bus/nats-bus.js';
+import { PROTOCOL_VERSION } from '../src/protocol/index.js';
 import { describeBusConformance } from '../src/testing/index.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
 import { eventually } from '../src/testing/eventually.js';
@@ -111,5 +113,49 @@ describe('NatsBus when NATS goes away', () => {
 describe('startNatsServer', () => {
   it('fails loudly, saying how to install, when the binary is missing', async () => {
     await assert.rejects(startNatsServer({ bin: '/nonexistent/nats-server' }), /apt-get install -y nats-server/);
+  });
+});
+
+describe('NatsBus protocol versions (rolling upgrades)', () => {
+  const buses: NatsBus[] = [];
+  const logged: { peerProtocol: string | null; msg: string }[] = [];
+  const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(JSON.parse(line) as { peerProtocol: string | null; msg: string }) });
+  after(async () => {
+    await Promise.all(buses.map((b) => b.close()));
+  });
+  const open = async (protocolVersion?: number) => {
+    const bus = await NatsBus.connect({ servers: server.url }, { logger, ...(protocolVersion === undefined ? {} : { protocolVersion }) });
+    buses.push(bus);
+    return bus;
+  };
+
+  it('serves a peer one version older or newer, both ways', async () => {
+    const [own, older, newer] = [await open(), await open(PROTOCOL_VERSION + 1), await open(PROTOCOL_VERSION + 2)];
+    own.subscribe('v.echo', (data) => data);
+    older.subscribe('v.older', (data) => data);
+    await Promise.all([own.flush(), older.flush()]);
+    // `older` plays version N+1 meeting N (and `newer` N+2 meeting N+1): each pair is one version apart.
+    assert.deepEqual(await older.request('v.echo', { n: 1 }), { n: 1 });
+    assert.deepEqual(await own.request('v.older', { n: 2 }), { n: 2 });
+    assert.deepEqual(await newer.request('v.older', { n: 3 }), { n: 3 });
+  });
+
+  it('refuses a peer two versions away or unversioned, unread, and logs both versions', async () => {
+    const [own, far] = [await open(), await open(PROTOCOL_VERSION + 2)];
+    let handled = 0;
+    own.subscribe('v.far', () => ++handled);
+    far.subscribe('v.back', () => ++handled);
+    await Promise.all([own.flush(), far.flush()]);
+    // Each side refuses the other: the request is not read, and the refusal's reply is refused in turn.
+    await assert.rejects(far.request('v.far', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE') && (err as Error).message.includes(`speaks protocol ${PROTOCOL_VERSION}; this process speaks protocol ${PROTOCOL_VERSION + 2}`));
+    await assert.rejects(own.request('v.back', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE') && (err as Error).message.includes(`speaks protocol ${PROTOCOL_VERSION + 2}; this process speaks protocol ${PROTOCOL_VERSION}`));
+    assert.equal(handled, 0, 'a request from a peer two versions away was read');
+    // A publish from a release before versions (a raw connection, no header) is dropped unread.
+    const raw = (await open()).connection;
+    raw.publish('v.far', new TextEncoder().encode('{}'));
+    await raw.flush();
+    await eventually(() => logged.some((l) => l.peerProtocol === null), { message: 'a log line for the unversioned peer' });
+    assert.equal(handled, 0);
+    assert.ok(logged.some((l) => l.peerProtocol === String(PROTOCOL_VERSION + 2) && /Upgrade or roll back/.test(l.msg)), JSON.stringify(logged));
   });
 });

@@ -1,9 +1,21 @@
-import { PermissionViolationError, connect, createInbox, type ConnectionOptions, type Msg, type NatsConnection, type Subscription as NatsSubscription } from '@nats-io/transport-node';
+import { PermissionViolationError, connect, createInbox, headers, type ConnectionOptions, type Msg, type MsgHdrs, type NatsConnection, type Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { ErrorCodes, SwitchboardError, fromErrorPayload, toErrorPayload, type ErrorPayload } from '@switchboard/sdk';
 import type { Bus, BusHandler, RequestOptions, SubscribeOptions, Subscription } from './bus.js';
-import { repliesWildcard, replySubject, tokenOfReplySubject } from '../protocol/index.js';
+import type { Logger } from '../logger.js';
+import { PROTOCOL_HEADER, PROTOCOL_VERSION, repliesWildcard, replySubject, servesProtocol, tokenOfReplySubject } from '../protocol/index.js';
 
 type Reply = { ok: true; data: unknown } | { ok: false; error: ErrorPayload & { retryAfter?: number } };
+
+/** What a bus needs beyond its connection. */
+export interface NatsBusOptions {
+  /** Where a refused peer is reported (once a minute per peer version). */
+  logger?: Logger;
+  /** The version this process speaks; another only in tests, to play an older or newer peer. */
+  protocolVersion?: number;
+}
+
+/** How often a refusal of one peer version is logged again. */
+const REFUSAL_LOG_EVERY_MS = 60_000;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -12,7 +24,10 @@ const decoder = new TextDecoder();
  * The bus of cluster mode, over NATS core request/reply with the official client. Same semantics as
  * the memory bus: JSON payloads, `*`/`>` wildcards, queue groups, first reply wins, TIMEOUT when no
  * reply comes in time, UNAVAILABLE when nobody listens (NATS no-responders) or the bus is closed.
- * Replies travel as `{ok, data}` or `{ok: false, error}` so coded errors survive the trip.
+ * Replies travel as `{ok, data}` or `{ok: false, error}` so coded errors survive the trip. Every
+ * message carries this process's protocol version ({@link PROTOCOL_VERSION}); one from a peer this
+ * version does not serve is refused (a request with UNAVAILABLE, a reply as the request's failure, a
+ * publish dropped), never read, and logged with both versions.
  */
 export class NatsBus implements Bus {
   #closed = false;
@@ -25,8 +40,21 @@ export class NatsBus implements Bus {
   readonly #inbox: string;
   readonly #replies: NatsSubscription;
   #nextToken = 0;
+  /** One header block for every message this bus sends. */
+  readonly #headers: MsgHdrs;
+  readonly #version: number;
+  readonly #logger: Logger | undefined;
+  /** When a refusal of each peer version was last logged. */
+  readonly #refusalsLogged = new Map<string, number>();
 
-  private constructor(readonly connection: NatsConnection) {
+  private constructor(
+    readonly connection: NatsConnection,
+    options: NatsBusOptions = {},
+  ) {
+    this.#version = options.protocolVersion ?? PROTOCOL_VERSION;
+    this.#logger = options.logger;
+    this.#headers = headers();
+    this.#headers.set(PROTOCOL_HEADER, String(this.#version));
     // The status stream ends, or throws ClosedConnectionError, when the connection closes.
     this.#followStatus().catch(() => undefined);
     this.#inbox = createInbox((connection as { options?: ConnectionOptions }).options?.inboxPrefix);
@@ -68,14 +96,14 @@ export class NatsBus implements Bus {
    * after a node's death were never renewed in 3 of 6 cluster test runs); the bus's own requests do
    * not go through the client's `request`, which builds three Errors with stacks for each.
    */
-  static async connect(options: ConnectionOptions = {}): Promise<NatsBus> {
+  static async connect(options: ConnectionOptions = {}, busOptions: NatsBusOptions = {}): Promise<NatsBus> {
     const connection = await connect({ maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: false, ...options });
-    return new NatsBus(connection);
+    return new NatsBus(connection, busOptions);
   }
 
   /** Wraps a connection opened elsewhere; `close()` closes it. */
-  static fromConnection(connection: NatsConnection): NatsBus {
-    return new NatsBus(connection);
+  static fromConnection(connection: NatsConnection, busOptions: NatsBusOptions = {}): NatsBus {
+    return new NatsBus(connection, busOptions);
   }
 
   request<T = unknown>(subject: string, data: unknown, options: RequestOptions = {}): Promise<T> {
@@ -87,7 +115,7 @@ export class NatsBus implements Bus {
       const timer = setTimeout(() => this.#fail(token, new SwitchboardError(ErrorCodes.TIMEOUT, `No reply on ${subject} within ${timeoutMs} ms.`, { retryable: true })), timeoutMs);
       this.#pending.set(token, { subject, resolve: resolve as (data: unknown) => void, reject, timer });
       try {
-        this.connection.publish(subject, encode(data), { reply: replySubject(this.#inbox, token) });
+        this.connection.publish(subject, encode(data), { reply: replySubject(this.#inbox, token), headers: this.#headers });
       } catch (err) {
         this.#fail(token, new SwitchboardError(ErrorCodes.UNAVAILABLE, `The bus could not carry the request on ${subject}: ${(err as Error)?.message ?? err}.`, { retryable: true, cause: err }));
       }
@@ -103,6 +131,8 @@ export class NatsBus implements Bus {
       this.#fail(token, new SwitchboardError(ErrorCodes.UNAVAILABLE, `No service answers ${request.subject}.`, { retryable: true }));
       return;
     }
+    const refused = this.#refused(msg, request.subject);
+    if (refused) return this.#fail(token, refused);
     this.#pending.delete(token);
     clearTimeout(request.timer);
     let reply: Reply;
@@ -126,7 +156,7 @@ export class NatsBus implements Bus {
 
   publish(subject: string, data: unknown): void {
     if (this.#closed) throw closedError();
-    this.connection.publish(subject, encode(data));
+    this.connection.publish(subject, encode(data), { headers: this.#headers });
   }
 
   subscribe(subject: string, handler: BusHandler, options: SubscribeOptions = {}): Subscription {
@@ -168,9 +198,30 @@ export class NatsBus implements Bus {
     if (!this.connection.isClosed()) await this.connection.close();
   }
 
+  /**
+   * The refusal of a message whose sender speaks a protocol this version does not serve (logged), or
+   * undefined: a message this bus may read.
+   */
+  #refused(msg: Msg, subject: string): SwitchboardError | undefined {
+    const header = msg.headers?.get(PROTOCOL_HEADER);
+    const peer = header ? Number(header) : undefined;
+    if (servesProtocol(peer, this.#version)) return undefined;
+    const theirs = peer === undefined ? 'no protocol version (a release from before versions)' : `protocol ${header}`;
+    const message = `A peer on ${subject} speaks ${theirs}; this process speaks protocol ${this.#version} and serves ${Math.max(1, this.#version - 1)} to ${this.#version + 1}. Upgrade or roll back one of them (docs/cluster.md, "Rolling upgrades").`;
+    const key = header ?? '';
+    const now = Date.now();
+    if (now - (this.#refusalsLogged.get(key) ?? -Infinity) >= REFUSAL_LOG_EVERY_MS) {
+      this.#refusalsLogged.set(key, now);
+      this.#logger?.error({ subject, peerProtocol: header ?? null, protocol: this.#version }, message);
+    }
+    return new SwitchboardError(ErrorCodes.UNAVAILABLE, message, { retryable: true });
+  }
+
   async #handle(handler: BusHandler, msg: Msg): Promise<void> {
     let reply: Reply;
+    const refused = this.#refused(msg, msg.subject);
     try {
+      if (refused) throw refused;
       reply = { ok: true, data: (await handler(decode(msg.data), msg.subject)) ?? null };
     } catch (err) {
       const retryAfter = (err as { retryAfter?: number }).retryAfter;
@@ -178,7 +229,7 @@ export class NatsBus implements Bus {
     }
     if (!msg.reply || this.#closed || this.connection.isClosed()) return;
     try {
-      msg.respond(encode(reply));
+      msg.respond(encode(reply), { headers: this.#headers });
     } catch {
       // The connection went away between the check and the reply; the requester times out.
     }

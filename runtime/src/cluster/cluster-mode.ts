@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { NatsBus } from '../bus/nats-bus.js';
 import { roleInboxPrefix } from '../protocol/index.js';
+import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/schema.js';
 import { natsConnectionOptions } from './nats-connection.js';
 
@@ -26,8 +27,8 @@ export function clusterNodeId(settings: Settings): string {
  * Replies come to the role's own inboxes (`_INBOX_gateway.…`, `_INBOX_node.…`), so that NATS can let a
  * gateway read its replies and not a runtime node's (deploy/nats/switchboard-accounts.conf).
  */
-export function connectClusterBus(settings: Settings, nodeId: string, role: ClusterRole): Promise<NatsBus> {
-  return NatsBus.connect({ ...natsConnectionOptions(settings), name: `switchboard-${nodeId}`, inboxPrefix: roleInboxPrefix(role) });
+export function connectClusterBus(settings: Settings, nodeId: string, role: ClusterRole, logger?: Logger): Promise<NatsBus> {
+  return NatsBus.connect({ ...natsConnectionOptions(settings), name: `switchboard-${nodeId}`, inboxPrefix: roleInboxPrefix(role) }, { logger });
 }
 
 /** The live and turn subjects live with the rest of the wire, in protocol/. */

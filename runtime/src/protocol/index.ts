@@ -6,6 +6,24 @@
  * This folder imports nothing from the rest of the runtime, only packages (test/dependency-direction.test.ts).
  */
 
+/**
+ * The version of this wire, carried by every bus message as the `Sb-Protocol` header. A change to a
+ * subject or to a shape that crosses it raises it, and the release that raises it still reads what the
+ * one before sent, so that a cluster rolls one process at a time: a process serves a peer one version
+ * older or newer and refuses any other (an unversioned peer, from a release before versions, is 0),
+ * with a log line that names both versions (docs/cluster.md, "Rolling upgrades").
+ */
+export const PROTOCOL_VERSION = 1;
+
+/** The header that carries {@link PROTOCOL_VERSION}. */
+export const PROTOCOL_HEADER = 'Sb-Protocol';
+
+/** Whether a peer speaking `version` (undefined: no header) is served: one version older or newer, never unversioned. */
+export function servesProtocol(version: number | undefined, own = PROTOCOL_VERSION): boolean {
+  if (version === undefined || !Number.isInteger(version)) return false;
+  return version >= Math.max(1, own - 1) && version <= own + 1;
+}
+
 /** Agent operations: `sb.agent.<partition>.<operation>`; gateways and nodes request, the node holding the partition serves. */
 export const AGENT_SUBJECT = 'sb.agent';
 

@@ -13,6 +13,7 @@ import { loadDriver, type DriverSpec, type PackageImporter } from '../drivers/lo
 import type { DriverSet } from '../drivers/registry.js';
 import type { ReadinessChecks } from '../health.js';
 import type { Logger } from '../logger.js';
+import type { Clock } from '../actors/operation.js';
 import { callbackFetch } from '../delivery/callback-address.js';
 import { DEMO_EMAIL_DOMAIN, allowsPrivateNetworks, demoPools, isDemoMode } from '../modes.js';
 import type { SecretBox } from '../secrets.js';
@@ -34,6 +35,8 @@ const SESSION_EPOCH_MAX_AGE_MS = 2000;
 export interface RoleOptions {
   settings: Settings;
   logger: Logger;
+  /** The time agent operations read; the system's clock unless a test moves its own. */
+  clock?: Clock;
 }
 
 /** What a role connects to once its gateway listens (see each role's `attach`). */
@@ -230,7 +233,7 @@ export async function startClusterProcess<R>(options: RoleOptions, role: Cluster
   const store = await openRoleStore(options);
   let bus: NatsBus | undefined;
   try {
-    bus = await connectClusterBus(settings, nodeId, role);
+    bus = await connectClusterBus(settings, nodeId, role, logger);
     logger.info({ nodeId, nats: natsUrlForLog(settings.NATS_URL) }, `start-up: cluster ${role} ${nodeId} connected to NATS`);
     const calls = await KvCallDirectory.open(bus.connection, callDirectoryTtlMs(settings), undefined, settings.NATS_REPLICAS);
     const started = await build({ nodeId, store, bus, calls });
