@@ -1,4 +1,4 @@
-import type { Channel, Driver, WebhookRequest } from '@switchboard/sdk';
+import type { Channel, Driver, MessageTemplate, WebhookRequest } from '@switchboard/sdk';
 import type { AgentClient } from './agents/agent-client.js';
 import type { AgentReach } from './agents/agent-reach.js';
 import type { AgentView, VoiceWebhook } from './protocol/operations.js';
@@ -53,6 +53,8 @@ export interface GatewayPorts {
   readonly tasks: Pick<TaskRepository, 'create' | 'find' | 'cancel' | 'openReplies'>;
   /** Looks for a counterpart's reply in a conversation of an agent's inbox (waiting for a reply), from the store. */
   readonly replies: Pick<ReplyReads, 'start' | 'check'>;
+  /** The provider's approved message templates (WhatsApp), through the channel's driver. */
+  readonly templates: TemplatePort;
   readonly readiness: Pick<ReadinessChecks, 'run'>;
 }
 
@@ -79,6 +81,12 @@ export interface MetricsPort {
   readonly events: Pick<RuntimeEvents, 'on'>;
   /** Dead letters not yet acknowledged. */
   pendingDeadLetters(): Promise<number>;
+}
+
+/** Message templates a provider approved, asked of its API. */
+export interface TemplatePort {
+  /** The approved templates of the channel's provider; NOT_FOUND when its driver keeps none, PROVIDER_ERROR when the provider cannot be asked. */
+  approved(channel: 'whatsapp'): Promise<{ provider: string; templates: MessageTemplate[] }>;
 }
 
 /** Checks a provider webhook's signature with the channel's driver, before anything crosses the bus. */

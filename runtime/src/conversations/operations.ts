@@ -4,6 +4,7 @@ import { requireAgent } from '../agents/operations.js';
 import { AGENT_OPERATIONS } from '../protocol/operations.js';
 import type { ActivityRow, TimelineCursor, TimelineRow } from '../store/repositories/conversations.js';
 import type { Store } from '../store/store.js';
+import { serviceWindowAt } from './service-window.js';
 
 interface Counterpart {
   readonly channel: Channel;
@@ -95,7 +96,7 @@ export function conversationOperations(): AgentOperation[] {
 
     defineOperation(AGENT_OPERATIONS.conversation, {
       needs: ['conversations'],
-      async handle({ actor, store }, request) {
+      async handle({ actor, store, clock }, request) {
         const { agentId } = requireAgent(actor);
         const { id, members } = await membersOf(store, agentId, request.conversationId);
         const before = request.cursor === undefined ? undefined : decode(request.cursor);
@@ -107,11 +108,15 @@ export function conversationOperations(): AgentOperation[] {
         const page = rows.slice(0, request.limit);
         const last = page.at(-1);
         const counterparts = summaries(await store.conversations.activity(agentId, members), new Map(members.map((m) => [m, id])))[0]?.counterparts ?? [];
+        // The window of its newest WhatsApp message from the counterpart, for a conversation on WhatsApp.
+        const onWhatsApp = counterparts.some((c) => c.channel === 'whatsapp');
+        const serviceWindow = onWhatsApp ? serviceWindowAt(await store.conversations.lastInboundAt(agentId, members, 'whatsapp'), clock.now()) : null;
         return {
           agentId,
           conversationId: id,
           counterparts,
           linkedAddresses,
+          serviceWindow,
           items: page.map(item),
           nextCursor: rows.length > request.limit && last ? encode(last) : null,
         };

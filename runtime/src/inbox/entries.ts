@@ -5,6 +5,7 @@ import { conversationIdOf, counterpartOf } from '../protocol/conversations.js';
 import type { NewInboxEntry } from '../store/repositories/inbox.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { TranscriptLine } from '../protocol/call-record.js';
+import { windowClosesAt } from '../conversations/service-window.js';
 
 /** The message as an agent reads it (the inbound event's data, less what the entry itself names). */
 function messagePayload(message: MessageRecord) {
@@ -12,8 +13,12 @@ function messagePayload(message: MessageRecord) {
   return payload;
 }
 
-/** The entry of an inbound message: the message itself, so the agent needs no second call. */
+/**
+ * The entry of an inbound message: the message itself, so the agent needs no second call. A WhatsApp
+ * message also says until when the agent may answer free-form (its 24-hour service window).
+ */
 export function receivedEntry(message: MessageRecord): NewInboxEntry {
+  const payload = messagePayload(message);
   return {
     id: newId('inb'),
     type: 'message.received',
@@ -23,7 +28,7 @@ export function receivedEntry(message: MessageRecord): NewInboxEntry {
     conversationId: conversationIdOf(message.agentId, message.from),
     messageId: message.id,
     status: message.status,
-    payload: messagePayload(message),
+    payload: message.channel === 'whatsapp' ? { ...payload, serviceWindow: { closesAt: windowClosesAt(message.createdAt) } } : payload,
     createdAt: new Date().toISOString(),
   };
 }

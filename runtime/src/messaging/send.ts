@@ -6,6 +6,7 @@ import type { AgentActor } from '../actors/agent-actor.js';
 import type { Tenure } from '../tenure.js';
 import { AGENT_OPERATIONS, type OperationRequest, type SendResponse } from '../protocol/operations.js';
 import { replyTarget, type Addressed } from '../conversations/reply-target.js';
+import { requireOpenWindow } from '../conversations/service-window.js';
 import { UsageLedger, type Admission } from '../limits/usage-ledger.js';
 import { requireAgent } from '../agents/operations.js';
 import { newId } from '../ids.js';
@@ -17,6 +18,7 @@ import type { UsageRecord } from '../store/repositories/usage.js';
 import type { Store } from '../store/store.js';
 import { round4 } from '../billing/tariffs.js';
 import { checkRecipient } from './addresses.js';
+import { contentOf } from './send-content.js';
 import type { MessagingContext } from './context.js';
 
 /**
@@ -41,7 +43,7 @@ async function addressedOf(store: SendStore, agentId: string, request: Operation
 export function sendOperation(context: MessagingContext): AgentOperation {
   return defineOperation(AGENT_OPERATIONS.send, {
     needs: SEND_NEEDS,
-    async handle({ actor, store, tenure }, request) {
+    async handle({ actor, store, tenure, clock }, request) {
       const agent = requireAgent(actor);
       if (request.channel === 'voice') throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'Voice is not a message channel; use /api/v1/make-call or /api/v1/send-voice-message.');
       const { channel, to, subject, thread } = await addressedOf(store, agent.agentId, request);
@@ -50,11 +52,14 @@ export function sendOperation(context: MessagingContext): AgentOperation {
       if (agent.blockedChannels.includes(channel)) throw new SwitchboardError(ErrorCodes.CHANNEL_BLOCKED, `The ${channel} channel of agent ${agent.agentId} is blocked by the operator.`);
       checkRecipient(channel, to);
       if (channel === 'email' && !subject) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'subject is required for email.');
+      const { body, template } = contentOf(channel, request);
       await context.policy.check({ agentId: agent.agentId, channel, to });
+      // A free-form WhatsApp message needs the person's last message within 24 hours; a template does not.
+      if (channel === 'whatsapp' && !template) await requireOpenWindow(store, agent.agentId, to, clock.now());
       const driver = context.drivers.require(channel);
       const now = new Date().toISOString();
       const id = newId('msg');
-      const segments = channel === 'sms' ? countSegments(request.body).segments : 1;
+      const segments = channel === 'sms' ? countSegments(body).segments : 1;
       const message: MessageRecord = {
         id,
         agentId: agent.agentId,
@@ -63,7 +68,7 @@ export function sendOperation(context: MessagingContext): AgentOperation {
         from: held.address,
         to,
         subject: subject ?? null,
-        body: request.body,
+        body,
         html: request.html ?? null,
         mediaUrls: request.mediaUrls ?? [],
         externalId: null,
@@ -75,6 +80,7 @@ export function sendOperation(context: MessagingContext): AgentOperation {
         createdAt: now,
         updatedAt: now,
         ...(thread ? { inReplyTo: thread.inReplyTo, references: thread.references } : {}),
+        ...(template ? { template } : {}),
       };
       const outbound = outboundOf(context, message);
       const cost = context.tariffs.cost(channel, segments, to, driver.estimateCost?.(outbound, segments));
@@ -217,6 +223,7 @@ function outboundOf(context: MessagingContext, message: MessageRecord): Outbound
     statusCallbackUrl: statusCallbackUrl(context, message.agentId, message.channel),
     idempotencyKey: message.id,
     ...(message.inReplyTo ? { inReplyTo: message.inReplyTo, references: message.references ?? [message.inReplyTo] } : {}),
+    ...(message.template ? { template: message.template } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { UsageReports } from '../billing/reports.js';
 import type { StoredLimits } from '../limits/stored-limits.js';
 import type { DriverSet } from '../drivers/registry.js';
 import { DriverWebhookPort } from '../drivers/webhook-port.js';
+import { DriverTemplatePort } from '../drivers/template-port.js';
 import type { RuntimeEvents } from '../events.js';
 import type { ReadinessChecks } from '../health.js';
 import type { GatewayPorts, VoicePort } from '../ports.js';
@@ -50,6 +51,7 @@ export function gatewayPorts(parts: GatewayPortParts): GatewayPorts {
     reach: new AgentReach(store, parts.reach),
     metrics: new StoreMetricsPort(events, store),
     webhooks: new DriverWebhookPort(drivers, events),
+    templates: new DriverTemplatePort(drivers),
     voice: parts.voice,
     calls: new StoredCallReads(store),
     tasks: store.tasks,

@@ -6,6 +6,7 @@ import { DriverSet } from '../drivers/registry.js';
 import { RuntimeEvents } from '../events.js';
 import { ReadinessChecks } from '../health.js';
 import type { Logger } from '../logger.js';
+import type { Clock } from '../actors/operation.js';
 import { isDemoMode } from '../modes.js';
 import type { GatewayPorts } from '../ports.js';
 import { SecretBox, loadSecretKey } from '../secrets.js';
@@ -45,16 +46,18 @@ export class RoleProcess {
   protected readonly tokens: TokenService;
   protected readonly agents: AgentClient;
   protected readonly address = new PublicAddress();
+  protected readonly clock: Clock | undefined;
 
   /** `placement`: in a cluster, how agent operations spread over the partitions. */
   constructor(
-    { settings, logger }: RoleOptions,
+    { settings, logger, clock }: RoleOptions,
     protected readonly store: Store,
     protected readonly bus: Bus,
     placement?: Placement,
   ) {
     this.settings = settings;
     this.logger = logger;
+    this.clock = clock;
     this.demoMode = isDemoMode(settings);
     this.box = new SecretBox(loadSecretKey(settings.DATA_DIR, settings.SECRET_KEY));
     this.tokens = new TokenService(store, this.box);
@@ -65,8 +68,8 @@ export class RoleProcess {
 
   /** What this process is made of, for the parts its role builds on it. */
   protected parts(): RoleParts {
-    const { settings, logger, store, bus, box, tokens, events, drivers, agents, address } = this;
-    return { settings, logger, store, bus, box, tokens, events, drivers, agents, address };
+    const { settings, logger, store, bus, box, tokens, events, drivers, agents, address, clock } = this;
+    return { settings, logger, store, bus, box, tokens, events, drivers, agents, address, ...(clock ? { clock } : {}) };
   }
 
   /** Public base URL of the gateway; known once it listens. */

@@ -5,13 +5,23 @@ import { Agent, AgentOnly, Channel, InboundWebhookSchema, ReconcileResponseSchem
 
 const IdempotencySlotSchema = Type.Object({ scope: Type.String(), key: Type.String(), requestHash: Type.String() });
 
+/** A provider-approved WhatsApp template sent instead of a body: its Content SID, or its name (and language). */
+const TemplateSchema = Type.Object({
+  contentSid: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+  language: Type.Optional(Type.String()),
+  variables: Type.Optional(Type.Record(Type.String(), Type.String())),
+});
+
 const SendRequestSchema = Type.Object({
   /** With `to`; or, with `conversationId`, the channel to reply on (absent: the one last used). */
   channel: Type.Optional(Channel),
   to: Type.Optional(Type.String()),
   /** Instead of `to`: reply in this conversation, to its counterpart's address on the channel. */
   conversationId: Type.Optional(Type.String()),
-  body: Type.String(),
+  /** The text; or, on WhatsApp, a `template` instead. */
+  body: Type.Optional(Type.String()),
+  template: Type.Optional(TemplateSchema),
   subject: Type.Optional(Type.String()),
   html: Type.Optional(Type.String()),
   mediaUrls: Type.Optional(Type.Array(Type.String())),
@@ -53,5 +63,6 @@ export const MESSAGING_ENTRIES = entries({
 });
 
 export type SendRequest = Static<typeof SendRequestSchema>;
+export type SendTemplate = Static<typeof TemplateSchema>;
 export type SendResponse = Static<typeof SendResponseSchema>;
 export type ResumeSendRequest = Static<typeof ResumeSendRequestSchema>;

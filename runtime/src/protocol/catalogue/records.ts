@@ -72,12 +72,22 @@ const TimelineItemSchema = Type.Object({
   transcript: Type.Optional(Type.Array(Type.Object({ role: Type.String(), text: Type.String(), at: Type.String() }, { additionalProperties: true }))),
 });
 
+/** The WhatsApp 24-hour customer service window (conversations/service-window.ts). */
+const ServiceWindowSchema = Type.Object({
+  channel: Type.Literal('whatsapp'),
+  open: Type.Boolean(),
+  closesAt: Nullable(Type.String()),
+  lastInboundAt: Nullable(Type.String()),
+});
+
 const ConversationListSchema = Type.Object({ agentId: Type.String(), conversations: Type.Array(ConversationSummarySchema), nextCursor: Nullable(Type.String()) });
 const ConversationSchema = Type.Object({
   agentId: Type.String(),
   conversationId: Type.String(),
   counterparts: Type.Array(CounterpartSchema),
   linkedAddresses: Type.Array(Type.String()),
+  /** With a WhatsApp counterpart: whether a free-form WhatsApp message may go out now; null otherwise. */
+  serviceWindow: Nullable(ServiceWindowSchema),
   items: Type.Array(TimelineItemSchema),
   nextCursor: Nullable(Type.String()),
 });

@@ -211,6 +211,19 @@ export class ConversationRepository {
     return row;
   }
 
+  /**
+   * When the counterpart last wrote on `channel` in the conversation of `ids` (only `from`, when given):
+   * the newest inbound message's time, along the messages_conversation index.
+   */
+  async lastInboundAt(agentId: string, ids: readonly string[], channel: Channel, from?: string): Promise<string | undefined> {
+    const row = await this.db.get<{ created_at: string }>(
+      `SELECT created_at FROM messages WHERE agent_id = ? AND conversation_id IN (${ids.map(() => '?').join(', ')}) AND channel = ? AND direction = 'inbound'
+       ${from === undefined ? '' : 'AND from_address = ?'} ORDER BY created_at DESC LIMIT 1`,
+      [agentId, ...ids, channel, ...(from === undefined ? [] : [from])],
+    );
+    return row?.created_at;
+  }
+
   /** The subject of the conversation's latest email. */
   async lastSubject(agentId: string, ids: readonly string[]): Promise<string | undefined> {
     const row = await this.db.get<{ subject: string | null }>(

@@ -1,4 +1,4 @@
-import type { Channel, MessageStatus } from '@switchboard/sdk';
+import type { Channel, MessageStatus, TemplateRef } from '@switchboard/sdk';
 import type { SqlExecutor, SqlStatement } from '../database.js';
 import type { Tenure } from '../../tenure.js';
 import { claimAsk, dueForAsk, type UnsettledTable } from './reconcile-claim.js';
@@ -37,6 +37,8 @@ export interface MessageRecord {
   readonly references?: readonly string[];
   /** Outbound without a final status, asked about at its provider before: when it is next to be (the reconciler). */
   readonly nextAskAt?: string | null;
+  /** Outbound WhatsApp sent as a provider-approved template rather than free-form text. */
+  readonly template?: TemplateRef | null;
 }
 
 interface MessageRow {
@@ -62,11 +64,12 @@ interface MessageRow {
   in_reply_to: string | null;
   email_references: string | null;
   next_ask_at?: string | null;
+  template?: string | null;
 }
 
 const COLUMNS = `id, agent_id, channel, direction, from_address, to_address, subject, body, html, media_urls,
-  external_id, status, segments, cost, error, delivery, created_at, updated_at, conversation_id, email_message_id, in_reply_to, email_references`;
-const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
+  external_id, status, segments, cost, error, delivery, created_at, updated_at, conversation_id, email_message_id, in_reply_to, email_references, template`;
+const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
 const INSERT = `INSERT INTO messages (${COLUMNS}) VALUES (${ROW})`;
 const INSERT_INBOUND = `${INSERT} ON CONFLICT (agent_id, channel, direction, external_id) DO NOTHING`;
 const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
@@ -266,6 +269,7 @@ function params(m: MessageRecord) {
     m.emailMessageId ?? null,
     m.inReplyTo ?? null,
     m.references?.length ? m.references.join(' ') : null,
+    m.template ? JSON.stringify(m.template) : null,
   ];
 }
 
@@ -294,5 +298,6 @@ function toRecord(row: MessageRow): MessageRecord {
     ...(row.in_reply_to ? { inReplyTo: row.in_reply_to } : {}),
     ...(row.email_references ? { references: row.email_references.split(' ') } : {}),
     ...(row.next_ask_at ? { nextAskAt: row.next_ask_at } : {}),
+    ...(row.template ? { template: JSON.parse(row.template) as TemplateRef } : {}),
   };
 }
