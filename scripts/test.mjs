@@ -75,6 +75,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/mcp.test.ts',
   'test/integration/mcp-sessions.test.ts',
   'test/integration/conversations.test.ts',
+  'test/integration/whatsapp-window.test.ts',
   'test/integration/mcp-conformance.test.ts',
   'test/integration/mcp-modern.test.ts',
   'test/integration/mcp-listen.test.ts',

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startNode, type DriverSpec, type Logger, type RuntimeNodeRuntime, type Settings } from '@switchboard/runtime';
+import { startNode, type Clock, type DriverSpec, type Logger, type RuntimeNodeRuntime, type Settings } from '@switchboard/runtime';
 import { importPackage, resolveProviders } from './providers.js';
 import { VERSION } from './version.js';
 
@@ -20,8 +20,8 @@ export interface RuntimeNode {
  * and media URLs name PUBLIC_BASE_URL, where the gateways are reached. With HEALTH_PORT set it answers
  * liveness and readiness probes there, as a gateway does on its own port.
  */
-export async function startRuntimeNode({ settings, logger, drivers }: { settings: Settings; logger: Logger; drivers?: DriverSpec[] }): Promise<RuntimeNode> {
-  const runtime = await startNode({ settings, logger });
+export async function startRuntimeNode({ settings, logger, drivers, clock }: { settings: Settings; logger: Logger; drivers?: DriverSpec[]; clock?: Clock }): Promise<RuntimeNode> {
+  const runtime = await startNode({ settings, logger, ...(clock ? { clock } : {}) });
   let probes: Server | undefined;
   try {
     const specs = drivers ?? (await resolveProviders(settings, false, logger)).specs;

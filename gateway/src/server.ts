@@ -1,4 +1,4 @@
-import { startClusterGateway, startEmbedded, type DriverSpec, type Logger, type ServedRuntime, type Settings } from '@switchboard/runtime';
+import { startClusterGateway, startEmbedded, type Clock, type DriverSpec, type Logger, type ServedRuntime, type Settings } from '@switchboard/runtime';
 import { GatewayApp } from './http/app.js';
 import { clientAddress } from './http/client-address.js';
 import type { AdapterName, Listener } from './http/adapter.js';
@@ -18,6 +18,7 @@ import { docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { billingRoutes } from './routes/billing.js';
 import { messagingRoutes } from './routes/messaging.js';
+import { whatsappRoutes } from './routes/whatsapp.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { replyRoutes } from './routes/reply.js';
@@ -72,20 +73,22 @@ export interface StartGatewayOptions {
   drivers?: DriverSpec[];
   /** The simulator of the gateway this one replaces: demo mode starts the new one on its port, with its credentials. */
   previousSimulator?: DemoSimulator;
+  /** The time agent operations read (tests move their own); the system's clock by default. */
+  clock?: Clock;
 }
 
 /** Binds straight on the adapter: the port lives as long as this gateway. */
 const listenOnAdapter: ListenFunction = (adapter, app, options) => adapter.listen(app, options);
 
 /** Starts the runtime and the gateway (uWebSockets.js, or node:http where uWS cannot serve) in front of it. */
-export async function startGateway({ settings, logger, admin, listen: bind = listenOnAdapter, cluster, drivers, previousSimulator }: StartGatewayOptions): Promise<Gateway> {
+export async function startGateway({ settings, logger, admin, listen: bind = listenOnAdapter, cluster, drivers, previousSimulator, clock }: StartGatewayOptions): Promise<Gateway> {
   // Chosen before anything opens, so a forced adapter that cannot serve stops the start cleanly.
   const { adapter, reason } = await selectAdapter(settings.HTTP_ADAPTER);
   const resolveClient = clientAddress(settings.TRUSTED_PROXIES);
   // Checked before anything opens: a bad OAuth setting stops the start cleanly.
   const oauth = ResourceServer.fromSettings(settings);
   logger.info({ adapter: adapter.name, reason }, `start-up: HTTP adapter ${adapter.name}: ${reason}`);
-  const runtime: ServedRuntime = cluster === 'gateway' ? await startClusterGateway({ settings, logger }) : await startEmbedded({ settings, logger });
+  const runtime: ServedRuntime = cluster === 'gateway' ? await startClusterGateway({ settings, logger }) : await startEmbedded({ settings, logger, ...(clock ? { clock } : {}) });
   // The gateway reaches the runtime only through its ports.
   const ports = runtime.ports;
   oauth?.useAgents((agentId) => ports.tokens.agentCreatedAt(agentId));
@@ -171,6 +174,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...docsRoutes(deps, () => [...app.routes, ...mcpRouteDocs]),
     ...provisioningRoutes(deps),
     ...messagingRoutes(deps),
+    ...whatsappRoutes(deps),
     ...inboxRoutes(deps),
     ...conversationRoutes(deps),
     ...replyRoutes(deps, replyWaits, replyWaitCap),

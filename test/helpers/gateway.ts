@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { simulatorDriverSpecs, startGateway, startRuntimeNode, type Gateway, type RuntimeNode } from '@switchboard/gateway';
 import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
-import { DEMO_EMAIL_DOMAIN, createLogger, demoPools, loadSettings, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
+import { DEMO_EMAIL_DOMAIN, createLogger, demoPools, loadSettings, type Clock, type DriverSpec, type Logger, type Settings } from '@switchboard/runtime';
 import { preferredOwner } from '@switchboard/runtime/internal';
 import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer, eventually } from '@switchboard/runtime/testing';
 
@@ -57,7 +57,7 @@ interface TestCluster {
   readonly simulator: Simulator;
   readonly drivers: DriverSpec[];
   /** Starts the runtime nodes; they log to `logger` when given (the test reads what the whole cluster logs). */
-  startNodes(settings: Settings, logger?: Logger): Promise<void>;
+  startNodes(settings: Settings, logger?: Logger, clock?: Clock): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -108,10 +108,10 @@ async function startTestCluster(dir: string): Promise<TestCluster> {
       CLUSTER_PARTITIONS: 8,
       CLUSTER_LEASE_TTL_MS: 1500,
     },
-    async startNodes(settings, given) {
+    async startNodes(settings, given, clock) {
       simulator.gatewayUrl = String(settings.PUBLIC_BASE_URL);
       const logger = given ?? createLogger({ level: settings.LOG_LEVEL, pretty: false });
-      for (const nodeId of ['rt-1', 'rt-2']) nodes.push(await startRuntimeNode({ settings: { ...settings, NODE_ID: nodeId }, logger, drivers: simulatorDriverSpecs(simulator) }));
+      for (const nodeId of ['rt-1', 'rt-2']) nodes.push(await startRuntimeNode({ settings: { ...settings, NODE_ID: nodeId }, logger, drivers: simulatorDriverSpecs(simulator), clock }));
       // A node that started first may hold the other's partitions until it hands them over: tests start
       // once each partition is with the node it prefers, so no test's first request meets a handover.
       const partitions = settings.CLUSTER_PARTITIONS;
@@ -139,7 +139,7 @@ async function startTestCluster(dir: string): Promise<TestCluster> {
 export async function startTestGateway(
   overrides: Record<string, string | number> = {},
   dataDir?: string,
-  options: { logger?: Logger; externalProviders?: boolean } = {},
+  options: { logger?: Logger; externalProviders?: boolean; /** The time agent operations read, for a test that moves it. */ clock?: Clock } = {},
 ): Promise<TestGateway> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
   const cluster = CLUSTER ? await startTestCluster(dir) : undefined;
@@ -164,7 +164,7 @@ export async function startTestGateway(
       ...overrides,
     },
   });
-  await cluster?.startNodes(settings, options.logger);
+  await cluster?.startNodes(settings, options.logger, options.clock);
   if (external) external.simulator.gatewayUrl = String(settings.PUBLIC_BASE_URL);
   const logger = options.logger ?? createLogger({ level: settings.LOG_LEVEL, pretty: false });
   const start = (previous?: Gateway) =>
@@ -173,6 +173,7 @@ export async function startTestGateway(
       logger,
       ...(cluster ? { cluster: 'gateway' as const, drivers: cluster.drivers } : external ? { drivers: external.drivers } : {}),
       ...(previous?.simulator ? { previousSimulator: previous.simulator } : {}),
+      clock: options.clock,
     });
   let gateway = await start();
   const teamToken = await gateway.runtime.inspect.tokens.teamToken();

@@ -16,6 +16,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [ErrorCodes.CONFLICT]: 409,
   [ErrorCodes.POOL_EXHAUSTED]: 409,
   [ErrorCodes.CHANNEL_NOT_PROVISIONED]: 409,
+  [ErrorCodes.WHATSAPP_WINDOW_CLOSED]: 409,
   [ErrorCodes.PAYLOAD_TOO_LARGE]: 413,
   [ErrorCodes.UNSUPPORTED_MEDIA_TYPE]: 415,
   [ErrorCodes.RATE_LIMITED]: 429,

@@ -37,6 +37,8 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
         if (body.conversationId === undefined ? body.to === undefined || body.channel === undefined : body.to !== undefined) {
           fail(ErrorCodes.VALIDATION_FAILED, 'Name `channel` and `to`, or a `conversationId` to reply in (with an optional `channel`), not both.');
         }
+        if ((body.body === undefined) === (body.template === undefined)) fail(ErrorCodes.VALIDATION_FAILED, 'Give the message as `body` or, on WhatsApp, as a `template`: one of them, not both.');
+        if (body.template && body.template.contentSid === undefined && body.template.name === undefined) fail(ErrorCodes.VALIDATION_FAILED, 'A template names its `contentSid` or its `name`.');
         const { agentId: _named, ...request } = body;
         return json(200, await ports.agents.call('send', agentId, idempotency ? { ...request, idempotency } : request));
       },

@@ -59,11 +59,23 @@ const TimelineItem = Type.Object(
   { description: 'A message (subject, body, externalId) or a call (durationSeconds, endedAt, transcript).' },
 );
 
+/** WhatsApp's 24-hour customer service window, opened by the counterpart's last WhatsApp message. */
+export const ServiceWindow = Type.Object(
+  {
+    channel: Type.Literal('whatsapp'),
+    open: Type.Boolean({ description: 'Whether a free-form WhatsApp message may go out now; when false only an approved template may.' }),
+    closesAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it closes (or closed): 24 hours after lastInboundAt; null when the counterpart never wrote on WhatsApp.' }),
+    lastInboundAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: "The counterpart's last WhatsApp message." }),
+  },
+  { description: "WhatsApp's 24-hour customer service window of the conversation." },
+);
+
 export const ConversationResponse = Type.Object({
   agentId: AgentId,
   conversationId: ConversationId,
   counterparts: Type.Array(Counterpart),
   linkedAddresses: Type.Array(Type.String(), { description: 'Addresses the agent linked into this conversation.' }),
+  serviceWindow: Type.Union([ServiceWindow, Type.Null()], { description: 'For a conversation on WhatsApp: its service window; null otherwise.' }),
   items: Type.Array(TimelineItem, { description: 'Messages and calls across channels, newest first.' }),
   nextCursor: Type.Union([Type.String(), Type.Null()]),
 });

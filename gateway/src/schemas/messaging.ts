@@ -6,6 +6,26 @@ const MessageChannel = Type.Union([Type.Literal('sms'), Type.Literal('email'), T
   description: 'sms, email, whatsapp or line.',
 });
 
+/** A WhatsApp template approved by the provider: the only message that may go outside the 24-hour service window. */
+export const WhatsAppTemplate = Type.Object(
+  {
+    contentSid: Type.Optional(Type.String({ pattern: '^HX[0-9a-fA-F]{32}$', description: "Twilio's Content SID (HX…), from GET /api/v1/whatsapp/templates." })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: "The template's name, instead of `contentSid`; the approved one (in `language`, when given) is sent." })),
+    language: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$', description: 'The template language, e.g. en or en_US.' })),
+    variables: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z0-9_]{1,64}$' }), Type.String({ maxLength: 1024 }), {
+        maxProperties: 100,
+        description: 'Values of the placeholders by name: {"1": "Sam", "2": "Friday"} fills {{1}} and {{2}}.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'On WhatsApp, instead of `body`: an approved template by `contentSid` or `name`, with its variables. The one message allowed outside the 24-hour customer service window.',
+  },
+);
+export type WhatsAppTemplate = Static<typeof WhatsAppTemplate>;
+
 export const SendMessageBody = Type.Object(
   {
     agentId: Type.Optional(AgentId),
@@ -21,7 +41,8 @@ export const SendMessageBody = Type.Object(
         description: "Instead of `to`: reply in this conversation, to its counterpart's address on the channel (an email reply takes the last subject, \"Re: …\", unless `subject` is given).",
       }),
     ),
-    body: Type.String({ minLength: 1, maxLength: 100_000 }),
+    body: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000, description: 'The text. Required unless a WhatsApp `template` is sent instead (one of the two).' })),
+    template: Type.Optional(WhatsAppTemplate),
     subject: Type.Optional(Type.String({ minLength: 1, maxLength: 998, description: 'Required for email.' })),
     html: Type.Optional(Type.String({ maxLength: 500_000 })),
       mediaUrls: Type.Optional(Type.Array(Type.String({ format: 'uri', pattern: '^https?://' }), { maxItems: 10 })),
