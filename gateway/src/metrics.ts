@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { MetricsPort, VoiceTurnMeasure } from '@switchboard/runtime';
+import type { GatewayPorts, MetricsPort, VoiceTurnMeasure } from '@switchboard/runtime';
 import type { McpCensus } from './mcp/mcp-sessions.js';
 
 /** The gateway's Prometheus metrics, in a registry of its own so several gateways can share a process. */
@@ -24,6 +24,37 @@ export class GatewayMetrics {
     labelNames: ['channel', 'direction', 'status'] as const,
     registers: [this.registry],
   });
+  readonly sends = new Counter({
+    name: 'switchboard_sends_total',
+    help: "Outbound messages' outcomes (the provider's answer to a send, then its receipts), by channel, provider and status.",
+    labelNames: ['channel', 'provider', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly deadLetters = new Counter({
+    name: 'switchboard_dead_letters_total',
+    help: 'Dead letters written, by reason.',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  #callbackEndpoints: () => Promise<{ failing: number; disabled: number }> = async () => ({ failing: 0, disabled: 0 });
+  readonly callbackEndpoints = (() => {
+    const metrics = this;
+    return new Gauge({
+      name: 'switchboard_callback_endpoints',
+      help: "Agents' callback endpoints failing with no success since (failing) and those disabled for it (disabled), read from the store when scraped.",
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      async collect() {
+        const counts = await metrics.#callbackEndpoints().catch(() => undefined);
+        if (!counts) return;
+        this.set({ state: 'failing' }, counts.failing);
+        this.set({ state: 'disabled' }, counts.disabled);
+      },
+    });
+  })();
+  /** Webhook to agent, and callback posts: observed where deliveries run (embedded, here; in a cluster, on the runtime nodes). */
+  readonly delivery = new DeliveryMetrics(this.registry);
+  readonly dependencies = new DependencyGauge(this.registry);
   readonly webhookRejected = new Counter({
     name: 'switchboard_webhook_rejected_total',
     help: 'Webhooks refused, by provider and reason.',
@@ -116,8 +147,13 @@ export class GatewayMetrics {
   }
 
   /** Follows the runtime's events, and reads the dead-letter backlog from the store when scraped. */
-  observe({ events, pendingDeadLetters }: MetricsPort): void {
-    events.on('message', ({ channel, direction, status }) => this.messages.inc({ channel, direction, status }));
+  observe({ events, pendingDeadLetters, callbackEndpoints }: MetricsPort): void {
+    events.on('message', ({ channel, direction, status, provider }) => {
+      this.messages.inc({ channel, direction, status });
+      if (direction === 'outbound' && provider !== undefined) this.sends.inc({ channel, provider, status });
+    });
+    events.on('deadLetter', ({ reason }) => this.deadLetters.inc({ reason }));
+    this.delivery.observe(events);
     events.on('usage', ({ channel, action, cost }) => {
       this.actions.inc({ channel, action });
       this.spend.inc({ channel }, cost);
@@ -127,6 +163,13 @@ export class GatewayMetrics {
     events.on('limitRejected', ({ limit }) => this.limitRejections.inc({ limit }));
     events.on('webhookRejected', ({ provider, reason }) => this.webhookRejected.inc({ provider, reason }));
     this.#pendingDeadLetters = pendingDeadLetters;
+    this.#callbackEndpoints = callbackEndpoints;
+    for (const reason of ['agent_offline', 'callback_failed', 'send_failed', 'voicemail']) this.deadLetters.inc({ reason }, 0);
+  }
+
+  /** Reads whether the database and NATS answer (their readiness checks, cached) when scraped. */
+  observeReadiness(readiness: GatewayPorts['readiness']): void {
+    this.dependencies.follow(readiness);
   }
 
   /** Reads the MCP streams and sessions when scraped (the gateway's `mcp.census`). */
@@ -144,5 +187,61 @@ export class GatewayMetrics {
   observeRequest(route: string, method: string, status: number, seconds: number): void {
     this.httpRequests.inc({ route, method, status: String(status) });
     this.httpDuration.observe({ route, method }, seconds);
+  }
+}
+
+/** Webhook-to-agent latency and callback posts, from the runtime events of the process that delivers. */
+export class DeliveryMetrics {
+  readonly latency: Histogram<'path'>;
+  readonly callbackAttempts: Counter<'outcome'>;
+
+  constructor(registry: Registry) {
+    this.latency = new Histogram({
+      name: 'switchboard_delivery_latency_seconds',
+      help: 'An inbound message from stored (its webhook answered) to delivered to its agent, by path: a live session or a callback post.',
+      labelNames: ['path'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    });
+    this.callbackAttempts = new Counter({
+      name: 'switchboard_callback_attempts_total',
+      help: "Posts to agents' callback URLs by outcome: delivered, retrying (failed, tried again later), failed (no attempt left), refused (for good).",
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    });
+    for (const path of ['session', 'callback']) this.latency.zero({ path });
+    for (const outcome of ['delivered', 'retrying', 'failed', 'refused']) this.callbackAttempts.inc({ outcome }, 0);
+  }
+
+  observe(events: MetricsPort['events']): void {
+    events.on('delivered', ({ path, seconds }) => this.latency.observe({ path }, seconds));
+    events.on('callbackAttempt', ({ outcome }) => this.callbackAttempts.inc({ outcome }));
+  }
+}
+
+/** 1 while a dependency's readiness check passes, 0 while it fails: the database always, NATS in a cluster (read when scraped, through the checks' cache). */
+export class DependencyGauge {
+  #readiness: Pick<GatewayPorts['readiness'], 'check'> | undefined;
+
+  constructor(registry: Registry) {
+    const gauge = this;
+    new Gauge({
+      name: 'switchboard_dependency_up',
+      help: 'Whether a dependency answers its readiness check (1) or not (0): database (SQLite or PostgreSQL), nats (cluster only).',
+      labelNames: ['dependency'] as const,
+      registers: [registry],
+      async collect() {
+        const readiness = gauge.#readiness;
+        if (!readiness) return;
+        for (const dependency of ['database', 'nats']) {
+          const value = await readiness.check(dependency).catch((err: unknown) => `error: ${String(err)}`);
+          if (value !== undefined) this.set({ dependency }, value.startsWith('error') ? 0 : 1);
+        }
+      },
+    });
+  }
+
+  follow(readiness: Pick<GatewayPorts['readiness'], 'check'>): void {
+    this.#readiness = readiness;
   }
 }

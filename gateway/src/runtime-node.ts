@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startNode, type Clock, type DriverSpec, type Logger, type RuntimeNodeRuntime, type Settings } from '@switchboard/runtime';
+import { NodeMetrics } from './node-metrics.js';
 import { importPackage, resolveProviders } from './providers.js';
 import { VERSION } from './version.js';
 
@@ -18,7 +19,7 @@ export interface RuntimeNode {
  * Starts a cluster runtime node (`switchboard runtime`): the actors of the partitions it leases, the
  * drivers (those the settings name, or `drivers`), and the queued deliveries; no API. Status callbacks
  * and media URLs name PUBLIC_BASE_URL, where the gateways are reached. With HEALTH_PORT set it answers
- * liveness and readiness probes there, as a gateway does on its own port.
+ * liveness and readiness probes there, as a gateway does on its own port, and Prometheus metrics.
  */
 export async function startRuntimeNode({ settings, logger, drivers, clock }: { settings: Settings; logger: Logger; drivers?: DriverSpec[]; clock?: Clock }): Promise<RuntimeNode> {
   const runtime = await startNode({ settings, logger, ...(clock ? { clock } : {}) });
@@ -45,17 +46,33 @@ export async function startRuntimeNode({ settings, logger, drivers, clock }: { s
   };
 }
 
-/** `GET /health` (the process is up, and which partitions it serves) and `GET /health/ready` (the database, NATS and the providers answer). */
+/**
+ * `GET /health` (the process is up, and which partitions it serves), `GET /health/ready` (the database,
+ * NATS and the providers answer) and `GET /metrics` (the node's Prometheus metrics, node-metrics.ts).
+ */
 async function serveProbes(runtime: RuntimeNodeRuntime, host: string, port: number): Promise<Server> {
   const started = Date.now();
+  const metrics = new NodeMetrics(runtime);
   const server = createServer((request, response) => {
     const answer = (status: number, body: object) => {
       response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       response.end(JSON.stringify(body));
     };
     const path = (request.url ?? '/').split('?')[0];
-    if (path !== '/health' && path !== '/health/ready') return answer(404, { error: `No probe ${path}; runtime nodes answer GET /health and GET /health/ready.`, code: 'NOT_FOUND' });
+    if (path !== '/health' && path !== '/health/ready' && path !== '/metrics') {
+      return answer(404, { error: `No probe ${path}; runtime nodes answer GET /health, GET /health/ready and GET /metrics.`, code: 'NOT_FOUND' });
+    }
     if (request.method !== 'GET') return answer(405, { error: `${request.method} is not allowed here; use GET.`, code: 'METHOD_NOT_ALLOWED' });
+    if (path === '/metrics') {
+      metrics.registry.metrics().then(
+        (text) => {
+          response.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
+          response.end(text);
+        },
+        (err: unknown) => answer(500, { error: `Metrics could not be collected: ${String(err)}`, code: 'INTERNAL' }),
+      );
+      return;
+    }
     if (path === '/health') {
       const partitions = runtime.partitions();
       return answer(200, { status: 'ok', role: 'runtime', nodeId: runtime.nodeId, uptime: (Date.now() - started) / 1000, version: VERSION, partitions });

@@ -94,6 +94,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   oauth?.useAgents((agentId) => ports.tokens.agentCreatedAt(agentId));
   const metrics = new GatewayMetrics();
   metrics.observe(ports.metrics);
+  metrics.observeReadiness(ports.readiness);
   const sessions = new AdminSessions(ports, () => publicBaseUrl ?? '');
   const app = new GatewayApp({
     sessions,

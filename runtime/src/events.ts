@@ -5,13 +5,18 @@ import { eventOfSubject, eventSubject, eventWildcard } from './protocol/index.js
 
 /** What the runtime reports as it works; the gateway turns these into metrics. */
 export interface RuntimeEventMap {
-  message: [{ channel: Channel; direction: 'inbound' | 'outbound'; status: string }];
+  /** A message's status: received, or a send's outcome (with the provider that answered, for sends and their receipts). */
+  message: [{ channel: Channel; direction: 'inbound' | 'outbound'; status: string; provider?: string }];
   webhookRejected: [{ provider: string; reason: string }];
   deadLetter: [{ agentId: string; reason: string }];
   usage: [{ channel: Channel; action: string; cost: number }];
   limitRejected: [{ agentId: string; limit: string }];
   /** An entry was appended to the agent's inbox (after its commit); the agent's listeners hear of it. */
   inbox: [{ agentId: string }];
+  /** An inbound message reached its agent, through a live session or a callback, this many seconds after it was stored (stays where delivery runs). */
+  delivered: [{ path: 'session' | 'callback'; seconds: number }];
+  /** One post to an agent's callback URL and what became of it (stays where delivery runs). */
+  callbackAttempt: [{ outcome: 'delivered' | 'retrying' | 'failed' | 'refused' }];
   /** Seconds a voice frame waited: inbound arrival to processed. */
   frameDelay: [number];
   /** One caller turn of a live call, measured when its reply has been said (stays where the call is, like frame delays). */

@@ -21,16 +21,21 @@ export class ReadinessChecks {
     this.#cache.delete(name);
   }
 
+  /** One check's value ("ok", "disabled" or "error: <reason>"), cached as {@link run}'s; undefined when no such check is registered. */
+  async check(name: string, now = Date.now()): Promise<string | undefined> {
+    const probe = this.#probes.get(name);
+    if (!probe) return undefined;
+    const cached = this.#cache.get(name);
+    if (cached && now - cached.at < this.ttlMs) return cached.value;
+    const value = await this.#probe(probe);
+    this.#cache.set(name, { at: now, value });
+    return value;
+  }
+
   /** Every check's value: "ok", "disabled" or "error: <reason>". */
   async run(now = Date.now()): Promise<{ ready: boolean; checks: Record<string, string> }> {
     const entries = await Promise.all(
-      [...this.#probes].map(async ([name, probe]) => {
-        const cached = this.#cache.get(name);
-        if (cached && now - cached.at < this.ttlMs) return [name, cached.value] as const;
-        const value = await this.#probe(probe);
-        this.#cache.set(name, { at: now, value });
-        return [name, value] as const;
-      }),
+      [...this.#probes.keys()].map(async (name) => [name, (await this.check(name, now))!] as const),
     );
     const checks = Object.fromEntries(entries);
     return { ready: entries.every(([, v]) => !v.startsWith('error')), checks };

@@ -17,6 +17,8 @@ export interface TestGateway {
   readonly teamToken: string;
   /** The in-process provider simulator (demo mode). */
   readonly sim: Simulator;
+  /** A cluster's runtime nodes, each answering probes and `/metrics` at its `healthUrl` (none embedded). */
+  readonly nodes: readonly RuntimeNode[];
   /** fetch against the gateway with an optional bearer token and JSON body. */
   call(method: string, path: string, options?: { token?: string; json?: unknown; headers?: Record<string, string>; body?: string | Buffer }): Promise<Response>;
   /**
@@ -56,6 +58,7 @@ interface TestCluster {
   readonly settings: Record<string, string | number>;
   readonly simulator: Simulator;
   readonly drivers: DriverSpec[];
+  readonly nodes: readonly RuntimeNode[];
   /** Starts the runtime nodes; they log to `logger` when given (the test reads what the whole cluster logs). */
   startNodes(settings: Settings, logger?: Logger, clock?: Clock): Promise<void>;
   stop(): Promise<void>;
@@ -101,6 +104,7 @@ async function startTestCluster(dir: string): Promise<TestCluster> {
   return {
     simulator,
     drivers,
+    nodes,
     settings: {
       ...settings,
       NATS_URL: nats.url,
@@ -111,7 +115,7 @@ async function startTestCluster(dir: string): Promise<TestCluster> {
     async startNodes(settings, given, clock) {
       simulator.gatewayUrl = String(settings.PUBLIC_BASE_URL);
       const logger = given ?? createLogger({ level: settings.LOG_LEVEL, pretty: false });
-      for (const nodeId of ['rt-1', 'rt-2']) nodes.push(await startRuntimeNode({ settings: { ...settings, NODE_ID: nodeId }, logger, drivers: simulatorDriverSpecs(simulator), clock }));
+      for (const nodeId of ['rt-1', 'rt-2']) nodes.push(await startRuntimeNode({ settings: { ...settings, NODE_ID: nodeId, HEALTH_PORT: await freePort() }, logger, drivers: simulatorDriverSpecs(simulator), clock }));
       // A node that started first may hold the other's partitions until it hands them over: tests start
       // once each partition is with the node it prefers, so no test's first request meets a handover.
       const partitions = settings.CLUSTER_PARTITIONS;
@@ -200,6 +204,7 @@ export async function startTestGateway(
     get sim() {
       return cluster?.simulator ?? external?.simulator ?? (gateway.simulator as unknown as Simulator);
     },
+    nodes: cluster?.nodes ?? [],
     call,
     async restart() {
       await gateway.stop();

@@ -64,4 +64,8 @@ export class StoreMetricsPort implements MetricsPort {
   readonly pendingDeadLetters = (): Promise<number> => {
     return this.store.deadLetters.countPending();
   };
+
+  readonly callbackEndpoints = (): Promise<{ failing: number; disabled: number }> => {
+    return this.store.callbacks.countEndpoints();
+  };
 }

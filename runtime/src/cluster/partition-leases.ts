@@ -123,6 +123,11 @@ export class PartitionLeases {
     return [...this.#held.keys()].filter((p) => this.holds(p)).sort((a, b) => a - b);
   }
 
+  /** When this node's own heartbeat last went through (epoch ms); undefined before the first. */
+  get heardAt(): number | undefined {
+    return this.#heardAt;
+  }
+
   /** Nodes whose heartbeat was seen within the TTL, this one included. */
   liveNodes(): string[] {
     return this.#view?.liveNodes() ?? [this.nodeId];

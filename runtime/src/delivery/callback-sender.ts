@@ -1,3 +1,4 @@
+import type { RuntimeEvents } from '../events.js';
 import type { Logger } from '../logger.js';
 import { newId } from '../ids.js';
 import { disablesUrl, type AttemptOutcome, type CallbackEventRecord, type CallbackEventState } from '../store/repositories/callbacks.js';
@@ -53,6 +54,8 @@ export class CallbackSender {
     private readonly store: Store,
     private readonly policy: CallbackPolicy,
     private readonly logger: Logger,
+    /** Where each post's outcome is reported (the metrics). */
+    private readonly events?: Pick<RuntimeEvents, 'emit'>,
   ) {
     this.#now = policy.now ?? Date.now;
   }
@@ -101,6 +104,7 @@ export class CallbackSender {
       state,
       new Date(this.#now() - this.policy.disableAfterMs),
     );
+    this.events?.emit('callbackAttempt', { outcome });
     if (outcome === 'delivered') return { kind: 'delivered' };
     const reason = answer.status === undefined ? `callback ${target.url} could not be reached: ${answer.error}` : `callback ${target.url} answered HTTP ${answer.status}`;
     if (endpointAfter.disabledAt === at) {

@@ -74,7 +74,7 @@ export class DeliveryService {
     /** The agents' live sessions, wherever they are held. */
     private readonly live: LiveSink,
   ) {
-    this.#sender = new CallbackSender(store, policy, logger);
+    this.#sender = new CallbackSender(store, policy, logger, events);
     this.#parkAfterMs = policy.parkAfterMs ?? PARK_AFTER_MS;
     this.#parkSweepMs = Math.min(policy.parkSweepMs ?? PARK_SWEEP_MS, this.#parkAfterMs);
   }
@@ -197,7 +197,10 @@ export class DeliveryService {
     const turn = await this.#sender.turn(kept, target);
     if (turn.kind === 'later') return this.#comeBack(kept.eventId, turn);
     if (turn.kind === 'over') await this.#deadLetter(message, 'callback_failed', turn.attempts, turn.reason);
-    else await this.store.messages.markDelivered(message.id);
+    else {
+      await this.store.messages.markDelivered(message.id);
+      this.#delivered(message, 'callback');
+    }
   }
 
   /**
@@ -287,11 +290,17 @@ export class DeliveryService {
   async #liveOrCallback(message: MessageRecord, event: AgentEvent, agent?: Callback): Promise<CallbackTarget | undefined> {
     if (await this.#tryLive(message.agentId, event)) {
       await this.store.messages.markDelivered(message.id);
+      this.#delivered(message, 'session');
       return undefined;
     }
     const target = agent ? this.#callbackFrom(agent) : await this.#callbackOf(message.agentId);
     if (!target) await this.#deadLetter(message, 'agent_offline', 0);
     return target;
+  }
+
+  /** Webhook to agent: from the message's store to its delivery (the metrics' event). */
+  #delivered(message: MessageRecord, path: 'session' | 'callback'): void {
+    this.events.emit('delivered', { path, seconds: Math.max(0, Date.now() - Date.parse(message.createdAt)) / 1000 });
   }
 
   async #tryLive(agentId: string, event: AgentEvent): Promise<boolean> {

@@ -1,3 +1,4 @@
+import type { Channel } from '@switchboard/sdk';
 import type { Tariffs } from '../billing/tariffs.js';
 import type { ContactPolicy } from '../compliance/contact-policy.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
@@ -29,4 +30,10 @@ export interface MessagingContext {
   readonly recentSends: RecentSends;
   /** The step before every outbound message: the do-not-contact list, calling hours, consent. */
   readonly policy: Pick<ContactPolicy, 'check'>;
+}
+
+/** The provider of the channel's driver, for the metrics' send outcomes by provider. */
+export function providerOf(context: Pick<MessagingContext, 'drivers'>, channel: Channel): { provider?: string } {
+  const name = context.drivers.for(channel)?.manifest.provider;
+  return name === undefined ? {} : { provider: name };
 }

@@ -8,7 +8,7 @@ import type { Store } from '../store/store.js';
 
 /** The repositories a receipt is applied with. */
 export type ReceiptStore = Pick<Store, 'db' | 'inbox' | 'messages'>;
-import type { MessagingContext } from './context.js';
+import { providerOf, type MessagingContext } from './context.js';
 
 /** How a status that is not a provider's receipt is applied (the reconciler's). */
 export interface StatusApplication {
@@ -82,7 +82,7 @@ export async function applyStatus(
 
 /** After a status is stored: the metrics' event, the inbox hint when it changed, and the `message.status` event to the agent. */
 function told(context: MessagingContext, agent: AgentRecord, message: MessageRecord, event: DeliveryStatusEvent, changed: boolean, reason?: string): void {
-  context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status });
+  context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status, ...providerOf(context, event.channel) });
   if (changed) context.events.emit('inbox', { agentId: agent.agentId });
   if (!context.delivery.reachable(agent)) return;
   context.delivery.notify(

@@ -223,6 +223,16 @@ export class CallbackRepository {
     return rows.map(toEndpoint);
   }
 
+  /** Endpoints (of the URL their agent still has) failing with no success since, and those disabled for it: the metrics read it when scraped. */
+  async countEndpoints(): Promise<{ failing: number; disabled: number }> {
+    const row = await this.db.get<{ failing: number | string | null; disabled: number | string | null }>(
+      `SELECT SUM(CASE WHEN e.disabled_at IS NULL THEN 1 ELSE 0 END) AS failing, SUM(CASE WHEN e.disabled_at IS NOT NULL THEN 1 ELSE 0 END) AS disabled
+       FROM callback_endpoints e JOIN agents a ON a.agent_id = e.agent_id AND a.callback_url = e.url
+       WHERE e.failing_since IS NOT NULL OR e.disabled_at IS NOT NULL`,
+    );
+    return { failing: Number(row?.failing ?? 0), disabled: Number(row?.disabled ?? 0) };
+  }
+
   /** Removes log rows, and events no longer pending, created before `before`; returns the rows removed. */
   async sweep(before: Date): Promise<number> {
     const at = before.toISOString();
