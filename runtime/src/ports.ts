@@ -55,7 +55,7 @@ export interface GatewayPorts {
   readonly replies: Pick<ReplyReads, 'start' | 'check'>;
   /** The provider's approved message templates (WhatsApp), through the channel's driver. */
   readonly templates: TemplatePort;
-  readonly readiness: Pick<ReadinessChecks, 'run'>;
+  readonly readiness: Pick<ReadinessChecks, 'run' | 'check'>;
 }
 
 /** What the operator's API reads and changes besides agent operations. */
@@ -81,6 +81,8 @@ export interface MetricsPort {
   readonly events: Pick<RuntimeEvents, 'on'>;
   /** Dead letters not yet acknowledged. */
   pendingDeadLetters(): Promise<number>;
+  /** Agents' callback endpoints failing now (no success since their last failure) and those disabled for it. */
+  callbackEndpoints(): Promise<{ failing: number; disabled: number }>;
 }
 
 /** Message templates a provider approved, asked of its API. */

@@ -19,7 +19,7 @@ import type { Store } from '../store/store.js';
 import { round4 } from '../billing/tariffs.js';
 import { checkRecipient } from './addresses.js';
 import { contentOf } from './send-content.js';
-import type { MessagingContext } from './context.js';
+import { providerOf, type MessagingContext } from './context.js';
 
 /**
  * `send`: checks run in the agent's mailbox (channel held, not blocked, recipient valid and not
@@ -299,7 +299,7 @@ async function deliverToProvider(
       await store.deadLetters.insert(messageDeadLetter(message, 'send_failed', attempts, reason), tx);
       if (idempotency) await store.idempotency.release(message.id, tx);
     });
-    context.events.emit('message', { channel: message.channel, direction: 'outbound', status: 'failed' });
+    context.events.emit('message', { channel: message.channel, direction: 'outbound', status: 'failed', provider: driver.manifest.provider });
     context.events.emit('inbox', { agentId: message.agentId });
     context.events.emit('deadLetter', { agentId: message.agentId, reason: 'send_failed' });
     throw new SwitchboardError(ErrorCodes.PROVIDER_ERROR, `The provider did not take the message after ${attempts} attempt(s): ${reason}`, { cause: err });
@@ -340,7 +340,7 @@ async function recordSent(
   context.recentSends.remember(actor, { ...message, externalId: result.externalId, status: result.status }, stored);
   await stored;
   context.events.emit('usage', { channel: message.channel, action: 'message', cost });
-  context.events.emit('message', { channel: message.channel, direction: 'outbound', status: result.status });
+  context.events.emit('message', { channel: message.channel, direction: 'outbound', status: result.status, ...providerOf(context, message.channel) });
   if (result.status !== message.status) context.events.emit('inbox', { agentId: message.agentId });
   return response;
 }
