@@ -47,6 +47,8 @@ describe('erasure: a person removed everywhere, with a receipt', () => {
     assert.ok(existsSync(wav));
     await eventually(async () => (await t.gateway.runtime.inspect.stored.waitingLetters(AGENT)) >= 2, { message: 'both inbound texts wait as dead letters' });
     assert.equal((await admin('POST', '/admin/api/do-not-contact', { address: PERSON, reason: 'asked to be forgotten' })).status, 200);
+    const refused = await t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to: PERSON, body: 'One more thing' } });
+    assert.equal(refused.status, 403, 'refused, and the refusal stored with the number');
     assert.ok((await everyRow()).some(([, text]) => text.includes('3125550166')), 'before: the store holds the person');
 
     const res = await admin('POST', '/admin/api/erasure', { address: PERSON });
@@ -56,6 +58,7 @@ describe('erasure: a person removed everywhere, with a receipt', () => {
     assert.equal(receipt.erased.messages, 2, 'the text to them and the text from them');
     assert.equal(receipt.erased.calls, 1);
     assert.equal(receipt.erased.recordings, 1);
+    assert.equal(receipt.erased.contactRefusals, 1, 'the refused text, as stored for the operator');
     assert.ok((receipt.erased.deadLetters ?? 0) >= 1);
     assert.equal(receipt.keptOnDoNotContact, 1);
     assert.ok(!JSON.stringify(receipt).includes('3125550166'), 'the receipt names them by the digest only');

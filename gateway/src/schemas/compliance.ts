@@ -89,6 +89,7 @@ export const ErasureReceipt = Type.Object({
     consents: counted('Consent records.'),
     optOuts: counted('SMS opt-outs (STOP).'),
     idempotentAnswers: counted('Stored answers of idempotent sends to them.'),
+    contactRefusals: counted('Messages and calls to them the contact policy refused, as stored for the operator.'),
   }),
   keptOnDoNotContact: counted('Do-not-contact entries kept under the digest, so they are still not contacted.'),
 });

@@ -13,6 +13,7 @@ import { OptOutRepository } from './repositories/opt-outs.js';
 import { PersonContentRepository } from './repositories/person-content.js';
 import { DoNotContactRepository } from './repositories/do-not-contact.js';
 import { ConsentRepository } from './repositories/consents.js';
+import { ContactRefusalRepository } from './repositories/contact-refusals.js';
 import { UsageRepository } from './repositories/usage.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { ConversationRepository } from './repositories/conversations.js';
@@ -38,6 +39,8 @@ export class Store {
   readonly optOuts: OptOutRepository;
   readonly doNotContact: DoNotContactRepository;
   readonly consents: ConsentRepository;
+  /** Contacts the policy refused, for the operator. */
+  readonly contactRefusals: ContactRefusalRepository;
   readonly calls: CallRepository;
   readonly limits: LimitsRepository;
   readonly tenures: TenureRepository;
@@ -62,6 +65,7 @@ export class Store {
     this.optOuts = new OptOutRepository(db);
     this.doNotContact = new DoNotContactRepository(db);
     this.consents = new ConsentRepository(db);
+    this.contactRefusals = new ContactRefusalRepository(db);
     this.calls = new CallRepository(db);
     this.limits = new LimitsRepository(db);
     this.tenures = new TenureRepository(db);

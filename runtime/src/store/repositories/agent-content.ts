@@ -2,7 +2,7 @@ import type { SqlExecutor } from '../database.js';
 
 /**
  * What an agent said, heard and was told, as one thing to erase at deprovisioning: its messages, calls
- * (with their ledgers and transcripts), dead letters, conversations (summaries and contact links), tasks
+ * (with their ledgers and transcripts), dead letters, refused contacts, conversations (summaries and contact links), tasks
  * and the idempotent answers its token was given. An agent provisioned later under the same id starts
  * empty. Usage records stay (billing keeps them; they hold counts and costs, no content).
  */
@@ -23,7 +23,7 @@ export class AgentContentRepository {
       scope,
       agentId,
     ]);
-    for (const table of ['dead_letters', 'messages', 'calls', 'tasks']) await tx.execute(`DELETE FROM ${table} WHERE agent_id = ?`, [agentId]);
+    for (const table of ['dead_letters', 'messages', 'calls', 'tasks', 'contact_refusals']) await tx.execute(`DELETE FROM ${table} WHERE agent_id = ?`, [agentId]);
     await tx.execute('DELETE FROM conversation_summaries WHERE agent_id = ?', [agentId]);
     return recordings.map((r) => r.recording_file);
   }

@@ -1,4 +1,5 @@
 import type { Channel } from '@switchboard/sdk';
+import type { ConsentKind } from './consents.js';
 import type { SqlExecutor } from '../database.js';
 
 /** A channel an agent holds, with the pool it came from. */
@@ -23,6 +24,8 @@ export interface AgentRecord {
   readonly language: string | null;
   /** Whether the agent's calls are recorded when a call does not say (absent: off). */
   readonly recordCalls?: boolean;
+  /** The consent kinds the agent must find on record before it contacts a person (absent: none). */
+  readonly requireConsent?: readonly ConsentKind[];
   readonly channels: readonly AgentChannel[];
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -40,6 +43,7 @@ interface AgentRow {
   voice: string | null;
   language: string | null;
   record_calls: number;
+  require_consent: string;
   created_at: string;
   updated_at: string;
 }
@@ -85,8 +89,8 @@ export class AgentRepository {
   async insert(tx: SqlExecutor, agent: AgentRecord): Promise<boolean> {
     const { changes } = await tx.execute(
       `INSERT INTO agents (agent_id, display_name, status, blocked_channels, callback_url, signing_secret,
-         greeting, system_prompt, voice, language, record_calls, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id) DO NOTHING`,
+         greeting, system_prompt, voice, language, record_calls, require_consent, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id) DO NOTHING`,
       [
         agent.agentId,
         agent.displayName,
@@ -99,6 +103,7 @@ export class AgentRepository {
         agent.voice,
         agent.language,
         agent.recordCalls ? 1 : 0,
+        JSON.stringify(agent.requireConsent ?? []),
         agent.createdAt,
         agent.updatedAt,
       ],
@@ -144,6 +149,11 @@ export class AgentRepository {
     return changes > 0;
   }
 
+  async setRequireConsent(agentId: string, kinds: readonly ConsentKind[], at: string): Promise<boolean> {
+    const { changes } = await this.db.execute('UPDATE agents SET require_consent = ?, updated_at = ? WHERE agent_id = ?', [JSON.stringify(kinds), at, agentId]);
+    return changes > 0;
+  }
+
   async count(): Promise<{ total: number; active: number }> {
     const row = await this.db.get<{ total: number; active: number }>(
       "SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN status = 'active' THEN 1 ELSE 0 END), 0) AS active FROM agents",
@@ -165,6 +175,7 @@ function toRecord(row: AgentRow, channels: readonly ChannelRow[]): AgentRecord {
     voice: row.voice,
     language: row.language,
     recordCalls: Number(row.record_calls) === 1,
+    requireConsent: JSON.parse(row.require_consent ?? '[]') as ConsentKind[],
     channels: channels.map((c) => ({ channel: c.channel, address: c.address, pool: c.pool })),
     createdAt: row.created_at,
     updatedAt: row.updated_at,

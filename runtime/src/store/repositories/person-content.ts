@@ -11,6 +11,7 @@ export interface ErasedCounts {
   consents: number;
   optOuts: number;
   idempotentAnswers: number;
+  contactRefusals: number;
 }
 
 /** A column's address as conversations compare it: `whatsapp:` dropped, lower case (see normaliseAddress). */
@@ -20,7 +21,7 @@ const person = (column: string) => `lower(replace(${column}, 'whatsapp:', ''))`;
  * Everything the store holds about one person, found by their address (the number behind every
  * channel, or the email address), as one thing to erase (GDPR art. 17, CCPA): messages to and from
  * them, calls with their ledgers and transcripts, dead letters, inbox entries, callback events that
- * carried them, contact links, consents, opt-outs and idempotent answers that named a message of
+ * carried them, contact links, consents, opt-outs, refused contacts and idempotent answers that named a message of
  * theirs. Usage records stay: they hold counts and costs, no address.
  */
 export class PersonContentRepository {
@@ -52,6 +53,7 @@ export class PersonContentRepository {
       calls: await count(`DELETE FROM calls WHERE call_sid IN ${inList(callSids)}`, callSids),
       consents: await count('DELETE FROM consents WHERE address = ?', [address]),
       optOuts: await count(`DELETE FROM opt_outs WHERE ${person('remote_address')} = ?`, [address]),
+      contactRefusals: await count('DELETE FROM contact_refusals WHERE address = ?', [address]),
     };
     await tx.execute(`DELETE FROM callback_attempts WHERE event_id IN ${inList(events)}`, events);
     await tx.execute(`DELETE FROM tasks WHERE subject_id IN ${inList(callSids)}`, callSids);
