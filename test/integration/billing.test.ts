@@ -33,6 +33,8 @@ describe('usage, limits and billing', () => {
   it('writes a usage row for every channel with the tariff for the channel, segment count and destination country', async () => {
     const a = await provisionAgent(t, 'meter', ['sms', 'whatsapp', 'email', 'line']);
     t.sim.faults.clear();
+    // The WhatsApp send is free-form: the person wrote first, so its 24-hour window is open.
+    assert.equal((await t.sim.inbound.whatsapp({ agentId: 'meter', from: US, to: a.channels.whatsapp!.address, body: 'hi' })).status, 200);
     const bodies = [
       { channel: 'sms', to: US, body: 'short' },
       { channel: 'sms', to: US, body: 'x'.repeat(200) },

@@ -36,6 +36,8 @@ describe('POST /api/v1/send-message through the real vendor SDKs and the simulat
   });
 
   it('sends WhatsApp with the whatsapp: addresses Twilio expects', async () => {
+    // Free-form WhatsApp goes out within 24 hours of the person's last message (whatsapp-window.test.ts).
+    assert.equal((await t.sim.inbound.whatsapp({ agentId: 'sender', from: CUSTOMER, to: agent.channels.whatsapp!.address, body: 'Hola?' })).status, 200);
     const res = await send({ channel: 'whatsapp', to: CUSTOMER, body: 'Hola' });
     assert.equal(res.status, 200);
     const body = (await res.json()) as { externalId: string; from: string };
