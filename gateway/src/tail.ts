@@ -51,7 +51,7 @@ export async function runTail(options: TailOptions, io: TailIo = processIo): Pro
   if (stop) for (const name of ['SIGINT', 'SIGTERM'] as const) process.once(name, interrupt);
   try {
     // The first read says whether the address, the token and the agent are right: a mistake ends the command here.
-    const first = await client.GET('/api/v1/inbox', { params: { query: { agentId, limit: 1, after: Number.MAX_SAFE_INTEGER } } }).catch((err: unknown) => {
+    const first = await client.GET('/api/v1/inbox', { params: { query: { agentId, limit: 1, ...(after === undefined ? {} : { after }) } } }).catch((err: unknown) => {
       throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `no answer from ${baseUrl} (${describe(err)}); is the server running? Set SWITCHBOARD_URL or --url`);
     });
     if (first.error !== undefined || !first.data) throw new SwitchboardError(first.error?.code ?? 'INTERNAL', `${baseUrl}: ${first.error?.error ?? `HTTP ${first.response.status}`}`);
