@@ -11,6 +11,8 @@ export interface RuntimeEventMap {
   deadLetter: [{ agentId: string; reason: string }];
   usage: [{ channel: Channel; action: string; cost: number }];
   limitRejected: [{ agentId: string; limit: string }];
+  /** The contact policy refused a message or call (compliance/refusals.ts); it reached no provider. */
+  contactRefused: [{ agentId: string; channel: Channel; code: string }];
   /** An entry was appended to the agent's inbox (after its commit); the agent's listeners hear of it. */
   inbox: [{ agentId: string }];
   /** An inbound message reached its agent, through a live session or a callback, this many seconds after it was stored (stays where delivery runs). */
@@ -39,7 +41,7 @@ export interface VoiceTurnMeasure {
 export class RuntimeEvents extends EventEmitter<RuntimeEventMap> {}
 
 /** Events a cluster's runtime nodes forward to the gateways, whose metrics count them (frame delays stay where the call is). */
-export const FORWARDED_EVENTS = ['message', 'webhookRejected', 'deadLetter', 'usage', 'limitRejected'] as const satisfies readonly (keyof RuntimeEventMap)[];
+export const FORWARDED_EVENTS = ['message', 'webhookRejected', 'deadLetter', 'usage', 'limitRejected', 'contactRefused'] as const satisfies readonly (keyof RuntimeEventMap)[];
 type ForwardedEvent = (typeof FORWARDED_EVENTS)[number];
 
 /** A runtime node publishes its events on `sb.events.<name>`, fire and forget. */

@@ -11,7 +11,7 @@ import { checkResponse, type CallbackUrlResult, type OperationInput, type Operat
  * a short time (a request lost with a node that died as it arrived, or one queued behind a send's
  * provider attempts, answers TIMEOUT and the caller asks again) rather than a send's whole budget.
  */
-const READS: ReadonlySet<string> = new Set<OperationName>(['get', 'getLimits', 'channelStatus', 'inboxRead']);
+const READS: ReadonlySet<string> = new Set<OperationName>(['get', 'getLimits', 'channelStatus', 'inboxRead', 'checkConsent']);
 
 /** How long a read waits for its answer. */
 export const READ_TIMEOUT_MS = 5_000;

@@ -19,8 +19,11 @@ export interface OutboundContact {
 
 /** What an agent's contacts need beyond the law's defaults, as the operator set it. */
 export interface AgentContactSettings {
-  /** Every automated call and marketing message needs a consent on record. */
-  readonly requireConsent?: boolean;
+  /**
+   * The consent kinds a contact needs on record: a call `automated-call`, a message the agent marks as
+   * marketing `marketing`, any other message `transactional` (the agent's `requireConsent`).
+   */
+  readonly requireConsent?: readonly ConsentKind[];
   /** Calling hours waived, with the operator's recorded reason. */
   readonly callingHoursOverride?: { readonly reason: string } | null;
 }
@@ -62,11 +65,10 @@ export class ContactPolicy {
       );
     }
     const timed = contact.call === true || contact.marketing === true;
-    if (!timed) return;
-    if (this.options.callingHours !== false && !settings.callingHoursOverride && isPhone(address)) await this.#withinHours(address);
+    if (timed && this.options.callingHours !== false && !settings.callingHoursOverride && isPhone(address)) await this.#withinHours(address);
     // Consent is asked where the agent requires it; the rules say where the law does, for the operator to choose.
-    const kind: ConsentKind = contact.marketing ? 'marketing' : 'automated-call';
-    if (!settings.requireConsent || (await this.options.consents.current(address, contact.agentId, kind))) return;
+    const kind: ConsentKind = contact.call ? 'automated-call' : contact.marketing ? 'marketing' : 'transactional';
+    if (!settings.requireConsent?.includes(kind) || (await this.options.consents.current(address, contact.agentId, kind))) return;
     throw new SwitchboardError(
       ErrorCodes.CONSENT_REQUIRED,
       `${address} has no ${kind} consent on record for this agent; record it with comms_record_consent once they have given it.`,

@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import { AGENT_ENTRIES } from './catalogue/agents.js';
+import { COMPLIANCE_ENTRIES } from './catalogue/compliance.js';
 import { MESSAGING_ENTRIES } from './catalogue/messaging.js';
 import { RECORD_ENTRIES } from './catalogue/records.js';
 import type { InboundWebhookSchema, OperationEntry, VoiceWebhookSchema, WebhookAnswerSchema } from './catalogue/shapes.js';
@@ -16,7 +17,7 @@ import { VOICE_ENTRIES } from './catalogue/voice.js';
  * schemas first; these are the internal shapes behind them. Handlers live with their domains
  * (actors/operation.ts `defineOperation`), never here: the gateway loads this file without them.
  */
-export const AGENT_OPERATIONS = { ...AGENT_ENTRIES, ...MESSAGING_ENTRIES, ...VOICE_ENTRIES, ...RECORD_ENTRIES };
+export const AGENT_OPERATIONS = { ...AGENT_ENTRIES, ...MESSAGING_ENTRIES, ...VOICE_ENTRIES, ...RECORD_ENTRIES, ...COMPLIANCE_ENTRIES };
 
 export type { OperationEntry } from './catalogue/shapes.js';
 export { INBOX_ENTRY_TYPES, type InboxRead } from './catalogue/records.js';

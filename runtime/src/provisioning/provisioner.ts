@@ -49,6 +49,7 @@ export class Provisioner {
         voice: request.voice ?? null,
         language: request.language ?? null,
         recordCalls: request.recordCalls ?? false,
+        requireConsent: [...new Set(request.requireConsent ?? [])],
         channels: [],
         createdAt: now,
         updatedAt: now,

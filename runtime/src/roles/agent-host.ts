@@ -1,5 +1,7 @@
 import { ContactPolicy } from '../compliance/contact-policy.js';
 import { RecipientPlaces } from '../compliance/recipient-place.js';
+import { complianceOperations } from '../compliance/operations.js';
+import { REFUSALS_KEPT_MS, RecordedContactPolicy } from '../compliance/refusals.js';
 import { ActorSystem } from '../actors/actor-system.js';
 import { servingAll } from '../actors/operation.js';
 import type { AgentClient } from '../agents/agent-client.js';
@@ -124,14 +126,20 @@ export class AgentHost {
     this.voice = callService(parts, reach, calls, messages, publicBaseUrl);
     this.inboxRetention.also('call recording', (now) => this.voice.recordings.sweep(now));
     this.inboxRetention.also('expired task', (now) => store.tasks.sweepExpired(new Date(now - EXPIRED_TASK_KEPT_MS)));
+    this.inboxRetention.also('contact refusal', (now) => store.contactRefusals.sweep(new Date(now - REFUSALS_KEPT_MS)));
     // After each commit that appended an inbox entry, the agent's listeners on any gateway hear of it.
     events.on('inbox', ({ agentId }) => reach.inboxChanged(agentId));
-    const policy = new ContactPolicy({
-      doNotContact: store.doNotContact,
-      consents: store.consents,
-      places: new RecipientPlaces(),
-      callingHours: settings.CALLING_HOURS === 'enforce',
-    });
+    const policy = new RecordedContactPolicy(
+      new ContactPolicy({
+        doNotContact: store.doNotContact,
+        consents: store.consents,
+        places: new RecipientPlaces(),
+        callingHours: settings.CALLING_HOURS === 'enforce',
+      }),
+      store.contactRefusals,
+      events,
+      logger,
+    );
     // Each operation is registered by its catalogue entry, which checks what crosses the bus before an actor sees it.
     const operations = [
       ...lifecycleOperations(new Provisioner(store, tokens, box, parts.emailDomain, this.voice.recordings)),
@@ -167,6 +175,7 @@ export class AgentHost {
       ...inboxOperations(),
       ...conversationOperations(),
       ...deliveryOperations(this.delivery),
+      ...complianceOperations(),
     ];
     this.actors = new ActorSystem({ bus, store, logger, operations: servingAll(AGENT_OPERATIONS, operations), idleMs: settings.ACTOR_IDLE_SECONDS * 1000, ...(parts.clock ? { clock: parts.clock } : {}) });
     // `check` lets through only each operation's own request, which is what each handler is typed to take.

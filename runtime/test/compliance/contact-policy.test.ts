@@ -55,7 +55,7 @@ describe('the contact policy: one step before every outbound message and call', 
     assert.match(String((seen as { message: string }).message), /try again from 2026-11-26T13:00:00.000Z/);
     assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'sms', to: NEW_YORK, marketing: true })), 'OUTSIDE_CALLING_HOURS');
     assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'sms', to: NEW_YORK })), 'allowed', 'a reply or a service text is not a call');
-    assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true }, { callingHoursOverride: { reason: 'on-call pager' }, requireConsent: true })), 'CONSENT_REQUIRED', 'an override waives the hours, not consent');
+    assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true }, { callingHoursOverride: { reason: 'on-call pager' }, requireConsent: ['automated-call'] })), 'CONSENT_REQUIRED', 'an override waives the hours, not consent');
     assert.equal(await refusal(policy.check({ agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true }, { callingHoursOverride: { reason: 'on-call pager' } })), 'allowed');
     const hoursOff = new ContactPolicy({ doNotContact: store.doNotContact, consents: store.consents, places: new RecipientPlaces(), clock: () => now, callingHours: false });
     assert.equal(await refusal(hoursOff.check({ agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true })), 'allowed', 'CALLING_HOURS=off');
@@ -64,7 +64,7 @@ describe('the contact policy: one step before every outbound message and call', 
 
   it('an agent that requires consent cannot call without it: refused, allowed once recorded, refused after revoking', async () => {
     const call = { agentId: 'agent-b', channel: 'voice', to: NEW_YORK, call: true } as const;
-    const requiring = { requireConsent: true };
+    const requiring = { requireConsent: ['automated-call'] } as const;
     assert.equal(await refusal(policy.check(call)), 'allowed', 'an agent that does not require it calls in hours');
     assert.equal(await refusal(policy.check(call, requiring)), 'CONSENT_REQUIRED');
     await store.consents.record({ address: NEW_YORK, scope: 'agent-b', kind: 'automated-call', source: 'web-form', evidence: 'form 12' });
@@ -77,9 +77,21 @@ describe('the contact policy: one step before every outbound message and call', 
   it('an agent that requires consent cannot send marketing without it', async () => {
     const text = { agentId: 'agent-c', channel: 'sms', to: PARIS, marketing: true } as const;
     assert.equal(await refusal(policy.check(text)), 'allowed');
-    assert.equal(await refusal(policy.check(text, { requireConsent: true })), 'CONSENT_REQUIRED');
+    assert.equal(await refusal(policy.check(text, { requireConsent: ['marketing'] })), 'CONSENT_REQUIRED');
     await store.consents.record({ address: PARIS, scope: OPERATOR_SCOPE, kind: 'marketing', source: 'paper', evidence: null });
-    assert.equal(await refusal(policy.check(text, { requireConsent: true })), 'allowed');
+    assert.equal(await refusal(policy.check(text, { requireConsent: ['marketing'] })), 'allowed');
+  });
+
+  it('an agent that requires transactional consent cannot send a plain message without it; a marketing consent is not one', async () => {
+    const text = { agentId: 'agent-d', channel: 'email', to: 'Buyer@Example.com' } as const;
+    const requiring = { requireConsent: ['transactional'] } as const;
+    assert.equal(await refusal(policy.check(text, { requireConsent: ['automated-call', 'marketing'] })), 'allowed', 'a plain message needs only transactional');
+    assert.equal(await refusal(policy.check(text, requiring)), 'CONSENT_REQUIRED');
+    await store.consents.record({ address: 'buyer@example.com', scope: 'agent-d', kind: 'marketing', source: 'web-form', evidence: null });
+    assert.equal(await refusal(policy.check(text, requiring)), 'CONSENT_REQUIRED', 'marketing consent does not stand for transactional');
+    await store.consents.record({ address: 'buyer@example.com', scope: 'agent-d', kind: 'transactional', source: 'web-form', evidence: null });
+    assert.equal(await refusal(policy.check(text, requiring)), 'allowed', 'the email address compares without case');
+    assert.equal(await refusal(policy.check({ ...text, agentId: 'agent-e' }, requiring)), 'CONSENT_REQUIRED', "another agent's consent is not this agent's");
   });
 
   it('names the person behind a channel address', () => {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Agent, AgentOnly, Channel, Nullable, entries, perChannel } from './shapes.js';
+import { Agent, AgentOnly, Channel, ConsentKind, Nullable, entries, perChannel } from './shapes.js';
 
 /** The agent's lifecycle, settings, limits and callbacks. */
 
@@ -15,6 +15,8 @@ const ProvisionRequestSchema = Type.Object({
   language: Type.Optional(Type.String()),
   /** Record the agent's calls unless a call says otherwise. */
   recordCalls: Type.Optional(Type.Boolean()),
+  /** The consent kinds the agent must find on record before it contacts a person. */
+  requireConsent: Type.Optional(Type.Array(ConsentKind)),
   callbackUrl: Type.Optional(Type.String()),
   /**
    * The caller mints the agent's client token and sends only its hash (secrets.ts `hashToken`), and

@@ -29,6 +29,9 @@ export function entries<const E extends Record<string, Omit<OperationEntry, 'nam
 }
 
 export const Channel = Type.Union(CHANNELS.map((c) => Type.Literal(c)));
+/** What a person agreed to (store/repositories/consents.ts `ConsentKind`). */
+export const CONSENT_KINDS = ['transactional', 'marketing', 'automated-call'] as const;
+export const ConsentKind = Type.Union(CONSENT_KINDS.map((k) => Type.Literal(k)));
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** An object keyed by channel: each channel's entry optional, or required when `every` is set. */

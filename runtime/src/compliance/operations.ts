@@ -1,0 +1,99 @@
+import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
+import { defineOperation, type AgentOperation } from '../actors/operation.js';
+import { requireAgent } from '../agents/operations.js';
+import { AGENT_OPERATIONS } from '../protocol/operations.js';
+import { CONSENT_KINDS } from '../protocol/catalogue/shapes.js';
+import type { ConsentView } from '../protocol/catalogue/compliance.js';
+import type { Consent, ConsentKind } from '../store/repositories/consents.js';
+import { contactAddress, personAddress } from './contact-policy.js';
+
+/** How far ahead of this server's clock a consent's `givenAt` may be (the recorder's clock may run ahead). */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+/** The person behind what the agent names, as consents and the list key them; VALIDATION_FAILED when the channel cannot name it so. */
+export function personOf(contact: string, channel?: Channel): string {
+  const address = contactAddress(channel ? personAddress(channel, contact) : contact);
+  const fits =
+    address !== undefined &&
+    (channel === undefined ||
+      (channel === 'email' ? address.includes('@') : channel === 'line' ? address.startsWith('U') : address.startsWith('+')));
+  if (!fits) {
+    throw new SwitchboardError(
+      ErrorCodes.VALIDATION_FAILED,
+      `contact ${JSON.stringify(contact.slice(0, 64))} is not ${channel ? `a ${channel} address` : 'an E.164 number, an email address or a LINE user id'}.`,
+    );
+  }
+  return address;
+}
+
+const view = ({ address, ...rest }: Consent): ConsentView => ({ contact: address, ...rest });
+
+/**
+ * What an agent records of the people it contacts: consents (record, revoke, check) and its own
+ * do-not-contact entries; and the operator's setting of which consents the agent needs.
+ */
+export function complianceOperations(): AgentOperation[] {
+  return [
+    defineOperation(AGENT_OPERATIONS.recordConsent, {
+      needs: ['consents'],
+      async handle({ actor, store, clock }, request) {
+        const { agentId } = requireAgent(actor);
+        const address = personOf(request.contact, request.channel);
+        const now = clock.now();
+        const givenAt = request.givenAt === undefined ? now : new Date(request.givenAt);
+        if (Number.isNaN(givenAt.getTime()) || givenAt.getTime() > now.getTime() + CLOCK_SKEW_MS) {
+          throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'givenAt must be an ISO 8601 time, not in the future: when the person gave their consent.');
+        }
+        const consent = await store.consents.record({ address, scope: agentId, kind: request.kind, source: request.source, evidence: request.evidence ?? null }, givenAt);
+        return { success: true as const, agentId, consent: view(consent) };
+      },
+    }),
+    defineOperation(AGENT_OPERATIONS.revokeConsent, {
+      needs: ['consents'],
+      async handle({ actor, store, clock }, request) {
+        const { agentId } = requireAgent(actor);
+        const address = personOf(request.contact, request.channel);
+        const at = clock.now();
+        const revoked: ConsentKind[] = [];
+        // A revocation told to any agent revokes what the operator holds too: the person withdrew it from the business.
+        for (const kind of request.kind ? [request.kind] : CONSENT_KINDS) {
+          const own = await store.consents.revoke(address, agentId, kind, at);
+          const operator = await store.consents.revoke(address, '*', kind, at);
+          if (own || operator) revoked.push(kind);
+        }
+        return { success: true as const, agentId, contact: address, revoked };
+      },
+    }),
+    defineOperation(AGENT_OPERATIONS.checkConsent, {
+      needs: ['consents'],
+      async handle({ actor, store }, request) {
+        const agent = requireAgent(actor);
+        const address = personOf(request.contact, request.channel);
+        const records = (await store.consents.forAddress(address, agent.agentId)).filter((c) => request.kind === undefined || c.kind === request.kind);
+        const kinds = request.kind ? [request.kind] : CONSENT_KINDS;
+        const consented = Object.fromEntries(kinds.map((kind) => [kind, records.some((c) => c.kind === kind && c.revokedAt === null)]));
+        return { agentId: agent.agentId, contact: address, consented, required: [...(agent.requireConsent ?? [])], consents: records.map(view) };
+      },
+    }),
+    defineOperation(AGENT_OPERATIONS.doNotContact, {
+      needs: ['doNotContact'],
+      async handle({ actor, store, clock }, request) {
+        const { agentId } = requireAgent(actor);
+        const address = personOf(request.contact, request.channel);
+        const changed = await store.doNotContact.add({ address, scope: agentId, source: 'agent', reason: request.reason ?? null, actor: `agent:${agentId}` }, clock.now());
+        return { success: true as const, agentId, contact: address, scope: agentId, changed };
+      },
+    }),
+    defineOperation(AGENT_OPERATIONS.setContactSettings, {
+      needs: ['agents'],
+      async handle({ actor, store, clock }, request) {
+        const agent = requireAgent(actor);
+        const requireConsent = [...new Set(request.requireConsent)];
+        const updatedAt = clock.now().toISOString();
+        await store.agents.setRequireConsent(agent.agentId, requireConsent, updatedAt);
+        actor.state = { ...agent, requireConsent, updatedAt };
+        return { ok: true as const, agentId: agent.agentId, requireConsent };
+      },
+    }),
+  ];
+}
