@@ -147,8 +147,8 @@ describe('NatsBus protocol versions (rolling upgrades)', () => {
     far.subscribe('v.back', () => ++handled);
     await Promise.all([own.flush(), far.flush()]);
     // Each side refuses the other: the request is not read, and the refusal's reply is refused in turn.
-    await assert.rejects(far.request('v.far', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE') && (err as Error).message.includes(`speaks protocol ${PROTOCOL_VERSION}; this process speaks protocol ${PROTOCOL_VERSION + 2}`));
-    await assert.rejects(own.request('v.back', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE') && (err as Error).message.includes(`speaks protocol ${PROTOCOL_VERSION + 2}; this process speaks protocol ${PROTOCOL_VERSION}`));
+    await assert.rejects(far.request('v.far', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE') && (err as { message: string }).message.includes(`speaks protocol ${PROTOCOL_VERSION}; this process speaks protocol ${PROTOCOL_VERSION + 2}`));
+    await assert.rejects(own.request('v.back', {}), (err: unknown) => hasErrorCode(err, 'UNAVAILABLE') && (err as { message: string }).message.includes(`speaks protocol ${PROTOCOL_VERSION + 2}; this process speaks protocol ${PROTOCOL_VERSION}`));
     assert.equal(handled, 0, 'a request from a peer two versions away was read');
     // A publish from a release before versions (a raw connection, no header) is dropped unread.
     const raw = (await open()).connection;
