@@ -18,10 +18,14 @@ const ENV = { DEMO_MODE: 'true', SIMULATOR_PORT: '0' };
 
 /** The CLI from source, in its own process, without blocking this one (the load goes on meanwhile). */
 function switchboard(...args: string[]): Promise<{ status: number | null; output: string }> {
+  return switchboardWith({}, ...args);
+}
+
+function switchboardWith(env: Record<string, string>, ...args: string[]): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--conditions=switchboard-source', '--import', 'tsx', 'gateway/src/cli.ts', ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...ENV },
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -169,6 +173,11 @@ describe('switchboard backup and restore', () => {
     const missing = await switchboard('backup', '--data-dir', join(dir, 'no-such-dir'), '--to', join(dir, 'never.tar.gz'));
     assert.equal(missing.status, 1, missing.output);
     assert.match(missing.output, /switchboard: NOT_FOUND: Data dir .*no-such-dir does not exist: name the data dir the server runs with/);
+    assert.ok(!existsSync(join(dir, 'never.tar.gz')));
+    // A cluster's store is PostgreSQL's to back up: refused, with where the procedure is.
+    const cluster = await switchboardWith({ DATABASE_URL: 'postgres://127.0.0.1:5432/switchboard' }, 'backup', '--data-dir', restored, '--to', join(dir, 'never.tar.gz'));
+    assert.equal(cluster.status, 1, cluster.output);
+    assert.match(cluster.output, /switchboard: CONFLICT: DATABASE_URL is set: .*pg_dump or pg_basebackup.*docs\/cluster\.md, "Backups"/);
     assert.ok(!existsSync(join(dir, 'never.tar.gz')));
 
     // Cut short, not gzip at all, a tar without a manifest: refused, and the target dir is as it was (absent, or empty).
