@@ -76,6 +76,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/mcp-sessions.test.ts',
   'test/integration/conversations.test.ts',
   'test/integration/whatsapp-window.test.ts',
+  'test/integration/consent.test.ts',
   'test/integration/mcp-conformance.test.ts',
   'test/integration/mcp-modern.test.ts',
   'test/integration/mcp-listen.test.ts',

@@ -91,6 +91,12 @@ export class GatewayMetrics {
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });
+  readonly contactRefusals = new Counter({
+    name: 'switchboard_contact_refusals_total',
+    help: 'Messages and calls the contact policy refused before any provider, by refusal code and channel.',
+    labelNames: ['code', 'channel'] as const,
+    registers: [this.registry],
+  });
   #mcpCensus: () => McpCensus = () => ({ streams: 0, sessions: { sse: 0, 'streamable-http': 0 } });
   readonly sseSessions = (() => {
     const metrics = this;
@@ -161,6 +167,7 @@ export class GatewayMetrics {
     events.on('frameDelay', (seconds) => this.voiceFrameDelay.observe(seconds));
     events.on('voiceTurn', (turn) => this.#observeTurn(turn));
     events.on('limitRejected', ({ limit }) => this.limitRejections.inc({ limit }));
+    events.on('contactRefused', ({ code, channel }) => this.contactRefusals.inc({ code, channel }));
     events.on('webhookRejected', ({ provider, reason }) => this.webhookRejected.inc({ provider, reason }));
     this.#pendingDeadLetters = pendingDeadLetters;
     this.#callbackEndpoints = callbackEndpoints;

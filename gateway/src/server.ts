@@ -21,6 +21,7 @@ import { messagingRoutes } from './routes/messaging.js';
 import { whatsappRoutes } from './routes/whatsapp.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { conversationRoutes } from './routes/conversations.js';
+import { consentRoutes } from './routes/consents.js';
 import { replyRoutes } from './routes/reply.js';
 import { ReplyWaits } from './replies/reply-waits.js';
 import { ReplyWaitCap } from './replies/wait-cap.js';
@@ -178,6 +179,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...whatsappRoutes(deps),
     ...inboxRoutes(deps),
     ...conversationRoutes(deps),
+    ...consentRoutes(deps),
     ...replyRoutes(deps, replyWaits, replyWaitCap),
     ...webhookRoutes(deps),
     ...billingRoutes(deps),

@@ -16,6 +16,7 @@ import type { Settings } from './settings/schema.js';
 import type { IdempotencyRepository } from './store/repositories/idempotency.js';
 import type { ErasureReceipt } from './compliance/erasure.js';
 import type { DoNotContactRepository } from './store/repositories/do-not-contact.js';
+import type { ContactRefusalRepository } from './store/repositories/contact-refusals.js';
 import type { PoolRepository } from './store/repositories/pools.js';
 import type { TaskRepository } from './store/repositories/tasks.js';
 import type { ReplyReads } from './inbox/replies.js';
@@ -72,6 +73,8 @@ export interface AdminPort {
   drivers(): readonly Driver[];
   /** The operator's do-not-contact list and its log. */
   readonly contactList: Pick<DoNotContactRepository, 'add' | 'remove' | 'list' | 'history'>;
+  /** The contacts the policy refused, newest first. */
+  readonly refusals: Pick<ContactRefusalRepository, 'list' | 'countsSince'>;
   /** Removes a person everywhere (an erasure request), with a receipt. */
   erase(address: string): Promise<ErasureReceipt>;
 }

@@ -27,6 +27,10 @@ const TOOL_ORDER = [
   'comms_list_conversations',
   'comms_get_conversation',
   'comms_link_contacts',
+  'comms_record_consent',
+  'comms_revoke_consent',
+  'comms_check_consent',
+  'comms_do_not_contact',
   'comms_wait_for_reply',
   'comms_ping',
 ];

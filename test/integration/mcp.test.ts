@@ -8,7 +8,9 @@ import { eventually } from '@switchboard/runtime/testing';
 const CUSTOMER = '+14155550123';
 const EXPECTED_TOOLS = [
   'comms_call_on_behalf',
+  'comms_check_consent',
   'comms_deprovision_channels',
+  'comms_do_not_contact',
   'comms_get_billing',
   'comms_get_call',
   'comms_get_channel_status',
@@ -22,6 +24,8 @@ const EXPECTED_TOOLS = [
   'comms_make_call',
   'comms_ping',
   'comms_provision_channels',
+  'comms_record_consent',
+  'comms_revoke_consent',
   'comms_send_message',
   'comms_send_voice_message',
   'comms_set_callback_url',

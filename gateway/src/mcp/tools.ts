@@ -35,6 +35,10 @@ export const TOOL_ROUTES: readonly { name: string; method: 'GET' | 'POST' | 'PUT
   { name: 'comms_list_conversations', method: 'GET', path: '/api/v1/conversations' },
   { name: 'comms_get_conversation', method: 'GET', path: '/api/v1/conversations/:conversationId' },
   { name: 'comms_link_contacts', method: 'POST', path: '/api/v1/link-contacts' },
+  { name: 'comms_record_consent', method: 'POST', path: '/api/v1/consents' },
+  { name: 'comms_revoke_consent', method: 'POST', path: '/api/v1/consents/revoke' },
+  { name: 'comms_check_consent', method: 'GET', path: '/api/v1/consents' },
+  { name: 'comms_do_not_contact', method: 'POST', path: '/api/v1/do-not-contact' },
   { name: 'comms_wait_for_reply', method: 'GET', path: '/api/v1/conversations/:conversationId/reply', arguments: WAIT_FOR_REPLY },
 ];
 

@@ -16,6 +16,7 @@ import {
   ErasureBody,
   ErasureReceipt,
 } from '../schemas/compliance.js';
+import { ContactSettingsBody, ContactSettingsResponse, RefusalList, RefusalQuery } from '../schemas/consents.js';
 import type { RouteDeps } from './deps.js';
 
 /** Rows one import may hold: a larger list goes in several posts. */
@@ -124,7 +125,48 @@ export function adminContactRoutes(deps: RouteDeps): RouteDefinition[] {
         return json(200, await deps.ports.admin.erase(body.address), { 'cache-control': 'no-store' });
       },
     },
+    {
+      ...common,
+      method: 'GET',
+      path: '/admin/api/refusals',
+      operationId: 'adminRefusals',
+      summary: 'Messages and calls the contact policy refused (RECIPIENT_OPTED_OUT, OUTSIDE_CALLING_HOURS, CONSENT_REQUIRED), newest first, for one agent or code or all; kept 90 days.',
+      query: RefusalQuery,
+      responses: { 200: { description: 'A page of refusals.', schema: RefusalList }, ...errorResponses(400, 401, 403, 429) },
+      async handler({ query }: RouteContext<unknown, RefusalQuery>) {
+        const limit = query.limit ?? 100;
+        const found = await deps.ports.admin.refusals.list({ agentId: query.agentId, code: query.code, before: query.cursor === undefined ? undefined : refusalCursor(query.cursor), limit: limit + 1 });
+        const refusals = found.slice(0, limit);
+        const last = refusals.at(-1);
+        const nextCursor = found.length > limit && last ? Buffer.from(JSON.stringify([last.at, last.id])).toString('base64url') : null;
+        return json(200, { refusals, nextCursor }, { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      ...common,
+      method: 'POST',
+      path: '/admin/api/agents/:agentId/contact-settings',
+      operationId: 'adminSetContactSettings',
+      summary: 'Set which consents an agent must find on record before it contacts a person: a call needs automated-call, a message marked marketing needs marketing, any other message transactional; otherwise CONSENT_REQUIRED.',
+      body: ContactSettingsBody,
+      idempotent: true,
+      responses: { 200: { description: 'Set.', schema: ContactSettingsResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
+      async handler({ params, body }: RouteContext<ContactSettingsBody>) {
+        return json(200, await deps.ports.agents.call('setContactSettings', params.agentId!, { requireConsent: body.requireConsent }));
+      },
+    },
   ];
+}
+
+/** A refusal page's cursor: the time and id of the last refusal of the page before. */
+function refusalCursor(cursor: string): { at: string; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof at === 'string' && typeof id === 'string') return { at, id };
+  } catch {
+    // answered below
+  }
+  fail(ErrorCodes.VALIDATION_FAILED, 'cursor is not one this API gave out; pass the nextCursor of the page before, or none.');
 }
 
 function addressOf(raw: string): string {

@@ -1,7 +1,7 @@
 import { ErrorCodes } from '@switchboard/sdk';
 import { fail } from '../http/errors.js';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
-import { errorResponses } from '../schemas/common.js';
+import { contactRefusals, errorResponses } from '../schemas/common.js';
 import {
   AgentQuery,
   CallbackUrlBody,
@@ -31,7 +31,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       scope: 'send',
       idempotent: true,
       recordsIdempotency: true,
-      responses: { 200: { description: 'The provider took the message.', schema: SendMessageResponse }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502) },
+      responses: { 200: { description: 'The provider took the message.', schema: SendMessageResponse }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502), ...contactRefusals() },
       async handler({ body, principal, idempotency }: RouteContext<SendMessageBody>) {
         const agentId = resolveAgentId(principal, body.agentId);
         if (body.conversationId === undefined ? body.to === undefined || body.channel === undefined : body.to !== undefined) {

@@ -4,7 +4,7 @@ import type { ClientInput } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
 import { traceparentOf, withTrace } from '../http/trace.js';
 import { json, type HttpRequest, type RouteContext, type RouteDefinition } from '../http/types.js';
-import { errorResponses } from '../schemas/common.js';
+import { contactRefusals, errorResponses } from '../schemas/common.js';
 import { WebhookAcks } from '../schemas/webhooks.js';
 import {
   CallOnBehalfBody,
@@ -39,7 +39,7 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     scope: 'call',
     body,
     idempotent: true,
-    responses: { 200: { description: 'Done.', schema: response! }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502) },
+    responses: { 200: { description: 'Done.', schema: response! }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502), ...(op === 'transferCall' ? errorResponses(403) : contactRefusals()) },
     async handler({ body: input, principal, request: http }: RouteContext<{ agentId?: string }>) {
       const agentId = resolveAgentId(principal, input.agentId);
       const { agentId: _named, ...fields } = input;

@@ -27,6 +27,24 @@ export const ErrorBody = Type.Object(
   },
 );
 
+/**
+ * The 403 of a route that contacts a person: besides FORBIDDEN and CHANNEL_BLOCKED, each refusal of the
+ * contact policy (runtime/src/compliance), which reaches no provider and is stored for the operator.
+ */
+export function contactRefusals(): Record<403, { description: string; schema: TSchema }> {
+  return {
+    403: {
+      description: [
+        'The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider:',
+        'RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent\'s comms_do_not_contact, the operator); do not contact them on any channel;',
+        'OUTSIDE_CALLING_HOURS — a call or marketing message outside the calling hours where the person is; `details[0].opensAt` says when they open;',
+        'CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it.',
+      ].join(' '),
+      schema: ErrorBody,
+    },
+  };
+}
+
 /** Standard error responses for a route with the given auth. */
 export function errorResponses(...statuses: number[]): Record<number, { description: string; schema: TSchema }> {
   const text: Record<number, string> = {

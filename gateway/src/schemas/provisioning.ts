@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AgentId, CALLBACK_URL_RULES, ChannelName } from './common.js';
+import { ConsentKindName } from './consents.js';
 
 export const ProvisionBody = Type.Object(
   {
@@ -13,6 +14,13 @@ export const ProvisionBody = Type.Object(
     voice: Type.Optional(Type.String({ maxLength: 100 })),
     language: Type.Optional(Type.String({ maxLength: 35 })),
     recordCalls: Type.Optional(Type.Boolean({ description: "Record the agent's calls (both legs, one WAV file) unless a call says otherwise; off by default. Announcing the recording is the agent's choice, in its greeting." })),
+    requireConsent: Type.Optional(
+      Type.Array(ConsentKindName, {
+        maxItems: 3,
+        description:
+          'Consent kinds the agent must find on record (comms_record_consent) before it contacts a person: a call needs automated-call, any other message transactional; refused with CONSENT_REQUIRED otherwise. Absent: none. The operator changes it with POST /admin/api/agents/{agentId}/contact-settings.',
+      }),
+    ),
     callbackUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: CALLBACK_URL_RULES })),
   },
   { additionalProperties: false },

@@ -15,6 +15,7 @@ export class StoreAdminPort implements AdminPort {
   readonly reads: OperatorReads;
   readonly pools: Store['pools'];
   readonly contactList: Store['doNotContact'];
+  readonly refusals: Store['contactRefusals'];
 
   constructor(
     private readonly store: Store,
@@ -26,6 +27,7 @@ export class StoreAdminPort implements AdminPort {
     this.reads = new OperatorReads(store);
     this.pools = store.pools;
     this.contactList = store.doNotContact;
+    this.refusals = store.contactRefusals;
   }
 
   readonly agents = async (): Promise<AgentView[]> => {
