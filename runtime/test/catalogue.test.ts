@@ -50,7 +50,9 @@ describe('the agent operation catalogue at the bus edge', () => {
 
   it('refuses a send whose payload does not match, naming the field, and stores nothing', async () => {
     await assert.rejects(publish('send', 'cat-1', { channel: 'fax', to: '+15551234567', body: 'hi' }), refusedAs('BAD_REQUEST', /channel/));
-    await assert.rejects(publish('send', 'cat-1', { channel: 'sms', to: '+15551234567' }), refusedAs('BAD_REQUEST', /body/));
+    // `body` or a WhatsApp `template`: one of them, which the operation itself checks.
+    await assert.rejects(publish('send', 'cat-1', { channel: 'sms', to: '+15551234567' }), refusedAs('VALIDATION_FAILED', /`body`.*`template`/));
+    await assert.rejects(publish('send', 'cat-1', { channel: 'whatsapp', to: '+15551234567', template: { contentSid: 7 } }), refusedAs('BAD_REQUEST', /contentSid/));
     await assert.rejects(publish('send', 'cat-1', { channel: 'sms', to: '+15551234567', body: { nested: true } }), refusedAs('BAD_REQUEST', /body/));
     assert.deepEqual(await runtime.inspect.stored.messageCounts('cat-1'), {});
     assert.equal(sim.messages().length, 0);
