@@ -10,6 +10,14 @@ export function integrationGuide(baseUrl: string): string {
 Switchboard gives your agent real communication channels. This guide shows how to connect.
 Every example uses this gateway's address, \`${baseUrl}\`.
 
+From TypeScript, \`@switchboard/client\` is a typed
+client generated from this server's OpenAPI document: every REST call below as
+\`client.GET/POST(...)\`, with its types, plus \`sendMessage\` with an idempotency key, the inbox as an async
+iterator that follows its cursor, and \`waitForReply\`. \`npm install @switchboard/client\`, then
+\`createClient({ baseUrl: '${baseUrl}', token: process.env.CLIENT_TOKEN })\`. For a person debugging an
+agent, \`SWITCHBOARD_TOKEN=<token> npx switchboard tail --agent <agentId> --url ${baseUrl}\` prints the
+agent's inbox live, one line per entry.
+
 ## Tokens
 
 | token | where you get it | what it may do |
