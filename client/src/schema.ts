@@ -240,6 +240,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/whatsapp/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The WhatsApp templates the provider approved, asked of its API: send one with `template` on send-message, also outside the 24-hour window. */
+        get: operations["listWhatsAppTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/inbox": {
         parameters: {
             query?: never;
@@ -319,6 +336,58 @@ export interface paths {
         put?: never;
         /** Make several addresses of one counterpart one conversation (a customer who texts, then emails): the first address's conversation takes the others. */
         post: operations["linkContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether this agent has a person's consent, per kind, which kinds it must have, and every record of them. */
+        get: operations["checkConsent"];
+        put?: never;
+        /** Record a person's consent (transactional, marketing or automated-call) with how it was given and what shows it; recording again renews it. */
+        post: operations["recordConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consents/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a person's consent of one kind, or every kind: the agent's own record and the operator's. The record stays, with when it was revoked. */
+        post: operations["revokeConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/do-not-contact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put a person on this agent's own do-not-contact list (they asked not to be contacted again): every later message or call of this agent to them, on any channel, is refused with RECIPIENT_OPTED_OUT. */
+        post: operations["doNotContact"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1156,6 +1225,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/refusals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Messages and calls the contact policy refused (RECIPIENT_OPTED_OUT, OUTSIDE_CALLING_HOURS, CONSENT_REQUIRED), newest first, for one agent or code or all; kept 90 days. */
+        get: operations["adminRefusals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/agents/{agentId}/contact-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set which consents an agent must find on record before it contacts a person: a call needs automated-call, a message marked marketing needs marketing, any other message transactional; otherwise CONSENT_REQUIRED. */
+        post: operations["adminSetContactSettings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/agents/{agentId}/conversations": {
         parameters: {
             query?: never;
@@ -1608,6 +1711,8 @@ export interface operations {
                     language?: string;
                     /** @description Record the agent's calls (both legs, one WAV file) unless a call says otherwise; off by default. Announcing the recording is the agent's choice, in its greeting. */
                     recordCalls?: boolean;
+                    /** @description Consent kinds the agent must find on record (comms_record_consent) before it contacts a person: a call needs automated-call, any other message transactional; refused with CONSENT_REQUIRED otherwise. Absent: none. The operator changes it with POST /admin/api/agents/{agentId}/contact-settings. */
+                    requireConsent?: ("transactional" | "marketing" | "automated-call")[];
                     /**
                      * Format: uri
                      * @description https:// (http:// to loopback outside production). Unless the CALLBACK_ALLOW_PRIVATE_NETWORKS setting allows them, a host that is a loopback, private, link-local, carrier-grade NAT, multicast, unspecified or reserved address is refused (400), and so is a name that resolves to one when a callback is posted.
@@ -1915,7 +2020,21 @@ export interface operations {
                     to?: string;
                     /** @description Instead of `to`: reply in this conversation, to its counterpart's address on the channel (an email reply takes the last subject, "Re: …", unless `subject` is given). */
                     conversationId?: string;
-                    body: string;
+                    /** @description The text. Required unless a WhatsApp `template` is sent instead (one of the two). */
+                    body?: string;
+                    /** @description On WhatsApp, instead of `body`: an approved template by `contentSid` or `name`, with its variables. The one message allowed outside the 24-hour customer service window. */
+                    template?: {
+                        /** @description Twilio's Content SID (HX…), from GET /api/v1/whatsapp/templates. */
+                        contentSid?: string;
+                        /** @description The template's name, instead of `contentSid`; the approved one (in `language`, when given) is sent. */
+                        name?: string;
+                        /** @description The template language, e.g. en or en_US. */
+                        language?: string;
+                        /** @description Values of the placeholders by name: {"1": "Sam", "2": "Friday"} fills {{1}} and {{2}}. */
+                        variables?: {
+                            [key: string]: string;
+                        };
+                    };
                     /** @description Required for email. */
                     subject?: string;
                     html?: string;
@@ -1976,7 +2095,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call or marketing message outside the calling hours where the person is; `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2439,6 +2558,150 @@ export interface operations {
             };
         };
     };
+    listWhatsAppTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Approved templates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The WhatsApp provider asked, e.g. twilio. */
+                        provider: string;
+                        /** @description The approved templates: send one with `template` on send-message. */
+                        templates: {
+                            /** @description The provider's id to send it by (Twilio's Content SID, HX…). */
+                            contentSid: string;
+                            name: string;
+                            language: string;
+                            /** @description UTILITY, MARKETING or AUTHENTICATION, as the provider says. */
+                            category: string | null;
+                            /** @description The text with its placeholders ({{1}}, {{2}}, …). */
+                            body: string | null;
+                            /** @description Each placeholder's sample value, by name. */
+                            variables: {
+                                [key: string]: string;
+                            };
+                        }[];
+                        count: number;
+                    };
+                };
+            };
+            /** @description Malformed request or an unknown field or query parameter, named with the allowed ones (BAD_REQUEST); a missing or invalid field (VALIDATION_FAILED). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The provider failed (PROVIDER_ERROR). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Error. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
     readInbox: {
         parameters: {
             query?: {
@@ -2482,7 +2745,7 @@ export interface operations {
                             messageId: string | null;
                             /** @description received, the outbound status (queued, accepted, sent, delivered, read, failed, undelivered, or unknown: no final status from the provider within RECONCILE_BOUND_MS, the payload's reason says why), or the call's (initiated, ringing, in-progress, completed, busy, no-answer, failed, canceled, unknown). */
                             status: string | null;
-                            /** @description message.received: from, to, subject, body, html, mediaUrls, externalId, receivedAt. message.status: from, to, status, externalId, cost, error, reason (why a status is unknown). call.status: callSid, direction, from, to, status, durationSeconds, cost, reason (why a status is unknown). call.transcript: callSid, direction, from, to, endedAt, transcript (role, text, at, turn, interrupted). voicemail: callSid, from, to, subject, body (the transcript). */
+                            /** @description message.received: from, to, subject, body, html, mediaUrls, externalId, receivedAt; on WhatsApp also serviceWindow {closesAt}, until when a free-form reply may go out. message.status: from, to, status, externalId, cost, error, reason (why a status is unknown). call.status: callSid, direction, from, to, status, durationSeconds, cost, reason (why a status is unknown). call.transcript: callSid, direction, from, to, endedAt, transcript (role, text, at, turn, interrupted). voicemail: callSid, from, to, subject, body (the transcript). */
                             payload: {
                                 [key: string]: unknown;
                             };
@@ -2857,6 +3120,17 @@ export interface operations {
                         }[];
                         /** @description Addresses the agent linked into this conversation. */
                         linkedAddresses: string[];
+                        /** @description For a conversation on WhatsApp: its service window; null otherwise. */
+                        serviceWindow: {
+                            /** @constant */
+                            channel: "whatsapp";
+                            /** @description Whether a free-form WhatsApp message may go out now; when false only an approved template may. */
+                            open: boolean;
+                            /** @description When it closes (or closed): 24 hours after lastInboundAt; null when the counterpart never wrote on WhatsApp. */
+                            closesAt: string | null;
+                            /** @description The counterpart's last WhatsApp message. */
+                            lastInboundAt: string | null;
+                        } | null;
                         /** @description Messages and calls across channels, newest first. */
                         items: {
                             kind: "message" | "call";
@@ -3089,6 +3363,603 @@ export interface operations {
             };
         };
     };
+    checkConsent: {
+        parameters: {
+            query: {
+                agentId?: string;
+                contact: string;
+                channel?: "sms" | "email" | "whatsapp" | "line" | "voice";
+                kind?: "transactional" | "marketing" | "automated-call";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Letters, digits, _ . - ; starts with a letter or digit; at most 64 characters. */
+                        agentId: string;
+                        contact: string;
+                        /** @description Per kind asked (every kind when none was named): true when a live consent lets this agent contact them. */
+                        consented: {
+                            [key: string]: boolean;
+                        };
+                        /** @description The kinds this agent must find on record before contacting anyone (CONSENT_REQUIRED otherwise). */
+                        required: ("transactional" | "marketing" | "automated-call")[];
+                        /** @description Every record this agent sees for them (its own and the operator's), live and revoked. */
+                        consents: {
+                            contact: string;
+                            /** @description `*`: given to the operator (every agent); else the agent's id. */
+                            scope: string;
+                            /** @description `transactional`: plain service messages; `marketing`: messages marked as marketing; `automated-call`: calls by an automated (AI) voice. */
+                            kind: "transactional" | "marketing" | "automated-call";
+                            source: string;
+                            evidence: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When it was given.
+                             */
+                            recordedAt: string;
+                            revokedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Malformed request or an unknown field or query parameter, named with the allowed ones (BAD_REQUEST); a missing or invalid field (VALIDATION_FAILED). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    recordConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key returns the first result and does nothing again; while the first request is still running, 409 CONFLICT with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Letters, digits, _ . - ; starts with a letter or digit; at most 64 characters. */
+                    agentId?: string;
+                    /** @description The person: an E.164 number (`whatsapp:` allowed), an email address or a LINE user id. A consent or an opt-out is the person's on every channel. */
+                    contact: string;
+                    /** @description One of sms, email, whatsapp, line, voice. */
+                    channel?: "sms" | "email" | "whatsapp" | "line" | "voice";
+                    /** @description `transactional`: plain service messages; `marketing`: messages marked as marketing; `automated-call`: calls by an automated (AI) voice. */
+                    kind: "transactional" | "marketing" | "automated-call";
+                    /** @description How it was given: `web-form`, `sms-keyword`, `call`, `paper`… */
+                    source: string;
+                    /** @description What shows it: the form's text and time, the message, the call's id. */
+                    evidence?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the person gave it (not in the future); absent: now.
+                     */
+                    givenAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description Letters, digits, _ . - ; starts with a letter or digit; at most 64 characters. */
+                        agentId: string;
+                        consent: {
+                            contact: string;
+                            /** @description `*`: given to the operator (every agent); else the agent's id. */
+                            scope: string;
+                            /** @description `transactional`: plain service messages; `marketing`: messages marked as marketing; `automated-call`: calls by an automated (AI) voice. */
+                            kind: "transactional" | "marketing" | "automated-call";
+                            source: string;
+                            evidence: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When it was given.
+                             */
+                            recordedAt: string;
+                            revokedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request or an unknown field or query parameter, named with the allowed ones (BAD_REQUEST); a missing or invalid field (VALIDATION_FAILED). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Body over the size limit (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Wrong content type (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    revokeConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key returns the first result and does nothing again; while the first request is still running, 409 CONFLICT with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Letters, digits, _ . - ; starts with a letter or digit; at most 64 characters. */
+                    agentId?: string;
+                    /** @description The person: an E.164 number (`whatsapp:` allowed), an email address or a LINE user id. A consent or an opt-out is the person's on every channel. */
+                    contact: string;
+                    /** @description One of sms, email, whatsapp, line, voice. */
+                    channel?: "sms" | "email" | "whatsapp" | "line" | "voice";
+                    /** @description `transactional`: plain service messages; `marketing`: messages marked as marketing; `automated-call`: calls by an automated (AI) voice. */
+                    kind?: "transactional" | "marketing" | "automated-call";
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Revoked (revoked lists the kinds that were live). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description Letters, digits, _ . - ; starts with a letter or digit; at most 64 characters. */
+                        agentId: string;
+                        contact: string;
+                        /** @description The kinds that had a live consent, now revoked (the agent's own and the operator's). */
+                        revoked: ("transactional" | "marketing" | "automated-call")[];
+                    };
+                };
+            };
+            /** @description Malformed request or an unknown field or query parameter, named with the allowed ones (BAD_REQUEST); a missing or invalid field (VALIDATION_FAILED). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Body over the size limit (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Wrong content type (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    doNotContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key returns the first result and does nothing again; while the first request is still running, 409 CONFLICT with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Letters, digits, _ . - ; starts with a letter or digit; at most 64 characters. */
+                    agentId?: string;
+                    /** @description The person: an E.164 number (`whatsapp:` allowed), an email address or a LINE user id. A consent or an opt-out is the person's on every channel. */
+                    contact: string;
+                    /** @description One of sms, email, whatsapp, line, voice. */
+                    channel?: "sms" | "email" | "whatsapp" | "line" | "voice";
+                    /** @description What the person said, kept with the entry. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Listed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description Letters, digits, _ . - ; starts with a letter or digit; at most 64 characters. */
+                        agentId: string;
+                        contact: string;
+                        /** @description The agent's id: its own list. */
+                        scope: string;
+                        /** @description False when they were on its list already. */
+                        changed: boolean;
+                    };
+                };
+            };
+            /** @description Malformed request or an unknown field or query parameter, named with the allowed ones (BAD_REQUEST); a missing or invalid field (VALIDATION_FAILED). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Body over the size limit (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Wrong content type (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
     waitForReply: {
         parameters: {
             query?: {
@@ -3137,7 +4008,7 @@ export interface operations {
                             messageId: string | null;
                             /** @description received, the outbound status (queued, accepted, sent, delivered, read, failed, undelivered, or unknown: no final status from the provider within RECONCILE_BOUND_MS, the payload's reason says why), or the call's (initiated, ringing, in-progress, completed, busy, no-answer, failed, canceled, unknown). */
                             status: string | null;
-                            /** @description message.received: from, to, subject, body, html, mediaUrls, externalId, receivedAt. message.status: from, to, status, externalId, cost, error, reason (why a status is unknown). call.status: callSid, direction, from, to, status, durationSeconds, cost, reason (why a status is unknown). call.transcript: callSid, direction, from, to, endedAt, transcript (role, text, at, turn, interrupted). voicemail: callSid, from, to, subject, body (the transcript). */
+                            /** @description message.received: from, to, subject, body, html, mediaUrls, externalId, receivedAt; on WhatsApp also serviceWindow {closesAt}, until when a free-form reply may go out. message.status: from, to, status, externalId, cost, error, reason (why a status is unknown). call.status: callSid, direction, from, to, status, durationSeconds, cost, reason (why a status is unknown). call.transcript: callSid, direction, from, to, endedAt, transcript (role, text, at, turn, interrupted). voicemail: callSid, from, to, subject, body (the transcript). */
                             payload: {
                                 [key: string]: unknown;
                             };
@@ -4535,7 +5406,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call or marketing message outside the calling hours where the person is; `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4716,7 +5587,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call or marketing message outside the calling hours where the person is; `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4895,7 +5766,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call or marketing message outside the calling hours where the person is; `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8898,6 +9769,8 @@ export interface operations {
                             optOuts: number;
                             /** @description Stored answers of idempotent sends to them. */
                             idempotentAnswers: number;
+                            /** @description Messages and calls to them the contact policy refused, as stored for the operator. */
+                            contactRefusals: number;
                         };
                         /** @description Do-not-contact entries kept under the digest, so they are still not contacted. */
                         keptOnDoNotContact: number;
@@ -8936,6 +9809,239 @@ export interface operations {
             };
             /** @description The token may not do this (FORBIDDEN), or a signature failed. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    adminRefusals: {
+        parameters: {
+            query?: {
+                agentId?: string;
+                code?: "RECIPIENT_OPTED_OUT" | "OUTSIDE_CALLING_HOURS" | "CONSENT_REQUIRED";
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of refusals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first. */
+                        refusals: {
+                            id: string;
+                            /** @description Letters, digits, _ . - ; starts with a letter or digit; at most 64 characters. */
+                            agentId: string;
+                            /** @description One of sms, email, whatsapp, line, voice. */
+                            channel: "sms" | "email" | "whatsapp" | "line" | "voice";
+                            /** @description The person, as the do-not-contact list and consents key them. */
+                            address: string;
+                            /** @description RECIPIENT_OPTED_OUT, OUTSIDE_CALLING_HOURS or CONSENT_REQUIRED. */
+                            code: string;
+                            /** @description A call (placed, bridged, a voice message) rather than a message. */
+                            call: boolean;
+                            /** @description The sentence the agent was given. */
+                            message: string;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Malformed request or an unknown field or query parameter, named with the allowed ones (BAD_REQUEST); a missing or invalid field (VALIDATION_FAILED). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    adminSetContactSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key returns the first result and does nothing again; while the first request is still running, 409 CONFLICT with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The consent kinds the agent must find on record before it contacts a person; [] asks none. */
+                    requireConsent: ("transactional" | "marketing" | "automated-call")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @description Letters, digits, _ . - ; starts with a letter or digit; at most 64 characters. */
+                        agentId: string;
+                        requireConsent: ("transactional" | "marketing" | "automated-call")[];
+                    };
+                };
+            };
+            /** @description Malformed request or an unknown field or query parameter, named with the allowed ones (BAD_REQUEST); a missing or invalid field (VALIDATION_FAILED). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Wrong content type (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9122,6 +10228,17 @@ export interface operations {
                         }[];
                         /** @description Addresses the agent linked into this conversation. */
                         linkedAddresses: string[];
+                        /** @description For a conversation on WhatsApp: its service window; null otherwise. */
+                        serviceWindow: {
+                            /** @constant */
+                            channel: "whatsapp";
+                            /** @description Whether a free-form WhatsApp message may go out now; when false only an approved template may. */
+                            open: boolean;
+                            /** @description When it closes (or closed): 24 hours after lastInboundAt; null when the counterpart never wrote on WhatsApp. */
+                            closesAt: string | null;
+                            /** @description The counterpart's last WhatsApp message. */
+                            lastInboundAt: string | null;
+                        } | null;
                         /** @description Messages and calls across channels, newest first. */
                         items: {
                             kind: "message" | "call";
