@@ -42,7 +42,8 @@ ${MAX_JSON_DEPTH} levels is refused too (400 \`BAD_REQUEST\`).
 Switchboard is an MCP server with the tools \`comms_send_message\`, \`comms_make_call\`,
 \`comms_call_on_behalf\`, \`comms_send_voice_message\`, \`comms_transfer_call\`, \`comms_set_callback_url\`,
 \`comms_get_waiting_messages\`, \`comms_get_channel_status\`, \`comms_get_usage\`, \`comms_get_billing\`,
-\`comms_get_call\`, \`comms_inbox_read\`, \`comms_inbox_ack\`, \`comms_list_conversations\`, \`comms_get_conversation\`, \`comms_link_contacts\`, \`comms_wait_for_reply\`, \`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
+\`comms_get_call\`, \`comms_inbox_read\`, \`comms_inbox_ack\`, \`comms_list_conversations\`, \`comms_get_conversation\`, \`comms_link_contacts\`,
+\`comms_record_consent\`, \`comms_revoke_consent\`, \`comms_check_consent\`, \`comms_do_not_contact\`, \`comms_wait_for_reply\`, \`comms_provision_channels\`, \`comms_deprovision_channels\` and \`comms_ping\` — each takes the same
 fields as its REST route below (\`comms_get_call\` takes the route's \`callId\` as an argument; \`comms_wait_for_reply\` takes \`timeoutSeconds\` instead of \`wait\`, see "Wait for a reply") and returns the same JSON, as \`structuredContent\` (each tool declares
 an \`outputSchema\`) and as JSON text; failures are \`isError\` results carrying the error body. The
 tools are listed in a fixed order. One endpoint, \`${baseUrl}/mcp\` with \`Authorization: Bearer <token>\`
@@ -109,8 +110,9 @@ resource server:
 - **Scopes**: \`switchboard:send\` (any message channel) or \`switchboard:send:<channel>\` (\`sms\`, \`email\`,
   \`whatsapp\`, \`line\`) for send-message; \`switchboard:call\` for make-call, call-on-behalf,
   send-voice-message and transfer-call; \`switchboard:read\` for waiting-messages, channel-status, usage,
-  billing, calls (and their recordings), the inbox (reading and acknowledging), conversations and waiting
-  for a reply; \`switchboard:configure\` for callback-url, link-contacts and deprovision. Provisioning takes
+  billing, calls (and their recordings), the inbox (reading and acknowledging), conversations, waiting
+  for a reply, checking and revoking consents and do-not-contact (honouring a person's wish never waits
+  for a scope); \`switchboard:configure\` for callback-url, link-contacts, recording a consent and deprovision. Provisioning takes
   the team token (an access token is 403 \`FORBIDDEN\` there, with no scope to ask for), and
   \`/admin/api/*\` never takes an access token. The OpenAPI document lists each operation's scope under
   \`accessToken\` in its \`security\`. A missing scope is 403 with
@@ -155,11 +157,42 @@ Channels: \`sms\` and \`whatsapp\` (\`to\` is E.164), \`email\` (\`subject\` req
 \`line\` (\`to\` is a LINE user id). The from-address is always the agent's provisioned one. The
 answer carries \`messageId\`, the provider's \`externalId\`, \`status\` and \`cost\` (USD).
 Errors you should handle: \`CHANNEL_NOT_PROVISIONED\` (409), \`CHANNEL_BLOCKED\` (403),
-\`RECIPIENT_OPTED_OUT\` (403: the person is on the do-not-contact list, for a text STOP or by the operator;
-do not contact them on any channel, calls included; a STOP ends when they text START), \`OUTSIDE_CALLING_HOURS\`
-(403, calls when the operator enforces calling hours: the message and \`details\` say when the recipient's
-hours open), \`PROVIDER_ERROR\` (502:
+\`RECIPIENT_OPTED_OUT\`, \`OUTSIDE_CALLING_HOURS\` and \`CONSENT_REQUIRED\` (403: the contact policy refused it, see
+"Contacting people lawfully" below), \`PROVIDER_ERROR\` (502:
 the provider refused after retries; the message also waits as a \`send_failed\` dead letter).
+
+## Contacting people lawfully
+
+Before any message or call leaves, Switchboard checks the person against the do-not-contact list, the
+calling hours where they are, and the consent your agent needs. A refusal is 403 with one of these codes;
+nothing reached a provider, no quota was used, and the operator sees it (\`/admin/api/refusals\`, metrics):
+
+- \`RECIPIENT_OPTED_OUT\`: the person is on the do-not-contact list (they texted STOP, you listed them with
+  \`comms_do_not_contact\`, or the operator did). Do not contact them again on any channel, calls included.
+  A STOP ends when they text START; other entries only when the operator removes them.
+- \`OUTSIDE_CALLING_HOURS\`: a call outside the calling hours where
+  the person is, when the operator enforces them. Try again from \`details[0].opensAt\` (also in the sentence).
+- \`CONSENT_REQUIRED\`: your agent is configured to need a consent of \`details[0].kind\` before contacting
+  anyone (a call: \`automated-call\`; a message: \`transactional\`) and
+  none is on record for this person. Ask for it; once they give it, record it and retry.
+
+Consent records (\`kind\`: \`transactional\`, \`marketing\` or \`automated-call\`; a consent is the person's on
+every channel, \`channel\` only says how \`contact\` names them):
+
+\`\`\`sh
+curl -s ${baseUrl}/api/v1/consents -H "Authorization: Bearer $CLIENT_TOKEN" -H 'Content-Type: application/json' \\
+  -d '{"contact":"+14155550123","channel":"sms","kind":"automated-call","source":"call","evidence":"said yes on call CA123","givenAt":"2026-01-15T10:00:00Z"}'
+curl -s "${baseUrl}/api/v1/consents?contact=%2B14155550123" -H "Authorization: Bearer $CLIENT_TOKEN"
+curl -s ${baseUrl}/api/v1/consents/revoke -H "Authorization: Bearer $CLIENT_TOKEN" -H 'Content-Type: application/json' \\
+  -d '{"contact":"+14155550123","kind":"marketing"}'
+\`\`\`
+
+Over MCP: \`comms_record_consent\`, \`comms_check_consent\` (answers \`consented\` per kind, the kinds your agent
+\`required\`, and every record, live and revoked) and \`comms_revoke_consent\` (no \`kind\`: every kind; it revokes the
+operator's record too). When a person asks, on a call or in a message, not to be contacted again, put them on
+your own list at once with \`comms_do_not_contact\` (\`POST /api/v1/do-not-contact\`
+\`{"contact":"+14155550123","reason":"asked on the call"}\`): every later message or call of yours to them is
+refused with \`RECIPIENT_OPTED_OUT\`.
 
 ## Receive messages
 
@@ -304,7 +337,9 @@ you until your next read, so read the inbox when you (re)connect, and acknowledg
 - \`POST ${baseUrl}/api/v1/make-call\` \`{"to":"+14155550123","greeting":"…","systemPrompt":"…","mode":"relay"|"stream"}\`
   places a live AI call from the agent's number. \`relay\`: the provider does speech recognition and
   synthesis (ConversationRelay); \`stream\`: Switchboard does (Media Streams, speech-to-text, TTS,
-  barge-in).
+  barge-in). make-call, call-on-behalf and send-voice-message are refused like messages when the contact
+  policy says no (\`RECIPIENT_OPTED_OUT\`, \`OUTSIDE_CALLING_HOURS\`, \`CONSENT_REQUIRED\` for an
+  \`automated-call\` consent; see "Contacting people lawfully").
 - Each turn of a call is answered by the agent: over MCP, a session that declared the \`sampling\`
   capability gets \`sampling/createMessage\` with the conversation so far and its reply is spoken;
   otherwise your callback URL gets a signed \`call.turn\` event (\`data.text\` is what the caller
