@@ -2095,7 +2095,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call or marketing message outside the calling hours where the person is; `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5406,7 +5406,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call or marketing message outside the calling hours where the person is; `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5587,7 +5587,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call or marketing message outside the calling hours where the person is; `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5766,7 +5766,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call or marketing message outside the calling hours where the person is; `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
