@@ -19,7 +19,7 @@ export async function backup(line: Line & { to: string }): Promise<number> {
   });
   const { file, bytes, manifest } = await backupDataDir(settings, { to: line.to, version: VERSION, progress: say });
   say(
-    `Backup written: ${file} (${(bytes / 1024 / 1024).toFixed(1)} MiB; the store as of ${manifest.createdAt}, ` +
+    `Backup written: ${file} (${size(bytes)}; the store as of ${manifest.createdAt}, ` +
       `${manifest.recordings} recordings, ${manifest.voiceMessages} voice messages).`,
   );
   say(
@@ -47,4 +47,8 @@ export async function restore(line: Line & { from: string; force: boolean }): Pr
   if (settings.RECORDINGS_DIR) say(`Recordings were restored under ${dataDir}/recordings; RECORDINGS_DIR is set: move them there, or unset it.`);
   say(`Start it with: switchboard start --data-dir ${dataDir}`);
   return 0;
+}
+
+function size(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

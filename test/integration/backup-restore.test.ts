@@ -120,7 +120,7 @@ describe('switchboard backup and restore', () => {
       backupEnded = Date.now();
       assert.equal(backup.status, 0, backup.output);
       assert.match(backup.output, /^Backing up .*data to .*switchboard-backup\.tar\.gz$/m);
-      assert.match(backup.output, /^store: copied \(.* MiB, \d+ pages\) in .* s, as of /m, 'a progress line for the store');
+      assert.match(backup.output, /^store: copied \(\d+(?:\.\d)? [KM]iB, \d+ pages\) in .* s, as of /m, 'a progress line for the store');
       assert.match(backup.output, /Backup written: .*switchboard-backup\.tar\.gz .*1 recordings, 1 voice messages/);
       const during = acked.filter((a) => a.at > backupBegan && a.at < backupEnded).length;
       assert.ok(during > 0, 'webhooks were acknowledged while the backup ran');

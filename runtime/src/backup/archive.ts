@@ -85,7 +85,7 @@ export function sha256(path: string): Promise<string> {
   });
 }
 
-/** Bytes as MiB with one decimal, for progress lines. */
+/** Bytes as MiB with one decimal (KiB below one MiB), for progress lines. */
 export function mib(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  return bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

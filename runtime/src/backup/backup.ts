@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { create } from 'tar';
@@ -52,7 +52,7 @@ export async function backupDataDir(settings: Settings, options: BackupOptions):
   say(`Backing up ${dir} to ${target}`);
 
   // The pieces are gathered in a private folder beside the target (the same file system, so the
-  // finished file is renamed into place), the files that are not copied linked in.
+  // finished file is renamed into place), the audio folders linked in, not copied.
   const staging = await mkdtemp(join(dirname(target), `.${basename(target)}.`));
   try {
     const createdAt = new Date().toISOString();
@@ -73,12 +73,12 @@ export async function backupDataDir(settings: Settings, options: BackupOptions):
     // Listed after the store's copy: a recording is written before its row names it, so every file
     // the copy names is here. One written later is left out; one removed meanwhile is skipped.
     const secretKey = !settings.SECRET_KEY && existsSync(join(dir, KEY_FILE));
-    if (secretKey) symlinkSync(join(dir, KEY_FILE), join(staging, KEY_FILE));
+    if (secretKey) copyFileSync(join(dir, KEY_FILE), join(staging, KEY_FILE));
     const folders = { [RECORDINGS]: settings.RECORDINGS_DIR ? resolve(settings.RECORDINGS_DIR) : join(dir, RECORDINGS), [VOICE_MESSAGES]: join(dir, VOICE_MESSAGES) };
     const listed = new Set<string>();
     for (const [name, source] of Object.entries(folders)) {
       if (!existsSync(source)) continue;
-      symlinkSync(source, join(staging, name));
+      symlinkSync(source, join(staging, name), 'junction'); // a junction on Windows, which needs no privilege; a symlink elsewhere
       for (const file of readdirSync(source)) if (file.endsWith('.wav')) listed.add(`${name}/${file}`);
     }
     const count = (name: string) => [...listed].filter((p) => p.startsWith(`${name}/`)).length;
