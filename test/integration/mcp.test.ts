@@ -52,7 +52,8 @@ for (const kind of ['sse', 'streamable'] as const) {
       const { tools } = await mcp.client.listTools();
       assert.deepEqual(tools.map((x) => x.name).sort(), EXPECTED_TOOLS);
       const send = tools.find((x) => x.name === 'comms_send_message')!;
-      assert.deepEqual(send.inputSchema.required, ['body'], 'channel and to, or a conversationId: the route checks which');
+      assert.equal(send.inputSchema.required, undefined, 'channel and to, or a conversationId; body, or a WhatsApp template: the route checks which');
+      assert.ok(send.inputSchema.properties?.['template'], 'a WhatsApp template instead of body');
       assert.ok(tools.every((x) => x.name.length < 64 && x.description));
       assert.deepEqual(mcp.client.getServerCapabilities()?.logging, {});
     });
