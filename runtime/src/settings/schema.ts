@@ -127,7 +127,7 @@ export const SettingsSchema = Type.Object(
       default: 0,
       minimum: 0,
       maximum: 65535,
-      description: 'Runtime nodes (`switchboard runtime`) only: TCP port, on HOST, of their liveness and readiness probes (GET /health, GET /health/ready); 0: none. Gateways answer both on PORT.',
+      description: 'Runtime nodes (`switchboard runtime`) only: TCP port, on HOST, of their liveness and readiness probes (GET /health, GET /health/ready) and Prometheus metrics (GET /metrics); 0: none. Gateways answer all three on PORT.',
     }),
     LOG_LEVEL: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
