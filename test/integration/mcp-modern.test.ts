@@ -100,7 +100,7 @@ describe(`MCP ${REVISION} (stateless) at /mcp beside the 2025-era sessions`, () 
       TOOL_ORDER,
     );
     const send = tools.find((tool) => tool.name === 'comms_send_message')!;
-    assert.deepEqual(send.inputSchema.required, ['body'], 'channel and to, or a conversationId: the route checks which');
+    assert.equal(send.inputSchema.required, undefined, 'channel and to, or a conversationId; body, or a WhatsApp template: the route checks which');
     assert.ok(tools.every((tool) => tool.outputSchema?.type === 'object'), 'every tool declares its structured output');
   });
 
