@@ -98,7 +98,16 @@ export const CallListResponse = Type.Object({ calls: Type.Array(Type.Object(Call
 
 export const CallResponse = Type.Object({
   ...CallFields,
-  ledger: Type.Union([Type.Object({ greeting: Type.Union([LedgerTurn, Type.Null()]), turns: Type.Array(LedgerTurn) }), Type.Null()]),
+  ledger: Type.Union([
+    Type.Object({
+      greeting: Type.Union([LedgerTurn, Type.Null()]),
+      turns: Type.Array(LedgerTurn),
+      recordingAnnouncement: Type.Optional(
+        Type.String({ description: "The announcement a recorded call opened with because the other party's place asks every party's consent to record (RECORDING_ANNOUNCEMENTS); absent when none was said." }),
+      ),
+    }),
+    Type.Null(),
+  ]),
   transcript: Type.Array(
     Type.Object({ turn: Type.Integer({ minimum: 0 }), role: Type.Union([Type.Literal('caller'), Type.Literal('agent')]), text: Type.String(), at: Type.String(), interrupted: Type.Boolean() }),
   ),

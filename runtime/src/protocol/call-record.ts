@@ -58,6 +58,8 @@ export interface LedgerTurn {
 export interface CallLedgerRecord {
   readonly greeting: LedgerTurn | null;
   readonly turns: readonly LedgerTurn[];
+  /** The recording announcement the call opened with, where the other party's place asks every party's consent. */
+  readonly recordingAnnouncement?: string;
 }
 
 /** One line of the stored transcript. */

@@ -15,6 +15,8 @@ import type { ReadinessChecks } from '../health.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from '../actors/operation.js';
 import { callbackFetch } from '../delivery/callback-address.js';
+import { RecipientPlaces } from '../compliance/recipient-place.js';
+import { RecordingConsent, parseAnnouncements } from '../compliance/recording-consent.js';
 import { DEMO_EMAIL_DOMAIN, allowsPrivateNetworks, demoPools, isDemoMode } from '../modes.js';
 import type { SecretBox } from '../secrets.js';
 import type { Settings } from '../settings/schema.js';
@@ -258,6 +260,7 @@ export function callService(parts: Pick<RoleParts, 'settings' | 'logger' | 'stor
     maxCallSeconds: settings.VOICE_MAX_CALL_SECONDS,
     publicBaseUrl,
     recordings: callRecordings(parts),
+    recordingConsent: new RecordingConsent(new RecipientPlaces(), parseAnnouncements(settings.RECORDING_ANNOUNCEMENTS)),
   }, logger);
 }
 

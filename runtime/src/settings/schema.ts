@@ -313,6 +313,11 @@ export const SettingsSchema = Type.Object(
       maximum: 3650,
       description: 'How long call recordings are kept (0: removed at the next hourly sweep). Recording is off unless an agent (recordCalls) or a call (record) asks for it.',
     }),
+    RECORDING_ANNOUNCEMENTS: Type.String({
+      default: '',
+      description:
+        "How a recorded call tells the other party it is recorded, where their place asks every party's consent (France, Germany, Australia, California and the other US all-party states): `<language>=<text>` entries separated by `|`, replacing or adding to the built-in en, fr, de and es wording (`en=This call is recorded for quality.|it=La chiamata è registrata.`). The call's language picks one, else its base language, else English.",
+    }),
     TARIFFS: Type.String({
       default:
         'sms=0.0083,whatsapp=0.005,email=0.0004,line=0,call_minute=0.014,voice_message=0.014,transfer=0.01,tts_1k_characters=0.18,' +

@@ -32,6 +32,8 @@ const span = (from: number | undefined, to: number | undefined): number | null =
  */
 export class CallLedger {
   readonly greeting = new TurnTimer();
+  /** The recording announcement the call opened with (all-party consent), once said. */
+  recordingAnnouncement: string | undefined;
   readonly #turns: { timer: TurnTimer; line: number }[] = [];
   #closed = false;
 
@@ -50,7 +52,8 @@ export class CallLedger {
   /** The ledger as stored: offsets from each turn's start, and where its time went. */
   record(): CallLedgerRecord {
     const greeting = this.greeting.stamps.callerStopped === undefined ? null : entry(0, this.greeting);
-    return { greeting, turns: this.#turns.map(({ timer }, i) => entry(i + 1, timer)) };
+    const turns = this.#turns.map(({ timer }, i) => entry(i + 1, timer));
+    return this.recordingAnnouncement === undefined ? { greeting, turns } : { greeting, turns, recordingAnnouncement: this.recordingAnnouncement };
   }
 
   /** The transcript with each line's turn, and the interrupted replies marked. */

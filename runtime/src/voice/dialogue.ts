@@ -39,9 +39,9 @@ export class CallDialogue {
     this.#stage = session.purpose.kind === 'secretary' ? 'ask-consent' : reachable ? 'talk' : 'take-message';
   }
 
-  /** The first words on the line (recorded in the transcript). */
-  opening(): string {
-    const text = this.#openingText();
+  /** The first words on the line (recorded in the transcript), after `announcement` when the call must say one first. */
+  opening(announcement?: string): string {
+    const text = announcement ? `${announcement} ${this.#openingText()}` : this.#openingText();
     this.#record('agent', text);
     return text;
   }

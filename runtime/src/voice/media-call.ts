@@ -45,13 +45,17 @@ export abstract class MediaCall {
     this.voice.hold(session);
     if (callSid && !session.callSid) this.voice.sessions.bindCall(session, callSid);
     this.session = session;
+    // Looked up while the call is bound; said before anything else.
+    const announcing = this.voice.recordingAnnouncement(session);
     if (session.record) this.record(session);
     this.voice.connected(session);
     this.dialogue = await this.voice.dialogue(session, agent);
     const remaining = this.voice.maxCallMs - (Date.now() - session.startedAt);
     this.#maxTimer = setTimeout(() => this.detached(this.serially(async () => this.perform(await this.dialogue!.close('max-duration')))), Math.max(1000, remaining));
     this.#maxTimer.unref();
-    await this.say(this.dialogue.opening(), this.ledger.greeting);
+    const announcement = await announcing;
+    if (announcement) this.ledger.recordingAnnouncement = announcement;
+    await this.say(this.dialogue.opening(announcement), this.ledger.greeting);
     return true;
   }
 

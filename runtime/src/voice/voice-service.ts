@@ -15,6 +15,7 @@ import type { CallDirectory } from './call-directory.js';
 import type { CallMessages } from './call-messages.js';
 import type { CallRecorder } from './call-recorder.js';
 import type { CallRecordings } from './call-recordings.js';
+import type { RecordingConsent } from '../compliance/recording-consent.js';
 
 /** Greetings whose audio is kept (a few KB each: seconds of 8 kHz μ-law). */
 const GREETINGS_KEPT = 256;
@@ -43,7 +44,7 @@ export class VoiceService {
     private readonly directory: CallDirectory,
     /** Where a message a call took for the agent goes. */
     private readonly messages: CallMessages,
-    private readonly options: { mode: 'relay' | 'stream'; maxCallSeconds: number; publicBaseUrl: () => string; recordings: CallRecordings },
+    private readonly options: { mode: 'relay' | 'stream'; maxCallSeconds: number; publicBaseUrl: () => string; recordings: CallRecordings; recordingConsent?: RecordingConsent },
     private readonly logger?: Logger,
   ) {}
 
@@ -64,6 +65,23 @@ export class VoiceService {
     recording
       .start(session.callSid, { statusCallbackUrl: `${this.options.publicBaseUrl()}/webhooks/voice/recording` })
       .catch((err: unknown) => this.logger?.warn({ ...log, err }, 'the provider did not start recording the call'));
+  }
+
+  /**
+   * What a recorded call must say before anything else: the announcement the other party's place asks
+   * for (all-party consent), in the call's language; undefined for a call not recorded or where one
+   * party's consent will do. A place that cannot be looked up is announced to, as the strict choice.
+   */
+  async recordingAnnouncement(session: CallSession): Promise<string | undefined> {
+    const consent = this.options.recordingConsent;
+    if (!session.record || !consent) return undefined;
+    const party = session.direction === 'outbound' ? session.to : session.from;
+    try {
+      return await consent.announcementFor(party, session.language);
+    } catch (err) {
+      this.logger?.warn({ err, sessionId: session.sessionId }, "the other party's place could not be looked up; the recording is announced");
+      return consent.wordingFor(session.language);
+    }
   }
 
   /** A stream-mode call's media closed: its recording is written (off the media path). */
