@@ -158,8 +158,38 @@ Channels: \`sms\` and \`whatsapp\` (\`to\` is E.164), \`email\` (\`subject\` req
 answer carries \`messageId\`, the provider's \`externalId\`, \`status\` and \`cost\` (USD).
 Errors you should handle: \`CHANNEL_NOT_PROVISIONED\` (409), \`CHANNEL_BLOCKED\` (403),
 \`RECIPIENT_OPTED_OUT\`, \`OUTSIDE_CALLING_HOURS\` and \`CONSENT_REQUIRED\` (403: the contact policy refused it, see
-"Contacting people lawfully" below), \`PROVIDER_ERROR\` (502:
+"Contacting people lawfully" below), \`WHATSAPP_WINDOW_CLOSED\` (409: free-form WhatsApp outside the 24-hour
+window, see below), \`PROVIDER_ERROR\` (502:
 the provider refused after retries; the message also waits as a \`send_failed\` dead letter).
+
+## WhatsApp: the 24-hour window and templates
+
+WhatsApp lets a business send free-form text to a person only within 24 hours of that person's last
+message to it (the customer service window). Outside it, only a template the provider approved may go.
+Switchboard keeps the window per conversation from the last inbound WhatsApp message it stored:
+
+- A free-form WhatsApp send outside the window is refused before any provider is called: 409
+  \`WHATSAPP_WINDOW_CLOSED\`, saying when the window closed (or that the person never wrote), with
+  \`details: [{to, open, closesAt, lastInboundAt}]\`. Nothing is stored or sent; send a template instead.
+- The inbox entry of an inbound WhatsApp message carries \`payload.serviceWindow.closesAt\` (24 hours
+  after it), and a conversation with a WhatsApp counterpart carries
+  \`serviceWindow: {channel: "whatsapp", open, closesAt, lastInboundAt}\` (\`GET /api/v1/conversations/<id>\`,
+  \`comms_get_conversation\`; \`null\` for a conversation with no WhatsApp message).
+- List the approved templates: \`curl -s ${baseUrl}/api/v1/whatsapp/templates -H "Authorization: Bearer $CLIENT_TOKEN"\`
+  → \`{provider, templates: [{contentSid, name, language, category, body, variables}], count}\`, asked of
+  the provider each time (Twilio's Content API; \`body\` shows the placeholders \`{{1}}\`, \`{{2}}\`…).
+- Send one with \`template\` instead of \`body\` (one of the two, never both), also outside the window:
+
+\`\`\`sh
+curl -s ${baseUrl}/api/v1/send-message -H "Authorization: Bearer $CLIENT_TOKEN" \\
+  -H 'Content-Type: application/json' \\
+  -d '{"channel":"whatsapp","to":"+14155550123","template":{"name":"appointment_reminder","language":"en","variables":{"1":"Ada","2":"Monday at 10:00"}}}'
+\`\`\`
+
+  Name it by \`contentSid\` (\`HX…\`) or by \`name\` (the approved template of that name, in \`language\`
+  when given); \`variables\` fill its placeholders. The provider renders the text; the stored message
+  reads \`[template <name or contentSid>: 1=…, 2=…]\`. A name with no approved template fails as
+  \`PROVIDER_ERROR\` (502). Templates are for WhatsApp only (400 on other channels).
 
 ## Contacting people lawfully
 
@@ -281,6 +311,8 @@ voice share it), an email address, a LINE user. Every message and call belongs t
   \`References\` headers naming the emails it answers, so it threads in the recipient's mail client.
 - Over MCP: \`comms_list_conversations\`, \`comms_get_conversation\` (\`conversationId\` as an argument)
   and \`comms_link_contacts\`.
+- A conversation with a WhatsApp counterpart says whether its 24-hour window is open
+  (\`serviceWindow\`, see "WhatsApp: the 24-hour window and templates").
 
 ## Wait for a reply
 
