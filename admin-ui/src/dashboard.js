@@ -20,6 +20,13 @@ const preview = (letter) => {
 };
 
 const actions = (t) => `${count(t.actions, 'action')} · ${usd(t.cost)}`;
+const REFUSED = { RECIPIENT_OPTED_OUT: 'opted out', OUTSIDE_CALLING_HOURS: 'outside hours', CONSENT_REQUIRED: 'no consent' };
+/** The day's refusals by the contact policy: "3 (2 no consent, 1 opted out)". */
+const refusedToday = (refusals) => {
+  const byCode = Object.entries(refusals?.today ?? {});
+  const total = byCode.reduce((sum, [, n]) => sum + n, 0);
+  return total === 0 ? '0' : `${total} (${byCode.map(([code, n]) => `${n} ${REFUSED[code] ?? code}`).join(', ')})`;
+};
 
 function ChartCanvas({ config, label }) {
   const ref = useRef(null);
@@ -58,6 +65,7 @@ export function Dashboard() {
       <${Stat} id="messages" label="Messages today (in / out)" value=${`${d.series.messagesToday.inbound} / ${d.series.messagesToday.outbound}`} />
       <${Stat} id="dead-letters" label="Pending dead letters" value=${d.deadLetters.pending} />
       <${Stat} id="calls" label="Active calls" value=${d.calls.active} />
+      <${Stat} id="refusals" label="Contacts refused today" value=${refusedToday(d.refusals)} />
     </div>
     <section aria-labelledby="alerts-title" class="card">
       <h2 id="alerts-title">Alerts</h2>

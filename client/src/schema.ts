@@ -7864,6 +7864,12 @@ export interface operations {
                                 outbound: number;
                             };
                         };
+                        refusals: {
+                            /** @description Messages and calls the contact policy refused today (UTC), by refusal code (GET /admin/api/refusals lists them). */
+                            today: {
+                                [key: string]: number;
+                            };
+                        };
                     };
                 };
             };

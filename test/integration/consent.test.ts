@@ -141,6 +141,8 @@ describe('consent records, the agent\'s own do-not-contact list, and refusals th
     );
     assert.equal(rest.nextCursor, null, 'the last page');
     assert.equal((await admin('/admin/api/refusals', t.teamToken)).status, 403, 'the operator\'s only');
+    const dashboard = await body(await admin('/admin/api/dashboard'));
+    assert.deepEqual(dashboard.refusals.today, { CONSENT_REQUIRED: 4, RECIPIENT_OPTED_OUT: 2 }, 'the dashboard counts the day\'s refusals by code');
   });
 
   it('bad input gets the contract error body and stores nothing', async () => {

@@ -19,6 +19,7 @@ export async function dashboard(ports: Pick<GatewayPorts, 'admin' | 'settings' |
     alerts: alerts(figures, providerChecks, ports.settings.LIMIT_SPEND_PER_DAY_USD),
     pools,
     series,
+    refusals: { today: figures.refusalsToday },
   };
 }
 

@@ -103,6 +103,9 @@ export const AdminDashboard = Type.Object({
     channelsToday: Type.Record(Type.String(), Totals),
     messagesToday: Type.Object({ inbound: Type.Integer(), outbound: Type.Integer() }),
   }),
+  refusals: Type.Object({
+    today: Type.Record(Type.String(), Type.Integer(), { description: 'Messages and calls the contact policy refused today (UTC), by refusal code (GET /admin/api/refusals lists them).' }),
+  }),
 });
 
 export const TwilioTestBody = Type.Object(

@@ -48,6 +48,8 @@ export interface DashboardFigures {
   disabledCallbacks: CallbackEndpoint[];
   /** Each agent's spend today (UTC). */
   spendToday: { agentId: string; cost: number }[];
+  /** Contacts the policy refused today (UTC), by refusal code. */
+  refusalsToday: Record<string, number>;
 }
 
 const MESSAGE_COLUMNS =
@@ -158,6 +160,7 @@ export class OperatorReads {
       failedCallbacksLastHour: Number(failed?.n ?? 0),
       disabledCallbacks: await this.store.callbacks.disabledEndpoints(),
       spendToday: spenders.map((s) => ({ agentId: s.agent_id, cost: Number(s.cost) })),
+      refusalsToday: await this.store.contactRefusals.countsSince(today),
     };
   }
 
