@@ -68,6 +68,7 @@ const secondPass = process.env.SWITCHBOARD_HTTP_ADAPTER ? [] : files.filter(inAd
 // with two runtime nodes, its own nats-server and PostgreSQL database.
 const inClusterPass = declared('cluster pass', [
   'test/integration/send-message.test.ts',
+  'test/integration/tracing.test.ts',
   'test/integration/inbound.test.ts',
   'test/integration/inbox.test.ts',
   'test/integration/callback-log.test.ts',

@@ -43,6 +43,7 @@ export { SettingsSchema, SECRET_SETTINGS, SETTING_KEYS } from './settings/schema
 export type { Settings } from './settings/schema.js';
 export { createLogger } from './logger.js';
 export type { Logger, LoggerOptions } from './logger.js';
+export { tracing, tracingConfigured, startTracing, inSpan, contextFromHeaders, SpanKind } from './tracing.js';
 export { allowsPrivateNetworks, isDemoMode, demoPools, DEMO_EMAIL_DOMAIN } from './modes.js';
 export { forbiddenCallbackHost } from './delivery/callback-address.js';
 export { mayActFor } from './auth/principal.js';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import FindMyWay from 'find-my-way';
 import { ErrorCodes } from '@switchboard/sdk';
-import { keyInUse, type GatewayPorts, type IdempotencySlot, type Logger, type Principal } from '@switchboard/runtime';
+import { contextFromHeaders, inSpan, keyInUse, SpanKind, tracing, type GatewayPorts, type IdempotencySlot, type Logger, type Principal } from '@switchboard/runtime';
 import type { GatewayMetrics } from '../metrics.js';
 import { errorResult, fail } from './errors.js';
 import type { HttpRequest, HttpResult, RouteContext, RouteDefinition } from './types.js';
@@ -13,6 +13,9 @@ import { bearerAuthenticator, challenge, missingToken, refuseQueryToken, unknown
 import { BearerRefusal } from '../oauth/bearer-refusal.js';
 import type { ResourceServer } from '../oauth/resource-server.js';
 import { grants, scopeOf } from '../oauth/scopes.js';
+
+/** What the router found for a method and path. */
+type RouteMatch = ReturnType<ReturnType<typeof FindMyWay>['find']>;
 
 interface CompiledRoute {
   readonly definition: RouteDefinition;
@@ -121,12 +124,31 @@ export class GatewayApp {
     return (this.#router.find(method as 'GET', path)?.store as CompiledRoute | undefined)?.definition;
   }
 
-  async handle(request: HttpRequest): Promise<HandledRequest> {
-    const started = process.hrtime.bigint();
-    const requestId = requestIdOf(request);
+  handle(request: HttpRequest): Promise<HandledRequest> {
     const found = this.#router.find(request.method as 'GET', request.path);
     const compiled = found?.store as CompiledRoute | undefined;
     const route = compiled?.definition.path ?? 'unmatched';
+    if (!tracing.on) return this.#handle(request, found, compiled, route);
+    // A span per request (REST, MCP, a provider's webhook); the caller's `traceparent` is its parent.
+    const { traceparent, tracestate } = request.headers;
+    const parent = traceparent ? contextFromHeaders(tracestate ? { traceparent, tracestate } : { traceparent }) : undefined;
+    const attributes = { 'http.request.method': request.method, 'http.route': route, 'url.path': request.path };
+    return inSpan(
+      `${request.method} ${route}`,
+      SpanKind.SERVER,
+      attributes,
+      async (span) => {
+        const result = await this.#handle(request, found, compiled, route);
+        span.setAttribute('http.response.status_code', result.status);
+        return result;
+      },
+      parent,
+    );
+  }
+
+  async #handle(request: HttpRequest, found: RouteMatch, compiled: CompiledRoute | undefined, route: string): Promise<HandledRequest> {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdOf(request);
     const trace: RequestTrace = { agentId: found?.params?.agentId };
     let result: HttpResult;
     try {

@@ -7,6 +7,7 @@ import { AgentActor } from './agent-actor.js';
 import { Continuation } from './continuation.js';
 import { SYSTEM_CLOCK, type AgentOperation, type Clock, type Turn } from './operation.js';
 import { AGENT_SUBJECT, agentOperationsWildcard, operationOfAgentSubject } from '../protocol/index.js';
+import { inSpan, SpanKind, tracing } from '../tracing.js';
 
 /**
  * Subject prefix of agent operations: `sb.agent.<partition>.<operation>` with `{agentId, ...}` as
@@ -97,6 +98,13 @@ export class ActorSystem {
    * loaded, the checks before its first wait) and finishes outside it, not holding up the next turn.
    */
   dispatch(name: string, data: unknown, tenure: Tenure = ALWAYS): Promise<unknown> {
+    if (!tracing.on || !this.#operations.has(name)) return this.#dispatch(name, data, tenure);
+    const agentId = (data as { agentId?: unknown } | null)?.agentId;
+    const attributes = { 'switchboard.operation': name, ...(typeof agentId === 'string' ? { 'switchboard.agent_id': agentId } : {}) };
+    return inSpan(`agent ${name}`, SpanKind.INTERNAL, attributes, () => this.#dispatch(name, data, tenure));
+  }
+
+  #dispatch(name: string, data: unknown, tenure: Tenure): Promise<unknown> {
     const operation = this.#operations.get(name);
     const agentId = (data as { agentId?: unknown } | null)?.agentId;
     if (!operation || typeof agentId !== 'string') {

@@ -3,6 +3,7 @@ import { ErrorCodes, SwitchboardError, fromErrorPayload, toErrorPayload, type Er
 import type { Bus, BusHandler, RequestOptions, SubscribeOptions, Subscription } from './bus.js';
 import type { Logger } from '../logger.js';
 import { PROTOCOL_HEADER, PROTOCOL_VERSION, repliesWildcard, replySubject, servesProtocol, tokenOfReplySubject } from '../protocol/index.js';
+import { childSpan, contextFromHeaders, inSpan, SpanKind, traceHeaders, tracing } from '../tracing.js';
 
 type Reply = { ok: true; data: unknown } | { ok: false; error: ErrorPayload & { retryAfter?: number } };
 
@@ -107,6 +108,12 @@ export class NatsBus implements Bus {
   }
 
   request<T = unknown>(subject: string, data: unknown, options: RequestOptions = {}): Promise<T> {
+    // Traced, a request is a client span whose context travels in the message's headers.
+    if (tracing.on) return childSpan(`request ${kindOf(subject)}`, SpanKind.CLIENT, { 'messaging.system': 'nats', 'messaging.destination.name': subject }, () => this.#request<T>(subject, data, options));
+    return this.#request<T>(subject, data, options);
+  }
+
+  #request<T>(subject: string, data: unknown, options: RequestOptions): Promise<T> {
     if (this.#closed) return Promise.reject(closedError());
     if (!this.#connected) return Promise.reject(new SwitchboardError(ErrorCodes.UNAVAILABLE, `Not connected to NATS; ${subject} was not sent.`, { retryable: true }));
     const timeoutMs = options.timeoutMs ?? 5000;
@@ -115,7 +122,7 @@ export class NatsBus implements Bus {
       const timer = setTimeout(() => this.#fail(token, new SwitchboardError(ErrorCodes.TIMEOUT, `No reply on ${subject} within ${timeoutMs} ms.`, { retryable: true })), timeoutMs);
       this.#pending.set(token, { subject, resolve: resolve as (data: unknown) => void, reject, timer });
       try {
-        this.connection.publish(subject, encode(data), { reply: replySubject(this.#inbox, token), headers: this.#headers });
+        this.connection.publish(subject, encode(data), { reply: replySubject(this.#inbox, token), headers: tracing.on ? this.#tracedHeaders() : this.#headers });
       } catch (err) {
         this.#fail(token, new SwitchboardError(ErrorCodes.UNAVAILABLE, `The bus could not carry the request on ${subject}: ${(err as Error)?.message ?? err}.`, { retryable: true, cause: err }));
       }
@@ -156,7 +163,17 @@ export class NatsBus implements Bus {
 
   publish(subject: string, data: unknown): void {
     if (this.#closed) throw closedError();
-    this.connection.publish(subject, encode(data), { headers: this.#headers });
+    this.connection.publish(subject, encode(data), { headers: tracing.on ? this.#tracedHeaders() : this.#headers });
+  }
+
+  /** The header block with the active trace context (a block per message, made only while tracing is on). */
+  #tracedHeaders(): MsgHdrs {
+    const context = traceHeaders();
+    if (context.traceparent === undefined) return this.#headers;
+    const block = headers();
+    block.set(PROTOCOL_HEADER, String(this.#version));
+    for (const name in context) block.set(name, context[name]!);
+    return block;
   }
 
   subscribe(subject: string, handler: BusHandler, options: SubscribeOptions = {}): Subscription {
@@ -217,13 +234,26 @@ export class NatsBus implements Bus {
     return new SwitchboardError(ErrorCodes.UNAVAILABLE, message, { retryable: true });
   }
 
-  async #handle(handler: BusHandler, msg: Msg): Promise<void> {
+  #handle(handler: BusHandler, msg: Msg): Promise<void> {
+    if (!tracing.on) return this.#serve(handler, msg);
+    // The sender's trace context (when it sent one) is the parent of this process's span for the message.
+    const traceparent = msg.headers?.get('traceparent');
+    if (!traceparent) return this.#serve(handler, msg);
+    const tracestate = msg.headers?.get('tracestate');
+    const parent = contextFromHeaders(tracestate ? { traceparent, tracestate } : { traceparent });
+    const attributes = { 'messaging.system': 'nats', 'messaging.destination.name': msg.subject };
+    return inSpan(`process ${kindOf(msg.subject)}`, msg.reply ? SpanKind.SERVER : SpanKind.CONSUMER, attributes, () => this.#serve(handler, msg), parent);
+  }
+
+  async #serve(handler: BusHandler, msg: Msg): Promise<void> {
     let reply: Reply;
     const refused = this.#refused(msg, msg.subject);
     try {
       if (refused) throw refused;
       reply = { ok: true, data: (await handler(decode(msg.data), msg.subject)) ?? null };
     } catch (err) {
+      // A coded error is an answer; anything else is a fault the requester sees only as INTERNAL, so its cause is logged here.
+      if (!(err instanceof SwitchboardError)) this.#logger?.error({ err, subject: msg.subject }, 'a bus request failed with an uncoded error; answered INTERNAL');
       const retryAfter = (err as { retryAfter?: number }).retryAfter;
       reply = { ok: false, error: { ...toErrorPayload(err), ...(retryAfter === undefined ? {} : { retryAfter }) } };
     }
@@ -242,6 +272,12 @@ interface PendingRequest {
   resolve(data: unknown): void;
   reject(err: unknown): void;
   readonly timer: NodeJS.Timeout;
+}
+
+/** A span's name for a subject: its first two tokens (`sb.agent`), never an agent id or a partition. */
+function kindOf(subject: string): string {
+  const second = subject.indexOf('.', subject.indexOf('.') + 1);
+  return second < 0 ? subject : subject.slice(0, second);
 }
 
 function encode(data: unknown): Uint8Array {

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { CallbackFetch } from './callback-address.js';
 import type { AgentEvent } from './events.js';
+import { activeLink, activeTraceparent, contextFromHeaders, inSpan, inTrace, sendContextOf, SpanKind, SpanStatusCode, tracing, type Context } from '../tracing.js';
 
 /** Why a callback attempt failed. */
 export class CallbackError extends Error {}
@@ -41,13 +42,52 @@ export function excerpt(body: string): string | null {
  * throwing. `send` is the fetch that guards the addresses it may reach (see callbackFetch); `onResponse`
  * runs when the answer's headers arrive.
  */
-export async function attemptCallback(
+export function attemptCallback(
   send: CallbackFetch,
   url: string,
   secret: string,
   event: AgentEvent,
   timeoutMs: number,
   onResponse?: () => void,
+): Promise<CallbackAnswer> {
+  if (!tracing.on) return post(send, url, secret, event, timeoutMs, onResponse, event.traceparent);
+  // A message's status continues the trace of its send (linked to the receipt that brought it); other
+  // events the active trace, else the agent's own trace context of a call.
+  const messageId = event.type === 'message.status' ? (event.data as { messageId?: string } | null)?.messageId : undefined;
+  const sent = messageId ? sendContextOf(messageId) : undefined;
+  const parent: Context | undefined = sent ?? (inTrace() || !event.traceparent ? undefined : contextFromHeaders({ traceparent: event.traceparent }));
+  const attributes = { 'http.request.method': 'POST', 'server.address': hostOf(url), 'switchboard.event': event.type, 'switchboard.agent_id': event.agentId };
+  return inSpan(
+    'callback POST',
+    SpanKind.CLIENT,
+    attributes,
+    async (span) => {
+      const answer = await post(send, url, secret, event, timeoutMs, onResponse, activeTraceparent() ?? event.traceparent);
+      if (answer.status !== undefined) span.setAttribute('http.response.status_code', answer.status);
+      if (!accepted(answer)) span.setStatus({ code: SpanStatusCode.ERROR, message: answer.error ?? `HTTP ${answer.status}` });
+      return answer;
+    },
+    parent,
+    sent ? activeLink() : undefined,
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
+async function post(
+  send: CallbackFetch,
+  url: string,
+  secret: string,
+  event: AgentEvent,
+  timeoutMs: number,
+  onResponse: (() => void) | undefined,
+  traceparent: string | undefined,
 ): Promise<CallbackAnswer> {
   const payload = JSON.stringify(event);
   const timestamp = new Date();
@@ -64,8 +104,8 @@ export async function attemptCallback(
         'webhook-id': event.id,
         'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
         'webhook-signature': signature,
-        // The agent's own trace context, for the events of a call it placed with one.
-        ...(event.traceparent ? { traceparent: event.traceparent } : {}),
+        // This post's span when traced; else the agent's own trace context, for the events of a call it placed with one.
+        ...(traceparent ? { traceparent } : {}),
       },
       body: payload,
       signal: AbortSignal.timeout(timeoutMs),

@@ -20,6 +20,7 @@ import { round4 } from '../billing/tariffs.js';
 import { checkRecipient } from './addresses.js';
 import { contentOf } from './send-content.js';
 import { providerOf, type MessagingContext } from './context.js';
+import { inSpan, rememberSend, SpanKind, tracing } from '../tracing.js';
 
 /**
  * `send`: checks run in the agent's mailbox (channel held, not blocked, recipient valid and not
@@ -265,6 +266,7 @@ async function deliverToProvider(
           throw new AbortError(err as Error);
         }
         attempts++;
+        if (tracing.on) return inSpan(`provider send`, SpanKind.CLIENT, { 'switchboard.provider': driver.manifest.name, 'switchboard.channel': message.channel, 'switchboard.message_id': message.id, 'switchboard.attempt': attempts }, (span) => (rememberSend(message.id, span), withTimeout(driver.send!(outbound), context.sendRetry.timeoutMs, message.channel)));
         return withTimeout(driver.send!(outbound), context.sendRetry.timeoutMs, message.channel);
       },
       {

@@ -16,6 +16,7 @@ import { gatewayPorts, type GatewayPortParts } from './gateway-ports.js';
 import { ApiAccess, PublicAddress, agentClient, loadProviderDrivers, probeDatabase, type AttachOptions, type Placement, type RoleOptions } from './parts.js';
 import type { TestPorts } from './served-runtime.js';
 import { storedReads } from './stored-reads.js';
+import { startTracing } from '../tracing.js';
 
 /** What every role is made of, for the parts it builds on them (its agent host, voice service, ports). */
 export interface RoleParts extends RoleOptions {
@@ -47,6 +48,8 @@ export class RoleProcess {
   protected readonly agents: AgentClient;
   protected readonly address = new PublicAddress();
   protected readonly clock: Clock | undefined;
+  /** The process's traces (OTEL_*; nothing is loaded when unset): started with the role, awaited before it serves, stopped (flushed) last. */
+  readonly #tracing: Promise<() => Promise<void>>;
 
   /** `placement`: in a cluster, how agent operations spread over the partitions. */
   constructor(
@@ -64,6 +67,10 @@ export class RoleProcess {
     this.agents = agentClient(bus, settings, this.box, placement);
     probeDatabase(this.readiness, store);
     this.inspect = { stored: storedReads(store), bus, agents: this.agents, tokens: this.tokens, readiness: this.readiness };
+    this.#tracing = startTracing().catch((err: unknown) => {
+      logger.warn({ err }, 'start-up: traces not started (OTEL_* settings); serving without them');
+      return async () => undefined;
+    });
   }
 
   /** What this process is made of, for the parts its role builds on it. */
@@ -80,6 +87,7 @@ export class RoleProcess {
   /** Takes the gateways' public address, then loads the provider drivers. */
   protected async loadDrivers(options: AttachOptions): Promise<void> {
     this.address.set(options.publicBaseUrl);
+    await this.#tracing;
     await loadProviderDrivers(this.drivers, this.readiness, { settings: this.settings, logger: this.logger }, options);
   }
 
@@ -88,6 +96,7 @@ export class RoleProcess {
     await this.drivers.close();
     await this.bus.close();
     await this.store.close();
+    await (await this.#tracing)();
   }
 }
 

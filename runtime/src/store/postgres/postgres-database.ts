@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Database, Dialect, ExecuteResult, SqlExecutor, SqlStatement, SqlValue } from '../database.js';
 import { PgGroupCommit, held } from './group-commit.js';
 import { toNumbered, writeQuery } from './placeholders.js';
+import { childSpan, SpanKind, tracing } from '../../tracing.js';
 
 /** Counts (`COUNT`, integer `SUM`: int8) and money (`NUMERIC`) come back as numbers, as from SQLite. */
 const parsers: Record<number, (value: string) => unknown> = {
@@ -71,10 +72,16 @@ export class PostgresDatabase implements Database {
   async executeAll(statements: readonly SqlStatement[]): Promise<ExecuteResult[]> {
     this.#open();
     if (statements.length === 0) return [];
+    if (tracing.on) return childSpan('store commit', SpanKind.CLIENT, commitAttributes(statements.length), () => this.#commits.submit(statements));
     return this.#commits.submit(statements);
   }
 
-  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    if (tracing.on) return childSpan('store transaction', SpanKind.CLIENT, commitAttributes(), () => this.#transaction(work));
+    return this.#transaction(work);
+  }
+
+  async #transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.#open().connect();
     let broken = false;
     const lost = held(client, () => (broken = true));
@@ -141,4 +148,9 @@ async function rows<T>(on: Queryable, sql: string, params: readonly SqlValue[]):
 
 async function run(on: Queryable, sql: string, params: readonly SqlValue[]): Promise<ExecuteResult> {
   return { changes: (await on.query(writeQuery(sql, params))).rowCount ?? 0 };
+}
+
+/** A commit's span attributes: the database, and how many statements it groups. */
+function commitAttributes(statements?: number): Record<string, string | number> {
+  return { 'db.system.name': 'postgresql', ...(statements === undefined ? {} : { 'db.operation.batch.size': statements }) };
 }

@@ -4,6 +4,7 @@ import { closeConnection, type SqliteConnections } from './connection.js';
 import { GroupCommit } from './group-commit.js';
 import { StatementCache } from './statement-cache.js';
 import type { WalCheckpointer } from './wal-checkpointer.js';
+import { childSpan, SpanKind, tracing } from '../../tracing.js';
 
 /**
  * SQLite through `sqlite3`. One connection writes: group commits and transactions take turns on it
@@ -50,10 +51,16 @@ export class SqliteDatabase implements Database {
 
   executeAll(statements: readonly SqlStatement[]): Promise<ExecuteResult[]> {
     if (this.#closed) return Promise.reject(new Error('The store is closed.'));
+    if (tracing.on) return childSpan('store commit', SpanKind.CLIENT, commitAttributes(statements.length), () => this.#commits.submit(statements));
     return this.#commits.submit(statements);
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    if (tracing.on) return childSpan('store transaction', SpanKind.CLIENT, commitAttributes(), () => this.#transaction(work));
+    return this.#transaction(work);
+  }
+
+  #transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#serial(async () => {
       await this.#statements.run('BEGIN IMMEDIATE');
       try {
@@ -126,4 +133,9 @@ function orderedExecutor(statements: StatementCache): SqlExecutor {
     get: (sql, params) => inOrder(async () => (await statements.all(sql, params))[0]),
     execute: (sql, params) => inOrder(() => statements.run(sql, params)),
   } as SqlExecutor;
+}
+
+/** A commit's span attributes: the database, and how many statements it groups. */
+function commitAttributes(statements?: number): Record<string, string | number> {
+  return { 'db.system.name': 'sqlite', ...(statements === undefined ? {} : { 'db.operation.batch.size': statements }) };
 }
