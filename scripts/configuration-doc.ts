@@ -54,6 +54,29 @@ team token and each agent's callback signing secret. A different key cannot open
 Switchboard has no re-sealing tool yet. To move to a new key, stop the server and start on an empty store
 (a new \`DATA_DIR\` or database) with the new key; agents are provisioned again there and get new tokens and
 signing secrets. To recover from a changed key, set the old one back.
+
+## Traces (OpenTelemetry)
+
+Traces are off unless the standard OpenTelemetry variables ask for them; these are read from the process
+environment by every process (embedded, cluster gateway, runtime node), are not Switchboard settings, and do not
+go in the settings file. Unset, no tracing SDK is loaded and no span is made.
+
+| variable | meaning |
+|---|---|
+| \`OTEL_TRACES_EXPORTER\` | \`otlp\` turns traces on (\`console\` prints them; \`none\` keeps them off whatever else is set). Unset: on when an endpoint below is set. |
+| \`OTEL_EXPORTER_OTLP_ENDPOINT\` | The collector's base URL (OTLP over HTTP, JSON); spans go to \`<url>/v1/traces\`. Default \`http://localhost:4318\`. |
+| \`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT\` | The full URL for spans, instead of the above. |
+| \`OTEL_EXPORTER_OTLP_HEADERS\` | Headers for the collector (\`key=value,…\`), for example its API key. |
+| \`OTEL_SERVICE_NAME\` | \`service.name\` of the spans; \`switchboard\` by default. \`OTEL_RESOURCE_ATTRIBUTES\` adds more. |
+| \`OTEL_TRACES_SAMPLER\`, \`OTEL_TRACES_SAMPLER_ARG\` | Sampling, e.g. \`parentbased_traceidratio\` and \`0.1\`; by default every trace (\`parentbased_always_on\`), so an agent's sampled \`traceparent\` is kept. |
+| \`OTEL_BSP_SCHEDULE_DELAY\`, \`OTEL_BSP_MAX_QUEUE_SIZE\` | How often the batch of spans is exported (ms) and how many wait at most. |
+| \`OTEL_SDK_DISABLED\` | \`true\` turns traces off. |
+
+A trace covers: each REST, MCP and provider-webhook request at the gateway (an agent's \`traceparent\` header is
+its parent), the agent operation on the node holding the agent (across NATS, the trace context travels in the
+message headers), each store commit, each provider call, and each signed callback post, which carries a
+\`traceparent\` header of its own span. A message's status callback continues the trace of the message's send
+(linked to the provider's receipt that brought it) when the same process made the send.
 `;
 
 if (process.argv[1]?.endsWith('configuration-doc.ts')) {
