@@ -26,7 +26,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       method: 'POST',
       path: '/api/v1/send-message',
       operationId: 'sendMessage',
-      summary: "Send an SMS, WhatsApp, email or LINE message from the agent's provisioned address.",
+      summary: "Send an SMS, WhatsApp, email or LINE message from the agent's provisioned address; on WhatsApp outside the 24-hour window, an approved `template` instead of `body`.",
       body: SendMessageBody,
       scope: 'send',
       idempotent: true,
