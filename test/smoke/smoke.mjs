@@ -151,7 +151,8 @@ async function main() {
 
   const sends = [
     { channel: 'sms', to: CUSTOMER, body: 'smoke sms' },
-    { channel: 'whatsapp', to: CUSTOMER, body: 'smoke whatsapp' },
+    // The customer has not written on WhatsApp yet: outside its 24-hour window only a template goes.
+    { channel: 'whatsapp', to: CUSTOMER, template: { name: 'appointment_reminder', variables: { 1: 'Smoke', 2: 'today' } } },
     { channel: 'line', to: LINE_USER, body: 'smoke line' },
   ];
   for (const send of sends) {
