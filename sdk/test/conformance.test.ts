@@ -54,6 +54,10 @@ describe('the conformance suite', () => {
     assert.equal(outcomes.get('a signed valid request parses into events'), 'ok');
   });
 
+  it('fails a driver whose template statuses are not lower case', () => {
+    assert.equal(run('shouting-templates').get('templates lists each with its id, name, language, status and variables'), 'not ok');
+  });
+
   it('fails a driver whose fetchStatus answers for an id it never issued', () => {
     assert.equal(run('knows-all').get('fetchStatus answers for a message it sent'), 'not ok');
   });

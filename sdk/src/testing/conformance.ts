@@ -27,6 +27,7 @@ export const CONFORMANCE_CASES = [
   'health is ok against the provider',
   'health is not ok with wrong credentials',
   'estimateCost returns a non-negative number or null',
+  'templates lists each with its id, name, language, status and variables',
   ...VOICE_CONFORMANCE_CASES,
 ] as const;
 
@@ -83,7 +84,7 @@ export interface DriverConformanceOptions<S = Record<string, unknown>> extends V
 }
 
 /** The driver capability each case exercises; a driver without it skips the case. `voice` is any of tts, stt, telephony. */
-const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'findSent' | 'fetchStatus' | 'fetchCall' | 'webhooks' | 'health' | 'estimateCost' | 'tts' | 'stt' | 'telephony' | 'voice' | 'recording'>> = {
+const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'findSent' | 'fetchStatus' | 'fetchCall' | 'webhooks' | 'health' | 'estimateCost' | 'templates' | 'tts' | 'stt' | 'telephony' | 'voice' | 'recording'>> = {
   'send returns externalId, status, cost and segments': 'send',
   'findSent finds a message it sent by its addresses, body and time': 'findSent',
   'fetchStatus answers for a message it sent': 'fetchStatus',
@@ -99,6 +100,7 @@ const CAPABILITY_OF: Partial<Record<ConformanceCase, 'send' | 'findSent' | 'fetc
   'health is ok against the provider': 'health',
   'health is not ok with wrong credentials': 'health',
   'estimateCost returns a non-negative number or null': 'estimateCost',
+  'templates lists each with its id, name, language, status and variables': 'templates',
   ...VOICE_CAPABILITY_OF,
 };
 
@@ -312,6 +314,19 @@ export function describeDriverConformance<S>(options: DriverConformanceOptions<S
         const cost = d.estimateCost!(message, segments);
         if (cost === null) continue;
         assert.ok(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0, `estimateCost must be a non-negative number or null, got ${String(cost)}`);
+      }
+    });
+
+    test('templates lists each with its id, name, language, status and variables', async (d) => {
+      const channel = d.manifest.channels.includes('whatsapp') ? 'whatsapp' : d.manifest.channels[0]!;
+      const templates = await d.templates!.list(channel);
+      assert.ok(Array.isArray(templates), 'templates.list must resolve to an array');
+      for (const t of templates) {
+        for (const key of ['id', 'name', 'language', 'status'] as const) assert.ok(typeof t[key] === 'string' && t[key].length > 0, `a template's ${key} must be a non-empty string, got ${JSON.stringify(t[key])}`);
+        assert.equal(t.status, t.status.toLowerCase(), 'a template status is lower case (approved, pending, rejected…)');
+        assert.ok(t.category === null || typeof t.category === 'string', 'category is a string or null');
+        assert.ok(t.body === null || typeof t.body === 'string', 'body is a string or null');
+        assert.ok(typeof t.variables === 'object' && t.variables !== null && Object.values(t.variables).every((v) => typeof v === 'string'), 'variables map names to strings');
       }
     });
 
