@@ -51,4 +51,23 @@ export function describeContactPolicyCases(withNodes: WithNodes): void {
       assert.equal((await consents.current(PERSON, 'agent-a', 'automated-call'))?.revokedAt, null, 'recording again renews it');
     });
   });
+
+  it('refusals: stored by two nodes, read newest first by agent, code and page, counted by code, swept by age', async () => {
+    await withNodes(2, async ([a, b]) => {
+      const refusal = { agentId: 'agent-a', channel: 'sms', address: PERSON, code: 'RECIPIENT_OPTED_OUT', call: false, message: 'listed' } as const;
+      await a!.contactRefusals.record({ ...refusal, at: '2026-11-01T10:00:00.000Z' });
+      await b!.contactRefusals.record({ ...refusal, agentId: 'agent-b', channel: 'voice', code: 'CONSENT_REQUIRED', call: true, at: '2026-11-02T10:00:00.000Z' });
+      await a!.contactRefusals.record({ ...refusal, at: '2026-11-03T10:00:00.000Z' });
+      const all = await b!.contactRefusals.list({ limit: 10 });
+      assert.deepEqual(all.map((r) => [r.agentId, r.code, r.call, r.at]), [
+        ['agent-a', 'RECIPIENT_OPTED_OUT', false, '2026-11-03T10:00:00.000Z'],
+        ['agent-b', 'CONSENT_REQUIRED', true, '2026-11-02T10:00:00.000Z'],
+        ['agent-a', 'RECIPIENT_OPTED_OUT', false, '2026-11-01T10:00:00.000Z'],
+      ]);
+      assert.deepEqual((await a!.contactRefusals.list({ agentId: 'agent-a', code: 'RECIPIENT_OPTED_OUT', before: all[0]!, limit: 10 })).map((r) => r.at), ['2026-11-01T10:00:00.000Z']);
+      assert.deepEqual(await a!.contactRefusals.countsSince('2026-11-02T00:00:00.000Z'), { RECIPIENT_OPTED_OUT: 1, CONSENT_REQUIRED: 1 });
+      assert.equal(await b!.contactRefusals.sweep(new Date('2026-11-02T12:00:00.000Z')), 2);
+      assert.deepEqual((await a!.contactRefusals.list({ limit: 10 })).map((r) => r.at), ['2026-11-03T10:00:00.000Z']);
+    });
+  });
 }
