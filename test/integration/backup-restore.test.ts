@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { wavFile } from '@switchboard/sdk';
 import { eventually } from '@switchboard/runtime/testing';
+import { echoReply, startCallAnswerer } from '../helpers/callback-receiver.js';
+import { provisionAgent, startTestGateway } from '../helpers/gateway.js';
 import { startServerProcess, type ServerProcess } from '../helpers/process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -212,5 +214,43 @@ describe('switchboard backup and restore', () => {
     assert.equal(forced.status, 0, forced.output);
     assert.deepEqual(readdirSync(join(restored, 'recordings')), ['ses_backupTestRecording.wav'], 'the recordings are the backup\u2019s');
     assert.ok(!readdirSync(restored).some((name) => name.startsWith('.restore-')), 'no unpacking folder is left');
+  });
+  it("a call's recording, made by the server, is in the backup and served by the restored server", async () => {
+    const t = await startTestGateway({ VOICE_MODE: 'relay' });
+    const agent = await provisionAgent(t, 'backup-caller', ['voice']);
+    const receiver = await startCallAnswerer((callbackUrl) => t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl } }), echoReply);
+    let server: ServerProcess | undefined;
+    try {
+      t.sim.deepgram.registerPhrase('keep this call in the backup');
+      t.sim.phone.onOutbound('+14155550877', { steps: ['keep this call in the backup'], replyTimeoutMs: 8000 });
+      const res = await t.call('POST', '/api/v1/make-call', { token: agent.securityToken, json: { to: '+14155550877', mode: 'stream', record: true, greeting: 'This call is recorded.' } });
+      assert.equal(res.status, 200, await res.clone().text());
+      const { callSid } = (await res.json()) as { callSid: string };
+      await t.sim.phone.get(callSid)!.done;
+      const original = await eventually(
+        async () => {
+          const audio = await t.call('GET', `/api/v1/calls/${callSid}/recording`, { token: agent.securityToken });
+          return audio.status === 200 ? Buffer.from(await audio.arrayBuffer()) : (await audio.arrayBuffer(), undefined);
+        },
+        { timeoutMs: 20_000, message: 'the call\u2019s recording to be stored' },
+      );
+
+      const file = join(dir, 'recorded-call.tar.gz');
+      const backup = await switchboard('backup', '--data-dir', t.dataDir, '--to', file);
+      assert.equal(backup.status, 0, backup.output);
+      assert.match(backup.output, /, 1 recordings, /);
+      const target = join(dir, 'recorded-call-restored');
+      const restore = await switchboard('restore', '--from', file, '--data-dir', target);
+      assert.equal(restore.status, 0, restore.output);
+
+      server = await startServerProcess(['--data-dir', target], ENV);
+      const audio = await fetch(`${server.url}/api/v1/calls/${callSid}/recording`, { headers: { authorization: `Bearer ${agent.securityToken}` } });
+      assert.equal(audio.status, 200);
+      assert.ok(Buffer.from(await audio.arrayBuffer()).equals(original), 'the restored server serves the same recording');
+    } finally {
+      await server?.stop();
+      await receiver.close();
+      await t.close();
+    }
   });
 });
