@@ -117,6 +117,8 @@ export interface SendResult {
   readonly cost: number | null;
   /** Billable segments (SMS parts); 1 where the notion does not apply. */
   readonly segments: number;
+  /** The text the provider composed, when it is not the message's `body`: a template as rendered. */
+  readonly body?: string;
 }
 
 /** An inbound HTTP request from a provider, as received: nothing re-serialised. */

@@ -102,7 +102,7 @@ describe("WhatsApp: the 24-hour customer service window, and templates outside i
     await eventually(async () => (await statusOf(conversationId, sent.messageId)) === 'delivered', { message: 'the template send to be delivered' });
     const conversation = (await read(`/api/v1/conversations/${conversationId}`)).body;
     assert.deepEqual(conversation.serviceWindow, { channel: 'whatsapp', open: false, closesAt: null, lastInboundAt: null });
-    assert.equal(conversation.items.find((i: { id: string }) => i.id === sent.messageId).body, `[template ${reminder!.contentSid}: 1=Sam, 2=Friday at 9:00]`, 'the record names the template and its values');
+    assert.equal(conversation.items.find((i: { id: string }) => i.id === sent.messageId).body, atProvider?.body, 'the record keeps the text the provider rendered');
   });
 
   it('after the person writes, free-form goes out; the inbox entry and the conversation say until when', async () => {

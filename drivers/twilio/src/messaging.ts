@@ -29,7 +29,8 @@ export async function sendMessage(client: twilio.Twilio, settings: TwilioSetting
   } catch (err) {
     throw providerError('twilio', err, statusOf(err));
   }
-  return resultOf(sent, message);
+  // Twilio renders a template: its answer's body is the text that was sent.
+  return message.template && sent.body ? { ...resultOf(sent, message), body: sent.body } : resultOf(sent, message);
 }
 
 /**

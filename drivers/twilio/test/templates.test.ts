@@ -39,6 +39,7 @@ describe('Twilio driver: WhatsApp templates through the Content API', () => {
     const to = '+14155550131';
     const result = await twilio.send!({ channel: 'whatsapp', from: SENDER, to, body: '', template: { id: reminder!.id, variables: { 1: 'Sam', 2: 'Friday' } } });
     assert.match(result.externalId, /^SM/);
+    assert.equal(result.body, 'Hello Sam, this is a reminder of your appointment on Friday. Reply here to confirm or change it.', 'the text Twilio rendered');
     const sent = sim.messages({ to: `whatsapp:${to}` });
     assert.deepEqual([sent[0]?.contentSid, sent[0]?.contentVariables], [reminder!.id, { 1: 'Sam', 2: 'Friday' }]);
     const form = sim.requests('twilio').findLast((r) => r.method === 'POST')?.body as Record<string, string>;

@@ -187,8 +187,8 @@ curl -s ${baseUrl}/api/v1/send-message -H "Authorization: Bearer $CLIENT_TOKEN" 
 \`\`\`
 
   Name it by \`contentSid\` (\`HX…\`) or by \`name\` (the approved template of that name, in \`language\`
-  when given); \`variables\` fill its placeholders. The provider renders the text; the stored message
-  reads \`[template <name or contentSid>: 1=…, 2=…]\`. A name with no approved template fails as
+  when given); \`variables\` fill its placeholders. The provider renders the text, and the stored message
+  (the conversation's timeline) keeps it; until the provider answers it reads \`[template <name or contentSid>: 1=…]\`. A name with no approved template fails as
   \`PROVIDER_ERROR\` (502). Templates are for WhatsApp only (400 on other channels).
 
 ## Contacting people lawfully

@@ -171,7 +171,14 @@ export class MessageRepository {
   }
 
   /** The UPDATE that records the provider's answer to a send. */
-  markSentStatement(id: string, result: { externalId: string; status: MessageStatus; cost: number | null; segments: number }): SqlStatement {
+  markSentStatement(id: string, result: { externalId: string; status: MessageStatus; cost: number | null; segments: number; body?: string }): SqlStatement {
+    // A provider that composed the text (a template it rendered) gives it: the record keeps what was sent.
+    if (result.body !== undefined) {
+      return {
+        sql: 'UPDATE messages SET external_id = ?, status = ?, cost = ?, segments = ?, body = ?, updated_at = ? WHERE id = ?',
+        params: [result.externalId, result.status, result.cost, result.segments, result.body, new Date().toISOString(), id],
+      };
+    }
     return {
       sql: 'UPDATE messages SET external_id = ?, status = ?, cost = ?, segments = ?, updated_at = ? WHERE id = ?',
       params: [result.externalId, result.status, result.cost, result.segments, new Date().toISOString(), id],
