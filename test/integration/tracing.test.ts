@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { eventually } from '@switchboard/runtime/testing';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { connectMcp } from '../helpers/mcp-client.js';
 
 const CUSTOMER = '+14155550142';
 const CLUSTER = process.env.SWITCHBOARD_TEST_CLUSTER === '1';
@@ -169,6 +170,31 @@ describe('OpenTelemetry traces (OTEL_* configured)', () => {
       assert.equal(served.parentSpanId, request.spanId, "the node's span is a child of the gateway's request, from the message's headers");
       assert.equal(byId.get(provider.parentSpanId!) === undefined, false);
     }
+  });
+
+  it("an MCP tool call's _meta.traceparent is the parent of its span, and the send below it is in that trace", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const agentSpan = randomBytes(8).toString('hex');
+    const mcp = await connectMcp(t.url, 'streamable', agent.securityToken, agent.agentId);
+    try {
+      const result = (await mcp.client.callTool({ name: 'comms_send_message', arguments: { channel: 'sms', to: CUSTOMER, body: 'traced over MCP' }, _meta: { traceparent: `00-${traceId}-${agentSpan}-01` } })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
+      assert.equal(result.isError, undefined, result.content[0]?.text);
+    } finally {
+      await mcp.close();
+    }
+    const spans = await eventually(
+      () => {
+        const found = otlp.spans.filter((s) => s.traceId === traceId);
+        return found.some((s) => s.name === 'MCP POST /api/v1/send-message') && found.some((s) => s.name === 'provider send') && found;
+      },
+      { timeoutMs: 20_000, message: () => `the tool call's spans in trace ${traceId}; got ${otlp.spans.filter((s) => s.traceId === traceId).map((s) => s.name).join(', ')}` },
+    );
+    const tool = spans.find((s) => s.name === 'MCP POST /api/v1/send-message')!;
+    assert.equal(tool.parentSpanId, agentSpan);
+    assert.equal(tool.attributes['switchboard.via'], 'mcp');
   });
 
   it('a request without a traceparent starts a trace of its own', async () => {

@@ -116,7 +116,12 @@ export class GatewayApp {
     // A route that reads neither a body nor a query takes no arguments.
     if (!compiled.checkBody && !compiled.checkQuery) refuseQuery(copy, 'arguments');
     const request: HttpRequest = { method, path, queryString: '', headers, rawBody: Buffer.alloc(0), remoteAddress: 'mcp', ...(signal ? { signal } : {}) };
-    return definition.handler({ request, params: (found?.params ?? {}) as Record<string, string>, body: copy, query: copy, principal });
+    const context = { request, params: (found?.params ?? {}) as Record<string, string>, body: copy, query: copy, principal };
+    if (!tracing.on) return definition.handler(context);
+    // An MCP tool call is a request of its own: its `_meta.traceparent` (handed here as the header) is the parent.
+    const parent = headers.traceparent ? contextFromHeaders({ traceparent: headers.traceparent }) : undefined;
+    const attributes = { 'http.request.method': method, 'http.route': definition.path, 'switchboard.via': 'mcp' };
+    return inSpan(`MCP ${method} ${definition.path}`, SpanKind.SERVER, attributes, async () => definition.handler(context), parent);
   }
 
   /** The route definition at a method and path, if any. */
