@@ -41,7 +41,7 @@ describe("WhatsApp's service window, from the store", () => {
 
   it("counts only the person's own WhatsApp messages to the agent, the newest of them", async () => {
     const refused = (now: string) => requireOpenWindow(store, 'wa', PERSON, new Date(now));
-    await assert.rejects(refused('2026-11-20T11:00:00Z'), (err: unknown) => hasErrorCode(err, ErrorCodes.WHATSAPP_WINDOW_CLOSED) && /never written/.test((err as Error).message));
+    await assert.rejects(refused('2026-11-20T11:00:00Z'), (err: unknown) => hasErrorCode(err, ErrorCodes.WHATSAPP_WINDOW_CLOSED) && /never written/.test(err.message));
     // An SMS from the number and a WhatsApp message to it open nothing.
     await store.messages.insertInbound(message({ id: 'msg_sms', channel: 'sms', externalId: 'SM0' }));
     await store.messages.insert(message({ id: 'msg_out', direction: 'outbound', from: '+14155550100', to: PERSON, externalId: 'SM9', status: 'delivered' }));
@@ -51,7 +51,7 @@ describe("WhatsApp's service window, from the store", () => {
     await requireOpenWindow(store, 'wa', PERSON, new Date('2026-11-21T09:59:59Z'));
     await assert.rejects(refused('2026-11-21T10:00:00Z'), (err: unknown) => {
       assert.ok(hasErrorCode(err, ErrorCodes.WHATSAPP_WINDOW_CLOSED));
-      assert.match((err as Error).message, /closed at 2026-11-21T10:00:00\.000Z/);
+      assert.match(String((err as { message?: unknown }).message), /closed at 2026-11-21T10:00:00\.000Z/);
       assert.deepEqual((err as { details?: unknown[] }).details, [{ to: PERSON, channel: 'whatsapp', open: false, closesAt: '2026-11-21T10:00:00.000Z', lastInboundAt: '2026-11-20T10:00:00.000Z' }]);
       return true;
     });
