@@ -1,41 +1,19 @@
-// `switchboard backup` and `switchboard restore`: a copy taken while the server serves signed inbound
-// load holds every message acknowledged before it began, and a restore is refused, or leaves nothing,
-// where it must.
+// `switchboard backup` while the server serves signed inbound load: the restored copy holds every message
+// acknowledged before the backup began (refusals: backup-refusals.test.ts; recordings: backup-recordings.test.ts).
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, copyFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { wavFile } from '@switchboard/sdk';
 import { eventually } from '@switchboard/runtime/testing';
-import { echoReply, startCallAnswerer } from '../helpers/callback-receiver.js';
-import { provisionAgent, startTestGateway } from '../helpers/gateway.js';
 import { startServerProcess, type ServerProcess } from '../helpers/process.js';
+import { runCli } from '../helpers/switchboard-cli.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // Demo mode, the simulator on a port of its own: two servers run side by side here.
 const ENV = { DEMO_MODE: 'true', SIMULATOR_PORT: '0' };
 
-/** The CLI from source, in its own process, without blocking this one (the load goes on meanwhile). */
-function switchboard(...args: string[]): Promise<{ status: number | null; output: string }> {
-  return switchboardWith({}, ...args);
-}
-
-function switchboardWith(env: Record<string, string>, ...args: string[]): Promise<{ status: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=switchboard-source', '--import', 'tsx', 'gateway/src/cli.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...ENV, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    child.once('exit', (status) => resolve({ status, output }));
-  });
-}
+const switchboard = (...args: string[]) => runCli(args, ENV);
 
 async function json<T>(res: Response): Promise<T> {
   return (await res.json()) as T;
@@ -167,90 +145,6 @@ describe('switchboard backup and restore', () => {
       loadStopped = true;
       await load.catch(() => undefined);
       await server?.stop();
-    }
-  });
-
-  it('a missing data dir, a damaged backup and a data dir in the way each get a clear refusal, and nothing half-written', async () => {
-    assert.ok(existsSync(backupFile), 'the backup of the test above');
-    const missing = await switchboard('backup', '--data-dir', join(dir, 'no-such-dir'), '--to', join(dir, 'never.tar.gz'));
-    assert.equal(missing.status, 1, missing.output);
-    assert.match(missing.output, /switchboard: NOT_FOUND: Data dir .*no-such-dir does not exist: name the data dir the server runs with/);
-    assert.ok(!existsSync(join(dir, 'never.tar.gz')));
-    // A cluster's store is PostgreSQL's to back up: refused, with where the procedure is.
-    const cluster = await switchboardWith({ DATABASE_URL: 'postgres://127.0.0.1:5432/switchboard' }, 'backup', '--data-dir', restored, '--to', join(dir, 'never.tar.gz'));
-    assert.equal(cluster.status, 1, cluster.output);
-    assert.match(cluster.output, /switchboard: CONFLICT: DATABASE_URL is set: .*pg_dump or pg_basebackup.*docs\/cluster\.md, "Backups"/);
-    assert.ok(!existsSync(join(dir, 'never.tar.gz')));
-
-    // Cut short, not gzip at all, a tar without a manifest: refused, and the target dir is as it was (absent, or empty).
-    const truncated = join(dir, 'truncated.tar.gz');
-    copyFileSync(backupFile, truncated);
-    truncateSync(truncated, Math.floor(statSync(backupFile).size / 2));
-    const garbage = join(dir, 'garbage.tar.gz');
-    writeFileSync(garbage, Buffer.from('this is not a backup\n'.repeat(200)));
-    const stranger = join(dir, 'stranger.tar.gz');
-    writeFileSync(join(dir, 'notes.txt'), 'hello');
-    assert.equal(spawnSync('tar', ['-czf', stranger, '-C', dir, 'notes.txt']).status, 0, 'tar(1) made an archive');
-    const empty = join(dir, 'empty-dir');
-    mkdirSync(empty);
-    for (const [file, target, reason] of [
-      [truncated, join(dir, 'fresh'), /it is not a readable gzipped tar \(.*\)/],
-      [garbage, empty, /it is not a readable gzipped tar \(.*\)/],
-      [stranger, join(dir, 'fresh'), /it holds no manifest\.json, so it is not a Switchboard backup/],
-    ] as const) {
-      const r = await switchboard('restore', '--from', file, '--data-dir', target);
-      assert.equal(r.status, 1, r.output);
-      assert.match(r.output, new RegExp(`switchboard: MALFORMED_PAYLOAD: .* cannot be restored: ${reason.source}\\. The file may be truncated or damaged; nothing was written`));
-      if (target === empty) assert.deepEqual(readdirSync(empty), [], `${file}: the empty data dir is left empty`);
-      else assert.ok(!existsSync(target), `${file}: the data dir the restore would have made is not there`);
-    }
-
-    // A data dir that holds a store: refused without --force; with it, the backup's store replaces it.
-    const inTheWay = await switchboard('restore', '--from', backupFile, '--data-dir', restored);
-    assert.equal(inTheWay.status, 1, inTheWay.output);
-    assert.match(inTheWay.output, /switchboard: CONFLICT: Data dir .*restored is not empty \(it holds .*switchboard\.db.*\): restore into a new or empty folder, or add --force/);
-    writeFileSync(join(restored, 'recordings', 'ses_notInTheBackup.wav'), wavFile(Buffer.alloc(800), 8000));
-    const forced = await switchboard('restore', '--from', backupFile, '--data-dir', restored, '--force');
-    assert.equal(forced.status, 0, forced.output);
-    assert.deepEqual(readdirSync(join(restored, 'recordings')), ['ses_backupTestRecording.wav'], 'the recordings are the backup\u2019s');
-    assert.ok(!readdirSync(restored).some((name) => name.startsWith('.restore-')), 'no unpacking folder is left');
-  });
-  it("a call's recording, made by the server, is in the backup and served by the restored server", async () => {
-    const t = await startTestGateway({ VOICE_MODE: 'relay' });
-    const agent = await provisionAgent(t, 'backup-caller', ['voice']);
-    const receiver = await startCallAnswerer((callbackUrl) => t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl } }), echoReply);
-    let server: ServerProcess | undefined;
-    try {
-      t.sim.deepgram.registerPhrase('keep this call in the backup');
-      t.sim.phone.onOutbound('+14155550877', { steps: ['keep this call in the backup'], replyTimeoutMs: 8000 });
-      const res = await t.call('POST', '/api/v1/make-call', { token: agent.securityToken, json: { to: '+14155550877', mode: 'stream', record: true, greeting: 'This call is recorded.' } });
-      assert.equal(res.status, 200, await res.clone().text());
-      const { callSid } = (await res.json()) as { callSid: string };
-      await t.sim.phone.get(callSid)!.done;
-      const original = await eventually(
-        async () => {
-          const audio = await t.call('GET', `/api/v1/calls/${callSid}/recording`, { token: agent.securityToken });
-          return audio.status === 200 ? Buffer.from(await audio.arrayBuffer()) : (await audio.arrayBuffer(), undefined);
-        },
-        { timeoutMs: 20_000, message: 'the call\u2019s recording to be stored' },
-      );
-
-      const file = join(dir, 'recorded-call.tar.gz');
-      const backup = await switchboard('backup', '--data-dir', t.dataDir, '--to', file);
-      assert.equal(backup.status, 0, backup.output);
-      assert.match(backup.output, /, 1 recordings, /);
-      const target = join(dir, 'recorded-call-restored');
-      const restore = await switchboard('restore', '--from', file, '--data-dir', target);
-      assert.equal(restore.status, 0, restore.output);
-
-      server = await startServerProcess(['--data-dir', target], ENV);
-      const audio = await fetch(`${server.url}/api/v1/calls/${callSid}/recording`, { headers: { authorization: `Bearer ${agent.securityToken}` } });
-      assert.equal(audio.status, 200);
-      assert.ok(Buffer.from(await audio.arrayBuffer()).equals(original), 'the restored server serves the same recording');
-    } finally {
-      await server?.stop();
-      await receiver.close();
-      await t.close();
     }
   });
 });
