@@ -19,7 +19,7 @@ describe('switchboard backup and restore refuse', () => {
   const restored = join(dir, 'restored');
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('a missing data dir, a cluster store, and damaged backups: a clear line each, exit 1, and nothing written', async () => {
+  it('a missing data dir, a cluster store, damaged backups and a newer schema: a clear line each, exit 1, and nothing written', async () => {
     // A store with no server on it: the backup is taken offline just as well.
     await (await openStore({ dataDir })).close();
     loadSecretKey(dataDir, '');
@@ -40,6 +40,14 @@ describe('switchboard backup and restore refuse', () => {
     assert.equal(spawnSync('tar', ['-czf', stranger, '-C', dir, 'notes.txt']).status, 0, 'tar(1) made an archive');
     const empty = join(dir, 'empty-dir');
     mkdirSync(empty);
+    // A store a later Switchboard migrated further than this one knows.
+    const laterDir = join(dir, 'later');
+    const later = await openStore({ dataDir: laterDir });
+    await later.db.execute("INSERT INTO schema_version (version, name, applied_at) VALUES (9999, 'from-the-future', '2030-01-01T00:00:00Z')");
+    await later.close();
+    const laterBackup = join(dir, 'later.tar.gz');
+    const laterRun = await switchboard('backup', '--data-dir', laterDir, '--to', laterBackup);
+    assert.equal(laterRun.status, 0, laterRun.output);
 
     const never = join(dir, 'never.tar.gz');
     const [missing, cluster, ...damaged] = await Promise.all([
@@ -48,7 +56,11 @@ describe('switchboard backup and restore refuse', () => {
       switchboard('restore', '--from', truncated, '--data-dir', join(dir, 'fresh-1')),
       switchboard('restore', '--from', garbage, '--data-dir', empty),
       switchboard('restore', '--from', stranger, '--data-dir', join(dir, 'fresh-2')),
+      switchboard('restore', '--from', laterBackup, '--data-dir', join(dir, 'fresh-3')),
     ]);
+    const newer = damaged.pop()!;
+    assert.equal(newer.status, 1, newer.output);
+    assert.match(newer.output, /switchboard: VALIDATION_FAILED: .*later\.tar\.gz holds a store of schema 9999, made by Switchboard [\d.]+; this version knows schema \d+\. Restore it with [\d.]+ or later; nothing was written\./);
     assert.equal(missing!.status, 1, missing!.output);
     assert.match(missing!.output, /switchboard: NOT_FOUND: Data dir .*no-such-dir does not exist: name the data dir the server runs with/);
     // A cluster's store is PostgreSQL's to back up: refused, with where the procedure is.
@@ -61,7 +73,7 @@ describe('switchboard backup and restore refuse', () => {
       assert.equal(r.status, 1, r.output);
       assert.match(r.output, new RegExp(`switchboard: MALFORMED_PAYLOAD: .* cannot be restored: ${reasons[i]!.source}\\. The file may be truncated or damaged; nothing was written`));
     }
-    assert.ok(!existsSync(join(dir, 'fresh-1')) && !existsSync(join(dir, 'fresh-2')), 'the data dirs a failed restore would have made are not there');
+    for (const fresh of ['fresh-1', 'fresh-2', 'fresh-3']) assert.ok(!existsSync(join(dir, fresh)), `${fresh}: the data dir a failed restore would have made is not there`);
     assert.deepEqual(readdirSync(empty), [], 'an empty data dir is left empty');
   });
 
