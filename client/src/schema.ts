@@ -181,7 +181,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send an SMS, WhatsApp, email or LINE message from the agent's provisioned address. */
+        /** Send an SMS, WhatsApp, email or LINE message from the agent's provisioned address; on WhatsApp outside the 24-hour window, an approved `template` instead of `body`. */
         post: operations["sendMessage"];
         delete?: never;
         options?: never;
