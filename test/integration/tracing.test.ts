@@ -160,7 +160,8 @@ describe('OpenTelemetry traces (OTEL_* configured)', () => {
     const callback = byId.get(callbackSpan!)!;
     assert.equal(callback.name, 'callback POST');
     assert.equal(callback.attributes['http.response.status_code'], 200);
-    assert.ok(spans.some((s) => s.name === 'agent sendMessage' || s.name.startsWith('agent ')), `an agent operation span; got ${names().join(', ')}`);
+    const operation = spans.find((s) => s.name.startsWith('agent ') && s.attributes['switchboard.agent_id'] === 'traced');
+    assert.ok(operation, `an agent operation span; got ${names().join(', ')}`);
 
     if (CLUSTER) {
       // Across NATS: the gateway's request carries the context, and the node holding the agent continues it.
@@ -168,7 +169,19 @@ describe('OpenTelemetry traces (OTEL_* configured)', () => {
       const served = spans.find((s) => s.name === 'process sb.agent');
       assert.ok(request && served, `the bus request and its handling are in the trace; got ${names().join(', ')}`);
       assert.equal(served.parentSpanId, request.spanId, "the node's span is a child of the gateway's request, from the message's headers");
-      assert.equal(byId.get(provider.parentSpanId!) === undefined, false);
+      // The gateway sent it and a runtime node served it (each names its NATS connection after its node id).
+      assert.equal(request.attributes['messaging.client.id'], `switchboard-${t.gateway.runtime.nodeId}`);
+      const nodes = t.nodes.map((n) => `switchboard-${n.nodeId}`);
+      assert.ok(nodes.includes(String(served.attributes['messaging.client.id'])), `served by a runtime node (${nodes.join(', ')}); got ${String(served.attributes['messaging.client.id'])}`);
+      // The node's operation, its commits and the provider call are under the node's span.
+      const underServed = (span: ExportedSpan) => {
+        let at: ExportedSpan | undefined = span;
+        while (at && at !== served) at = at.parentSpanId ? byId.get(at.parentSpanId) : undefined;
+        return at === served;
+      };
+      for (const name of [operation.name, 'provider send', 'store commit']) {
+        assert.ok(spans.some((s) => s.name === name && underServed(s)), `a ${name} span under the node's span; got ${names().join(', ')}`);
+      }
     }
   });
 

@@ -47,6 +47,8 @@ export class NatsBus implements Bus {
   readonly #logger: Logger | undefined;
   /** When a refusal of each peer version was last logged. */
   readonly #refusalsLogged = new Map<string, number>();
+  /** The connection's name (`switchboard-<node id>` in a cluster), on this bus's spans. */
+  readonly #client: string;
 
   private constructor(
     readonly connection: NatsConnection,
@@ -58,7 +60,9 @@ export class NatsBus implements Bus {
     this.#headers.set(PROTOCOL_HEADER, String(this.#version));
     // The status stream ends, or throws ClosedConnectionError, when the connection closes.
     this.#followStatus().catch(() => undefined);
-    this.#inbox = createInbox((connection as { options?: ConnectionOptions }).options?.inboxPrefix);
+    const given = (connection as { options?: ConnectionOptions }).options;
+    this.#inbox = createInbox(given?.inboxPrefix);
+    this.#client = given?.name ?? '';
     this.#replies = connection.subscribe(repliesWildcard(this.#inbox), {
       callback: (err, msg) => {
         if (!err) this.#reply(msg);
@@ -109,7 +113,7 @@ export class NatsBus implements Bus {
 
   request<T = unknown>(subject: string, data: unknown, options: RequestOptions = {}): Promise<T> {
     // Traced, a request is a client span whose context travels in the message's headers.
-    if (tracing.on) return childSpan(`request ${kindOf(subject)}`, SpanKind.CLIENT, { 'messaging.system': 'nats', 'messaging.destination.name': subject }, () => this.#request<T>(subject, data, options));
+    if (tracing.on) return childSpan(`request ${kindOf(subject)}`, SpanKind.CLIENT, { 'messaging.system': 'nats', 'messaging.destination.name': subject, 'messaging.client.id': this.#client }, () => this.#request<T>(subject, data, options));
     return this.#request<T>(subject, data, options);
   }
 
@@ -241,7 +245,7 @@ export class NatsBus implements Bus {
     if (!traceparent) return this.#serve(handler, msg);
     const tracestate = msg.headers?.get('tracestate');
     const parent = contextFromHeaders(tracestate ? { traceparent, tracestate } : { traceparent });
-    const attributes = { 'messaging.system': 'nats', 'messaging.destination.name': msg.subject };
+    const attributes = { 'messaging.system': 'nats', 'messaging.destination.name': msg.subject, 'messaging.client.id': this.#client };
     return inSpan(`process ${kindOf(msg.subject)}`, msg.reply ? SpanKind.SERVER : SpanKind.CONSUMER, attributes, () => this.#serve(handler, msg), parent);
   }
 
