@@ -1,7 +1,7 @@
 // A call's recording, made by a server, through `switchboard backup` and `switchboard restore`: the
 // restored server serves the same audio.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -42,6 +42,7 @@ describe('switchboard backup and restore: call recordings', () => {
       const backup = await switchboard('backup', '--data-dir', t.dataDir, '--to', file);
       assert.equal(backup.status, 0, backup.output);
       assert.match(backup.output, /, 1 recordings, /);
+      assert.equal(readdirSync(join(t.dataDir, 'recordings')).length, 1, 'the server\u2019s own recordings are untouched by the backup');
       const target = join(dir, 'recorded-call-restored');
       const restore = await switchboard('restore', '--from', file, '--data-dir', target);
       assert.equal(restore.status, 0, restore.output);

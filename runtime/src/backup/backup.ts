@@ -1,5 +1,5 @@
 import { copyFileSync, existsSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { create } from 'tar';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
@@ -134,6 +134,8 @@ export async function backupDataDir(settings: Settings, options: BackupOptions):
     await rename(archive, target);
     return { file: target, bytes: (await stat(target)).size, manifest };
   } finally {
+    // The links go first, by themselves: the folders they point at are the server's.
+    for (const name of [RECORDINGS, VOICE_MESSAGES]) await unlink(join(staging, name)).catch(() => undefined);
     await rm(staging, { recursive: true, force: true });
   }
 }
