@@ -210,6 +210,51 @@ describe('OpenTelemetry traces (OTEL_* configured)', () => {
     assert.equal(tool.attributes['switchboard.via'], 'mcp');
   });
 
+  it("a call placed with the agent's traceparent has its turns as spans in that trace, each call.turn post under its turn", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const agentSpan = randomBytes(8).toString('hex');
+    const caller = await provisionAgent(t, 'traced-voice', ['voice']);
+    const turns: string[] = [];
+    const voiceReceiver = await startCallbackReceiver(() => voiceSecret);
+    let voiceSecret: string | undefined;
+    try {
+      const set = await t.call('PUT', '/api/v1/callback-url', { token: caller.securityToken, json: { callbackUrl: voiceReceiver.url } });
+      voiceSecret = ((await set.json()) as { signingSecret: string }).signingSecret;
+      voiceReceiver.reply = (event) => {
+        if (event.type !== 'call.turn') return {};
+        turns.push(String(event.data.text));
+        return { text: 'Goodbye!', end: true };
+      };
+      t.sim.phone.onOutbound('+14155550321', { steps: ['Who is this?'], stayOnLine: true });
+      const res = await t.call('POST', '/api/v1/make-call', {
+        token: caller.securityToken,
+        json: { to: '+14155550321', greeting: 'Hi, a traced call.' },
+        headers: { traceparent: `00-${traceId}-${agentSpan}-01` },
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      const { callSid } = (await res.json()) as { callSid: string };
+      await t.sim.phone.get(callSid)!.done;
+      assert.deepEqual(turns, ['Who is this?']);
+      const posted = voiceReceiver.events.find((e) => e.event.type === 'call.turn')!;
+      const [, postTrace, postSpan] = posted.headers.traceparent!.split('-');
+      assert.equal(postTrace, traceId, 'the call.turn post is in the call trace');
+      const spans = await eventually(
+        () => {
+          const found = otlp.spans.filter((s) => s.traceId === traceId);
+          return found.some((s) => s.name === 'call turn') && found.some((s) => s.spanId === postSpan) && found;
+        },
+        { timeoutMs: 20_000, message: () => `a call turn span in trace ${traceId}; got ${otlp.spans.filter((s) => s.traceId === traceId).map((s) => s.name).join(', ')}` },
+      );
+      const turn = spans.find((s) => s.name === 'call turn')!;
+      assert.equal(turn.parentSpanId, agentSpan, "the turn is under the agent's span of the call");
+      assert.equal(turn.attributes['switchboard.agent_id'], 'traced-voice');
+      assert.equal(spans.find((s) => s.spanId === postSpan)!.parentSpanId, turn.spanId, 'the call.turn post is under its turn');
+      assert.ok(spans.some((s) => s.name === 'POST /api/v1/make-call' && s.parentSpanId === agentSpan));
+    } finally {
+      await voiceReceiver.close();
+    }
+  });
+
   it('a request without a traceparent starts a trace of its own', async () => {
     const res = await t.call('GET', '/api/v1/inbox?after=0&limit=1', { token: agent.securityToken });
     assert.equal(res.status, 200);

@@ -7,6 +7,7 @@ import type { AgentRecord } from '../store/repositories/agents.js';
 import type { LiveReach } from '../agents/live-reach.js';
 import { traceOf, type CallSession } from './call-session.js';
 import type { TurnTimer } from './call-ledger.js';
+import { contextFromHeaders, inSpan, SpanKind, tracing } from '../tracing.js';
 
 /** The agent's answer to one turn of a call. */
 export interface TurnReply {
@@ -45,7 +46,15 @@ export class AgentTurns {
   }
 
   /** The agent's reply to the caller's last words, or null when no one answered in time; `timer` takes the turn's agent stamps. */
-  async reply(session: CallSession, agent: AgentRecord, timer?: TurnTimer): Promise<TurnReply | null> {
+  reply(session: CallSession, agent: AgentRecord, timer?: TurnTimer): Promise<TurnReply | null> {
+    if (!tracing.on) return this.#reply(session, agent, timer);
+    // Traced, each turn is a span in the call's trace: under the agent's traceparent of the call when it gave one.
+    const parent = session.traceparent ? contextFromHeaders({ traceparent: session.traceparent }) : undefined;
+    const attributes = { 'switchboard.agent_id': agent.agentId, 'switchboard.call_session': session.sessionId, 'switchboard.turn': session.transcript.length };
+    return inSpan('call turn', SpanKind.INTERNAL, attributes, () => this.#reply(session, agent, timer), parent);
+  }
+
+  async #reply(session: CallSession, agent: AgentRecord, timer?: TurnTimer): Promise<TurnReply | null> {
     timer?.mark('agentAsked');
     const sampled = this.sampler.sample(session, this.timeoutMs);
     if (sampled) {
