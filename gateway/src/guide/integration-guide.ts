@@ -384,7 +384,10 @@ you until your next read, so read the inbox when you (re)connect, and acknowledg
 - Tracing: send your W3C \`traceparent\` header with make-call or call-on-behalf (over MCP, put it in the
   tool call's \`_meta.traceparent\`). Every webhook of that call (\`call.status\`, \`call.turn\`,
   \`voicemail\`) carries it back, as a \`traceparent\` header and field, the server's log lines of the
-  call carry it, and \`GET /api/v1/calls/<callId>\` shows it.
+  call carry it, and \`GET /api/v1/calls/<callId>\` shows it. When the server exports OpenTelemetry traces
+  (its operator set \`OTEL_*\`), every REST request's and MCP tool call's \`traceparent\` is the parent of
+  its spans, and each webhook's \`traceparent\` header is the post's own span in that trace (a message's
+  status webhooks continue the trace of its send).
 - \`POST ${baseUrl}/api/v1/call-on-behalf\` \`{"target","targetName","requesterPhone","requesterName","message"}\`:
   a secretary call — it says who is calling and why, asks whether they take the call, bridges to the
   requester on yes and otherwise takes a message that reaches you.
