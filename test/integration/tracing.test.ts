@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { eventually } from '@switchboard/runtime/testing';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectMcp } from '../helpers/mcp-client.js';
+import { startServerProcess } from '../helpers/process.js';
 
 const CUSTOMER = '+14155550142';
 const CLUSTER = process.env.SWITCHBOARD_TEST_CLUSTER === '1';
@@ -265,3 +269,37 @@ describe('OpenTelemetry traces (OTEL_* configured)', () => {
     assert.match(span.traceId, /^[0-9a-f]{32}$/);
   });
 });
+
+// The process entry itself (once: it does not depend on the cluster pass): `switchboard start` reads the
+// variables from its environment, and a stop flushes what is still batched.
+if (!CLUSTER) {
+  describe('OpenTelemetry traces in a `switchboard start` process', () => {
+    it('are exported by the process, and the batch still waiting is flushed when it stops on SIGTERM', async () => {
+      const otlp = await startOtlpReceiver();
+      const dir = mkdtempSync(join(tmpdir(), 'sb-tracing-'));
+      try {
+        // A batch delay of ten minutes: spans reach the receiver only through the flush at stop.
+        const server = await startServerProcess(['--data-dir', dir], { DEMO_MODE: 'true', SIMULATOR_PORT: '0', ...OTEL_ENV(otlp.url), OTEL_BSP_SCHEDULE_DELAY: '600000' });
+        const traceId = randomBytes(16).toString('hex');
+        const agentSpan = randomBytes(8).toString('hex');
+        let code: number | null;
+        try {
+          const res = await fetch(`${server.url}/health`, { headers: { traceparent: `00-${traceId}-${agentSpan}-01` } });
+          assert.equal(res.status, 200);
+          assert.equal(otlp.posts(), 0, 'nothing exported before the batch is due');
+        } finally {
+          code = await server.stop('SIGTERM');
+        }
+        assert.equal(code, 0, server.output());
+        const span = otlp.spans.find((s) => s.traceId === traceId);
+        assert.ok(span, `the request's span was flushed at stop; got ${otlp.spans.map((s) => s.name).join(', ')}`);
+        assert.equal(span.name, 'GET /health');
+        assert.equal(span.parentSpanId, agentSpan);
+        assert.equal(span.resource['service.name'], 'switchboard-under-test');
+      } finally {
+        await otlp.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}
