@@ -99,6 +99,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/voice-calls.test.ts',
   'test/integration/voice-recordings.test.ts',
   'test/integration/monitoring-rules.test.ts',
+  'test/integration/calling-hours.test.ts',
 ]);
 const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter(inClusterPass);
 

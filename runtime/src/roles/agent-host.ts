@@ -135,6 +135,7 @@ export class AgentHost {
         consents: store.consents,
         places: new RecipientPlaces(),
         callingHours: settings.CALLING_HOURS === 'enforce',
+        ...(parts.clock ? { clock: () => parts.clock!.now() } : {}),
       }),
       store.contactRefusals,
       events,
