@@ -6857,6 +6857,8 @@ export interface operations {
                                     stopMs: number | null;
                                 }[];
                             }[];
+                            /** @description The announcement a recorded call opened with because the other party's place asks every party's consent to record (RECORDING_ANNOUNCEMENTS); absent when none was said. */
+                            recordingAnnouncement?: string;
                         } | null;
                         transcript: {
                             turn: number;
@@ -10613,6 +10615,8 @@ export interface operations {
                                     stopMs: number | null;
                                 }[];
                             }[];
+                            /** @description The announcement a recorded call opened with because the other party's place asks every party's consent to record (RECORDING_ANNOUNCEMENTS); absent when none was said. */
+                            recordingAnnouncement?: string;
                         } | null;
                         transcript: {
                             turn: number;
