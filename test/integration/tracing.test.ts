@@ -17,6 +17,7 @@ const CLUSTER = process.env.SWITCHBOARD_TEST_CLUSTER === '1';
 
 /** A span as OTLP/HTTP JSON carries it, with the attributes of its resource. */
 interface ExportedSpan {
+  links?: { traceId: string; spanId: string }[];
   traceId: string;
   spanId: string;
   parentSpanId?: string;
@@ -164,6 +165,25 @@ describe('OpenTelemetry traces (OTEL_* configured)', () => {
     const callback = byId.get(callbackSpan!)!;
     assert.equal(callback.name, 'callback POST');
     assert.equal(callback.attributes['http.response.status_code'], 200);
+    // The provider's receipt came on a webhook, a request (and trace) of its own: the callback links it.
+    const [link] = callback.links ?? [];
+    assert.ok(link, 'the status callback links the receipt that brought it');
+    const receiptPath = (): ExportedSpan[] => {
+      const path: ExportedSpan[] = [];
+      for (let id: string | undefined = link.spanId; id; ) {
+        const at = otlp.spans.find((s) => s.spanId === id && s.traceId === link.traceId);
+        if (!at) break;
+        path.push(at);
+        id = at.parentSpanId;
+      }
+      return path;
+    };
+    const receipt = await eventually(() => receiptPath().find((s) => /^POST \/webhooks\//.test(s.name)), {
+      timeoutMs: 20_000,
+      message: () => `the provider's webhook request above the linked span; got ${receiptPath().map((s) => s.name).join(' < ')}`,
+    });
+    assert.equal(receipt.kind, 2, 'the webhook is a server span');
+    assert.notEqual(receipt.traceId, traceId, "the receipt's trace is its own");
     const operation = spans.find((s) => s.name.startsWith('agent ') && s.attributes['switchboard.agent_id'] === 'traced');
     assert.ok(operation, `an agent operation span; got ${names().join(', ')}`);
 
