@@ -100,6 +100,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/voice-recordings.test.ts',
   'test/integration/monitoring-rules.test.ts',
   'test/integration/calling-hours.test.ts',
+  'test/integration/email-suppression.test.ts',
 ]);
 const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter(inClusterPass);
 

@@ -1232,7 +1232,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Messages and calls the contact policy refused (RECIPIENT_OPTED_OUT, OUTSIDE_CALLING_HOURS, CONSENT_REQUIRED), newest first, for one agent or code or all; kept 90 days. */
+        /** Messages and calls the contact policy refused (RECIPIENT_OPTED_OUT, EMAIL_SUPPRESSED, OUTSIDE_CALLING_HOURS, CONSENT_REQUIRED), newest first, for one agent or code or all; kept 90 days. */
         get: operations["adminRefusals"];
         put?: never;
         post?: never;
@@ -2095,7 +2095,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; EMAIL_SUPPRESSED — an email to this address bounced for good, or its reader marked one as spam (`details[0].event`, `details[0].since`); do not email it until the operator lifts it; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5406,7 +5406,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; EMAIL_SUPPRESSED — an email to this address bounced for good, or its reader marked one as spam (`details[0].event`, `details[0].since`); do not email it until the operator lifts it; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5587,7 +5587,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; EMAIL_SUPPRESSED — an email to this address bounced for good, or its reader marked one as spam (`details[0].event`, `details[0].since`); do not email it until the operator lifts it; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5766,7 +5766,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
+            /** @description The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider: RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent's comms_do_not_contact, the operator); do not contact them on any channel; EMAIL_SUPPRESSED — an email to this address bounced for good, or its reader marked one as spam (`details[0].event`, `details[0].since`); do not email it until the operator lifts it; OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open; CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9851,7 +9851,7 @@ export interface operations {
         parameters: {
             query?: {
                 agentId?: string;
-                code?: "RECIPIENT_OPTED_OUT" | "OUTSIDE_CALLING_HOURS" | "CONSENT_REQUIRED";
+                code?: "RECIPIENT_OPTED_OUT" | "EMAIL_SUPPRESSED" | "OUTSIDE_CALLING_HOURS" | "CONSENT_REQUIRED";
                 cursor?: string;
                 limit?: number;
             };
@@ -9877,7 +9877,7 @@ export interface operations {
                             channel: "sms" | "email" | "whatsapp" | "line" | "voice";
                             /** @description The person, as the do-not-contact list and consents key them. */
                             address: string;
-                            /** @description RECIPIENT_OPTED_OUT, OUTSIDE_CALLING_HOURS or CONSENT_REQUIRED. */
+                            /** @description RECIPIENT_OPTED_OUT, EMAIL_SUPPRESSED, OUTSIDE_CALLING_HOURS or CONSENT_REQUIRED. */
                             code: string;
                             /** @description A call (placed, bridged, a voice message) rather than a message. */
                             call: boolean;

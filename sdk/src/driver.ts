@@ -161,6 +161,11 @@ export interface DeliveryStatusEvent {
   readonly errorCode?: string;
   /** Unique id of this receipt when the provider gives one; used to deduplicate retries. */
   readonly eventId?: string;
+  /**
+   * Set when the receipt says the address must not be written again: a hard (permanent) bounce, or the
+   * recipient's complaint (marked as spam). The runtime suppresses the address for the agent.
+   */
+  readonly suppression?: 'hard-bounce' | 'complaint';
 }
 
 /** A message the runtime sent, as it asks its provider about it when the receipts stop coming. */

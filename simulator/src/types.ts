@@ -269,7 +269,7 @@ export interface InboundEmailOptions extends WebhookTarget, WebhookTampering {
 
 /** A Resend delivery event for an email Switchboard sent. */
 export interface InboundEmailEventOptions extends WebhookTarget, WebhookTampering {
-  type: 'email.delivered' | 'email.bounced' | 'email.sent';
+  type: 'email.delivered' | 'email.bounced' | 'email.complained' | 'email.sent';
   emailId: string;
   svixId?: string;
   timestamp?: Date;

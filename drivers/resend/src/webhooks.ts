@@ -76,6 +76,7 @@ export async function parseEmailWebhook(resend: Resend, request: WebhookRequest)
     status,
     cost: null,
     ...(errorCode ? { errorCode } : {}),
+    ...suppressionOf(event),
     ...eventIdOf(request),
   };
   return [receipt];
@@ -126,6 +127,14 @@ function readEvent(rawBody: Buffer): ResendEvent {
   }
   if (typeof candidate.data !== 'object' || candidate.data === null) throw malformedPayload('resend', 'has no data object');
   return candidate as ResendEvent;
+}
+
+/** A permanent bounce (Resend's `bounce.type` "Permanent") or a complaint: the address is not to be written again. */
+function suppressionOf(event: ResendEvent): Pick<DeliveryStatusEvent, 'suppression'> {
+  const bounce = event.data['bounce'] as { type?: unknown } | undefined;
+  if (event.type === 'email.bounced' && text(bounce?.type) === 'Permanent') return { suppression: 'hard-bounce' };
+  if (event.type === 'email.complained') return { suppression: 'complaint' };
+  return {};
 }
 
 function errorCodeOf(event: ResendEvent): string | undefined {

@@ -9,6 +9,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [ErrorCodes.SIGNATURE_INVALID]: 403,
   [ErrorCodes.CHANNEL_BLOCKED]: 403,
   [ErrorCodes.RECIPIENT_OPTED_OUT]: 403,
+  [ErrorCodes.EMAIL_SUPPRESSED]: 403,
   [ErrorCodes.OUTSIDE_CALLING_HOURS]: 403,
   [ErrorCodes.CONSENT_REQUIRED]: 403,
   [ErrorCodes.NOT_FOUND]: 404,

@@ -130,7 +130,7 @@ export function adminContactRoutes(deps: RouteDeps): RouteDefinition[] {
       method: 'GET',
       path: '/admin/api/refusals',
       operationId: 'adminRefusals',
-      summary: 'Messages and calls the contact policy refused (RECIPIENT_OPTED_OUT, OUTSIDE_CALLING_HOURS, CONSENT_REQUIRED), newest first, for one agent or code or all; kept 90 days.',
+      summary: 'Messages and calls the contact policy refused (RECIPIENT_OPTED_OUT, EMAIL_SUPPRESSED, OUTSIDE_CALLING_HOURS, CONSENT_REQUIRED), newest first, for one agent or code or all; kept 90 days.',
       query: RefusalQuery,
       responses: { 200: { description: 'A page of refusals.', schema: RefusalList }, ...errorResponses(400, 401, 403, 429) },
       async handler({ query }: RouteContext<unknown, RefusalQuery>) {

@@ -37,6 +37,7 @@ export function contactRefusals(): Record<403, { description: string; schema: TS
       description: [
         'The token may not do this (FORBIDDEN), or the channel is blocked by the operator (CHANNEL_BLOCKED), or the contact policy refused it; nothing reached a provider:',
         'RECIPIENT_OPTED_OUT — the person is on the do-not-contact list (a text STOP, the agent\'s comms_do_not_contact, the operator); do not contact them on any channel;',
+        'EMAIL_SUPPRESSED — an email to this address bounced for good, or its reader marked one as spam (`details[0].event`, `details[0].since`); do not email it until the operator lifts it;',
         'OUTSIDE_CALLING_HOURS — a call outside the calling hours where the person is (CALLING_HOURS=enforce); `details[0].opensAt` says when they open;',
         'CONSENT_REQUIRED — the agent requires a consent of this kind (`details[0].kind`) and none is on record; record it with comms_record_consent once the person gave it.',
       ].join(' '),

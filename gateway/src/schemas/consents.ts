@@ -100,12 +100,12 @@ export type ContactSettingsBody = Static<typeof ContactSettingsBody>;
 
 export const ContactSettingsResponse = Type.Object({ ok: Type.Literal(true), agentId: AgentId, requireConsent: Type.Array(ConsentKindName) });
 
-const RefusalCode = Type.String({ description: 'RECIPIENT_OPTED_OUT, OUTSIDE_CALLING_HOURS or CONSENT_REQUIRED.' });
+const RefusalCode = Type.String({ description: 'RECIPIENT_OPTED_OUT, EMAIL_SUPPRESSED, OUTSIDE_CALLING_HOURS or CONSENT_REQUIRED.' });
 
 export const RefusalQuery = Type.Object(
   {
     agentId: Type.Optional(AgentId),
-    code: Type.Optional(Type.Union(['RECIPIENT_OPTED_OUT', 'OUTSIDE_CALLING_HOURS', 'CONSENT_REQUIRED'].map((c) => Type.Literal(c)))),
+    code: Type.Optional(Type.Union(['RECIPIENT_OPTED_OUT', 'EMAIL_SUPPRESSED', 'OUTSIDE_CALLING_HOURS', 'CONSENT_REQUIRED'].map((c) => Type.Literal(c)))),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The nextCursor of the page before.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
   },

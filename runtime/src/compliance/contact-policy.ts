@@ -56,6 +56,14 @@ export class ContactPolicy {
   async check(contact: OutboundContact, settings: AgentContactSettings = {}): Promise<void> {
     const address = personAddress(contact.channel, contact.to);
     const block = await this.options.doNotContact.blocking(address, contact.agentId);
+    if (block && contact.channel === 'email' && (block.source === 'email-bounce' || block.source === 'complaint')) {
+      const why = block.source === 'complaint' ? 'they marked an email from this agent as spam' : 'an email to it bounced for good';
+      throw new SwitchboardError(
+        ErrorCodes.EMAIL_SUPPRESSED,
+        `${address} is suppressed for this agent: ${why} (${block.reason ?? block.source}, ${block.createdAt}). Do not email it; the operator can lift the suppression once the address works again.`,
+        { details: [{ address, scope: block.scope, source: block.source, event: block.reason, since: block.createdAt }] },
+      );
+    }
     if (block) {
       const again = block.source === 'sms-stop' ? 'unless they text START' : 'unless they opt in again and the operator removes the entry';
       throw new SwitchboardError(

@@ -5,7 +5,7 @@ import type { ContactRefusalRepository } from '../store/repositories/contact-ref
 import { personAddress, type AgentContactSettings, type ContactPolicy, type OutboundContact } from './contact-policy.js';
 
 /** The codes by which the policy refuses a contact; a new refusal of the policy adds its code here to be stored and counted. */
-export const REFUSAL_CODES: ReadonlySet<string> = new Set<string>([ErrorCodes.RECIPIENT_OPTED_OUT, ErrorCodes.OUTSIDE_CALLING_HOURS, ErrorCodes.CONSENT_REQUIRED]);
+export const REFUSAL_CODES: ReadonlySet<string> = new Set<string>([ErrorCodes.RECIPIENT_OPTED_OUT, ErrorCodes.EMAIL_SUPPRESSED, ErrorCodes.OUTSIDE_CALLING_HOURS, ErrorCodes.CONSENT_REQUIRED]);
 
 /** How long a stored refusal is kept: a quarter's evidence of what the policy held back (then swept hourly). */
 export const REFUSALS_KEPT_MS = 90 * 86_400_000;

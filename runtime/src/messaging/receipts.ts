@@ -5,6 +5,7 @@ import { statusEntry } from '../inbox/entries.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
+import { personAddress } from '../compliance/contact-policy.js';
 
 /** The repositories a receipt is applied with. */
 export type ReceiptStore = Pick<Store, 'db' | 'inbox' | 'messages'>;
@@ -24,7 +25,8 @@ export interface StatusApplication {
  * status another node or the reconciler wrote meanwhile, adds none), and the update is the plain one.
  * Any other message is read first, as {@link applyStatus} does.
  */
-export async function applyReceipt(context: MessagingContext, store: ReceiptStore, actor: AgentActor, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
+export async function applyReceipt(context: MessagingContext, store: ReceiptStore & Pick<Store, 'doNotContact'>, actor: AgentActor, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
+  if (event.suppression && event.channel === 'email') await suppress(store, agent, event);
   const kept = await context.recentSends.find(actor, event.externalId);
   if (!kept) {
     await applyStatus(context, store, agent, event);
@@ -78,6 +80,17 @@ export async function applyStatus(
   if (applied.changes === 0) return false;
   told(context, agent, message, event, changed, reason);
   return changed;
+}
+
+/**
+ * A hard bounce or a complaint: the address goes on the agent's do-not-contact list with the event that
+ * caused it, so the agent's next email to it is refused (EMAIL_SUPPRESSED) until the operator lifts it.
+ */
+async function suppress(store: Pick<Store, 'messages' | 'doNotContact'>, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
+  const message = await store.messages.findOutbound(agent.agentId, event.externalId);
+  if (!message) return;
+  const source = event.suppression === 'complaint' ? 'complaint' : 'email-bounce';
+  await store.doNotContact.add({ address: personAddress('email', message.to), scope: agent.agentId, source, reason: event.errorCode ?? source, actor: 'provider' });
 }
 
 /** After a status is stored: the metrics' event, the inbox hint when it changed, and the `message.status` event to the agent. */

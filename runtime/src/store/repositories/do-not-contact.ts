@@ -14,7 +14,7 @@ export function erasedAddress(address: string): string {
 export const OPERATOR_SCOPE = '*';
 
 /** Where a do-not-contact entry (or its removal) came from. */
-export type ContactBlockSource = 'sms-stop' | 'whatsapp-opt-out' | 'email-unsubscribe' | 'complaint' | 'agent' | 'admin' | 'import';
+export type ContactBlockSource = 'sms-stop' | 'whatsapp-opt-out' | 'email-unsubscribe' | 'email-bounce' | 'complaint' | 'agent' | 'admin' | 'import';
 
 /** An address no agent in its scope may contact. */
 export interface ContactBlock {
