@@ -157,7 +157,7 @@ Channels: \`sms\` and \`whatsapp\` (\`to\` is E.164), \`email\` (\`subject\` req
 \`line\` (\`to\` is a LINE user id). The from-address is always the agent's provisioned one. The
 answer carries \`messageId\`, the provider's \`externalId\`, \`status\` and \`cost\` (USD).
 Errors you should handle: \`CHANNEL_NOT_PROVISIONED\` (409), \`CHANNEL_BLOCKED\` (403),
-\`RECIPIENT_OPTED_OUT\`, \`OUTSIDE_CALLING_HOURS\` and \`CONSENT_REQUIRED\` (403: the contact policy refused it, see
+\`RECIPIENT_OPTED_OUT\`, \`EMAIL_SUPPRESSED\`, \`OUTSIDE_CALLING_HOURS\` and \`CONSENT_REQUIRED\` (403: the contact policy refused it, see
 "Contacting people lawfully" below), \`WHATSAPP_WINDOW_CLOSED\` (409: free-form WhatsApp outside the 24-hour
 window, see below), \`PROVIDER_ERROR\` (502:
 the provider refused after retries; the message also waits as a \`send_failed\` dead letter).
@@ -200,6 +200,9 @@ nothing reached a provider, no quota was used, and the operator sees it (\`/admi
 - \`RECIPIENT_OPTED_OUT\`: the person is on the do-not-contact list (they texted STOP, you listed them with
   \`comms_do_not_contact\`, or the operator did). Do not contact them again on any channel, calls included.
   A STOP ends when they text START; other entries only when the operator removes them.
+- \`EMAIL_SUPPRESSED\`: an email to this address bounced for good (the provider's hard bounce), or its reader
+  marked one of your emails as spam; \`details[0].event\` names what happened and \`details[0].since\` when.
+  Do not email the address again; the operator lifts it (the do-not-contact list) once it works again.
 - \`OUTSIDE_CALLING_HOURS\`: a call outside the calling hours where
   the person is, when the operator enforces them. Try again from \`details[0].opensAt\` (also in the sentence).
 - \`CONSENT_REQUIRED\`: your agent is configured to need a consent of \`details[0].kind\` before contacting
