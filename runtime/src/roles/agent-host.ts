@@ -43,6 +43,7 @@ import type { WorkQueue } from '../work/work-queue.js';
 import { callService, type RoleOptions } from './parts.js';
 import type { RoleParts } from './role-process.js';
 
+const DAY_MS = 86_400_000;
 /** What the agents' side is built from: the role's parts, its live reach and call directory. */
 export interface AgentHostParts extends RoleParts {
   /** Where deliveries and voice turns reach agents' live sessions. */
@@ -127,6 +128,8 @@ export class AgentHost {
     this.inboxRetention.also('call recording', (now) => this.voice.recordings.sweep(now));
     this.inboxRetention.also('expired task', (now) => store.tasks.sweepExpired(new Date(now - EXPIRED_TASK_KEPT_MS)));
     this.inboxRetention.also('contact refusal', (now) => store.contactRefusals.sweep(new Date(now - REFUSALS_KEPT_MS)));
+    if (settings.MESSAGE_RETENTION_DAYS > 0) this.inboxRetention.also('message', (now) => store.contentRetention.sweepMessages(new Date(now - settings.MESSAGE_RETENTION_DAYS * DAY_MS)));
+    if (settings.TRANSCRIPT_RETENTION_DAYS > 0) this.inboxRetention.also('call transcript', (now) => store.contentRetention.sweepTranscripts(new Date(now - settings.TRANSCRIPT_RETENTION_DAYS * DAY_MS)));
     // After each commit that appended an inbox entry, the agent's listeners on any gateway hear of it.
     events.on('inbox', ({ agentId }) => reach.inboxChanged(agentId));
     const policy = new RecordedContactPolicy(

@@ -271,6 +271,19 @@ export const SettingsSchema = Type.Object(
       description:
         "How long an acknowledged inbox entry is kept (0: removed at the next hourly sweep). Entries not yet acknowledged are never removed.",
     }),
+    MESSAGE_RETENTION_DAYS: Type.Integer({
+      default: 0,
+      minimum: 0,
+      maximum: 3650,
+      description:
+        'How long messages (their text, with the inbox entries, callback events and dead letters that name them) are kept; 0 (the default): for ever. Swept hourly, a batch at a time; a message still waiting for delivery or for its agent to acknowledge it is kept. Usage records (counts and costs) stay.',
+    }),
+    TRANSCRIPT_RETENTION_DAYS: Type.Integer({
+      default: 0,
+      minimum: 0,
+      maximum: 3650,
+      description: "How long call transcripts are kept; 0 (the default): for ever. Swept hourly; the call's record (times, duration, cost, latency ledger) stays. Recordings have RECORDING_RETENTION_DAYS.",
+    }),
     RECONCILE_AFTER_MS: Type.Integer({
       default: 900_000,
       minimum: 100,

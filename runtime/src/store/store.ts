@@ -1,3 +1,4 @@
+import { ContentRetentionRepository } from './repositories/content-retention.js';
 import { join } from 'node:path';
 import type { Database } from './database.js';
 import { migrate } from './migrate.js';
@@ -48,6 +49,8 @@ export class Store {
   readonly conversations: ConversationRepository;
   readonly tasks: TaskRepository;
   readonly callbacks: CallbackRepository;
+  /** Messages and transcripts past their retention. */
+  readonly contentRetention: ContentRetentionRepository;
   /** An agent's content as one thing to erase (deprovisioning). */
   readonly agentContent = new AgentContentRepository();
   /** A person's content as one thing to erase (an erasure request). */
@@ -73,6 +76,7 @@ export class Store {
     this.conversations = new ConversationRepository(db);
     this.tasks = new TaskRepository(db);
     this.callbacks = new CallbackRepository(db);
+    this.contentRetention = new ContentRetentionRepository(db);
   }
 
   close(): Promise<void> {
