@@ -84,6 +84,8 @@ describe('recent sends', () => {
         events: new RuntimeEvents(),
         delivery: { reachable: () => false } as unknown as DeliveryService,
         recentSends: new RecentSends(),
+        // No driver here: the metrics' provider label is left out.
+        drivers: { for: () => undefined },
       } as unknown as MessagingContext;
       const agent = { agentId: 'receipts-1' } as AgentRecord;
       return { dir, store, reads, context, agent, actor: new AgentActor('receipts-1') };
