@@ -95,6 +95,8 @@ function scaleOf(turns) {
 }
 
 const pct = (v, scale) => `${Math.max(0, Math.min(100, (v / scale) * 100)).toFixed(2)}%`;
+/** Where a bar or marker starts: never so near the right end that its least width (2px; a marker's head, 0.4rem) sticks out of the track. */
+const at = (v, scale, least = '2px') => `min(${pct(v, scale)}, calc(100% - ${least}))`;
 
 function TurnRows({ turn, scale }) {
   const title = turn.turn === 0 ? 'Greeting' : `Turn ${turn.turn}`;
@@ -110,7 +112,7 @@ function TurnRows({ turn, scale }) {
       (lane) => html`<tr role="row" class="lane">
         <th role="rowheader" scope="row">${lane.label}</th>
         <td role="cell" class="track-cell"><div class="track" aria-hidden="true">
-          ${lane.spans.map(([from, to]) => html`<span class=${`bar ${lane.key}`} style=${{ left: pct(from, scale), width: pct(Math.max(to - from, scale / 400), scale) }}></span>`)}
+          ${lane.spans.map(([from, to]) => html`<span class=${`bar ${lane.key}`} style=${{ left: at(from, scale), width: pct(Math.max(to - from, scale / 400), scale) }}></span>`)}
         </div></td>
         <td role="cell" class="value">${ms(lane.total)}</td>
       </tr>`,
@@ -121,8 +123,8 @@ function TurnRows({ turn, scale }) {
         <td role="cell" class="track-cell"><div class="track" aria-hidden="true">
           ${b.atMs > scale
             ? html`<span class="marker beyond"></span>`
-            : html`<span class="marker" style=${{ left: pct(b.atMs, scale) }}></span>
-                ${b.stopMs !== null && html`<span class="bar stop" style=${{ left: pct(b.atMs, scale), width: pct(Math.max(b.stopMs, scale / 400), scale) }}></span>`}`}
+            : html`<span class="marker" style=${{ left: at(b.atMs, scale, '0.4rem') }}></span>
+                ${b.stopMs !== null && html`<span class="bar stop" style=${{ left: at(b.atMs, scale), width: pct(Math.min(Math.max(b.stopMs, scale / 400), scale - b.atMs), scale) }}></span>`}`}
         </div></td>
         <td role="cell" class="value">at ${ms(b.atMs)}; ${b.stopMs === null ? 'the provider stopped the reply' : `reply stopped in ${ms(b.stopMs)}`}</td>
       </tr>`,
