@@ -106,7 +106,7 @@ const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter(inC
 
 // A test may take three minutes at most; a file whose tests are done exits even if it leaked a handle,
 // and the whole run is stopped after WATCHDOG_MINUTES, so a hang fails CI instead of stalling it.
-const WATCHDOG_MINUTES = Number(process.env.TEST_WATCHDOG_MINUTES ?? 40);
+const WATCHDOG_MINUTES = Number(process.env.TEST_WATCHDOG_MINUTES ?? 55);
 let child;
 const watchdog = setTimeout(() => {
   console.error(`
