@@ -48,6 +48,12 @@ export interface SwitchboardErrorOptions {
   details?: unknown[];
   /** Seconds after which a retry makes sense (RATE_LIMITED). */
   retryAfter?: number;
+  /**
+   * A provider call that provably did not take the request: the provider answered with an error, or no
+   * connection was made. Only such a failure lets a send go to another provider; a time-out or a
+   * connection lost mid-request might have been accepted, and is not one.
+   */
+  notAccepted?: boolean;
 }
 
 /** An error with a stable code, an optional cause, and whether a retry can help. */
@@ -56,6 +62,7 @@ export class SwitchboardError extends Error {
   readonly retryable: boolean;
   readonly details: unknown[] | undefined;
   readonly retryAfter: number | undefined;
+  readonly notAccepted: boolean;
 
   constructor(code: string, message: string, options: SwitchboardErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -64,6 +71,7 @@ export class SwitchboardError extends Error {
     this.retryable = options.retryable ?? false;
     this.details = options.details;
     this.retryAfter = options.retryAfter;
+    this.notAccepted = options.notAccepted ?? false;
   }
 
   toJSON(): ErrorPayload {
@@ -82,6 +90,11 @@ export function hasErrorCode(err: unknown, code?: string): err is { code: string
 /** True when a retry of the failed operation can help. */
 export function isRetryable(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { retryable?: unknown }).retryable === true;
+}
+
+/** True when a provider call failed in a way that proves the provider did not take the request. */
+export function isNotAccepted(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { notAccepted?: unknown }).notAccepted === true;
 }
 
 /** The wire form of any thrown value; unknown errors become INTERNAL without leaking their message. */

@@ -7,6 +7,7 @@ export {
   SwitchboardError,
   hasErrorCode,
   isRetryable,
+  isNotAccepted,
   toErrorPayload,
   fromErrorPayload,
 } from './errors.js';

@@ -36,7 +36,11 @@ export function malformedPayload(provider: string, reason: string, cause?: unkno
   return new SwitchboardError(ErrorCodes.MALFORMED_PAYLOAD, `The ${provider} webhook body ${reason}.`, { cause });
 }
 
-/** Wraps a provider SDK failure in PROVIDER_ERROR, retryable for 408/429/5xx and network faults. */
+/**
+ * Wraps a provider SDK failure in PROVIDER_ERROR, retryable for 408/429/5xx and network faults. It is
+ * `notAccepted` when the provider answered with an HTTP status (it said no) or no connection was made
+ * (refused, no such host, a TLS failure before the request): what lets a send go to another provider.
+ */
 export function providerError(provider: string, err: unknown, status?: number): SwitchboardError {
   const code = status ?? statusOf(err);
   const retryable = code === undefined ? true : code === 408 || code === 429 || code >= 500;
@@ -44,8 +48,21 @@ export function providerError(provider: string, err: unknown, status?: number): 
   return new SwitchboardError(
     ErrorCodes.PROVIDER_ERROR,
     `${provider} refused the request${code === undefined ? '' : ` (HTTP ${code})`}: ${detail}`,
-    { cause: err, retryable },
+    { cause: err, retryable, notAccepted: code !== undefined || neverConnected(err) },
   );
+}
+
+/** Socket errors that happen before a request is written: the provider cannot have received it. */
+const BEFORE_REQUEST = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
+
+/** Whether an error (or one it wraps, as axios and fetch wrap socket errors) says no connection was made. */
+function neverConnected(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && BEFORE_REQUEST.has(code)) return true;
+  const { cause, errors } = err as { cause?: unknown; errors?: unknown };
+  if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => neverConnected(e, depth + 1))) return true;
+  return neverConnected(cause, depth + 1);
 }
 
 function statusOf(err: unknown): number | undefined {
