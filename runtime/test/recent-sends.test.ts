@@ -110,7 +110,7 @@ describe('recent sends', () => {
         await store.db.executeAll([store.messages.insertStatement({ ...sent('SMK4'), externalId: null })]);
         let commit!: () => void;
         const answered = new Promise<void>((resolve) => (commit = resolve)).then(() =>
-          store.db.executeAll([store.messages.markSentStatement('msg_SMK4', { externalId: 'SMK4', status: 'queued', cost: null, segments: 1 })]),
+          store.db.executeAll([store.messages.markSentStatement('msg_SMK4', { externalId: 'SMK4', status: 'queued', cost: null, segments: 1 }, { provider: 'twilio', from: sent('SMK4').from })]),
         );
         context.recentSends.remember(actor, sent('SMK4'), answered);
         const applying = applyReceipt(context, store, actor, agent, receipt('SMK4', 'sent'));

@@ -62,7 +62,7 @@ describe("WhatsApp's service window, from the store", () => {
     const template = { id: `HX${'a'.repeat(32)}`, variables: { 1: 'Sam' } };
     await store.messages.insert(message({ id: 'msg_tpl', direction: 'outbound', from: '+14155550100', to: PERSON, externalId: null, status: 'queued', body: '[template x]', template }));
     assert.deepEqual((await store.messages.unsent('msg_tpl'))?.template, template);
-    await store.db.executeAll([store.messages.markSentStatement('msg_tpl', { externalId: 'SM7', status: 'queued', cost: null, segments: 1, body: 'Hello Sam' })]);
+    await store.db.executeAll([store.messages.markSentStatement('msg_tpl', { externalId: 'SM7', status: 'queued', cost: null, segments: 1, body: 'Hello Sam' }, { provider: 'twilio', from: '+14155550100' })]);
     const sent = await store.messages.get('msg_tpl');
     assert.deepEqual([sent?.body, sent?.externalId, sent?.template], ['Hello Sam', 'SM7', template]);
     assert.equal((await store.messages.get('msg_out'))?.template, undefined, 'a free-form message has none');

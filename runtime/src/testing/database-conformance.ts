@@ -178,7 +178,7 @@ export function describeDatabaseConformance(name: string, create: () => Promise<
         assert.equal((await s.messages.pendingDeliveries()).length, 0);
         const outbound = { ...message, id: 'msg-out-1', direction: 'outbound' as const, externalId: null, status: 'queued' as const, delivery: 'done' as const };
         await s.messages.insert(outbound);
-        await s.db.executeAll([s.messages.markSentStatement(outbound.id, { externalId: 'SM2', status: 'sent', cost: 0.0083, segments: 2 })]);
+        await s.db.executeAll([s.messages.markSentStatement(outbound.id, { externalId: 'SM2', status: 'sent', cost: 0.0083, segments: 2 }, { provider: 'twilio', from: outbound.from })]);
         await s.db.executeAll([s.messages.applyStatusStatement('crud-1', 'SM2', 'delivered', null, null)]);
         const sent = (await s.messages.findOutbound('crud-1', 'SM2'))!;
         assert.deepEqual([sent.status, sent.cost, sent.segments], ['delivered', 0.0083, 2]);

@@ -5,8 +5,11 @@ import type { SqlExecutor } from '../database.js';
 /** A channel an agent holds, with the pool it came from. */
 export interface AgentChannel {
   readonly channel: Channel;
+  /** The agent's address at the channel's own provider. */
   readonly address: string;
   readonly pool: string;
+  /** The agent's senders at the channel's other providers, by provider (`{ telnyx: '+1…' }`), where it holds any. */
+  readonly senders?: Readonly<Record<string, string>>;
 }
 
 /** An agent as stored. */
@@ -53,6 +56,7 @@ interface ChannelRow {
   channel: Channel;
   address: string;
   pool: string;
+  senders?: string | null;
 }
 
 /** Agents and the channels they hold. */
@@ -61,14 +65,14 @@ export class AgentRepository {
 
   /** The agent and its channels in one statement (one round trip, one transaction outside a unit of work). */
   async get(agentId: string, tx: SqlExecutor = this.db): Promise<AgentRecord | undefined> {
-    const rows = await tx.query<AgentRow & { channel: Channel | null; channel_address: string | null; channel_pool: string | null }>(
-      `SELECT a.*, c.channel AS channel, c.address AS channel_address, c.pool AS channel_pool
+    const rows = await tx.query<AgentRow & { channel: Channel | null; channel_address: string | null; channel_pool: string | null; channel_senders: string | null }>(
+      `SELECT a.*, c.channel AS channel, c.address AS channel_address, c.pool AS channel_pool, c.senders AS channel_senders
        FROM agents a LEFT JOIN agent_channels c ON c.agent_id = a.agent_id WHERE a.agent_id = ? ORDER BY c.channel`,
       [agentId],
     );
     if (rows.length === 0) return undefined;
     const channels: ChannelRow[] = [];
-    for (const r of rows) if (r.channel !== null) channels.push({ agent_id: agentId, channel: r.channel, address: r.channel_address!, pool: r.channel_pool! });
+    for (const r of rows) if (r.channel !== null) channels.push({ agent_id: agentId, channel: r.channel, address: r.channel_address!, pool: r.channel_pool!, senders: r.channel_senders });
     return toRecord(rows[0]!, channels);
   }
 
@@ -116,11 +120,12 @@ export class AgentRepository {
   /** Records channels an agent now holds. */
   async addChannels(tx: SqlExecutor, agentId: string, channels: readonly AgentChannel[], createdAt: string): Promise<void> {
     for (const c of channels) {
-      await tx.execute('INSERT INTO agent_channels (agent_id, channel, address, pool, created_at) VALUES (?, ?, ?, ?, ?)', [
+      await tx.execute('INSERT INTO agent_channels (agent_id, channel, address, pool, senders, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
         agentId,
         c.channel,
         c.address,
         c.pool,
+        c.senders && Object.keys(c.senders).length > 0 ? JSON.stringify(c.senders) : null,
         createdAt,
       ]);
     }
@@ -176,7 +181,7 @@ function toRecord(row: AgentRow, channels: readonly ChannelRow[]): AgentRecord {
     language: row.language,
     recordCalls: Number(row.record_calls) === 1,
     requireConsent: JSON.parse(row.require_consent ?? '[]') as ConsentKind[],
-    channels: channels.map((c) => ({ channel: c.channel, address: c.address, pool: c.pool })),
+    channels: channels.map((c) => ({ channel: c.channel, address: c.address, pool: c.pool, ...(c.senders ? { senders: JSON.parse(c.senders) as Record<string, string> } : {}) })),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

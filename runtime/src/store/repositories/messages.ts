@@ -39,6 +39,8 @@ export interface MessageRecord {
   readonly nextAskAt?: string | null;
   /** Outbound WhatsApp sent as a provider-approved template rather than free-form text. */
   readonly template?: TemplateRef | null;
+  /** The provider that sent it (outbound, once sent) or delivered it (inbound), when known. */
+  readonly provider?: string | null;
 }
 
 interface MessageRow {
@@ -65,11 +67,12 @@ interface MessageRow {
   email_references: string | null;
   next_ask_at?: string | null;
   template?: string | null;
+  provider?: string | null;
 }
 
 const COLUMNS = `id, agent_id, channel, direction, from_address, to_address, subject, body, html, media_urls,
-  external_id, status, segments, cost, error, delivery, created_at, updated_at, conversation_id, email_message_id, in_reply_to, email_references, template`;
-const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
+  external_id, status, segments, cost, error, delivery, created_at, updated_at, conversation_id, email_message_id, in_reply_to, email_references, template, provider`;
+const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
 const INSERT = `INSERT INTO messages (${COLUMNS}) VALUES (${ROW})`;
 const INSERT_INBOUND = `${INSERT} ON CONFLICT (agent_id, channel, direction, external_id) DO NOTHING`;
 const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
@@ -170,18 +173,21 @@ export class MessageRepository {
     await this.db.execute(`UPDATE messages SET status = 'unknown', error = COALESCE(error, ?), updated_at = ? WHERE id = ? AND ${UNSETTLED}`, [reason, new Date().toISOString(), id]);
   }
 
-  /** The UPDATE that records the provider's answer to a send. */
-  markSentStatement(id: string, result: { externalId: string; status: MessageStatus; cost: number | null; segments: number; body?: string }): SqlStatement {
+  /**
+   * The UPDATE that records the provider's answer to a send: which provider took it and from which of
+   * the agent's senders (another than the stored one when the send went to another provider).
+   */
+  markSentStatement(id: string, result: { externalId: string; status: MessageStatus; cost: number | null; segments: number; body?: string }, via: { provider: string; from: string }): SqlStatement {
     // A provider that composed the text (a template it rendered) gives it: the record keeps what was sent.
     if (result.body !== undefined) {
       return {
-        sql: 'UPDATE messages SET external_id = ?, status = ?, cost = ?, segments = ?, body = ?, updated_at = ? WHERE id = ?',
-        params: [result.externalId, result.status, result.cost, result.segments, result.body, new Date().toISOString(), id],
+        sql: 'UPDATE messages SET external_id = ?, status = ?, cost = ?, segments = ?, body = ?, provider = ?, from_address = ?, updated_at = ? WHERE id = ?',
+        params: [result.externalId, result.status, result.cost, result.segments, result.body, via.provider, via.from, new Date().toISOString(), id],
       };
     }
     return {
-      sql: 'UPDATE messages SET external_id = ?, status = ?, cost = ?, segments = ?, updated_at = ? WHERE id = ?',
-      params: [result.externalId, result.status, result.cost, result.segments, new Date().toISOString(), id],
+      sql: 'UPDATE messages SET external_id = ?, status = ?, cost = ?, segments = ?, provider = ?, from_address = ?, updated_at = ? WHERE id = ?',
+      params: [result.externalId, result.status, result.cost, result.segments, via.provider, via.from, new Date().toISOString(), id],
     };
   }
 
@@ -277,6 +283,7 @@ function params(m: MessageRecord) {
     m.inReplyTo ?? null,
     m.references?.length ? m.references.join(' ') : null,
     m.template ? JSON.stringify(m.template) : null,
+    m.provider ?? null,
   ];
 }
 
@@ -306,5 +313,6 @@ function toRecord(row: MessageRow): MessageRecord {
     ...(row.email_references ? { references: row.email_references.split(' ') } : {}),
     ...(row.next_ask_at ? { nextAskAt: row.next_ask_at } : {}),
     ...(row.template ? { template: JSON.parse(row.template) as TemplateRef } : {}),
+    ...(row.provider ? { provider: row.provider } : {}),
   };
 }

@@ -7,6 +7,8 @@ export type PoolName = 'phone' | 'whatsapp' | 'line' | 'email';
 export interface PoolEntry {
   readonly pool: PoolName;
   readonly address: string;
+  /** The provider the address is held at when it is not the channel's own: a sender for sends that go elsewhere. */
+  readonly provider?: string;
   readonly agentId: string | null;
   readonly createdAt: string;
 }
@@ -14,6 +16,7 @@ export interface PoolEntry {
 interface PoolRow {
   pool: PoolName;
   address: string;
+  provider?: string;
   agent_id: string | null;
   created_at: string;
 }
@@ -22,14 +25,17 @@ interface PoolRow {
 export class PoolRepository {
   constructor(private readonly db: SqlExecutor) {}
 
-  /** Adds addresses to a pool; ones already there are left as they are. Returns how many were new. */
-  async add(pool: PoolName, addresses: readonly string[], tx: SqlExecutor = this.db): Promise<number> {
+  /**
+   * Adds addresses to a pool, held at `provider` ('' for the channel's own); ones already there are left
+   * as they are. Returns how many were new.
+   */
+  async add(pool: PoolName, addresses: readonly string[], tx: SqlExecutor = this.db, provider = ''): Promise<number> {
     let added = 0;
     const now = new Date().toISOString();
     for (const address of addresses) {
       const { changes } = await tx.execute(
-        'INSERT INTO pool_entries (pool, address, agent_id, created_at) VALUES (?, ?, NULL, ?) ON CONFLICT (pool, address) DO NOTHING',
-        [pool, address, now],
+        'INSERT INTO pool_entries (pool, address, agent_id, created_at, provider) VALUES (?, ?, NULL, ?, ?) ON CONFLICT (pool, address) DO NOTHING',
+        [pool, address, now, provider],
       );
       added += changes;
     }
@@ -40,7 +46,7 @@ export class PoolRepository {
     const rows = pool
       ? await this.db.query<PoolRow>('SELECT * FROM pool_entries WHERE pool = ? ORDER BY address', [pool])
       : await this.db.query<PoolRow>('SELECT * FROM pool_entries ORDER BY pool, address');
-    return rows.map((r) => ({ pool: r.pool, address: r.address, agentId: r.agent_id, createdAt: r.created_at }));
+    return rows.map((r) => ({ pool: r.pool, address: r.address, ...(r.provider ? { provider: r.provider } : {}), agentId: r.agent_id, createdAt: r.created_at }));
   }
 
   async counts(): Promise<Record<PoolName, { total: number; free: number }>> {
@@ -58,20 +64,20 @@ export class PoolRepository {
    * while another address is free: PostgreSQL skips rows other claims have locked instead of
    * waiting on them (and then finding them taken); SQLite has one writer.
    */
-  async claim(tx: SqlExecutor, pool: PoolName, agentId: string): Promise<string | undefined> {
+  async claim(tx: SqlExecutor, pool: PoolName, agentId: string, provider = ''): Promise<string | undefined> {
     const lock = tx.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
     const row = await tx.get<{ address: string }>(
       `UPDATE pool_entries SET agent_id = ? WHERE pool = ? AND address = (
-         SELECT address FROM pool_entries WHERE pool = ? AND agent_id IS NULL ORDER BY created_at, address LIMIT 1${lock}
+         SELECT address FROM pool_entries WHERE pool = ? AND provider = ? AND agent_id IS NULL ORDER BY created_at, address LIMIT 1${lock}
        ) RETURNING address`,
-      [agentId, pool, pool],
+      [agentId, pool, pool, provider],
     );
     return row?.address;
   }
 
-  /** The free addresses of a pool, oldest first, for a claim that picks among them (by country, say). */
-  async freeAddresses(tx: SqlExecutor, pool: PoolName): Promise<string[]> {
-    const rows = await tx.query<{ address: string }>('SELECT address FROM pool_entries WHERE pool = ? AND agent_id IS NULL ORDER BY created_at, address', [pool]);
+  /** The free addresses of a pool at a provider ('' for the channel's own), oldest first, for a claim that picks among them (by country, say). */
+  async freeAddresses(tx: SqlExecutor, pool: PoolName, provider = ''): Promise<string[]> {
+    const rows = await tx.query<{ address: string }>('SELECT address FROM pool_entries WHERE pool = ? AND provider = ? AND agent_id IS NULL ORDER BY created_at, address', [pool, provider]);
     return rows.map((r) => r.address);
   }
 
@@ -90,6 +96,15 @@ export class PoolRepository {
   async release(tx: SqlExecutor, agentId: string): Promise<PoolEntry[]> {
     const held = await tx.query<PoolRow>('SELECT * FROM pool_entries WHERE agent_id = ?', [agentId]);
     await tx.execute('UPDATE pool_entries SET agent_id = NULL WHERE agent_id = ?', [agentId]);
-    return held.map((r) => ({ pool: r.pool, address: r.address, agentId: null, createdAt: r.created_at }));
+    return held.map((r) => ({ pool: r.pool, address: r.address, ...(r.provider ? { provider: r.provider } : {}), agentId: null, createdAt: r.created_at }));
   }
+}
+
+/**
+ * A configured pool entry: an address, or `<provider>:<address>` for one held at another provider than
+ * the channel's own (`telnyx:+15555550200`), a sender for the sends that go there.
+ */
+export function poolEntryOf(text: string): { provider: string; address: string } {
+  const at = /^([a-z][a-z0-9-]*):(.+)$/.exec(text.trim());
+  return at ? { provider: at[1]!, address: at[2]!.trim() } : { provider: '', address: text.trim() };
 }
