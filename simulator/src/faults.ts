@@ -4,6 +4,7 @@ import type { FaultRule, SimProvider } from './types.js';
 export interface FaultDecision {
   latencyMs: number;
   timeout: boolean;
+  hangAfterAccepting?: boolean;
   status?: number;
   retryAfterSeconds?: number;
 }
@@ -21,6 +22,7 @@ export function validateFaultRule(rule: FaultRule): FaultRule {
   if (rule.status !== undefined && !(Number.isInteger(rule.status) && rule.status >= 400 && rule.status <= 599)) throw new TypeError('status must be an HTTP error status (400-599)');
   if (rule.retryAfterSeconds !== undefined && !(Number.isInteger(rule.retryAfterSeconds) && rule.retryAfterSeconds >= 0)) throw new TypeError('retryAfterSeconds must be an integer >= 0');
   if (rule.timeout !== undefined && typeof rule.timeout !== 'boolean') throw new TypeError('timeout must be a boolean');
+  if (rule.hangAfterAccepting !== undefined && typeof rule.hangAfterAccepting !== 'boolean') throw new TypeError('hangAfterAccepting must be a boolean');
   if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times >= 1)) throw new TypeError('times must be an integer >= 1');
   return { ...rule };
 }
@@ -64,6 +66,7 @@ export class FaultRules {
       decision ??= { latencyMs: 0, timeout: false };
       decision.latencyMs += rule.latencyMs ?? 0;
       if (rule.timeout) decision.timeout = true;
+      if (rule.hangAfterAccepting) decision.hangAfterAccepting = true;
       if (decision.status === undefined && (rule.status !== undefined || rule.errorRate !== undefined)) {
         if (Math.random() < (rule.errorRate ?? 1)) {
           decision.status = rule.status ?? 500;

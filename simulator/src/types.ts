@@ -166,6 +166,8 @@ export interface FaultRule {
   retryAfterSeconds?: number;
   /** Never answer: the request stays open until the client gives up or the simulator closes. */
   timeout?: boolean;
+  /** Handle the request (a message is created, as the provider accepting it), then never answer: the answer is lost. */
+  hangAfterAccepting?: boolean;
   /** Apply to the next N matching requests only. */
   times?: number;
 }

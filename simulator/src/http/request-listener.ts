@@ -93,6 +93,11 @@ export function createRequestListener(state: SimulatorState, apis: ProviderApi[]
       response = await api.handle(simRequest);
       if (fault && fault.latencyMs > 0) faultName = 'latency';
     }
+    if (fault?.hangAfterAccepting) {
+      // Handled (the message exists at the provider), and the answer is never sent: the client's time-out ends it.
+      record(response.status, 'hang-after-accepting');
+      return;
+    }
     record(response.status, faultName);
     writeSimResponse(res, response);
   }
