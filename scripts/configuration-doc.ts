@@ -55,6 +55,36 @@ Switchboard has no re-sealing tool yet. To move to a new key, stop the server an
 (a new \`DATA_DIR\` or database) with the new key; agents are provisioned again there and get new tokens and
 signing secrets. To recover from a changed key, set the old one back.
 
+## Routing and failover
+
+A message channel may have several providers. \`SMS_DRIVER=twilio,telnyx\` loads both for SMS: the first is
+the channel's own (each agent's number from \`POOL_PHONE_NUMBERS\` is held there), the others are where a send
+goes when one before it provably did not take it. \`SMS_ROUTES\` changes the order per destination by E.164 prefix
+(\`+44=telnyx,twilio\`: UK numbers go to Telnyx first); the longest matching prefix wins.
+
+- **Senders.** A send that fails over goes from the agent's sender at that provider. Pool entries written
+  \`telnyx:+15555550200\` (in \`POOL_PHONE_NUMBERS\`, or added with \`POST /admin/api/pools/phone\`) are
+  numbers held at Telnyx; provisioning gives each agent one of them beside its own number while any are
+  free. An agent with none there cannot fail over to it: the send fails with a reason naming the provider.
+- **When a send fails over.** Only when the provider provably did not take the message: the connection was
+  refused (or the name did not resolve, or TLS failed before the request), the provider answered with an
+  error (a 5xx, 429, 401/403, or a 4xx about the message), or its circuit is open. Never on an ambiguous
+  outcome: a time-out or a connection lost after the request went out may have been accepted, so the send
+  stays with that provider. Before it is tried there again, the provider's own records are asked for it
+  (Twilio's message list: same addresses and body, since the send was stored), and a message found there is
+  adopted rather than sent again. Nothing is sent twice.
+- **Circuits.** Each process keeps a circuit per provider (cockatiel's circuit breaker). After
+  \`PROVIDER_CIRCUIT_FAILURES\` consecutive sends the provider failed for its own reasons (refused
+  connections, 5xx, 429) it opens and sends skip it; after \`PROVIDER_CIRCUIT_HALF_OPEN_MS\` one send probes it,
+  and a success closes it. A 4xx about one message (an invalid number) fails that send over but does not count.
+  In a cluster each runtime node learns from its own sends.
+- **What records it.** The send's answer, the message's \`message.status\` inbox entries and callbacks carry
+  \`provider\`; an inbound message or receipt is checked against each of the channel's providers' signatures at
+  the same webhook URL, and the one that signed it is recorded. Metrics:
+  \`switchboard_provider_send_attempts_total{channel,provider,outcome}\` (accepted, refused, ambiguous),
+  \`switchboard_provider_failovers_total{channel,from,to}\` and \`switchboard_provider_circuit_state{provider}\`
+  (0 closed, 1 half-open, 2 open).
+
 ## Traces (OpenTelemetry)
 
 Traces are off unless the standard OpenTelemetry variables ask for them; these are read from the process

@@ -897,7 +897,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add addresses to a pool (E.164 numbers for phone and whatsapp, bot user ids for line, addresses for email). */
+        /** Add addresses to a pool (E.164 numbers for phone and whatsapp, bot user ids for line, addresses for email); `telnyx:+1…` adds a number held at another provider than the channel's own, a sender for sends that fail over there. */
         post: operations["adminAddPoolEntries"];
         delete?: never;
         options?: never;
@@ -2062,6 +2062,8 @@ export interface operations {
                         to: string;
                         /** @description USD, 4 places: the provider price when known, else the tariff. */
                         cost: number;
+                        /** @description The provider that took the message: the channel's own, or the next in its routing order when the own one provably did not take it (docs/configuration.md, "Routing and failover"). */
+                        provider?: string;
                     };
                 };
             };
@@ -7482,6 +7484,8 @@ export interface operations {
                         entries: {
                             pool: "phone" | "whatsapp" | "line" | "email";
                             address: string;
+                            /** @description The provider the address is held at when it is not the channel's own: a sender for sends that fail over there. */
+                            provider?: string;
                             agentId: string | null;
                             /** Format: date-time */
                             createdAt: string;

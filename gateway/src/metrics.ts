@@ -30,6 +30,24 @@ export class GatewayMetrics {
     labelNames: ['channel', 'provider', 'status'] as const,
     registers: [this.registry],
   });
+  readonly providerAttempts = new Counter({
+    name: 'switchboard_provider_send_attempts_total',
+    help: 'Send attempts at each provider by outcome: accepted, refused (provably not taken: it may fail over), ambiguous (a time-out: settled at that provider, never failed over).',
+    labelNames: ['channel', 'provider', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly providerFailovers = new Counter({
+    name: 'switchboard_provider_failovers_total',
+    help: 'Sends that went on to the next provider of their channel after one provably did not take them.',
+    labelNames: ['channel', 'from', 'to'] as const,
+    registers: [this.registry],
+  });
+  readonly providerCircuit = new Gauge({
+    name: 'switchboard_provider_circuit_state',
+    help: "A provider's circuit as last reported by a process sending there: 0 closed, 1 half-open (one send probing), 2 open (skipped).",
+    labelNames: ['provider'] as const,
+    registers: [this.registry],
+  });
   readonly deadLetters = new Counter({
     name: 'switchboard_dead_letters_total',
     help: 'Dead letters written, by reason.',
@@ -169,6 +187,9 @@ export class GatewayMetrics {
     events.on('limitRejected', ({ limit }) => this.limitRejections.inc({ limit }));
     events.on('contactRefused', ({ code, channel }) => this.contactRefusals.inc({ code, channel }));
     events.on('webhookRejected', ({ provider, reason }) => this.webhookRejected.inc({ provider, reason }));
+    events.on('providerAttempt', ({ channel, provider, outcome }) => this.providerAttempts.inc({ channel, provider, outcome }));
+    events.on('providerFailover', ({ channel, from, to }) => this.providerFailovers.inc({ channel, from, to }));
+    events.on('providerCircuit', ({ provider, state }) => this.providerCircuit.set({ provider }, CIRCUIT_STATES[state]));
     this.#pendingDeadLetters = pendingDeadLetters;
     this.#callbackEndpoints = callbackEndpoints;
     for (const reason of ['agent_offline', 'callback_failed', 'send_failed', 'voicemail']) this.deadLetters.inc({ reason }, 0);
@@ -196,6 +217,8 @@ export class GatewayMetrics {
     this.httpDuration.observe({ route, method }, seconds);
   }
 }
+
+const CIRCUIT_STATES = { closed: 0, 'half-open': 1, open: 2 } as const;
 
 /** Webhook-to-agent latency and callback posts, from the runtime events of the process that delivers. */
 export class DeliveryMetrics {

@@ -8,6 +8,12 @@ export interface RuntimeEventMap {
   /** A message's status: received, or a send's outcome (with the provider that answered, for sends and their receipts). */
   message: [{ channel: Channel; direction: 'inbound' | 'outbound'; status: string; provider?: string }];
   webhookRejected: [{ provider: string; reason: string }];
+  /** One send attempt at a provider: accepted, refused (provably not taken), or ambiguous (a time-out: it may have been). */
+  providerAttempt: [{ channel: Channel; provider: string; outcome: 'accepted' | 'refused' | 'ambiguous' }];
+  /** A send went on to the next provider of its channel after one provably did not take it. */
+  providerFailover: [{ channel: Channel; from: string; to: string }];
+  /** A provider's circuit changed state in this process (routing.ts). */
+  providerCircuit: [{ provider: string; state: 'closed' | 'open' | 'half-open' }];
   deadLetter: [{ agentId: string; reason: string }];
   usage: [{ channel: Channel; action: string; cost: number }];
   limitRejected: [{ agentId: string; limit: string }];
@@ -41,7 +47,7 @@ export interface VoiceTurnMeasure {
 export class RuntimeEvents extends EventEmitter<RuntimeEventMap> {}
 
 /** Events a cluster's runtime nodes forward to the gateways, whose metrics count them (frame delays stay where the call is). */
-export const FORWARDED_EVENTS = ['message', 'webhookRejected', 'deadLetter', 'usage', 'limitRejected', 'contactRefused'] as const satisfies readonly (keyof RuntimeEventMap)[];
+export const FORWARDED_EVENTS = ['message', 'webhookRejected', 'deadLetter', 'usage', 'limitRejected', 'contactRefused', 'providerAttempt', 'providerFailover', 'providerCircuit'] as const satisfies readonly (keyof RuntimeEventMap)[];
 type ForwardedEvent = (typeof FORWARDED_EVENTS)[number];
 
 /** A runtime node publishes its events on `sb.events.<name>`, fire and forget. */

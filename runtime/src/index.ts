@@ -61,6 +61,7 @@ export type { ClusterRole } from './cluster/cluster-mode.js';
 export { natsConnectionOptions, natsUrlForLog } from './cluster/nats-connection.js';
 export { partitionsServed } from './cluster/partitioned-actors.js';
 export type { PoolName, PoolEntry } from './store/repositories/pools.js';
+export { poolEntryOf } from './store/repositories/pools.js';
 export { keyInUse } from './store/repositories/idempotency.js';
 export type { IdempotencySlot, IdempotentResponse } from './store/repositories/idempotency.js';
 export type { Period } from './billing/periods.js';

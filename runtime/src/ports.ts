@@ -98,8 +98,8 @@ export interface TemplatePort {
 export interface WebhookPort {
   /** The content types the channel's driver takes webhooks in, when its driver says. */
   contentTypes(channel: Channel): readonly string[] | undefined;
-  /** Throws SIGNATURE_INVALID (counted) unless the request is signed by the provider. */
-  verify(channel: Channel, request: WebhookRequest): Promise<void>;
+  /** The provider that signed the request; throws SIGNATURE_INVALID (counted) unless one of the channel's providers did. */
+  verify(channel: Channel, request: WebhookRequest): Promise<string>;
 }
 
 /** The voice side a gateway holds: webhook verification and the live calls on its media sockets. */

@@ -1,5 +1,5 @@
 import { ErrorCodes } from '@switchboard/sdk';
-import type { AgentView, PoolName } from '@switchboard/runtime';
+import { poolEntryOf, type AgentView, type PoolName } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
 import {
@@ -89,7 +89,8 @@ export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
       method: 'POST',
       path: '/admin/api/pools/:pool',
       operationId: 'adminAddPoolEntries',
-      summary: 'Add addresses to a pool (E.164 numbers for phone and whatsapp, bot user ids for line, addresses for email).',
+      summary:
+        "Add addresses to a pool (E.164 numbers for phone and whatsapp, bot user ids for line, addresses for email); `telnyx:+1…` adds a number held at another provider than the channel's own, a sender for sends that fail over there.",
       body: PoolAddBody,
       idempotent: true,
       responses: { 200: { description: 'Added; existing entries are left as they are.', schema: PoolAddResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
@@ -97,9 +98,14 @@ export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
         const pool = params.pool as PoolName;
         if (!POOLS.includes(pool)) fail(ErrorCodes.NOT_FOUND, `No pool ${params.pool}; pools are ${POOLS.join(', ')}.`);
         const valid = pool === 'line' ? LINE_ID : pool === 'email' ? EMAIL : E164;
-        const bad = body.addresses.find((a) => !valid.test(a));
-        if (bad !== undefined) fail(ErrorCodes.VALIDATION_FAILED, `${bad} is not a valid ${pool} pool address.`);
-        return json(200, { ok: true, pool, added: await ports.admin.pools.add(pool, body.addresses) });
+        const entries = body.addresses.map(poolEntryOf);
+        const bad = entries.find((e) => !valid.test(e.address));
+        if (bad !== undefined) fail(ErrorCodes.VALIDATION_FAILED, `${bad.address} is not a valid ${pool} pool address.`);
+        let added = 0;
+        for (const provider of new Set(entries.map((e) => e.provider))) {
+          added += await ports.admin.pools.add(pool, entries.filter((e) => e.provider === provider).map((e) => e.address), undefined, provider);
+        }
+        return json(200, { ok: true, pool, added });
       },
     },
   ];

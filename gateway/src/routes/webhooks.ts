@@ -28,7 +28,7 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
       tag: 'Webhooks',
       auth: 'public',
       bodyLimit: 'webhook',
-      // The chosen driver says how its provider posts; Twilio-style form bodies on sms and whatsapp, JSON elsewhere, when it does not.
+      // The chosen drivers say how their providers post; Twilio-style form bodies on sms and whatsapp, JSON elsewhere, when it does not.
       rawBody: [...(deps.ports.webhooks.contentTypes(channel) ?? (channel === 'sms' || channel === 'whatsapp' ? ['application/x-www-form-urlencoded'] : ['application/json']))],
       responses: {
         200: WebhookAcks[channel],
@@ -40,9 +40,10 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
         const url = `${deps.publicBaseUrl}${request.path}${request.queryString ? `?${request.queryString}` : ''}`;
         const { ports } = deps;
         // Checked here, before the bus: an unsigned body never reaches a runtime node.
-        await ports.webhooks.verify(channel, { channel, method: request.method, url, headers: request.headers, rawBody: request.rawBody });
+        const provider = await ports.webhooks.verify(channel, { channel, method: request.method, url, headers: request.headers, rawBody: request.rawBody });
         const answer = await ports.agents.call('inbound', params.agentId!, {
           channel,
+          provider,
           method: request.method,
           url,
           headers: request.headers,

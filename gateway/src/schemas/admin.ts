@@ -28,6 +28,7 @@ export const TokenResponse = Type.Object({ token: Type.String() });
 export const PoolEntry = Type.Object({
   pool: PoolName,
   address: Type.String(),
+  provider: Type.Optional(Type.String({ description: "The provider the address is held at when it is not the channel's own: a sender for sends that fail over there." })),
   agentId: Type.Union([AgentId, Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
 });

@@ -60,6 +60,7 @@ export const SendMessageResponse = Type.Object({
   from: Type.String(),
   to: Type.String(),
   cost: Type.Number({ description: 'USD, 4 places: the provider price when known, else the tariff.' }),
+  provider: Type.Optional(Type.String({ description: "The provider that took the message: the channel's own, or the next in its routing order when the own one provably did not take it (docs/configuration.md, \"Routing and failover\")." })),
 });
 
 export const CallbackUrlBody = Type.Object(

@@ -20,47 +20,64 @@ function names(driver: Driver, value: string): boolean {
 }
 
 /**
- * The loaded drivers and the one chosen for each capability (a channel, or tts/stt). A capability
+ * The loaded drivers and the ones chosen for each capability (a channel, or tts/stt). A capability
  * offered by one driver goes to it; offered by several, the `<CAPABILITY>_DRIVER` setting decides,
- * and without it the start stops with DRIVER_CONFLICT: load order never picks a winner.
+ * and without it the start stops with DRIVER_CONFLICT: load order never picks a winner. The setting
+ * may name several drivers in order (`SMS_DRIVER=twilio,telnyx`): the first is the channel's own, the
+ * others are where its messages may go instead (see routing.ts).
  */
 export class DriverSet {
   #byCapability = new Map<Capability, Driver>();
+  #ordered = new Map<Capability, readonly Driver[]>();
   #all: Driver[] = [];
 
   /**
-   * Takes the loaded drivers and chooses one per capability. `choices` holds the `<CAPABILITY>_DRIVER`
+   * Takes the loaded drivers and chooses them per capability. `choices` holds the `<CAPABILITY>_DRIVER`
    * settings (empty string: not set). Throws DRIVER_CONFLICT or DRIVER_NOT_FOUND naming the setting.
    */
   use(drivers: readonly Driver[], choices: Partial<Record<Capability, string>> = {}): void {
-    const chosen = new Map<Capability, Driver>();
+    const ordered = new Map<Capability, readonly Driver[]>();
     for (const capability of CAPABILITIES) {
       const offering = drivers.filter((d) => manifestCapabilities(d.manifest).includes(capability));
       const setting = choiceSetting(capability);
-      const choice = choices[capability]?.trim();
-      if (choice) {
-        const driver = offering.find((d) => names(d, choice));
-        if (!driver) {
-          const loaded = offering.map((d) => d.manifest.name).join(', ') || 'none';
-          throw new SwitchboardError(
-            ErrorCodes.DRIVER_NOT_FOUND,
-            `Setting ${setting}=${choice} names no loaded driver that offers ${capability}; drivers offering ${capability}: ${loaded}.`,
-          );
-        }
-        chosen.set(capability, driver);
+      const named = (choices[capability] ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+      if (named.length > 0) {
+        const list = named.map((choice) => {
+          const driver = offering.find((d) => names(d, choice));
+          if (!driver) {
+            const loaded = offering.map((d) => d.manifest.name).join(', ') || 'none';
+            throw new SwitchboardError(
+              ErrorCodes.DRIVER_NOT_FOUND,
+              `Setting ${setting}=${choices[capability]} names ${choice}, no loaded driver that offers ${capability}; drivers offering ${capability}: ${loaded}.`,
+            );
+          }
+          return driver;
+        });
+        ordered.set(capability, [...new Set(list)]);
       } else if (offering.length > 1) {
         const list = offering.map((d) => d.manifest.name);
         throw new SwitchboardError(
           ErrorCodes.DRIVER_CONFLICT,
-          `Drivers ${list.join(' and ')} both offer ${capability}; set ${setting} to the one to use (e.g. ${setting}=${list[0]}).`,
+          `Drivers ${list.join(' and ')} both offer ${capability}; set ${setting} to the one to use (e.g. ${setting}=${list[0]}), or to several in order of preference.`,
           { details: [{ capability, setting, drivers: list }] },
         );
       } else if (offering[0]) {
-        chosen.set(capability, offering[0]);
+        ordered.set(capability, [offering[0]]);
       }
     }
     this.#all = [...drivers];
-    this.#byCapability = chosen;
+    this.#ordered = ordered;
+    this.#byCapability = new Map([...ordered].map(([capability, list]) => [capability, list[0]!]));
+  }
+
+  /** Every driver chosen for a capability, the channel's own first, then the others in order of preference. */
+  ordered(capability: Capability): readonly Driver[] {
+    return this.#ordered.get(capability) ?? [];
+  }
+
+  /** The loaded driver of a provider (`twilio`, `telnyx`), or undefined. */
+  ofProvider(provider: string): Driver | undefined {
+    return this.#all.find((d) => d.manifest.provider === provider);
   }
 
   /** The driver chosen for a capability, or undefined when no provider offers it. */
@@ -82,7 +99,7 @@ export class DriverSet {
 
   /** Which driver serves each capability, for the start-up log. */
   get chosen(): Partial<Record<Capability, string>> {
-    return Object.fromEntries([...this.#byCapability].map(([c, d]) => [c, d.manifest.name]));
+    return Object.fromEntries([...this.#ordered].map(([c, list]) => [c, list.map((d) => d.manifest.name).join(',')]));
   }
 
   get all(): readonly Driver[] {

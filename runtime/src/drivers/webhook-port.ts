@@ -1,10 +1,14 @@
-import type { Channel, WebhookRequest } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, hasErrorCode, type Channel, type WebhookRequest } from '@switchboard/sdk';
 import type { RuntimeEvents } from '../events.js';
 import type { WebhookPort } from '../ports.js';
 import type { DriverSet } from './registry.js';
 import { verifyWebhook } from './verify-webhook.js';
 
-/** Checks provider webhooks with the channel's loaded driver, before anything crosses the bus. */
+/**
+ * Checks provider webhooks with the channel's loaded drivers, before anything crosses the bus. A
+ * channel served by several providers takes each one's webhooks at the same URL: the first driver
+ * whose verifier accepts the signature is the provider that posted it.
+ */
 export class DriverWebhookPort implements WebhookPort {
   constructor(
     private readonly drivers: DriverSet,
@@ -12,10 +16,29 @@ export class DriverWebhookPort implements WebhookPort {
   ) {}
 
   readonly contentTypes = (channel: Channel): readonly string[] | undefined => {
-    return this.drivers.for(channel)?.webhooks?.contentTypes;
+    const types = this.drivers.ordered(channel).flatMap((d) => d.webhooks?.contentTypes ?? []);
+    return types.length === 0 ? undefined : [...new Set(types)];
   };
 
-  readonly verify = (channel: Channel, request: WebhookRequest): Promise<void> => {
-    return verifyWebhook(this.drivers.require(channel), request, this.events);
+  readonly verify = async (channel: Channel, request: WebhookRequest): Promise<string> => {
+    const drivers = this.drivers.ordered(channel);
+    if (drivers.length <= 1) {
+      const driver = this.drivers.require(channel);
+      await verifyWebhook(driver, request, this.events);
+      return driver.manifest.provider;
+    }
+    let refusal: unknown;
+    for (const driver of drivers) {
+      try {
+        if (!driver.webhooks) continue;
+        await driver.webhooks.verify(request);
+        return driver.manifest.provider;
+      } catch (err) {
+        refusal ??= err;
+      }
+    }
+    // Signed by none of them: counted once, as the channel's own provider's refusal.
+    this.events.emit('webhookRejected', { provider: drivers[0]!.manifest.provider, reason: 'signature' });
+    throw hasErrorCode(refusal, ErrorCodes.SIGNATURE_INVALID) ? refusal : new SwitchboardError(ErrorCodes.SIGNATURE_INVALID, 'The signature could not be checked.', { cause: refusal });
   };
 }

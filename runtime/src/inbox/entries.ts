@@ -60,6 +60,7 @@ export function statusEntry(message: MessageRecord, change: StatusChange): NewIn
       to: message.to,
       status: change.status,
       externalId: externalId ?? null,
+      ...(message.provider ? { provider: message.provider } : {}),
       ...(change.cost === undefined || change.cost === null ? {} : { cost: change.cost }),
       ...(change.error ? { error: change.error } : {}),
       ...(change.reason ? { reason: change.reason } : {}),

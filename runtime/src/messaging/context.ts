@@ -9,6 +9,9 @@ import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
 import type { Outbox } from '../outbox/outbox.js';
 import type { RecentSends } from './recent-sends.js';
+import type { ProviderRouter } from './routing.js';
+import type { Driver } from '@switchboard/sdk';
+import type { MessageRecord } from '../store/repositories/messages.js';
 
 /** What the messaging operations work with. */
 export interface MessagingContext {
@@ -30,10 +33,17 @@ export interface MessagingContext {
   readonly recentSends: RecentSends;
   /** The step before every outbound message: the do-not-contact list, calling hours, consent. */
   readonly policy: Pick<ContactPolicy, 'check'>;
+  /** Which providers a send may go to, in order, and their circuits. */
+  readonly router: ProviderRouter;
 }
 
 /** The provider of the channel's driver, for the metrics' send outcomes by provider. */
 export function providerOf(context: Pick<MessagingContext, 'drivers'>, channel: Channel): { provider?: string } {
   const name = context.drivers.for(channel)?.manifest.provider;
   return name === undefined ? {} : { provider: name };
+}
+
+/** The driver of the provider that sent or delivered a message (the channel's own when it is not recorded). */
+export function driverOf(context: Pick<MessagingContext, 'drivers'>, message: Pick<MessageRecord, 'channel' | 'provider'>): Driver | undefined {
+  return (message.provider ? context.drivers.ofProvider(message.provider) : undefined) ?? context.drivers.for(message.channel);
 }

@@ -46,7 +46,8 @@ export function inboundOperation(context: MessagingContext): AgentOperation {
 }
 
 async function receive(context: MessagingContext, store: InboundStore, actor: AgentActor, agent: AgentRecord, webhook: InboundWebhook): Promise<WebhookAnswer> {
-  const driver = context.drivers.require(webhook.channel);
+  // The provider whose signature the gateway found; the channel's own for a gateway that does not say.
+  const driver = (webhook.provider ? context.drivers.ofProvider(webhook.provider) : undefined) ?? context.drivers.require(webhook.channel);
   const capability = driver.webhooks;
   if (!capability) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `The ${driver.manifest.provider} driver takes no webhooks.`);
   const request: WebhookRequest = {
@@ -69,7 +70,7 @@ async function receive(context: MessagingContext, store: InboundStore, actor: Ag
     return { status: refusal.status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(toErrorPayload(err)), headers: { ...STOP_RETRYING } };
   }
   for (const event of events) {
-    if (event.type === 'message') await storeMessage(context, store, agent, event);
+    if (event.type === 'message') await storeMessage(context, store, agent, event, provider);
     else await applyReceipt(context, store, actor, agent, event);
   }
   const ack = capability.acknowledge(webhook.channel);
@@ -88,8 +89,10 @@ function permanentRefusal(err: unknown): { status: number; reason: string } | un
   return undefined;
 }
 
-async function storeMessage(context: MessagingContext, store: InboundStore, agent: AgentRecord, event: InboundMessageEvent): Promise<void> {
+async function storeMessage(context: MessagingContext, store: InboundStore, agent: AgentRecord, event: InboundMessageEvent, provider: string): Promise<void> {
   const held = agent.channels.find((c) => c.channel === event.channel);
+  // Written to the agent's sender at another provider, it keeps that address; else the channel's own.
+  const sender = held?.senders?.[provider];
   const now = new Date().toISOString();
   const message: MessageRecord = {
     id: newId('msg'),
@@ -97,7 +100,7 @@ async function storeMessage(context: MessagingContext, store: InboundStore, agen
     channel: event.channel,
     direction: 'inbound',
     from: event.from,
-    to: held?.address ?? event.to,
+    to: sender ?? held?.address ?? event.to,
     subject: event.subject ?? null,
     body: event.body,
     html: event.html ?? null,
@@ -111,6 +114,7 @@ async function storeMessage(context: MessagingContext, store: InboundStore, agen
     createdAt: event.receivedAt || now,
     updatedAt: now,
     ...(event.emailMessageId ? { emailMessageId: event.emailMessageId } : {}),
+    provider,
   };
   // An agent no one would hear gets its dead letter in the message's own commit, as does its inbox entry
   // (none for a provider retry: the entry's statements need the message this commit stores).

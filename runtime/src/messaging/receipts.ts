@@ -95,7 +95,7 @@ async function suppress(store: Pick<Store, 'messages' | 'doNotContact'>, agent: 
 
 /** After a status is stored: the metrics' event, the inbox hint when it changed, and the `message.status` event to the agent. */
 function told(context: MessagingContext, agent: AgentRecord, message: MessageRecord, event: DeliveryStatusEvent, changed: boolean, reason?: string): void {
-  context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status, ...providerOf(context, event.channel) });
+  context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status, ...(message.provider ? { provider: message.provider } : providerOf(context, event.channel)) });
   if (changed) context.events.emit('inbox', { agentId: agent.agentId });
   if (!context.delivery.reachable(agent)) return;
   context.delivery.notify(
@@ -106,6 +106,7 @@ function told(context: MessagingContext, agent: AgentRecord, message: MessageRec
       externalId: event.externalId,
       status: event.status,
       cost: event.cost,
+      ...(message.provider ? { provider: message.provider } : {}),
       ...(event.errorCode ? { errorCode: event.errorCode } : {}),
       ...(reason ? { reason } : {}),
     }),

@@ -5,7 +5,7 @@ import { requireAgent } from '../agents/operations.js';
 import { AGENT_OPERATIONS } from '../protocol/operations.js';
 import { settle, type Answer } from '../reconcile/settle.js';
 import { UNSETTLED_STATUSES, type MessageRecord } from '../store/repositories/messages.js';
-import type { MessagingContext } from './context.js';
+import { driverOf, type MessagingContext } from './context.js';
 import { applyStatus } from './receipts.js';
 
 /**
@@ -30,7 +30,7 @@ export function reconcileOperation(context: MessagingContext): AgentOperation {
           record: message,
           boundMs: context.reconcileBoundMs,
           tenure,
-          ask: () => ask(context.drivers.for(message.channel), message),
+          ask: () => ask(driverOf(context, message), message),
           isFinal: (status) => !UNSETTLED_STATUSES.includes(status as MessageRecord['status']),
           apply: (event, application) => applyStatus(context, store, agent, event, application),
           unknown: { type: 'status', channel: message.channel, externalId: message.externalId!, status: 'unknown', cost: null },
@@ -54,5 +54,5 @@ export function reconcileOperation(context: MessagingContext): AgentOperation {
 }
 
 function providerOf(context: MessagingContext, message: MessageRecord): string {
-  return context.drivers.for(message.channel)?.manifest.provider ?? message.channel;
+  return driverOf(context, message)?.manifest.provider ?? message.channel;
 }

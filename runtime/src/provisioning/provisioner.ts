@@ -27,6 +27,8 @@ export class Provisioner {
     private readonly emailDomain: string,
     /** Where the agent's call recordings are removed once its deprovisioning commits. */
     private readonly recordings?: { remove(files: readonly string[]): Promise<void> },
+    /** A channel's providers other than its own (where its sends may fail over to), in order. */
+    private readonly otherProviders: (channel: Channel) => readonly string[] = () => [],
   ) {}
 
   /** Creates the agent with the client token (by hash) and the sealed signing secret its caller minted. */
@@ -100,7 +102,7 @@ export class Provisioner {
   }
 
   async #claimChannels(tx: SqlExecutor, request: ProvisionRequest, channels: readonly Channel[]): Promise<AgentChannel[]> {
-    const byPool = new Map<PoolName, string>();
+    const byPool = new Map<string, string>();
     const held: AgentChannel[] = [];
     for (const channel of channels) {
       const pool = POOL_OF[channel];
@@ -109,9 +111,29 @@ export class Provisioner {
         address = await this.#claim(tx, pool, request);
         byPool.set(pool, address);
       }
-      held.push({ channel, address, pool });
+      const senders = await this.#claimSenders(tx, pool, channel, request.agentId, byPool);
+      held.push({ channel, address, pool, ...(Object.keys(senders).length > 0 ? { senders } : {}) });
     }
     return held;
+  }
+
+  /**
+   * A sender at each of the channel's other providers whose pool part has a free one (`telnyx:+1…`
+   * entries), so its sends can fail over there; a provider with none is simply not one it can use.
+   */
+  async #claimSenders(tx: SqlExecutor, pool: PoolName, channel: Channel, agentId: string, byPool: Map<string, string>): Promise<Record<string, string>> {
+    const senders: Record<string, string> = {};
+    for (const provider of this.otherProviders(channel)) {
+      const key = `${pool}@${provider}`;
+      let address = byPool.get(key);
+      if (address === undefined) {
+        address = await this.store.pools.claim(tx, pool, agentId, provider);
+        if (address === undefined) continue;
+        byPool.set(key, address);
+      }
+      senders[provider] = address;
+    }
+    return senders;
   }
 
   async #claim(tx: SqlExecutor, pool: PoolName, request: ProvisionRequest): Promise<string> {

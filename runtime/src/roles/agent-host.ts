@@ -17,6 +17,7 @@ import { allowsPrivateNetworks } from '../modes.js';
 import { deliveryOperations } from '../delivery/operations.js';
 import { parseRetrySchedule } from '../settings/retry-schedule.js';
 import type { DriverSet } from '../drivers/registry.js';
+import { ProviderRouter } from '../messaging/routing.js';
 import type { RuntimeEvents } from '../events.js';
 import { inboxOperations } from '../inbox/operations.js';
 import { backfillConversations } from '../conversations/backfill.js';
@@ -79,6 +80,8 @@ export class AgentHost {
   readonly voiceMessages: VoiceMessageStore;
   readonly inboxRetention: InboxRetention;
   readonly reconciler: Reconciler;
+  /** Which providers each send may go to, and their circuits. */
+  readonly router: ProviderRouter;
   readonly #nameOldConversations: () => Promise<number>;
   /** The backfill of older conversations under way, awaited by stop (the store closes after it). */
   #naming: Promise<number> | undefined;
@@ -124,6 +127,12 @@ export class AgentHost {
     });
     this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl);
     const messages = new StoredCallMessages(store, events, this.delivery);
+    this.router = new ProviderRouter(drivers, {
+      routes: { sms: settings.SMS_ROUTES },
+      circuitFailures: settings.PROVIDER_CIRCUIT_FAILURES,
+      halfOpenAfterMs: settings.PROVIDER_CIRCUIT_HALF_OPEN_MS,
+      events,
+    });
     this.voice = callService(parts, reach, calls, messages, publicBaseUrl);
     this.inboxRetention.also('call recording', (now) => this.voice.recordings.sweep(now));
     this.inboxRetention.also('expired task', (now) => store.tasks.sweepExpired(new Date(now - EXPIRED_TASK_KEPT_MS)));
@@ -146,7 +155,7 @@ export class AgentHost {
     );
     // Each operation is registered by its catalogue entry, which checks what crosses the bus before an actor sees it.
     const operations = [
-      ...lifecycleOperations(new Provisioner(store, tokens, box, parts.emailDomain, this.voice.recordings)),
+      ...lifecycleOperations(new Provisioner(store, tokens, box, parts.emailDomain, this.voice.recordings, (channel) => drivers.ordered(channel).slice(1).map((d) => d.manifest.provider))),
       ...limitOperations(this.limiter),
       ...voiceOperations({
         voice: this.voice,
@@ -175,6 +184,7 @@ export class AgentHost {
         recentSends: new RecentSends(),
         reconcileBoundMs: settings.RECONCILE_BOUND_MS,
         policy,
+        router: this.router,
       }),
       ...inboxOperations(),
       ...conversationOperations(),
@@ -187,6 +197,7 @@ export class AgentHost {
 
   /** Starts the delivery and outbox workers, then queues again what the last run left: pending deliveries, unsent sends. */
   async start(logger: RoleOptions['logger']): Promise<void> {
+    this.router.check();
     await this.delivery.start();
     await this.outbox.start();
     const pending = await this.delivery.recover();

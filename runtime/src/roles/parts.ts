@@ -20,7 +20,7 @@ import { RecordingConsent, parseAnnouncements } from '../compliance/recording-co
 import { DEMO_EMAIL_DOMAIN, allowsPrivateNetworks, demoPools, isDemoMode } from '../modes.js';
 import type { SecretBox } from '../secrets.js';
 import type { Settings } from '../settings/schema.js';
-import type { PoolName } from '../store/repositories/pools.js';
+import { poolEntryOf, type PoolName } from '../store/repositories/pools.js';
 import { openStore, type Store } from '../store/store.js';
 import { AgentTurns } from '../voice/agent-turns.js';
 import type { CallDirectory } from '../voice/call-directory.js';
@@ -122,7 +122,10 @@ export async function fillPools(store: Store, settings: Settings, demoMode: bool
   const demo = demoPools();
   for (const [pool, addresses] of configured) {
     const entries = addresses.length === 0 && demoMode && counts[pool].total === 0 ? demo[pool as keyof typeof demo] : addresses;
-    if (entries.length > 0) await store.pools.add(pool, entries);
+    // `telnyx:+1…` is a sender held at another provider than the channel's own.
+    const byProvider = new Map<string, string[]>();
+    for (const { provider, address } of entries.map(poolEntryOf)) byProvider.set(provider, [...(byProvider.get(provider) ?? []), address]);
+    for (const [provider, addresses] of byProvider) await store.pools.add(pool, addresses, undefined, provider);
   }
 }
 

@@ -13,7 +13,7 @@ function driverChoices() {
     Type.String({
       default: '',
       pattern: '^$|^\\S+$',
-      description: `The driver that serves ${capability} when several loaded drivers offer it: a package name, or a driver's settings name (\`twilio\`). Unset with two candidates, the start stops with DRIVER_CONFLICT.`,
+      description: `The driver that serves ${capability} when several loaded drivers offer it: a package name, or a driver's settings name (\`twilio\`). A message channel may name several in order of preference (\`twilio,telnyx\`): sends go to the first and fail over to the next when one provably did not take a message (docs/configuration.md, "Routing and failover"). Unset with two candidates, the start stops with DRIVER_CONFLICT.`,
     });
   return {
     SMS_DRIVER: choice('sms'),
@@ -261,6 +261,14 @@ export const SettingsSchema = Type.Object(
       description:
         'Whether the URLs agents give the server to call (callback URL, which also answers call turns) may point at loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7), link-local (169.254/16, where cloud metadata answers), carrier-grade NAT (100.64/10), multicast, unspecified or reserved addresses. false: refused when saved (400) and again at each connection, by the address the name resolves to then (so DNS rebinding does not get through). auto: allowed in demo mode and outside production (NODE_ENV development or test), refused in production. true: allowed, for deployments whose agents live on a private network.',
     }),
+    SMS_ROUTES: Type.String({
+      default: '',
+      pattern: '^$|^\\+[0-9]{1,6}=[a-z0-9@/,_-]+(;\\s*\\+[0-9]{1,6}=[a-z0-9@/,_-]+)*$',
+      description:
+        'SMS providers in order per destination, by E.164 prefix: `+44=telnyx,twilio;+1=twilio,telnyx`. The longest matching prefix wins; a destination no prefix matches follows SMS_DRIVER. Each name is one of the drivers SMS_DRIVER lists.',
+    }),
+    PROVIDER_CIRCUIT_FAILURES: Type.Integer({ default: 5, minimum: 1, maximum: 1000, description: 'Consecutive sends a provider failed for its own reasons (refused connections, 5xx or 429 answers) before its circuit opens and sends skip it for PROVIDER_CIRCUIT_HALF_OPEN_MS.' }),
+    PROVIDER_CIRCUIT_HALF_OPEN_MS: Type.Integer({ default: 30_000, minimum: 100, maximum: 3_600_000, description: 'How long an open provider circuit stays open before one send probes the provider again (half-open); a success closes it.' }),
     SEND_MAX_ATTEMPTS: Type.Integer({ default: 3, minimum: 1, maximum: 10, description: 'Attempts at a provider send when the provider says a retry can help.' }),
     SEND_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000, description: 'How long one provider send may take before it counts as failed (and is retried).' }),
     SEND_RETRY_BASE_MS: Type.Integer({ default: 250, minimum: 1, maximum: 60_000, description: 'Delay before the first send retry; each next one doubles.' }),
@@ -346,7 +354,7 @@ export const SettingsSchema = Type.Object(
     LIMIT_SPEND_PER_DAY_USD: Type.Number({ default: 50, minimum: 0, maximum: 1_000_000, description: 'Default spend per agent per UTC day in USD; 0 = no limit.' }),
     LIMIT_SPEND_PER_MONTH_USD: Type.Number({ default: 500, minimum: 0, maximum: 10_000_000, description: 'Default spend per agent per UTC month in USD; 0 = no limit.' }),
     LIMIT_CALLS_PER_DAY_TO_SAME_NUMBER: Type.Integer({ default: 5, minimum: 0, maximum: 10_000, description: 'Default calls per agent per UTC day to one number; 0 = no limit.' }),
-    POOL_PHONE_NUMBERS: csv('Comma-separated E.164 numbers for sms and voice.'),
+    POOL_PHONE_NUMBERS: csv('Comma-separated E.164 numbers for sms and voice. `<provider>:+1…` marks a number held at another provider than the channel\'s own (`telnyx:+15555550200`): provisioning gives each agent one of those too, the sender for its sends that fail over there.'),
     POOL_WHATSAPP_SENDERS: csv('Comma-separated E.164 WhatsApp sender numbers.'),
     POOL_LINE_CHANNELS: csv('Comma-separated LINE bot user ids.'),
     EMAIL_DOMAIN: Type.String({ default: '', pattern: '^$|^[A-Za-z0-9.-]+\\.[A-Za-z]{2,}$', description: 'Domain agent email addresses are made under.' }),

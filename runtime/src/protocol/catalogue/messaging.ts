@@ -38,6 +38,8 @@ const SendResponseSchema = Type.Object({
   from: Type.String(),
   to: Type.String(),
   cost: Type.Number(),
+  /** The provider that took it (the channel's own, or another it failed over to). */
+  provider: Type.Optional(Type.String()),
 });
 
 /** A send another node started and may not have finished (its node died during the provider call). */

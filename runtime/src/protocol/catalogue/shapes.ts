@@ -63,7 +63,8 @@ export const WebhookAnswerSchema = Type.Object({
   headers: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 
-export const InboundWebhookSchema = Type.Object({ ...Webhook, channel: Channel });
+/** `provider`: which of the channel's providers signed it (a channel may have several); the channel's own when absent. */
+export const InboundWebhookSchema = Type.Object({ ...Webhook, channel: Channel, provider: Type.Optional(Type.String()) });
 export const VoiceWebhookSchema = Type.Object(Webhook);
 
 /** What the reconciliation of a message or a call answers. */

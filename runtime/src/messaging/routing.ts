@@ -1,0 +1,136 @@
+import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
+import { ErrorCodes, SwitchboardError, isNotAccepted, isRetryable, type Channel, type Driver } from '@switchboard/sdk';
+import type { DriverSet } from '../drivers/registry.js';
+import type { RuntimeEvents } from '../events.js';
+import type { AgentChannel } from '../store/repositories/agents.js';
+
+/** One place a send may go: a provider's driver and the agent's sender there. */
+export interface Route {
+  readonly driver: Driver;
+  readonly provider: string;
+  readonly from: string;
+}
+
+/** A channel's providers by destination prefix, longest prefix first. */
+interface PrefixRoute {
+  readonly prefix: string;
+  readonly providers: readonly string[];
+}
+
+export interface ProviderRouterOptions {
+  /** `<CHANNEL>_ROUTES` by channel: `+44=telnyx,twilio;+1=twilio` (SMS_ROUTES). */
+  readonly routes: Partial<Record<Channel, string>>;
+  /** Consecutive sends a provider provably did not take before its circuit opens. */
+  readonly circuitFailures: number;
+  /** How long an open circuit waits before one send probes the provider. */
+  readonly halfOpenAfterMs: number;
+  readonly events: RuntimeEvents;
+}
+
+const STATE_NAMES = { [CircuitState.Closed]: 'closed', [CircuitState.Open]: 'open', [CircuitState.HalfOpen]: 'half-open', [CircuitState.Isolated]: 'open' } as const;
+
+/**
+ * Where each send goes: the providers of its channel in order (the channel's `<CHANNEL>_DRIVER` list,
+ * or the destination's prefix route), each with the sender the agent holds there, and a circuit
+ * breaker per provider (cockatiel's, opened by consecutive sends the provider failed to take for its own
+ * reasons: see providerTrouble).
+ * Each process keeps its own circuits: a cluster node learns a provider is down from its own sends.
+ */
+export class ProviderRouter {
+  readonly #routes = new Map<Channel, PrefixRoute[]>();
+  readonly #circuits = new Map<string, CircuitBreakerPolicy>();
+
+  constructor(
+    private readonly drivers: DriverSet,
+    private readonly options: ProviderRouterOptions,
+  ) {}
+
+  /**
+   * Checks the routes against the loaded drivers (each name one of its channel's providers); throws
+   * DRIVER_NOT_FOUND naming the setting. Run at start-up, once the drivers are loaded.
+   */
+  check(): void {
+    this.#routes.clear();
+    for (const [channel, text] of Object.entries(this.options.routes) as [Channel, string][]) {
+      if (!text.trim()) continue;
+      const offered = this.drivers.ordered(channel).map((d) => d.manifest.provider);
+      const routes = parseRoutes(text);
+      for (const { prefix, providers } of routes) {
+        const unknown = providers.find((p) => !offered.includes(p));
+        if (unknown !== undefined) {
+          throw new SwitchboardError(
+            ErrorCodes.DRIVER_NOT_FOUND,
+            `${channel.toUpperCase()}_ROUTES sends ${prefix} to ${unknown}, which is not among the ${channel} providers (${offered.join(', ') || 'none'}); add it to ${channel.toUpperCase()}_DRIVER.`,
+          );
+        }
+      }
+      this.#routes.set(channel, routes.sort((a, b) => b.prefix.length - a.prefix.length));
+    }
+  }
+
+  /**
+   * The places a send to `to` may go, in order, each with the agent's sender there; `unreachable` names
+   * the providers the agent holds no sender at (a send cannot fail over to them).
+   */
+  routesFor(held: AgentChannel, to: string): { routes: Route[]; unreachable: string[] } {
+    const ordered = this.drivers.ordered(held.channel);
+    const own = ordered[0];
+    if (!own) this.drivers.require(held.channel);
+    const preferred = this.#routes.get(held.channel)?.find((r) => to.startsWith(r.prefix))?.providers;
+    const drivers = preferred ? preferred.map((p) => ordered.find((d) => d.manifest.provider === p)!) : ordered;
+    const routes: Route[] = [];
+    const unreachable: string[] = [];
+    for (const driver of drivers) {
+      const provider = driver.manifest.provider;
+      const from = driver === own ? held.address : held.senders?.[provider];
+      if (from === undefined) unreachable.push(provider);
+      else routes.push({ driver, provider, from });
+    }
+    return { routes, unreachable };
+  }
+
+  /**
+   * Runs one send attempt at a provider through its circuit: an open circuit throws at once without
+   * calling it (PROVIDER_ERROR, not accepted); a failure the provider provably did not take counts
+   * towards opening it; an ambiguous one (a time-out) counts neither way.
+   */
+  async attempt<T>(provider: string, send: () => Promise<T>): Promise<T> {
+    try {
+      return await this.#circuit(provider).execute(send);
+    } catch (err) {
+      if (!(err instanceof BrokenCircuitError)) throw err;
+      throw new SwitchboardError(ErrorCodes.PROVIDER_ERROR, `${provider} is skipped: its circuit is open after repeated failures`, { retryable: true, notAccepted: true, cause: err });
+    }
+  }
+
+  #circuit(provider: string): CircuitBreakerPolicy {
+    let circuit = this.#circuits.get(provider);
+    if (!circuit) {
+      circuit = circuitBreaker(handleWhen(providerTrouble), { halfOpenAfter: this.options.halfOpenAfterMs, breaker: new ConsecutiveBreaker(this.options.circuitFailures) });
+      circuit.onStateChange((state) => this.options.events.emit('providerCircuit', { provider, state: STATE_NAMES[state] }));
+      this.#circuits.set(provider, circuit);
+    }
+    return circuit;
+  }
+}
+
+/**
+ * What opens a circuit: a failure that is the provider's, not the message's. Refused connections, 5xx,
+ * 429 and 408 answers (not taken, and retryable); a 4xx about one message (an invalid number) does not,
+ * and an ambiguous time-out counts neither way.
+ */
+function providerTrouble(err: unknown): boolean {
+  return isNotAccepted(err) && isRetryable(err);
+}
+
+/** `+44=telnyx,twilio;+1=twilio` → a prefix and its providers in order, per `;`-separated part. */
+export function parseRoutes(text: string): PrefixRoute[] {
+  return text
+    .split(';')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const [prefix, list] = part.split('=');
+      return { prefix: prefix!.trim(), providers: list!.split(',').map((p) => p.trim()).filter(Boolean) };
+    });
+}
