@@ -101,6 +101,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/monitoring-rules.test.ts',
   'test/integration/calling-hours.test.ts',
   'test/integration/email-suppression.test.ts',
+  'test/integration/provider-failover.test.ts',
 ]);
 const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter(inClusterPass);
 

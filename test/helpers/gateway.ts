@@ -74,14 +74,14 @@ interface ExternalProviders {
   readonly settings: Record<string, string | number>;
 }
 
-async function startExternalProviders(dir: string): Promise<ExternalProviders> {
+async function startExternalProviders(dir: string, driversOf: DriversOf = simulatorDriverSpecs): Promise<ExternalProviders> {
   if (!secretKeys.has(dir)) secretKeys.set(dir, randomBytes(32).toString('hex'));
   const simulator = await startSimulator({ host: '127.0.0.1', port: 0, lineBotUserIds: demoPools().line });
   const port = await freePort();
   const pools = demoPools();
   return {
     simulator,
-    drivers: simulatorDriverSpecs(simulator),
+    drivers: driversOf(simulator),
     settings: {
       PORT: port,
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
@@ -95,11 +95,14 @@ async function startExternalProviders(dir: string): Promise<ExternalProviders> {
   };
 }
 
-async function startTestCluster(dir: string): Promise<TestCluster> {
+/** The drivers a test gateway (and its cluster's nodes) load, pointed at the simulator; the built-in ones unless a test says. */
+type DriversOf = (simulator: Simulator) => DriverSpec[];
+
+async function startTestCluster(dir: string, driversOf: DriversOf): Promise<TestCluster> {
   const nats: TestNatsServer = await startNatsServer();
   const database = databases.get(dir) ?? (await createTestDatabase());
   databases.set(dir, database);
-  const { simulator, drivers, settings } = await startExternalProviders(dir);
+  const { simulator, drivers, settings } = await startExternalProviders(dir, driversOf);
   const nodes: RuntimeNode[] = [];
   return {
     simulator,
@@ -115,7 +118,7 @@ async function startTestCluster(dir: string): Promise<TestCluster> {
     async startNodes(settings, given, clock) {
       simulator.gatewayUrl = String(settings.PUBLIC_BASE_URL);
       const logger = given ?? createLogger({ level: settings.LOG_LEVEL, pretty: false });
-      for (const nodeId of ['rt-1', 'rt-2']) nodes.push(await startRuntimeNode({ settings: { ...settings, NODE_ID: nodeId, HEALTH_PORT: await freePort() }, logger, drivers: simulatorDriverSpecs(simulator), clock }));
+      for (const nodeId of ['rt-1', 'rt-2']) nodes.push(await startRuntimeNode({ settings: { ...settings, NODE_ID: nodeId, HEALTH_PORT: await freePort() }, logger, drivers: driversOf(simulator), clock }));
       // A node that started first may hold the other's partitions until it hands them over: tests start
       // once each partition is with the node it prefers, so no test's first request meets a handover.
       const partitions = settings.CLUSTER_PARTITIONS;
@@ -143,12 +146,19 @@ async function startTestCluster(dir: string): Promise<TestCluster> {
 export async function startTestGateway(
   overrides: Record<string, string | number> = {},
   dataDir?: string,
-  options: { logger?: Logger; externalProviders?: boolean; /** The time agent operations read, for a test that moves it. */ clock?: Clock } = {},
+  options: {
+    logger?: Logger;
+    externalProviders?: boolean;
+    /** The time agent operations read, for a test that moves it. */
+    clock?: Clock;
+    /** Other drivers than the built-in ones (implies externalProviders when embedded). */
+    drivers?: DriversOf;
+  } = {},
 ): Promise<TestGateway> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
-  const cluster = CLUSTER ? await startTestCluster(dir) : undefined;
+  const cluster = CLUSTER ? await startTestCluster(dir, options.drivers ?? simulatorDriverSpecs) : undefined;
   // Embedded with the simulator outside the gateway, so that it outlives a restart (a cluster's always does).
-  const external = !cluster && options.externalProviders ? await startExternalProviders(dir) : undefined;
+  const external = !cluster && (options.externalProviders || options.drivers) ? await startExternalProviders(dir, options.drivers) : undefined;
   const orchestratorToken = `sb_orch_test_${randomBytes(24).toString('base64url')}`;
   const settings = loadSettings({
     env: {},

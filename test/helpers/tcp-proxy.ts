@@ -6,7 +6,9 @@ export interface TcpProxy {
   readonly port: number;
   /** Drops every connection through it and refuses new ones until {@link restore}. */
   cut(): void;
-  restore(): void;
+  /** Drops every connection and stops listening, so that a new one is refused by the system (ECONNREFUSED) until {@link restore}. */
+  refuse(): Promise<void>;
+  restore(): Promise<void> | void;
   close(): Promise<void>;
 }
 
@@ -35,12 +37,18 @@ export async function startTcpProxy(target: () => number): Promise<TcpProxy> {
       open = false;
       for (const socket of sockets) socket.destroy();
     },
-    restore() {
+    refuse() {
+      open = false;
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    async restore() {
       open = true;
+      if (!server.listening) await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
     },
     close: () => {
       for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
+      return server.listening ? new Promise((resolve) => server.close(() => resolve())) : Promise.resolve();
     },
   };
 }
