@@ -1344,6 +1344,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each message channel's providers in routing order: circuit state, last success and failure, recent error rate and attempts; and the prefix routes.
+         * @description Counted by this gateway from the send attempts of every process since it started (embedded, or forwarded by the cluster nodes). The order and routes are settings (SMS_DRIVER, SMS_ROUTES); change them in Settings and deploy.
+         */
+        get: operations["adminProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/providers/{provider}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tests a loaded provider's credentials with its driver's read-only health probe (the same probe as the setup wizard's credential tests).
+         * @description A refusal or no answer is `200 {ok:false, message}`; 404 when no loaded driver is that provider.
+         */
+        post: operations["adminTestProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/session": {
         parameters: {
             query?: never;
@@ -10800,6 +10840,187 @@ export interface operations {
             };
             /** @description The range starts past the end of the file (BAD_REQUEST, a JSON error body); Content-Range names the size (`bytes *\/size`). */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    adminProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When this gateway started counting.
+                         */
+                        since: string;
+                        /** @description Each message channel with at least one provider. */
+                        channels: {
+                            channel: "sms" | "whatsapp" | "email" | "line";
+                            /** @description In routing order (`<CHANNEL>_DRIVER`): the channel’s own first. */
+                            providers: {
+                                provider: string;
+                                /** @description Its circuit as last reported by any process sending there: open means sends skip it (they go to the next provider) until a probe succeeds. */
+                                circuit: "closed" | "open" | "half-open";
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                /** @description The share of refused and ambiguous attempts among its last 100; null before the first. */
+                                recentErrorRate: number | null;
+                                /** @description Send attempts since the gateway started: refused ones provably did not reach it (a send fails over), ambiguous ones timed out (settled there, never failed over). */
+                                attempts: {
+                                    accepted: number;
+                                    refused: number;
+                                    ambiguous: number;
+                                };
+                            }[];
+                            /** @description Destination prefixes with their own provider order (SMS_ROUTES), as written; the longest matching prefix wins. */
+                            routes: {
+                                prefix: string;
+                                providers: string[];
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    adminTestProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `ok` says whether the provider accepted the credentials; `message` what to fix if not. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,6 +12,8 @@ import { adminActivityRoutes } from './routes/admin-activity.js';
 import { adminOpsRoutes } from './routes/admin-ops.js';
 import { adminContactRoutes } from './routes/admin-contacts.js';
 import { adminSessionRoutes } from './routes/admin-session.js';
+import { adminProviderRoutes } from './routes/admin-providers.js';
+import { ProviderBoard } from './admin/provider-board.js';
 import { adminUiRoutes } from './routes/admin-ui.js';
 import { AdminSessions } from './admin/sessions.js';
 import { docsRoutes } from './routes/docs.js';
@@ -95,6 +97,8 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
   oauth?.useAgents((agentId) => ports.tokens.agentCreatedAt(agentId));
   const metrics = new GatewayMetrics();
   metrics.observe(ports.metrics);
+  const providerBoard = new ProviderBoard();
+  providerBoard.observe(ports.metrics.events);
   metrics.observeReadiness(ports.readiness);
   const sessions = new AdminSessions(ports, () => publicBaseUrl ?? '');
   const app = new GatewayApp({
@@ -191,6 +195,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...adminOpsRoutes(deps),
     ...adminContactRoutes(deps),
     ...adminActivityRoutes(deps),
+    ...adminProviderRoutes(deps, providerBoard),
     ...adminSessionRoutes(sessions),
     ...adminUiRoutes(),
   );

@@ -71,6 +71,8 @@ export interface AdminPort {
   setMarkupPercent(percent: number): Promise<void>;
   /** The provider drivers loaded in this process. */
   drivers(): readonly Driver[];
+  /** The providers of a message channel in routing order (`<CHANNEL>_DRIVER`): the channel's own first. */
+  providers(channel: Channel): readonly string[];
   /** The operator's do-not-contact list and its log. */
   readonly contactList: Pick<DoNotContactRepository, 'add' | 'remove' | 'list' | 'history'>;
   /** The contacts the policy refused, newest first. */

@@ -1,4 +1,4 @@
-import type { HealthResult } from '@switchboard/sdk';
+import type { Driver, HealthResult } from '@switchboard/sdk';
 import { loadDriver, type Logger } from '@switchboard/runtime';
 import { importPackage } from '../providers.js';
 
@@ -24,6 +24,18 @@ export async function testCredentials(
     const code = (err as { code?: string }).code;
     return { ok: false, message: code === 'DRIVER_SETTINGS_INVALID' ? 'The credentials are not in the provider\u2019s format; copy them again from its console.' : 'The driver could not be loaded.' };
   }
+  try {
+    return await probeHealth(driver, options);
+  } finally {
+    await driver.close?.().catch(() => undefined);
+  }
+}
+
+/**
+ * Runs a loaded driver's health probe within the time limit (the configured providers' test on the
+ * Providers page uses the drivers serving now): a refusal or a time-out is `{ok:false}`, never a throw.
+ */
+export async function probeHealth(driver: Driver, options: { logger: Logger; timeoutMs?: number }): Promise<HealthResult> {
   let timer: NodeJS.Timeout | undefined;
   const timeoutMs = options.timeoutMs ?? TEST_TIMEOUT_MS;
   try {
@@ -33,11 +45,10 @@ export async function testCredentials(
     const probe = driver.health ? driver.health() : Promise.resolve({ ok: true, message: 'The driver has no live check.' });
     return await Promise.race([probe, timeout]);
   } catch (err) {
-    options.logger.warn({ driver: packageName, code: (err as { code?: string }).code }, 'credential test failed');
+    options.logger.warn({ driver: driver.manifest.name, code: (err as { code?: string }).code }, 'credential test failed');
     return { ok: false, message: 'The provider could not be reached.' };
   } finally {
     clearTimeout(timer);
-    await driver.close?.().catch(() => undefined);
   }
 }
 

@@ -221,3 +221,34 @@ export const SessionState = Type.Object({
   expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
   csrfToken: Type.Optional(Type.String({ description: 'Send it as X-CSRF-Token on state-changing admin requests made with the session cookie.' })),
 });
+
+const MessageChannelName = Type.Union([Type.Literal('sms'), Type.Literal('whatsapp'), Type.Literal('email'), Type.Literal('line')]);
+const Moment = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+/** One provider of a message channel, as the gateway has heard of its sends since it started. */
+export const ProviderHealth = Type.Object({
+  provider: Type.String(),
+  circuit: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half-open')], {
+    description: 'Its circuit as last reported by any process sending there: open means sends skip it (they go to the next provider) until a probe succeeds.',
+  }),
+  lastSuccessAt: Moment,
+  lastFailureAt: Moment,
+  recentErrorRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'The share of refused and ambiguous attempts among its last 100; null before the first.' }),
+  attempts: Type.Object(
+    { accepted: Type.Integer(), refused: Type.Integer(), ambiguous: Type.Integer() },
+    { description: 'Send attempts since the gateway started: refused ones provably did not reach it (a send fails over), ambiguous ones timed out (settled there, never failed over).' },
+  ),
+});
+
+export const ProviderChannel = Type.Object({
+  channel: MessageChannelName,
+  providers: Type.Array(ProviderHealth, { description: 'In routing order (`<CHANNEL>_DRIVER`): the channel\u2019s own first.' }),
+  routes: Type.Array(Type.Object({ prefix: Type.String(), providers: Type.Array(Type.String()) }), {
+    description: 'Destination prefixes with their own provider order (SMS_ROUTES), as written; the longest matching prefix wins.',
+  }),
+});
+
+export const ProviderBoardResponse = Type.Object({
+  since: Type.String({ format: 'date-time', description: 'When this gateway started counting.' }),
+  channels: Type.Array(ProviderChannel, { description: 'Each message channel with at least one provider.' }),
+});

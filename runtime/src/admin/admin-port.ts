@@ -1,4 +1,4 @@
-import type { Driver } from '@switchboard/sdk';
+import type { Channel, Driver } from '@switchboard/sdk';
 import type { ErasureReceipt, PersonErasure } from '../compliance/erasure.js';
 import { agentView } from '../agents/view.js';
 import type { AgentView } from '../protocol/operations.js';
@@ -49,6 +49,10 @@ export class StoreAdminPort implements AdminPort {
 
   readonly drivers = (): readonly Driver[] => {
     return this.loaded.all;
+  };
+
+  readonly providers = (channel: Channel): readonly string[] => {
+    return this.loaded.ordered(channel).map((d) => d.manifest.provider);
   };
 
   readonly erase = (address: string): Promise<ErasureReceipt> => {
