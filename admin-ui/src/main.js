@@ -5,6 +5,7 @@ import { CallList, CallPage } from './calls.js';
 import { DoNotContact } from './contacts.js';
 import { Conversation, ConversationList } from './conversations.js';
 import { Dashboard, AgentDetail } from './dashboard.js';
+import { Providers } from './providers.js';
 import { Setup } from './setup.js';
 import { AdminPage } from './shell.js';
 import './style.css';
@@ -20,6 +21,7 @@ const ROUTES = [
   [/^\/admin\/calls$/, 'calls', () => html`<${CallList} />`],
   [/^\/admin\/calls\/([^/]+)$/, 'calls', (callId) => html`<${CallPage} callId=${callId} />`],
   [/^\/admin\/do-not-contact$/, 'contacts', () => html`<${DoNotContact} />`],
+  [/^\/admin\/providers$/, 'providers', () => html`<${Providers} />`],
 ];
 
 function route() {

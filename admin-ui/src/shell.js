@@ -38,7 +38,7 @@ function Shell({ children, current, onSignOut }) {
     <header class="topbar">
       <a class="brand" href="/admin/dashboard">Switchboard</a>
       <nav aria-label="Admin pages">
-        ${link('/admin/setup', 'Setup', 'setup')} ${link('/admin/dashboard', 'Dashboard', 'dashboard')} ${link('/admin/calls', 'Calls', 'calls')} ${link('/admin/do-not-contact', 'Do not contact', 'contacts')} ${link('/admin/api-docs', 'API explorer', 'docs')}
+        ${link('/admin/setup', 'Setup', 'setup')} ${link('/admin/dashboard', 'Dashboard', 'dashboard')} ${link('/admin/calls', 'Calls', 'calls')} ${link('/admin/providers', 'Providers', 'providers')} ${link('/admin/do-not-contact', 'Do not contact', 'contacts')} ${link('/admin/api-docs', 'API explorer', 'docs')}
         <button type="button" class="link" onClick=${onSignOut}>Sign out</button>
       </nav>
     </header>

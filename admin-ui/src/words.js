@@ -9,3 +9,6 @@ export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** The admin UI's path of an agent's page, or of one of its sub-pages. */
 export const agentPath = (agentId, ...rest) => ['/admin/agents', encodeURIComponent(agentId), ...rest.map(encodeURIComponent)].join('/');
+
+/** A share from 0 to 1 as a percentage: "0 %", "12.5 %", "100 %". */
+export const percent = (share) => `${Math.round(share * 1000) / 10} %`;

@@ -10,7 +10,7 @@ describe('admin UI pages are served locally with a strict CSP', () => {
   after(() => t.close());
 
   it('serves /admin/setup, /admin/dashboard and /admin/api-docs as HTML with a CSP and no CDN', async () => {
-    for (const path of ['/admin/setup', '/admin/dashboard', '/admin/api-docs', '/admin/agents/someone', '/admin/agents/someone/conversations/cnv_x', '/admin/agents/someone/callbacks', '/admin/calls', '/admin/calls/CA1', '/admin/do-not-contact']) {
+    for (const path of ['/admin/setup', '/admin/dashboard', '/admin/api-docs', '/admin/agents/someone', '/admin/agents/someone/conversations/cnv_x', '/admin/agents/someone/callbacks', '/admin/calls', '/admin/calls/CA1', '/admin/do-not-contact', '/admin/providers']) {
       const res = await t.call('GET', path);
       assert.equal(res.status, 200, `${path} (is the admin UI built? npm run build -w admin-ui)`);
       assert.match(res.headers.get('content-type')!, /^text\/html/);

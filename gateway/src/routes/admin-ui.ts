@@ -32,6 +32,7 @@ const PAGES: Record<string, string> = {
   '/admin/calls': 'index.html',
   '/admin/calls/:callId': 'index.html',
   '/admin/do-not-contact': 'index.html',
+  '/admin/providers': 'index.html',
   '/admin/api-docs': 'api-docs.html',
 };
 
