@@ -102,6 +102,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/calling-hours.test.ts',
   'test/integration/email-suppression.test.ts',
   'test/integration/provider-failover.test.ts',
+  'test/integration/admin-providers.test.ts',
 ]);
 const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter(inClusterPass);
 
