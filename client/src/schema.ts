@@ -482,6 +482,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/unsubscribe/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page behind an email's List-Unsubscribe link: a button that unsubscribes (POST). Opening it changes nothing. */
+        get: operations["unsubscribePage"];
+        put?: never;
+        /**
+         * One-click unsubscribe (RFC 8058): the address the link names goes on the agent's do-not-contact list (source email-unsubscribe); the agent's next email to it is refused with RECIPIENT_OPTED_OUT.
+         * @description Posted by the mail client with the body `List-Unsubscribe=One-Click`, or by the page behind the link. No auth, no cookies. Repeating it is harmless. A token this server did not make, or made for an agent since deleted, is 404 and nothing is stored.
+         */
+        post: operations["unsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/usage": {
         parameters: {
             query?: never;
@@ -1251,7 +1272,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set which consents an agent must find on record before it contacts a person: a call needs automated-call, a message marked marketing needs marketing, any other message transactional; otherwise CONSENT_REQUIRED. */
+        /** Set which consents an agent must find on record before it contacts a person (a call needs automated-call, a message marked marketing needs marketing, any other message transactional; otherwise CONSENT_REQUIRED), and whether its emails carry one-click unsubscribe headers (RFC 8058). A field left out is unchanged. */
         post: operations["adminSetContactSettings"];
         delete?: never;
         options?: never;
@@ -1753,6 +1774,8 @@ export interface operations {
                     recordCalls?: boolean;
                     /** @description Consent kinds the agent must find on record (comms_record_consent) before it contacts a person: a call needs automated-call, any other message transactional; refused with CONSENT_REQUIRED otherwise. Absent: none. The operator changes it with POST /admin/api/agents/{agentId}/contact-settings. */
                     requireConsent?: ("transactional" | "marketing" | "automated-call")[];
+                    /** @description Put one-click unsubscribe headers (List-Unsubscribe, List-Unsubscribe-Post; RFC 8058) on every email the agent sends: a recipient who uses them goes on the agent's do-not-contact list (source email-unsubscribe). Off by default; the operator changes it with POST /admin/api/agents/{agentId}/contact-settings. */
+                    listUnsubscribe?: boolean;
                     /**
                      * Format: uri
                      * @description https:// (http:// to loopback outside production). Unless the CALLBACK_ALLOW_PRIVATE_NETWORKS setting allows them, a host that is a loopback, private, link-local, carrier-grade NAT, multicast, unspecified or reserved address is refused (400), and so is a name that resolves to one when a callback is posted.
@@ -4665,6 +4688,145 @@ export interface operations {
             };
             /** @description The provider failed (PROVIDER_ERROR). */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    unsubscribePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page with the button. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    unsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": string;
+                "multipart/form-data": string;
+            };
+        };
+        responses: {
+            /** @description Unsubscribed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Body over the size limit (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Wrong content type (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10011,8 +10173,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The consent kinds the agent must find on record before it contacts a person; [] asks none. */
-                    requireConsent: ("transactional" | "marketing" | "automated-call")[];
+                    /** @description The consent kinds the agent must find on record before it contacts a person; [] asks none. Absent: unchanged. */
+                    requireConsent?: ("transactional" | "marketing" | "automated-call")[];
+                    /** @description Whether every email the agent sends carries one-click unsubscribe headers (List-Unsubscribe, List-Unsubscribe-Post; RFC 8058), whose link puts the recipient on the agent's do-not-contact list (email-unsubscribe). Absent: unchanged. */
+                    listUnsubscribe?: boolean;
                 };
             };
         };
@@ -10029,6 +10193,7 @@ export interface operations {
                         /** @description Letters, digits, _ . - ; starts with a letter or digit; at most 64 characters. */
                         agentId: string;
                         requireConsent: ("transactional" | "marketing" | "automated-call")[];
+                        listUnsubscribe: boolean;
                     };
                 };
             };

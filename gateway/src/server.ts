@@ -30,6 +30,7 @@ import { ReplyWaitCap } from './replies/wait-cap.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { ResourceServer } from './oauth/resource-server.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { unsubscribeRoutes } from './routes/unsubscribe.js';
 import { importPackage, resolveProviders, type DemoSimulator } from './providers.js';
 import { attachMcp, ServerNames, type McpSessions } from './mcp/index.js';
 import { connectAgentReach } from './mcp/live-delivery.js';
@@ -186,6 +187,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...consentRoutes(deps),
     ...replyRoutes(deps, replyWaits, replyWaitCap),
     ...webhookRoutes(deps),
+    ...unsubscribeRoutes(deps),
     ...billingRoutes(deps),
     ...voiceRoutes(deps),
     ...callRoutes(deps),

@@ -35,6 +35,7 @@ export type {
 } from './protocol/operations.js';
 export { loadSettings, checkSettings } from './settings/load.js';
 export { contactAddress } from './compliance/contact-policy.js';
+export { unsubscribeSubject } from './compliance/unsubscribe-link.js';
 export type { ContactBlock, ContactBlockChange, ContactBlockSource } from './store/repositories/do-not-contact.js';
 export { readSecretKey } from './secrets.js';
 export { tokenWeakness } from './settings/token-strength.js';

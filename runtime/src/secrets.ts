@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
@@ -29,6 +29,15 @@ export class SecretBox {
     const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  /**
+   * HMAC-SHA256 of `data` under a key derived from the store key for `purpose` alone, so a code made
+   * for one purpose (an unsubscribe link) proves nothing for another and never uses the sealing key.
+   */
+  mac(purpose: string, data: string): Buffer {
+    const key = createHmac('sha256', this.#key).update(`switchboard/${purpose}`).digest();
+    return createHmac('sha256', key).update(data).digest();
   }
 }
 

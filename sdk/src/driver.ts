@@ -72,6 +72,11 @@ export interface OutboundMessage {
   readonly references?: readonly string[];
   /** A template the provider approved, sent instead of `body` (WhatsApp outside its 24-hour service window). */
   readonly template?: TemplateRef;
+  /**
+   * Email: more headers to set, by name (`List-Unsubscribe` and `List-Unsubscribe-Post`, RFC 8058);
+   * a driver whose provider takes no custom headers leaves them out.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Which approved template a send uses, and the values of its placeholders. */
@@ -188,6 +193,13 @@ export interface WebhookAck {
   readonly body: string;
 }
 
+/** A driver's answer to a provider's subscription check (a GET on the webhook URL). */
+export interface WebhookHandshakeAnswer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+}
+
 /** Inbound webhook handling for a provider. */
 export interface WebhookCapability {
   /** Checks the provider's signature on the raw request; throws SIGNATURE_INVALID when it does not hold. */
@@ -204,6 +216,12 @@ export interface WebhookCapability {
    * `application/x-www-form-urlencoded` for sms and whatsapp (Twilio's), `application/json` otherwise.
    */
   readonly contentTypes?: readonly string[];
+  /**
+   * Answers the GET with which the provider checks the webhook URL before it posts there (Meta's
+   * `hub.mode=subscribe` with `hub.challenge`); undefined when the request is not one. Leave it out
+   * when the provider makes no such check.
+   */
+  handshake?(request: WebhookRequest): WebhookHandshakeAnswer | undefined;
 }
 
 /** Outcome of a health probe. */

@@ -12,13 +12,14 @@ export async function sendEmail(resend: Resend, message: OutboundMessage): Promi
   if (message.subject === undefined || message.subject === '') {
     throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'An email needs a subject.');
   }
+  const headers = { ...message.headers, ...(message.inReplyTo ? threadHeaders(message.inReplyTo, message.references ?? [message.inReplyTo]) : {}) };
   const email = {
     from: message.from,
     to: message.to,
     subject: message.subject,
     text: message.body,
     ...(message.html ? { html: message.html } : {}),
-    ...(message.inReplyTo ? { headers: threadHeaders(message.inReplyTo, message.references ?? [message.inReplyTo]) } : {}),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
   } as CreateEmailOptions;
   const { data, error } = await resend.emails.send(email, {
     ...(message.idempotencyKey ? { idempotencyKey: message.idempotencyKey } : {}),

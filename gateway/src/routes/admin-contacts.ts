@@ -147,12 +147,14 @@ export function adminContactRoutes(deps: RouteDeps): RouteDefinition[] {
       method: 'POST',
       path: '/admin/api/agents/:agentId/contact-settings',
       operationId: 'adminSetContactSettings',
-      summary: 'Set which consents an agent must find on record before it contacts a person: a call needs automated-call, a message marked marketing needs marketing, any other message transactional; otherwise CONSENT_REQUIRED.',
+      summary:
+        "Set which consents an agent must find on record before it contacts a person (a call needs automated-call, a message marked marketing needs marketing, any other message transactional; otherwise CONSENT_REQUIRED), and whether its emails carry one-click unsubscribe headers (RFC 8058). A field left out is unchanged.",
       body: ContactSettingsBody,
       idempotent: true,
       responses: { 200: { description: 'Set.', schema: ContactSettingsResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
       async handler({ params, body }: RouteContext<ContactSettingsBody>) {
-        return json(200, await deps.ports.agents.call('setContactSettings', params.agentId!, { requireConsent: body.requireConsent }));
+        const { requireConsent, listUnsubscribe } = body;
+        return json(200, await deps.ports.agents.call('setContactSettings', params.agentId!, { ...(requireConsent ? { requireConsent } : {}), ...(listUnsubscribe === undefined ? {} : { listUnsubscribe }) }));
       },
     },
   ];

@@ -93,12 +93,22 @@ export const DoNotContactResponse = Type.Object({
 });
 
 export const ContactSettingsBody = Type.Object(
-  { requireConsent: Type.Array(ConsentKindName, { maxItems: 3, description: 'The consent kinds the agent must find on record before it contacts a person; [] asks none.' }) },
+  {
+    requireConsent: Type.Optional(
+      Type.Array(ConsentKindName, { maxItems: 3, description: 'The consent kinds the agent must find on record before it contacts a person; [] asks none. Absent: unchanged.' }),
+    ),
+    listUnsubscribe: Type.Optional(
+      Type.Boolean({
+        description:
+          "Whether every email the agent sends carries one-click unsubscribe headers (List-Unsubscribe, List-Unsubscribe-Post; RFC 8058), whose link puts the recipient on the agent's do-not-contact list (email-unsubscribe). Absent: unchanged.",
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type ContactSettingsBody = Static<typeof ContactSettingsBody>;
 
-export const ContactSettingsResponse = Type.Object({ ok: Type.Literal(true), agentId: AgentId, requireConsent: Type.Array(ConsentKindName) });
+export const ContactSettingsResponse = Type.Object({ ok: Type.Literal(true), agentId: AgentId, requireConsent: Type.Array(ConsentKindName), listUnsubscribe: Type.Boolean() });
 
 const RefusalCode = Type.String({ description: 'RECIPIENT_OPTED_OUT, EMAIL_SUPPRESSED, OUTSIDE_CALLING_HOURS or CONSENT_REQUIRED.' });
 

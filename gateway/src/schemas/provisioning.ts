@@ -21,6 +21,12 @@ export const ProvisionBody = Type.Object(
           'Consent kinds the agent must find on record (comms_record_consent) before it contacts a person: a call needs automated-call, any other message transactional; refused with CONSENT_REQUIRED otherwise. Absent: none. The operator changes it with POST /admin/api/agents/{agentId}/contact-settings.',
       }),
     ),
+    listUnsubscribe: Type.Optional(
+      Type.Boolean({
+        description:
+          "Put one-click unsubscribe headers (List-Unsubscribe, List-Unsubscribe-Post; RFC 8058) on every email the agent sends: a recipient who uses them goes on the agent's do-not-contact list (source email-unsubscribe). Off by default; the operator changes it with POST /admin/api/agents/{agentId}/contact-settings.",
+      }),
+    ),
     callbackUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: CALLBACK_URL_RULES })),
   },
   { additionalProperties: false },

@@ -65,7 +65,8 @@ export class ContactPolicy {
       );
     }
     if (block) {
-      const again = block.source === 'sms-stop' ? 'unless they text START' : 'unless they opt in again and the operator removes the entry';
+      const again =
+        block.source === 'sms-stop' ? 'unless they text START' : block.source === 'whatsapp-opt-out' ? 'unless they write START on WhatsApp' : 'unless they opt in again and the operator removes the entry';
       throw new SwitchboardError(
         ErrorCodes.RECIPIENT_OPTED_OUT,
         `${address} is on the do-not-contact list (${block.source}, ${block.createdAt}): do not contact them on any channel ${again}.`,

@@ -5,7 +5,9 @@ import { AGENT_OPERATIONS } from '../protocol/operations.js';
 import { CONSENT_KINDS } from '../protocol/catalogue/shapes.js';
 import type { ConsentView } from '../protocol/catalogue/compliance.js';
 import type { Consent, ConsentKind } from '../store/repositories/consents.js';
+import type { SecretBox } from '../secrets.js';
 import { contactAddress, personAddress } from './contact-policy.js';
+import { verifiedAddress } from './unsubscribe-link.js';
 
 /** How far ahead of this server's clock a consent's `givenAt` may be (the recorder's clock may run ahead). */
 const CLOCK_SKEW_MS = 5 * 60_000;
@@ -30,9 +32,10 @@ const view = ({ address, ...rest }: Consent): ConsentView => ({ contact: address
 
 /**
  * What an agent records of the people it contacts: consents (record, revoke, check) and its own
- * do-not-contact entries; and the operator's setting of which consents the agent needs.
+ * do-not-contact entries; the operator's contact settings of the agent; and its recipients' one-click
+ * unsubscribes, whose links `box` proves.
  */
-export function complianceOperations(): AgentOperation[] {
+export function complianceOperations(box: SecretBox): AgentOperation[] {
   return [
     defineOperation(AGENT_OPERATIONS.recordConsent, {
       needs: ['consents'],
@@ -88,11 +91,25 @@ export function complianceOperations(): AgentOperation[] {
       needs: ['agents'],
       async handle({ actor, store, clock }, request) {
         const agent = requireAgent(actor);
-        const requireConsent = [...new Set(request.requireConsent)];
+        const requireConsent = request.requireConsent ? [...new Set(request.requireConsent)] : [...(agent.requireConsent ?? [])];
+        const listUnsubscribe = request.listUnsubscribe ?? agent.listUnsubscribe ?? false;
         const updatedAt = clock.now().toISOString();
-        await store.agents.setRequireConsent(agent.agentId, requireConsent, updatedAt);
-        actor.state = { ...agent, requireConsent, updatedAt };
-        return { ok: true as const, agentId: agent.agentId, requireConsent };
+        if (request.requireConsent) await store.agents.setRequireConsent(agent.agentId, requireConsent, updatedAt);
+        if (request.listUnsubscribe !== undefined) await store.agents.setListUnsubscribe(agent.agentId, listUnsubscribe, updatedAt);
+        actor.state = { ...agent, requireConsent, listUnsubscribe, updatedAt };
+        return { ok: true as const, agentId: agent.agentId, requireConsent, listUnsubscribe };
+      },
+    }),
+    defineOperation(AGENT_OPERATIONS.unsubscribe, {
+      needs: ['doNotContact'],
+      async handle({ actor, store, clock }, request) {
+        // An agent that is not there, or a link it did not make, is the same answer: no such link.
+        const agent = actor.state;
+        const address = agent ? verifiedAddress(box, agent, request.token) : undefined;
+        if (!agent || !address) throw new SwitchboardError(ErrorCodes.NOT_FOUND, 'No such unsubscribe link.');
+        if (!request.apply) return { ok: true as const, agentId: agent.agentId, changed: false };
+        const entry = { address, scope: agent.agentId, source: 'email-unsubscribe', reason: 'one-click unsubscribe (RFC 8058)', actor: 'contact' } as const;
+        return { ok: true as const, agentId: agent.agentId, changed: await store.doNotContact.add(entry, clock.now()) };
       },
     }),
   ];

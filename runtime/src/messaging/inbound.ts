@@ -131,17 +131,19 @@ async function storeMessage(context: MessagingContext, store: InboundStore, agen
   }
   context.events.emit('message', { channel: event.channel, direction: 'inbound', status: 'received' });
   context.events.emit('inbox', { agentId: agent.agentId });
-  if (event.channel === 'sms' && held) {
+  if ((event.channel === 'sms' || event.channel === 'whatsapp') && held) {
     const keyword = optKeyword(event.body);
-    // STOP also puts the person on the agent's do-not-contact list (calls and WhatsApp too); START takes them off.
-    const entry = { address: personAddress('sms', event.from), scope: agent.agentId, source: 'sms-stop', actor: 'contact' } as const;
+    // STOP also puts the person on the agent's do-not-contact list (calls and the other channels too); START takes them off.
+    // On WhatsApp no carrier does it: the business must honour the opt-out itself, so the same words do the same.
+    const source = event.channel === 'sms' ? 'sms-stop' : 'whatsapp-opt-out';
+    const entry = { address: personAddress(event.channel, event.from), scope: agent.agentId, source, actor: 'contact', reason: `replied ${event.body.trim().slice(0, 20)}` } as const;
     if (keyword === 'out') {
-      await store.optOuts.add('sms', held.address, event.from);
-      await store.doNotContact.add({ ...entry, reason: `replied ${event.body.trim().slice(0, 20)}` });
+      if (event.channel === 'sms') await store.optOuts.add('sms', held.address, event.from);
+      await store.doNotContact.add(entry);
     }
     if (keyword === 'in') {
-      await store.optOuts.remove('sms', held.address, event.from);
-      await store.doNotContact.remove({ ...entry, reason: `replied ${event.body.trim().slice(0, 20)}` });
+      if (event.channel === 'sms') await store.optOuts.remove('sms', held.address, event.from);
+      await store.doNotContact.remove(entry);
     }
   }
   if (letter) context.delivery.lettered(message);

@@ -3,7 +3,7 @@ const OPT_OUT = new Set(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUI
 /** Keywords that opt it back in. */
 const OPT_IN = new Set(['START', 'YES', 'UNSTOP']);
 
-/** Whether an inbound SMS body is an opt-out or opt-in keyword (the whole message, any case). */
+/** Whether an inbound SMS or WhatsApp body is an opt-out or opt-in keyword (the whole message, any case). */
 export function optKeyword(body: string): 'out' | 'in' | undefined {
   const word = body.trim().toUpperCase().replace(/[.!]+$/, '');
   if (OPT_OUT.has(word)) return 'out';

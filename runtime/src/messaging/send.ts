@@ -14,6 +14,9 @@ import { statusEntry } from '../inbox/entries.js';
 import { messageDeadLetter } from '../store/repositories/dead-letters.js';
 import { keyInUse, type IdempotencySlot } from '../store/repositories/idempotency.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
+import type { AgentRecord } from '../store/repositories/agents.js';
+import { personAddress } from '../compliance/contact-policy.js';
+import { unsubscribeHeaders, unsubscribeToken } from '../compliance/unsubscribe-link.js';
 import type { UsageRecord } from '../store/repositories/usage.js';
 import type { Store } from '../store/store.js';
 import { round4 } from '../billing/tariffs.js';
@@ -84,7 +87,7 @@ export function sendOperation(context: MessagingContext): AgentOperation {
         ...(thread ? { inReplyTo: thread.inReplyTo, references: thread.references } : {}),
         ...(template ? { template } : {}),
       };
-      const outbound = outboundOf(context, message);
+      const outbound = outboundOf(context, message, agent);
       const cost = context.tariffs.cost(channel, segments, to, driver.estimateCost?.(outbound, segments));
       const ledger = await context.limiter.ledger(actor);
       const admission = await context.limiter.admit(actor, cost);
@@ -183,7 +186,7 @@ export function resumeSendOperation(context: MessagingContext): AgentOperation {
       const idempotency = await store.idempotency.claimOf(message.id);
       const ledger = await context.limiter.ledger(actor);
       const metering: Metering = { ledger, admission: { cost: tariffCost, starts: UsageLedger.windowStarts(Date.parse(message.createdAt)) }, usageId, tariffCost };
-      const outbound = outboundOf(context, message);
+      const outbound = outboundOf(context, message, actor.state ?? undefined);
       // What asked is the journal (a work item, or the start-up sweep): if this node dies too, it asks again.
       const done = context.outbox.hold(request.messageId);
       return new Continuation(async () => {
@@ -215,8 +218,8 @@ export function resumeSendOperation(context: MessagingContext): AgentOperation {
   });
 }
 
-/** What the provider is asked to send for a stored outbound message. */
-function outboundOf(context: MessagingContext, message: MessageRecord): OutboundMessage {
+/** What the provider is asked to send for a stored outbound message (by `agent`, when it is known: its email headers). */
+function outboundOf(context: MessagingContext, message: MessageRecord, agent?: AgentRecord): OutboundMessage {
   return {
     channel: message.channel,
     from: message.from,
@@ -229,6 +232,9 @@ function outboundOf(context: MessagingContext, message: MessageRecord): Outbound
     idempotencyKey: message.id,
     ...(message.inReplyTo ? { inReplyTo: message.inReplyTo, references: message.references ?? [message.inReplyTo] } : {}),
     ...(message.template ? { template: message.template } : {}),
+    ...(message.channel === 'email' && agent?.listUnsubscribe
+      ? { headers: unsubscribeHeaders(context.publicBaseUrl(), unsubscribeToken(context.box, agent, personAddress('email', message.to))) }
+      : {}),
   };
 }
 

@@ -52,6 +52,7 @@ export class Provisioner {
         language: request.language ?? null,
         recordCalls: request.recordCalls ?? false,
         requireConsent: [...new Set(request.requireConsent ?? [])],
+        listUnsubscribe: request.listUnsubscribe ?? false,
         channels: [],
         createdAt: now,
         updatedAt: now,

@@ -189,7 +189,7 @@ export class AgentHost {
       ...inboxOperations(),
       ...conversationOperations(),
       ...deliveryOperations(this.delivery),
-      ...complianceOperations(),
+      ...complianceOperations(box),
     ];
     this.actors = new ActorSystem({ bus, store, logger, operations: servingAll(AGENT_OPERATIONS, operations), idleMs: settings.ACTOR_IDLE_SECONDS * 1000, ...(parts.clock ? { clock: parts.clock } : {}) });
     // `check` lets through only each operation's own request, which is what each handler is typed to take.

@@ -17,6 +17,8 @@ const ProvisionRequestSchema = Type.Object({
   recordCalls: Type.Optional(Type.Boolean()),
   /** The consent kinds the agent must find on record before it contacts a person. */
   requireConsent: Type.Optional(Type.Array(ConsentKind)),
+  /** Put one-click unsubscribe headers (RFC 8058) on every email the agent sends. */
+  listUnsubscribe: Type.Optional(Type.Boolean()),
   callbackUrl: Type.Optional(Type.String()),
   /**
    * The caller mints the agent's client token and sends only its hash (secrets.ts `hashToken`), and

@@ -63,10 +63,23 @@ export const COMPLIANCE_ENTRIES = entries({
     mailbox: true,
     tenure: false,
   },
-  /** The operator's contact settings of an agent: the consent kinds it must find on record. */
+  /**
+   * The operator's contact settings of an agent: the consent kinds it must find on record, and whether
+   * its emails carry one-click unsubscribe headers; an absent field is left as it is.
+   */
   setContactSettings: {
-    request: Type.Object({ ...Agent, requireConsent: Type.Array(ConsentKind) }),
-    answer: Type.Object({ ok: Type.Literal(true), agentId: Type.String(), requireConsent: Type.Array(ConsentKind) }),
+    request: Type.Object({ ...Agent, requireConsent: Type.Optional(Type.Array(ConsentKind)), listUnsubscribe: Type.Optional(Type.Boolean()) }),
+    answer: Type.Object({ ok: Type.Literal(true), agentId: Type.String(), requireConsent: Type.Array(ConsentKind), listUnsubscribe: Type.Boolean() }),
+    mailbox: true,
+    tenure: false,
+  },
+  /**
+   * A recipient's one-click unsubscribe link (RFC 8058), checked against the agent's key: NOT_FOUND when
+   * it is not one of this agent's; with `apply` the address goes on the agent's do-not-contact list.
+   */
+  unsubscribe: {
+    request: Type.Object({ ...Agent, token: Type.String({ minLength: 1, maxLength: 2048 }), apply: Type.Boolean() }),
+    answer: Type.Object({ ok: Type.Literal(true), agentId: Type.String(), changed: Type.Boolean() }),
     mailbox: true,
     tenure: false,
   },

@@ -23,6 +23,7 @@ import { contactPolicy } from './021-contact-policy.js';
 import { contactRefusals } from './022-contact-refusals.js';
 import { messageTemplates } from './023-message-templates.js';
 import { providerRoutes } from './024-provider-routes.js';
+import { listUnsubscribe } from './025-list-unsubscribe.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, reconcile, callRecordings, conversationSummaries, messageStatusEntries, contactPolicy, contactRefusals, messageTemplates, providerRoutes];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, reconcile, callRecordings, conversationSummaries, messageStatusEntries, contactPolicy, contactRefusals, messageTemplates, providerRoutes, listUnsubscribe];

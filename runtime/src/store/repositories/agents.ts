@@ -29,6 +29,8 @@ export interface AgentRecord {
   readonly recordCalls?: boolean;
   /** The consent kinds the agent must find on record before it contacts a person (absent: none). */
   readonly requireConsent?: readonly ConsentKind[];
+  /** Whether the agent's emails carry one-click unsubscribe headers (RFC 8058) (absent: off). */
+  readonly listUnsubscribe?: boolean;
   readonly channels: readonly AgentChannel[];
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -47,6 +49,7 @@ interface AgentRow {
   language: string | null;
   record_calls: number;
   require_consent: string;
+  list_unsubscribe: number;
   created_at: string;
   updated_at: string;
 }
@@ -93,8 +96,8 @@ export class AgentRepository {
   async insert(tx: SqlExecutor, agent: AgentRecord): Promise<boolean> {
     const { changes } = await tx.execute(
       `INSERT INTO agents (agent_id, display_name, status, blocked_channels, callback_url, signing_secret,
-         greeting, system_prompt, voice, language, record_calls, require_consent, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id) DO NOTHING`,
+         greeting, system_prompt, voice, language, record_calls, require_consent, list_unsubscribe, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id) DO NOTHING`,
       [
         agent.agentId,
         agent.displayName,
@@ -108,6 +111,7 @@ export class AgentRepository {
         agent.language,
         agent.recordCalls ? 1 : 0,
         JSON.stringify(agent.requireConsent ?? []),
+        agent.listUnsubscribe ? 1 : 0,
         agent.createdAt,
         agent.updatedAt,
       ],
@@ -159,6 +163,11 @@ export class AgentRepository {
     return changes > 0;
   }
 
+  async setListUnsubscribe(agentId: string, on: boolean, at: string): Promise<boolean> {
+    const { changes } = await this.db.execute('UPDATE agents SET list_unsubscribe = ?, updated_at = ? WHERE agent_id = ?', [on ? 1 : 0, at, agentId]);
+    return changes > 0;
+  }
+
   async count(): Promise<{ total: number; active: number }> {
     const row = await this.db.get<{ total: number; active: number }>(
       "SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN status = 'active' THEN 1 ELSE 0 END), 0) AS active FROM agents",
@@ -181,6 +190,7 @@ function toRecord(row: AgentRow, channels: readonly ChannelRow[]): AgentRecord {
     language: row.language,
     recordCalls: Number(row.record_calls) === 1,
     requireConsent: JSON.parse(row.require_consent ?? '[]') as ConsentKind[],
+    listUnsubscribe: Number(row.list_unsubscribe) === 1,
     channels: channels.map((c) => ({ channel: c.channel, address: c.address, pool: c.pool, ...(c.senders ? { senders: JSON.parse(c.senders) as Record<string, string> } : {}) })),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
