@@ -103,6 +103,8 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/email-suppression.test.ts',
   'test/integration/provider-failover.test.ts',
   'test/integration/admin-providers.test.ts',
+  'test/integration/whatsapp-opt-out.test.ts',
+  'test/integration/list-unsubscribe.test.ts',
 ]);
 const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter(inClusterPass);
 

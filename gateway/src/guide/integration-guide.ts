@@ -197,9 +197,11 @@ Before any message or call leaves, Switchboard checks the person against the do-
 calling hours where they are, and the consent your agent needs. A refusal is 403 with one of these codes;
 nothing reached a provider, no quota was used, and the operator sees it (\`/admin/api/refusals\`, metrics):
 
-- \`RECIPIENT_OPTED_OUT\`: the person is on the do-not-contact list (they texted STOP, you listed them with
-  \`comms_do_not_contact\`, or the operator did). Do not contact them again on any channel, calls included.
-  A STOP ends when they text START; other entries only when the operator removes them.
+- \`RECIPIENT_OPTED_OUT\`: the person is on the do-not-contact list (\`details[0].source\`: they texted STOP
+  (\`sms-stop\`) or wrote it on WhatsApp (\`whatsapp-opt-out\`), used an email's unsubscribe link
+  (\`email-unsubscribe\`), you listed them with \`comms_do_not_contact\` (\`agent\`), or the operator did).
+  Do not contact them again on any channel, calls included. A STOP ends when they send START (by text or
+  on WhatsApp); other entries only when the operator removes them.
 - \`EMAIL_SUPPRESSED\`: an email to this address bounced for good (the provider's hard bounce), or its reader
   marked one of your emails as spam; \`details[0].event\` names what happened and \`details[0].since\` when.
   Do not email the address again; the operator lifts it (the do-not-contact list) once it works again.
