@@ -39,6 +39,8 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
   /** rt-3's connections to NATS and to PostgreSQL, each through a proxy a test cuts. */
   let proxy: TcpProxy;
   let pgProxy: TcpProxy;
+  /** gw-2's connection to NATS, through a proxy a test cuts. */
+  let gatewayProxy: TcpProxy;
   let dataDir: string;
   let simulator: ClusterProcess;
   let simulatorUrl: string;
@@ -49,9 +51,9 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
   const agents: { agentId: string; token: string; address: string }[] = [];
   let limited: { agentId: string; token: string; address: string };
 
-  const startGateway = async (name: string) => {
+  const startGateway = async (name: string, natsUrl = nats.url) => {
     const port = await freePort();
-    return Object.assign(await startProcess(name, ['gateway/src/cli.ts', 'gateway', '--port', String(port)], { ...env, NODE_ID: name }, /API:\s+http/), {
+    return Object.assign(await startProcess(name, ['gateway/src/cli.ts', 'gateway', '--port', String(port)], { ...env, NODE_ID: name, NATS_URL: natsUrl }, /API:\s+http/), {
       url: `http://127.0.0.1:${port}`,
     });
   };
@@ -64,10 +66,10 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
   };
   const alive = <T extends ClusterProcess>(list: T[]) => list.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
 
-  /** One agent operation through a gateway (channel status goes to the agent's actor on the node holding its partition). */
-  const probe = async (agent: number, attempt: number): Promise<number> => {
+  /** One agent operation through a gateway (channel status goes to the agent's actor on the node holding its partition); `only`: through that gateway alone. */
+  const probe = async (agent: number, attempt: number, only?: ClusterProcess & { url: string }): Promise<number> => {
     const live = alive(gateways);
-    const gateway = live[attempt % live.length]!;
+    const gateway = only ?? live[attempt % live.length]!;
     const res = await fetch(`${gateway.url}/api/v1/channel-status`, {
       headers: { authorization: `Bearer ${agents[agent]!.token}` },
       signal: AbortSignal.timeout(20_000),
@@ -81,12 +83,12 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
    * probed again every PROBE_EVERY_MS for STEADY_WINDOW_MS, every probe answered. Returns the longest
    * wait for a first answer.
    */
-  const servedSteadily = async (since: number, label: string): Promise<number> => {
+  const servedSteadily = async (since: number, label: string, only?: ClusterProcess & { url: string }): Promise<number> => {
     const waits = await Promise.all(
       agents.map(async (_, agent) => {
         let attempt = 0;
         let status = 0;
-        for (let started = Date.now(); (status = await probe(agent, attempt++)) !== 200; started = Date.now()) {
+        for (let started = Date.now(); (status = await probe(agent, attempt++, only)) !== 200; started = Date.now()) {
           assert.ok(Date.now() - since < SERVED_AGAIN_MS, `${label}: agent ${agent} (partition ${partitionOf(agents[agent]!.agentId, PARTITIONS)}) not served within ${SERVED_AGAIN_MS} ms (last status ${status} after ${Date.now() - started} ms); the nodes' partitions:\n${leaseLog()}`);
           await sleep(PROBE_EVERY_MS);
         }
@@ -95,7 +97,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
         for (const end = Date.now() + STEADY_WINDOW_MS; Date.now() < end; ) {
           await sleep(PROBE_EVERY_MS);
           const started = Date.now();
-          status = await probe(agent, attempt++);
+          status = await probe(agent, attempt++, only);
           assert.equal(status, 200, `${label}: agent ${agent} served ${wait} ms after the fault, then failed with ${status} after ${Date.now() - started} ms`);
         }
         return wait;
@@ -169,6 +171,19 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     });
     assert.equal(res.status, 201);
   };
+  type InboxEntry = { cursor: number; agentId: string; counterpart: string; payload: { externalId: string } };
+  /** Every entry of an agent's inbox, page by page, through the first live gateway. */
+  const inboxOf = async (agent: { token: string }): Promise<InboxEntry[]> => {
+    const entries: InboxEntry[] = [];
+    for (let after = 0; ; ) {
+      const res = await fetch(`${alive(gateways)[0]!.url}/api/v1/inbox?after=${after}&limit=500`, { headers: { authorization: `Bearer ${agent.token}` } });
+      assert.equal(res.status, 200);
+      const page = (await res.json()) as { entries: InboxEntry[]; nextCursor: number; hasMore: boolean };
+      entries.push(...page.entries);
+      if (!page.hasMore) return entries;
+      after = page.nextCursor;
+    }
+  };
   /** Which live node serves each partition, from their /health. */
   const holders = async () => {
     const holder = new Map<number, number>();
@@ -188,6 +203,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     postgres = await startPostgresInstance();
     proxy = await startTcpProxy(() => nats.port);
     pgProxy = await startTcpProxy(() => postgres.port);
+    gatewayProxy = await startTcpProxy(() => nats.port);
     dataDir = mkdtempSync(join(tmpdir(), 'switchboard-faults-'));
     simulator = await startProcess('simulator', ['simulator/src/cli.ts', '--port', '0', '--json', '--record-limit', '100000'], {}, /"credentials"/);
     const info = JSON.parse(simulator.output().split('\n').find((l) => l.startsWith('{'))!) as {
@@ -214,7 +230,8 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     };
     // rt-3 reaches NATS and PostgreSQL through proxies the partition tests cut.
     nodes.push(await startNode('rt-1'), await startNode('rt-2'), await startNode('rt-3', `nats://127.0.0.1:${proxy.port}`, postgres.url.replace(`:${postgres.port}/`, `:${pgProxy.port}/`)));
-    gateways.push(await startGateway('gw-1'), await startGateway('gw-2'));
+    // gw-2 reaches NATS through a proxy the gateway partition test cuts.
+    gateways.push(await startGateway('gw-1'), await startGateway('gw-2', `nats://127.0.0.1:${gatewayProxy.port}`));
     const auth = { authorization: `Bearer ${ORCHESTRATOR}`, 'content-type': 'application/json' };
     for (let i = 0; i < AGENTS; i++) {
       const agentId = `fault-agent-${i}`;
@@ -238,6 +255,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     await nats?.stop();
     await proxy?.close();
     await pgProxy?.close();
+    await gatewayProxy?.close();
     await postgres?.destroy();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
@@ -466,6 +484,36 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     console.log(`cluster faults, PostgreSQL restarted: ${ackedSids.length} webhooks and ${ackedSends.length} sends acknowledged, none lost; every agent served steadily ≤ ${gap} ms after it came back`);
   });
 
+  it('a gateway cut off from NATS: not ready, answers webhooks with a 5xx once its retry window ends (the provider retries) and stores nothing; the other gateway serves every agent steadily throughout; back, it serves again and the retried webhook is stored once', async () => {
+    const [gw1, gw2] = gateways as [(typeof gateways)[0], (typeof gateways)[0]];
+    const sid = `SMcut${randomBytes(13).toString('hex')}`;
+    gatewayProxy.cut();
+    const cut = Date.now();
+    try {
+      // gw-1 is probed from the moment of the cut, while gw-2's refusals are checked.
+      const throughOther = servedSteadily(cut, 'gw-2 cut off, served through gw-1', gw1);
+      let ready = 0;
+      for (const end = Date.now() + 10_000; Date.now() < end && ready !== 503; await sleep(250)) ready = (await fetch(`${gw2.url}/health/ready`)).status;
+      assert.equal(ready, 503, 'the cut-off gateway is not ready, so a load balancer stops sending to it');
+      const refused = await webhook(0, sid, 1);
+      assert.ok(refused.status >= 500, `a webhook through the cut-off gateway is not acknowledged (got ${refused.status})`);
+      assert.ok(refused.ms < 15_000, `and is answered before a provider's 15 s webhook time-out (${refused.ms} ms)`);
+      const served = await throughOther;
+      console.log(`cluster faults, gw-2 cut off from NATS: not ready, a webhook through it answered ${refused.status} in ${refused.ms} ms; every agent served through gw-1 ≤ ${served} ms after the cut, then steadily`);
+    } finally {
+      gatewayProxy.restore();
+    }
+    const back = Date.now();
+    await servedSteadily(back, 'gw-2 back', gw2);
+    // The provider retries the refused webhook, now through the gateway that refused it: stored once.
+    let retried = 0;
+    for (const end = Date.now() + 20_000; Date.now() < end && retried !== 200; await sleep(250)) retried = (await webhook(0, sid, 1)).status;
+    assert.equal(retried, 200, 'the retried webhook is acknowledged once the gateway is back');
+    assert.equal((await webhook(0, sid, 0)).status, 200, 'a repeat is acknowledged too (a duplicate, not stored again)');
+    const entries = await inboxOf(agents[0]!);
+    assert.equal(entries.filter((e) => e.payload.externalId === sid).length, 1, 'the webhook refused during the cut and retried after is in the inbox once');
+  });
+
   it("kill -9 of a runtime node under signed inbound load: every agent served again, steadily (figure at the default lease TTL); each agent's inbox holds every acknowledged message once, in order per conversation", async () => {
     // Every node holds its share again after the faults before (a node left holding none, 17/15/0, while its probes stayed green was a CI flake).
     let served = await holders();
@@ -499,17 +547,8 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     const killed = Date.now();
     const gap = await servedSteadily(killed, 'kill -9').finally(() => (stop = true));
     await load;
-    type Entry = { cursor: number; agentId: string; counterpart: string; payload: { externalId: string } };
     for (const [w, agent] of agents.entries()) {
-      const entries: Entry[] = [];
-      for (let after = 0; ; ) {
-        const res = await fetch(`${alive(gateways)[0]!.url}/api/v1/inbox?after=${after}&limit=500`, { headers: { authorization: `Bearer ${agent.token}` } });
-        assert.equal(res.status, 200);
-        const page = (await res.json()) as { entries: Entry[]; nextCursor: number; hasMore: boolean };
-        entries.push(...page.entries);
-        if (!page.hasMore) break;
-        after = page.nextCursor;
-      }
+      const entries = await inboxOf(agent);
       assert.ok(entries.every((e) => e.agentId === agent.agentId), `an entry of another agent in ${agent.agentId}'s inbox`);
       const ours = entries.filter((e) => e.payload.externalId?.startsWith(`SM${run}`));
       assert.ok(ours.every((e) => e.counterpart === from(w)), `${agent.agentId}: an entry of another conversation`);
