@@ -9451,10 +9451,10 @@ export interface operations {
                         entries: {
                             address: string;
                             scope: string;
-                            /** @description Where the entry came from. */
-                            source: "sms-stop" | "whatsapp-opt-out" | "email-unsubscribe" | "complaint" | "agent" | "admin" | "import";
+                            /** @description Where the entry came from: a text STOP (sms-stop), STOP on WhatsApp (whatsapp-opt-out), an email's one-click unsubscribe link (email-unsubscribe), a hard bounce (email-bounce) or spam complaint (complaint) the provider reported, the agent (agent), the operator (admin), a CSV import (import). */
+                            source: "sms-stop" | "whatsapp-opt-out" | "email-unsubscribe" | "email-bounce" | "complaint" | "agent" | "admin" | "import";
                             reason: string | null;
-                            /** @description Who added it: `operator`, `agent:<id>`, `contact` (the person), `import`. */
+                            /** @description Who added it: `operator`, `agent:<id>`, `contact` (the person), `provider` (a bounce or complaint), `import`. */
                             actor: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -9862,8 +9862,8 @@ export interface operations {
                         changes: {
                             action: "added" | "removed";
                             scope: string;
-                            /** @description Where the entry came from. */
-                            source: "sms-stop" | "whatsapp-opt-out" | "email-unsubscribe" | "complaint" | "agent" | "admin" | "import";
+                            /** @description Where the entry came from: a text STOP (sms-stop), STOP on WhatsApp (whatsapp-opt-out), an email's one-click unsubscribe link (email-unsubscribe), a hard bounce (email-bounce) or spam complaint (complaint) the provider reported, the agent (agent), the operator (admin), a CSV import (import). */
+                            source: "sms-stop" | "whatsapp-opt-out" | "email-unsubscribe" | "email-bounce" | "complaint" | "agent" | "admin" | "import";
                             reason: string | null;
                             actor: string;
                             /** Format: date-time */

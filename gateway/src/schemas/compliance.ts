@@ -7,8 +7,11 @@ const ContactAddress = Type.String({ minLength: 3, maxLength: 254, description: 
 const Scope = Type.Union([Type.Literal('*'), AgentId], { description: '`*`: every agent of the operator (the default); an agent id: that agent only.' });
 
 const Source = Type.Union(
-  ['sms-stop', 'whatsapp-opt-out', 'email-unsubscribe', 'complaint', 'agent', 'admin', 'import'].map((source) => Type.Literal(source)),
-  { description: 'Where the entry came from.' },
+  ['sms-stop', 'whatsapp-opt-out', 'email-unsubscribe', 'email-bounce', 'complaint', 'agent', 'admin', 'import'].map((source) => Type.Literal(source)),
+  {
+    description:
+      'Where the entry came from: a text STOP (sms-stop), STOP on WhatsApp (whatsapp-opt-out), an email\'s one-click unsubscribe link (email-unsubscribe), a hard bounce (email-bounce) or spam complaint (complaint) the provider reported, the agent (agent), the operator (admin), a CSV import (import).',
+  },
 );
 
 export const ContactBlockView = Type.Object({
@@ -16,7 +19,7 @@ export const ContactBlockView = Type.Object({
   scope: Type.String(),
   source: Source,
   reason: Type.Union([Type.String(), Type.Null()]),
-  actor: Type.String({ description: 'Who added it: `operator`, `agent:<id>`, `contact` (the person), `import`.' }),
+  actor: Type.String({ description: 'Who added it: `operator`, `agent:<id>`, `contact` (the person), `provider` (a bounce or complaint), `import`.' }),
   createdAt: Type.String({ format: 'date-time' }),
 });
 
