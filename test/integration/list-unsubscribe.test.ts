@@ -90,7 +90,10 @@ describe('one-click unsubscribe for email (RFC 8058), per agent', () => {
     const bot = await provisionAgent(t, 'digest-bot', ['email'], { listUnsubscribe: true });
     assert.equal((await email(OTHER_READER, bot.securityToken)).status, 200);
     const path = linkTo(OTHER_READER);
-    assert.equal((await t.call('POST', path, { headers: ONE_CLICK, body: 'List-Unsubscribe=One-Click' })).status, 200);
+    // RFC 8058 lets the mail client post it as multipart/form-data too.
+    const boundary = 'sb-boundary';
+    const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`;
+    assert.equal((await t.call('POST', path, { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: multipart })).status, 200);
     assert.equal((await email(OTHER_READER, bot.securityToken)).status, 403);
     const lifted = await t.call('POST', '/admin/api/do-not-contact/remove', { token: t.orchestratorToken, json: { address: OTHER_READER, scope: bot.agentId, reason: 'subscribed again in writing' } });
     assert.equal(lifted.status, 200, await lifted.clone().text());
