@@ -154,8 +154,11 @@ curl -s ${baseUrl}/api/v1/send-message -H "Authorization: Bearer $CLIENT_TOKEN" 
 \`\`\`
 
 Channels: \`sms\` and \`whatsapp\` (\`to\` is E.164), \`email\` (\`subject\` required, \`html\` optional),
-\`line\` (\`to\` is a LINE user id). The from-address is always the agent's provisioned one. The
-answer carries \`messageId\`, the provider's \`externalId\`, \`status\` and \`cost\` (USD).
+\`line\` (\`to\` is a LINE user id). The from-address is the agent's provisioned one, or, when the
+operator gave the channel a second provider and the first provably did not take the message, the
+agent's sender at the second. The answer carries \`messageId\`, the provider's \`externalId\`,
+\`status\`, \`cost\` (USD), \`from\` and \`provider\` (which one took it); \`message.status\` events carry
+\`provider\` too.
 Errors you should handle: \`CHANNEL_NOT_PROVISIONED\` (409), \`CHANNEL_BLOCKED\` (403),
 \`RECIPIENT_OPTED_OUT\`, \`EMAIL_SUPPRESSED\`, \`OUTSIDE_CALLING_HOURS\` and \`CONSENT_REQUIRED\` (403: the contact policy refused it, see
 "Contacting people lawfully" below), \`WHATSAPP_WINDOW_CLOSED\` (409: free-form WhatsApp outside the 24-hour
