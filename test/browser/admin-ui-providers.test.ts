@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
-import { simulatorDriverSpecs } from '@switchboard/gateway';
 import { launchChromium, screenshot, watchPage } from '../helpers/browser.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { TWO_SMS_PROVIDERS, twoSmsProviders } from '../helpers/sms-providers.js';
 
 describe('admin UI Providers page: routing order, circuit badges and attempts after a failover, at desktop and phone width', { timeout: 120_000 }, () => {
   let t: TestGateway;
@@ -16,20 +16,9 @@ describe('admin UI Providers page: routing order, circuit badges and attempts af
 
   before(async () => {
     t = await startTestGateway(
-      {
-        SMS_DRIVER: 'twilio,telnyx',
-        SMS_ROUTES: '+44=telnyx,twilio',
-        POOL_PHONE_NUMBERS: ['+12025550100', 'telnyx:+15555550102'].join(','),
-        PROVIDER_CIRCUIT_FAILURES: 3,
-        PROVIDER_CIRCUIT_HALF_OPEN_MS: 600_000,
-      },
+      { ...TWO_SMS_PROVIDERS, POOL_PHONE_NUMBERS: ['+12025550100', 'telnyx:+15555550102'].join(','), PROVIDER_CIRCUIT_HALF_OPEN_MS: 600_000 },
       undefined,
-      {
-        drivers: (sim) => [
-          ...simulatorDriverSpecs(sim),
-          { packageName: '@switchboard/driver-telnyx', settings: { apiKey: sim.credentials.telnyx.apiKey, publicKey: sim.credentials.telnyx.publicKey, baseUrl: sim.baseUrls.telnyx } },
-        ],
-      },
+      { drivers: (sim) => twoSmsProviders(sim) },
     );
     const agent = await provisionAgent(t, 'ui-providers', ['sms']);
     t.sim.faults.add({ provider: 'twilio', method: 'POST', pathIncludes: '/Messages.json', status: 503 });

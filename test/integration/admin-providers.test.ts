@@ -3,9 +3,9 @@
 // follow, so the same embedded and clustered (scripts/test.mjs).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { simulatorDriverSpecs } from '@switchboard/gateway';
 import { eventually } from '@switchboard/runtime/testing';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { TWO_SMS_PROVIDERS, twoSmsProviders } from '../helpers/sms-providers.js';
 
 interface Board {
   since: string;
@@ -22,20 +22,9 @@ describe('the admin providers board', { timeout: 120_000 }, () => {
 
   before(async () => {
     t = await startTestGateway(
-      {
-        SMS_DRIVER: 'twilio,telnyx',
-        SMS_ROUTES: '+44=telnyx,twilio',
-        POOL_PHONE_NUMBERS: ['+12025550100', 'telnyx:+15555550102'].join(','),
-        PROVIDER_CIRCUIT_FAILURES: 3,
-        PROVIDER_CIRCUIT_HALF_OPEN_MS: 60_000,
-      },
+      { ...TWO_SMS_PROVIDERS, POOL_PHONE_NUMBERS: ['+12025550100', 'telnyx:+15555550102'].join(','), PROVIDER_CIRCUIT_HALF_OPEN_MS: 60_000 },
       undefined,
-      {
-        drivers: (sim) => [
-          ...simulatorDriverSpecs(sim),
-          { packageName: '@switchboard/driver-telnyx', settings: { apiKey: sim.credentials.telnyx.apiKey, publicKey: sim.credentials.telnyx.publicKey, baseUrl: sim.baseUrls.telnyx } },
-        ],
-      },
+      { drivers: (sim) => twoSmsProviders(sim) },
     );
     agent = await provisionAgent(t, 'board', ['sms']);
   });

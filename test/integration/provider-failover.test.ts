@@ -4,9 +4,9 @@
 // twice. Counted at both simulated providers, embedded and clustered (scripts/test.mjs).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { simulatorDriverSpecs } from '@switchboard/gateway';
 import { eventually } from '@switchboard/runtime/testing';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { TWO_SMS_PROVIDERS, twoSmsProviders } from '../helpers/sms-providers.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const OWN = ['+12025550100', '+12025550101'];
@@ -25,26 +25,12 @@ describe('routing and failover between two SMS providers', { timeout: 180_000 },
     // Twilio is reached through a proxy the test can close (connections refused) and open again.
     twilioPort = await startTcpProxy(() => simPort);
     t = await startTestGateway(
-      {
-        SMS_DRIVER: 'twilio,telnyx',
-        SMS_ROUTES: '+44=telnyx,twilio',
-        POOL_PHONE_NUMBERS: [...OWN, `telnyx:${AT_TELNYX}`].join(','),
-        PROVIDER_CIRCUIT_FAILURES: 3,
-        PROVIDER_CIRCUIT_HALF_OPEN_MS: 300,
-        SEND_TIMEOUT_MS: 1500,
-      },
+      { ...TWO_SMS_PROVIDERS, POOL_PHONE_NUMBERS: [...OWN, `telnyx:${AT_TELNYX}`].join(','), PROVIDER_CIRCUIT_HALF_OPEN_MS: 300, SEND_TIMEOUT_MS: 1500 },
       undefined,
       {
         drivers: (sim) => {
           simPort = Number(new URL(sim.url).port);
-          const proxied = sim.baseUrls.twilio.replace(`:${simPort}/`, `:${twilioPort.port}/`);
-          return [
-            ...simulatorDriverSpecs(sim).map((spec) => (spec.packageName === '@switchboard/driver-twilio' ? { ...spec, settings: { ...spec.settings, baseUrl: proxied } } : spec)),
-            {
-              packageName: '@switchboard/driver-telnyx',
-              settings: { apiKey: sim.credentials.telnyx.apiKey, publicKey: sim.credentials.telnyx.publicKey, baseUrl: sim.baseUrls.telnyx },
-            },
-          ];
+          return twoSmsProviders(sim, sim.baseUrls.twilio.replace(`:${simPort}/`, `:${twilioPort.port}/`));
         },
       },
     );
