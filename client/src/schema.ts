@@ -421,7 +421,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The provider's check of the sms webhook URL (Meta's verification handshake: `hub.mode=subscribe`, `hub.verify_token`, `hub.challenge`).
+         * @description Answered by the channel's driver: the challenge as text/plain when the verify token is the configured one, 403 when it is not, 404 when no provider of the channel checks its URL this way.
+         */
+        get: operations["webhook_sms_handshake"];
         put?: never;
         /** Inbound sms messages and delivery receipts from the provider (signed). */
         post: operations["webhook_sms"];
@@ -438,7 +442,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The provider's check of the whatsapp webhook URL (Meta's verification handshake: `hub.mode=subscribe`, `hub.verify_token`, `hub.challenge`).
+         * @description Answered by the channel's driver: the challenge as text/plain when the verify token is the configured one, 403 when it is not, 404 when no provider of the channel checks its URL this way.
+         */
+        get: operations["webhook_whatsapp_handshake"];
         put?: never;
         /** Inbound whatsapp messages and delivery receipts from the provider (signed). */
         post: operations["webhook_whatsapp"];
@@ -455,7 +463,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The provider's check of the email webhook URL (Meta's verification handshake: `hub.mode=subscribe`, `hub.verify_token`, `hub.challenge`).
+         * @description Answered by the channel's driver: the challenge as text/plain when the verify token is the configured one, 403 when it is not, 404 when no provider of the channel checks its URL this way.
+         */
+        get: operations["webhook_email_handshake"];
         put?: never;
         /** Inbound email messages and delivery receipts from the provider (signed). */
         post: operations["webhook_email"];
@@ -472,7 +484,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The provider's check of the line webhook URL (Meta's verification handshake: `hub.mode=subscribe`, `hub.verify_token`, `hub.challenge`).
+         * @description Answered by the channel's driver: the challenge as text/plain when the verify token is the configured one, 403 when it is not, 404 when no provider of the channel checks its URL this way.
+         */
+        get: operations["webhook_line_handshake"];
         put?: never;
         /** Inbound line messages and delivery receipts from the provider (signed). */
         post: operations["webhook_line"];
@@ -4164,6 +4180,62 @@ export interface operations {
             };
         };
     };
+    webhook_sms_handshake: {
+        parameters: {
+            query?: {
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+                "hub.challenge"?: string;
+            };
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge, echoed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
     webhook_sms: {
         parameters: {
             query?: never;
@@ -4282,6 +4354,62 @@ export interface operations {
             };
             /** @description The provider failed (PROVIDER_ERROR). */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    webhook_whatsapp_handshake: {
+        parameters: {
+            query?: {
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+                "hub.challenge"?: string;
+            };
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge, echoed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4430,6 +4558,62 @@ export interface operations {
             };
         };
     };
+    webhook_email_handshake: {
+        parameters: {
+            query?: {
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+                "hub.challenge"?: string;
+            };
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge, echoed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
     webhook_email: {
         parameters: {
             query?: never;
@@ -4555,6 +4739,62 @@ export interface operations {
             };
             /** @description The provider failed (PROVIDER_ERROR). */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    webhook_line_handshake: {
+        parameters: {
+            query?: {
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+                "hub.challenge"?: string;
+            };
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge, echoed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description No such agent or resource (NOT_FOUND). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

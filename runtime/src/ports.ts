@@ -1,4 +1,4 @@
-import type { Channel, Driver, MessageTemplate, WebhookRequest } from '@switchboard/sdk';
+import type { Channel, Driver, MessageTemplate, WebhookHandshakeAnswer, WebhookRequest } from '@switchboard/sdk';
 import type { AgentClient } from './agents/agent-client.js';
 import type { AgentReach } from './agents/agent-reach.js';
 import type { AgentView, VoiceWebhook } from './protocol/operations.js';
@@ -102,6 +102,8 @@ export interface WebhookPort {
   contentTypes(channel: Channel): readonly string[] | undefined;
   /** The provider that signed the request; throws SIGNATURE_INVALID (counted) unless one of the channel's providers did. */
   verify(channel: Channel, request: WebhookRequest): Promise<string>;
+  /** A channel's driver's answer to the GET with which its provider checks the webhook URL; undefined when none checks it so. */
+  handshake(channel: Channel, request: WebhookRequest): WebhookHandshakeAnswer | undefined;
 }
 
 /** The voice side a gateway holds: webhook verification and the live calls on its media sockets. */

@@ -31,6 +31,7 @@ export type {
   InboundEvent,
   WebhookAck,
   WebhookCapability,
+  WebhookHandshakeAnswer,
   HealthResult,
   Driver,
   DriverModule,

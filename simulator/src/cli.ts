@@ -63,6 +63,8 @@ async function main(): Promise<void> {
   line        ${sim.baseUrls.line}     channelAccessToken=${c.line.channelAccessToken}
               channelSecret=${c.line.channelSecret} botUserId=${c.line.botUserId}
   elevenlabs  ${sim.baseUrls.elevenlabs}   apiKey=${c.elevenlabs.apiKey}
+  whatsapp-cloud ${sim.baseUrls.whatsappCloud}   accessToken=${c.whatsappCloud.accessToken} appSecret=${c.whatsappCloud.appSecret}
+              phoneNumberId=${c.whatsappCloud.phoneNumberId} wabaId=${c.whatsappCloud.wabaId} verifyToken=${c.whatsappCloud.verifyToken}
   control     ${sim.url}/_sim/info
   webhooks to ${sim.gatewayUrl ?? 'nowhere yet: pass --gateway-url <Switchboard PUBLIC_BASE_URL> for POST /_sim/inbound/*'}`);
   }

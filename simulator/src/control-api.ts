@@ -8,6 +8,7 @@ import type {
   FaultRule,
   InboundEmailEventOptions,
   InboundEmailOptions,
+  InboundCloudMessageOptions,
   InboundLineOptions,
   InboundMessageStatusOptions,
   InboundTelnyxMessageOptions,
@@ -17,16 +18,17 @@ import type {
   InboundTwilioMessageOptions,
   SimChannel,
   SimProvider,
+  Simulator,
 } from './types.js';
 import { MissingWebhookTargetError } from './webhook-delivery.js';
 
-const PROVIDERS: ReadonlySet<string> = new Set(['twilio', 'telnyx', 'resend', 'line', 'elevenlabs']);
+const PROVIDERS: ReadonlySet<string> = new Set(['twilio', 'telnyx', 'resend', 'line', 'elevenlabs', 'whatsapp-cloud']);
 const CHANNELS: ReadonlySet<string> = new Set(['sms', 'whatsapp', 'email', 'line']);
 
 /** What `GET /_sim/info` reports: where each provider is served and with which credentials. */
 export interface SimulatorAddress {
   url: string;
-  baseUrls: Record<SimProvider, string>;
+  baseUrls: Simulator['baseUrls'];
 }
 
 function badRequest(error: string): SimResponse {
@@ -51,6 +53,7 @@ function inboundRoutes(inbound: InboundSenders): Record<string, (body: Record<st
     email: (b) => inbound.email(withDate(b) as unknown as InboundEmailOptions),
     'email-event': (b) => inbound.emailEvent(withDate(b) as unknown as InboundEmailEventOptions),
     line: (b) => inbound.line(b as unknown as InboundLineOptions),
+    'whatsapp-cloud': (b) => inbound.whatsappCloud(b as unknown as InboundCloudMessageOptions),
   };
 }
 
@@ -60,6 +63,7 @@ const REQUIRED_FIELDS: Record<string, string[]> = {
   'message-status': ['messageSid', 'status'],
   'telnyx-sms': ['from', 'to', 'body'],
   'telnyx-status': ['messageId', 'status'],
+  'whatsapp-cloud': ['from', 'to', 'body'],
   email: ['from', 'to', 'subject', 'text'],
   'email-event': ['type', 'emailId'],
   line: ['userId', 'text'],

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { base62, opaqueToken, twilioSid } from './ids.js';
+import { graphId } from './whatsapp-cloud/cloud-ledger.js';
 import { publicKeyOf, telnyxKeyPair } from './telnyx/telnyx-keys.js';
 import type { LineBotCredentials, SimulatorCredentials } from './types.js';
 
@@ -42,6 +43,14 @@ export function resolveCredentials(given: Partial<SimulatorCredentials> = {}, li
     deepgram: {
       apiKey: randomBytes(20).toString('hex'),
       ...given.deepgram,
+    },
+    whatsappCloud: {
+      accessToken: `EAA${base62(180)}`,
+      appSecret: randomBytes(16).toString('hex'),
+      verifyToken: opaqueToken(18),
+      phoneNumberId: graphId(15),
+      wabaId: graphId(15),
+      ...given.whatsappCloud,
     },
   };
 }

@@ -5,6 +5,7 @@ import { sendInboundTelnyxMessage, sendTelnyxStatus } from './telnyx/telnyx-webh
 import { sendInboundMessage, sendMessageStatus } from './twilio/inbound-messages.js';
 import { sendRecordingStatus } from './twilio/recordings.js';
 import type { InboundSenders } from './types.js';
+import { sendInboundCloudMessage } from './whatsapp-cloud/cloud-webhooks.js';
 
 /** The inbound senders of a simulator, one per provider webhook. */
 export function inboundSenders(state: SimulatorState): InboundSenders {
@@ -18,5 +19,6 @@ export function inboundSenders(state: SimulatorState): InboundSenders {
     email: async (o) => sendInboundEmail(state, o),
     emailEvent: async (o) => sendEmailEvent(state, o),
     line: async (o) => sendInboundLine(state, o),
+    whatsappCloud: async (o) => sendInboundCloudMessage(state, o),
   };
 }

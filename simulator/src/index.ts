@@ -2,6 +2,7 @@ export { startSimulator } from './simulator.js';
 export type {
   FaultRule,
   InboundEmailEventOptions,
+  InboundCloudMessageOptions,
   InboundEmailOptions,
   InboundLineOptions,
   InboundMessageStatusOptions,

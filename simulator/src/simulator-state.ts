@@ -9,6 +9,7 @@ import { RingBuffer } from './ring-buffer.js';
 import { SimClock } from './sim-clock.js';
 import { TelnyxLedger } from './telnyx/telnyx-ledger.js';
 import { TwilioLedger } from './twilio/twilio-ledger.js';
+import { CloudLedger } from './whatsapp-cloud/cloud-ledger.js';
 import type { RecordedRequest, SentMessage, SentMessageFilter, SilentOutcome, SilentProvider, SimProvider, SimulatorCredentials, SimulatorLogger } from './types.js';
 
 /** One simulated provider's HTTP API. */
@@ -44,6 +45,7 @@ export class SimulatorState {
   readonly telnyx: TelnyxLedger;
   readonly resend: ResendMailbox;
   readonly line: LineBotState;
+  readonly whatsappCloud: CloudLedger;
   readonly elevenlabs = { characterCount: 0 };
   /** Providers that stopped calling back, and what their messages come to unannounced (`Simulator.silence`). */
   readonly silenced = new Map<SilentProvider, SilentOutcome>();
@@ -61,6 +63,7 @@ export class SimulatorState {
     this.telnyx = new TelnyxLedger(settings.recordLimit, randomUUID(), randomUUID());
     this.resend = new ResendMailbox(settings.recordLimit);
     this.line = new LineBotState(settings.recordLimit);
+    this.whatsappCloud = new CloudLedger(settings.recordLimit, settings.phoneNumbers, credentials.whatsappCloud.phoneNumberId);
   }
 
   /** Sent messages oldest first; `to` also matches one recipient of a multi-recipient email. */
@@ -93,6 +96,7 @@ export class SimulatorState {
     this.telnyx.clear();
     this.resend.clear();
     this.line.clear();
+    this.whatsappCloud.clear();
     this.elevenlabs.characterCount = 0;
     this.silenced.clear();
     this.clock.reset();

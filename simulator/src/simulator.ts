@@ -12,6 +12,7 @@ import { resendApi } from './resend/resend-api.js';
 import { SimulatorState, type SimulatorSettings } from './simulator-state.js';
 import { telnyxApi } from './telnyx/telnyx-api.js';
 import { twilioApi } from './twilio/twilio-api.js';
+import { cloudApi } from './whatsapp-cloud/cloud-api.js';
 import type { Simulator, SimulatorLogger, SimulatorOptions } from './types.js';
 
 const SILENT: SimulatorLogger = { info() {}, warn() {} };
@@ -39,7 +40,7 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
-/** Starts the provider simulator: one HTTP server speaking Twilio, Telnyx, Resend, LINE, ElevenLabs and Deepgram. */
+/** Starts the provider simulator: one HTTP server speaking Twilio, Telnyx, Resend, LINE, ElevenLabs, Deepgram and the WhatsApp Cloud API. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const host = options.host ?? '127.0.0.1';
   const state = new SimulatorState(resolveCredentials(options.credentials, options.lineBotUserIds), settingsOf(options), options.logger ?? SILENT, options.gatewayUrl);
@@ -47,7 +48,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const phone = createSimulatorPhone(state, options.phone);
   let address: SimulatorAddress | undefined;
   const deepgram = simulatedDeepgram(state);
-  const apis = [twilioApi(state), telnyxApi(state), resendApi(state), lineApi(state), elevenLabsApi(state), deepgram.api];
+  const apis = [twilioApi(state), telnyxApi(state), resendApi(state), lineApi(state), elevenLabsApi(state), deepgram.api, cloudApi(state)];
   // Live calls hang up (no callbacks), then everything recorded is forgotten.
   const reset = () => {
     phone.reset();
@@ -62,7 +63,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const wildcard = host === '0.0.0.0' || host === '::';
   const urlHost = wildcard ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `http://${urlHost}:${port}`;
-  const baseUrls = { twilio: `${url}/twilio`, telnyx: `${url}/telnyx`, resend: `${url}/resend`, line: `${url}/line`, elevenlabs: `${url}/elevenlabs`, deepgram: `${url}/deepgram` };
+  const baseUrls = { twilio: `${url}/twilio`, telnyx: `${url}/telnyx`, resend: `${url}/resend`, line: `${url}/line`, elevenlabs: `${url}/elevenlabs`, deepgram: `${url}/deepgram`, whatsappCloud: `${url}/whatsapp-cloud` };
   address = { url, baseUrls };
 
   let closing: Promise<void> | undefined;
@@ -91,6 +92,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     clock: { now: () => state.clock.now(), advance: (ms) => state.clock.advance(ms) },
     reset,
     inbound,
+    whatsappCloud: {
+      subscribe(url, phoneNumber) {
+        const number = phoneNumber ? state.whatsappCloud.byNumber(phoneNumber) : state.whatsappCloud.numbers.get(state.credentials.whatsappCloud.phoneNumberId);
+        if (!number) throw new TypeError(`${phoneNumber ?? 'The first phone number'} is not a business number of the simulated WhatsApp account`);
+        if (url === undefined) delete number.callbackUrl;
+        else number.callbackUrl = url;
+      },
+    },
     phone,
     deepgram: deepgram.facade,
     close() {

@@ -3,7 +3,7 @@ import type { SimulatedDeepgram } from './deepgram/simulated-deepgram.js';
 import type { PhoneOptions, SimulatorPhone } from './phone/phone-types.js';
 
 /** A provider the simulator imitates. */
-export type SimProvider = 'twilio' | 'telnyx' | 'resend' | 'line' | 'elevenlabs' | 'deepgram';
+export type SimProvider = 'twilio' | 'telnyx' | 'resend' | 'line' | 'elevenlabs' | 'deepgram' | 'whatsapp-cloud';
 
 /** A message channel as Switchboard names it. */
 export type SimChannel = 'sms' | 'whatsapp' | 'email' | 'line';
@@ -19,6 +19,11 @@ export interface SimulatorCredentials {
   lineBots: LineBotCredentials[];
   elevenlabs: { apiKey: string };
   deepgram: { apiKey: string };
+  /**
+   * Meta's WhatsApp Cloud API: the system user's access token, the app secret that signs webhooks, the verify token
+   * the app's webhook settings hold, the first business number's id and the WhatsApp Business Account id.
+   */
+  whatsappCloud: { accessToken: string; appSecret: string; verifyToken: string; phoneNumberId: string; wabaId: string };
 }
 
 /** One LINE bot (a Messaging API channel): its access token, its webhook signing secret, its user id. */
@@ -101,6 +106,8 @@ export interface SentMessage {
   /** Twilio: the Content API template sent instead of a body (the body is its rendered text), and its variables. */
   contentSid?: string;
   contentVariables?: Record<string, string>;
+  /** WhatsApp Cloud API: the template sent instead of a body (the body is its rendered text), and its values. */
+  template?: { name: string; language: string; variables: Record<string, string> };
   at: Date;
 }
 
@@ -296,6 +303,18 @@ export interface InboundRecordingStatusOptions extends WebhookTampering {
   seconds?: number;
 }
 
+/** An inbound WhatsApp text message, as Meta's Cloud API posts it (`messages` field). */
+export interface InboundCloudMessageOptions extends WebhookTarget, WebhookTampering {
+  /** The user's number, E.164. */
+  from: string;
+  /** The business number, E.164: one of the simulator's phone numbers. */
+  to: string;
+  body: string;
+  /** Reuse a message id (`wamid.…`), to replay a delivery. */
+  messageId?: string;
+  profileName?: string;
+}
+
 /** Sends provider webhooks to Switchboard exactly as the providers do. */
 export interface InboundSenders {
   sms(o: InboundTwilioMessageOptions): Promise<InboundResult>;
@@ -310,6 +329,11 @@ export interface InboundSenders {
   email(o: InboundEmailOptions): Promise<InboundResult>;
   emailEvent(o: InboundEmailEventOptions): Promise<InboundResult>;
   line(o: InboundLineOptions): Promise<InboundResult>;
+  /**
+   * An inbound WhatsApp message through Meta's Cloud API, signed with `X-Hub-Signature-256`; it opens the user's
+   * 24-hour window. Posted to `url`, else the agent's `/whatsapp` URL, else the number's subscribed callback URL.
+   */
+  whatsappCloud(o: InboundCloudMessageOptions): Promise<InboundResult>;
 }
 
 /** Filter of `Simulator.messages`. */
@@ -332,7 +356,7 @@ export type SilentOutcome = 'delivered' | 'undelivered' | 'sent';
 export interface Simulator {
   /** Origin the simulator listens on, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
-  readonly baseUrls: { twilio: string; telnyx: string; resend: string; line: string; elevenlabs: string; deepgram: string };
+  readonly baseUrls: { twilio: string; telnyx: string; resend: string; line: string; elevenlabs: string; deepgram: string; whatsappCloud: string };
   readonly credentials: SimulatorCredentials;
   gatewayUrl: string | undefined;
   requests(provider?: SimProvider): RecordedRequest[];
@@ -356,6 +380,12 @@ export interface Simulator {
   inbound: InboundSenders;
   /** The simulated Deepgram's transcriber: phrases it recognises, sessions it served (README, "Deepgram"). */
   deepgram: SimulatedDeepgram;
+  /**
+   * The simulated WhatsApp Cloud API's webhook subscription: where a business number's `messages` webhooks
+   * (statuses, and inbound messages without a target of their own) go; the first number when none is named.
+   * `POST /{phone-number-id}` with `webhook_configuration` sets it too, after Meta's GET handshake.
+   */
+  whatsappCloud: { subscribe(url: string | undefined, phoneNumber?: string): void };
   /** Places inbound calls to the gateway and answers the calls it places. */
   phone: SimulatorPhone;
   close(): Promise<void>;

@@ -1,4 +1,6 @@
-import type { Channel } from '@switchboard/sdk';
+import { Type } from '@sinclair/typebox';
+import { ErrorCodes, type Channel } from '@switchboard/sdk';
+import { fail } from '../http/errors.js';
 import type { RouteContext, RouteDefinition } from '../http/types.js';
 import { ErrorBody, errorResponses } from '../schemas/common.js';
 import { WebhookAcks } from '../schemas/webhooks.js';
@@ -19,7 +21,7 @@ const WEBHOOK_TIMEOUT_MS = 10_000;
  * to stop retrying (a transient provider failure stays a 502, so the provider retries).
  */
 export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
-  return MESSAGE_CHANNELS.map(
+  return [...MESSAGE_CHANNELS.map((channel) => handshakeRoute(deps, channel)), ...MESSAGE_CHANNELS.map(
     (channel): RouteDefinition => ({
       method: 'POST',
       path: `/webhooks/:agentId/${channel}`,
@@ -52,5 +54,33 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
         return { status: answer.status, headers: { ...answer.headers, 'content-type': answer.contentType }, body: answer.body };
       },
     }),
-  );
+  )];
+}
+
+/** The query of a subscription check: Meta's three `hub.*` parameters; other providers' are passed on as they come. */
+const HandshakeQuery = Type.Object(
+  { 'hub.mode': Type.Optional(Type.String()), 'hub.verify_token': Type.Optional(Type.String()), 'hub.challenge': Type.Optional(Type.String()) },
+  { additionalProperties: Type.String() },
+);
+
+/** The GET a provider sends to check a webhook URL before posting there, answered by the channel's driver. */
+function handshakeRoute(deps: RouteDeps, channel: Channel): RouteDefinition {
+  return {
+    method: 'GET',
+    path: `/webhooks/:agentId/${channel}`,
+    operationId: `webhook_${channel}_handshake`,
+    summary: `The provider's check of the ${channel} webhook URL (Meta's verification handshake: \`hub.mode=subscribe\`, \`hub.verify_token\`, \`hub.challenge\`).`,
+    description: "Answered by the channel's driver: the challenge as text/plain when the verify token is the configured one, 403 when it is not, 404 when no provider of the channel checks its URL this way.",
+    tag: 'Webhooks',
+    auth: 'public',
+    query: HandshakeQuery,
+    responses: { 200: { description: 'The challenge, echoed.', contentType: 'text/plain', schema: Type.String() }, ...errorResponses(403, 404) },
+    handler({ request }: RouteContext) {
+      const url = `${deps.publicBaseUrl}${request.path}${request.queryString ? `?${request.queryString}` : ''}`;
+      const answer = deps.ports.webhooks.handshake(channel, { channel, method: 'GET', url, headers: request.headers, rawBody: request.rawBody });
+      if (!answer) fail(ErrorCodes.NOT_FOUND, `No ${channel} provider checks its webhook URL with a GET.`);
+      if (answer.status === 403) fail(ErrorCodes.FORBIDDEN, 'The verify token is not the one configured for this provider.');
+      return { status: answer.status, headers: { 'content-type': answer.contentType, 'cache-control': 'no-store' }, body: answer.body };
+    },
+  };
 }

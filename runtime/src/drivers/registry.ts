@@ -13,10 +13,10 @@ export function choiceSetting(capability: Capability): string {
   return `${capability.toUpperCase()}_DRIVER`;
 }
 
-/** A `<CAPABILITY>_DRIVER` value names a driver by package name or by its settings name (`twilio`, `example`). */
+/** A `<CAPABILITY>_DRIVER` value names a driver by package name or by its settings name (`twilio`, `example`, `whatsapp-cloud`). */
 function names(driver: Driver, value: string): boolean {
   const v = value.trim();
-  return v === driver.manifest.name || v.toUpperCase() === driverSettingsName(driver.manifest.name);
+  return v === driver.manifest.name || v.toUpperCase().replace(/[^A-Z0-9]+/g, '_') === driverSettingsName(driver.manifest.name);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ErrorCodes, SwitchboardError, hasErrorCode, type Channel, type WebhookRequest } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, hasErrorCode, type Channel, type WebhookHandshakeAnswer, type WebhookRequest } from '@switchboard/sdk';
 import type { RuntimeEvents } from '../events.js';
 import type { WebhookPort } from '../ports.js';
 import type { DriverSet } from './registry.js';
@@ -18,6 +18,17 @@ export class DriverWebhookPort implements WebhookPort {
   readonly contentTypes = (channel: Channel): readonly string[] | undefined => {
     const types = this.drivers.ordered(channel).flatMap((d) => d.webhooks?.contentTypes ?? []);
     return types.length === 0 ? undefined : [...new Set(types)];
+  };
+
+  /** The first acceptance among the channel's drivers that answer the check, else the first refusal. */
+  readonly handshake = (channel: Channel, request: WebhookRequest): WebhookHandshakeAnswer | undefined => {
+    let refusal: WebhookHandshakeAnswer | undefined;
+    for (const driver of this.drivers.ordered(channel)) {
+      const answer = driver.webhooks?.handshake?.(request);
+      if (answer && answer.status >= 200 && answer.status < 300) return answer;
+      refusal ??= answer;
+    }
+    return refusal;
   };
 
   readonly verify = async (channel: Channel, request: WebhookRequest): Promise<string> => {
