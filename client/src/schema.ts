@@ -2118,6 +2118,8 @@ export interface operations {
                     subject?: string;
                     html?: string;
                     mediaUrls?: string[];
+                    /** @description A marketing message (a promotion, not something the person asked for). It needs marketing consent on record where the agent requires it (403 CONSENT_REQUIRED, kind marketing), and keeps the recipient's calling hours where the operator enforces them (403 OUTSIDE_CALLING_HOURS). Default false. */
+                    marketing?: boolean;
                 };
             };
         };

@@ -193,4 +193,27 @@ describe('consent records, the agent\'s own do-not-contact list, and refusals th
     await refused(await call(careful, newcomer), 'CONSENT_REQUIRED', 'calls still do');
     assert.deepEqual((await body(await t.call('GET', `/api/v1/consents?contact=${encodeURIComponent(newcomer)}`, { token: careful.securityToken }))).required, ['automated-call']);
   });
+
+  // Last: its refusal would change the counts the tests above assert.
+  it('a text marked marketing needs marketing consent where the agent requires it; its other texts do not', async () => {
+    const promoter = await provisionAgent(t, 'promo-bot', ['sms'], { requireConsent: ['marketing'] });
+    const promo = (marketing?: boolean) =>
+      t.call('POST', '/api/v1/send-message', { token: promoter.securityToken, json: { channel: 'sms', to: OTHER, body: '20% off this week', ...(marketing === undefined ? {} : { marketing }) } });
+    const sent = t.sim.messages().length;
+    const first = await refused(await promo(true), 'CONSENT_REQUIRED', 'a marketing text without marketing consent');
+    assert.equal(first.details[0].kind, 'marketing');
+    assert.equal(t.sim.messages().length, sent, 'no provider was asked to send');
+    assert.equal((await promo()).status, 200, 'a text not marked marketing needs no marketing consent');
+    assert.equal((await promo(false)).status, 200);
+    const recorded = await t.call('POST', '/api/v1/consents', { token: promoter.securityToken, json: { contact: OTHER, kind: 'marketing', source: 'web-form', evidence: 'newsletter box ticked' } });
+    assert.equal(recorded.status, 200, await recorded.clone().text());
+    assert.equal((await promo(true)).status, 200, 'a marketing text with marketing consent');
+    const mcp = await connectMcp(t.url, 'streamable', promoter.securityToken, promoter.agentId);
+    try {
+      const tool = await mcp.call('comms_send_message', { channel: 'sms', to: OTHER, body: 'Last day of the sale', marketing: true });
+      assert.equal(tool.isError, false, JSON.stringify(tool.body));
+    } finally {
+      await mcp.close();
+    }
+  });
 });

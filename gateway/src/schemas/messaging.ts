@@ -46,6 +46,12 @@ export const SendMessageBody = Type.Object(
     subject: Type.Optional(Type.String({ minLength: 1, maxLength: 998, description: 'Required for email.' })),
     html: Type.Optional(Type.String({ maxLength: 500_000 })),
       mediaUrls: Type.Optional(Type.Array(Type.String({ format: 'uri', pattern: '^https?://' }), { maxItems: 10 })),
+    marketing: Type.Optional(
+      Type.Boolean({
+        description:
+          "A marketing message (a promotion, not something the person asked for). It needs marketing consent on record where the agent requires it (403 CONSENT_REQUIRED, kind marketing), and keeps the recipient's calling hours where the operator enforces them (403 OUTSIDE_CALLING_HOURS). Default false.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

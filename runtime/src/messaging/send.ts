@@ -58,7 +58,7 @@ export function sendOperation(context: MessagingContext): AgentOperation {
       checkRecipient(channel, to);
       if (channel === 'email' && !subject) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'subject is required for email.');
       const { body, template } = contentOf(channel, request);
-      await context.policy.check({ agentId: agent.agentId, channel, to }, { requireConsent: agent.requireConsent });
+      await context.policy.check({ agentId: agent.agentId, channel, to, ...(request.marketing ? { marketing: true } : {}) }, { requireConsent: agent.requireConsent });
       // A free-form WhatsApp message needs the person's last message within 24 hours; a template does not.
       if (channel === 'whatsapp' && !template) await requireOpenWindow(store, agent.agentId, to, clock.now());
       const driver = context.drivers.require(channel);

@@ -25,6 +25,8 @@ const SendRequestSchema = Type.Object({
   subject: Type.Optional(Type.String()),
   html: Type.Optional(Type.String()),
   mediaUrls: Type.Optional(Type.Array(Type.String())),
+  /** A marketing message: held to marketing consent and calling hours by the contact policy. */
+  marketing: Type.Optional(Type.Boolean()),
   /** The gateway's Idempotency-Key slot: the answer is recorded in the commit that stores the provider's result. */
   idempotency: Type.Optional(IdempotencySlotSchema),
 });
