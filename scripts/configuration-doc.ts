@@ -84,6 +84,10 @@ goes when one before it provably did not take it. \`SMS_ROUTES\` changes the ord
   \`switchboard_provider_send_attempts_total{channel,provider,outcome}\` (accepted, refused, ambiguous),
   \`switchboard_provider_failovers_total{channel,from,to}\` and \`switchboard_provider_circuit_state{provider}\`
   (0 closed, 1 half-open, 2 open).
+- **Text-to-speech.** \`TTS_DRIVER=elevenlabs,openai\`: a stream call's turn whose speech fails at the first
+  provider (an error, or no audio within \`TTS_FAILOVER_TIMEOUT_MS\`) is spoken by the next, in that provider's
+  own default voice, rather than left silent; the next turn asks the first again. Counted as
+  \`switchboard_provider_failovers_total{channel="tts",from,to}\`.
 
 ## Traces (OpenTelemetry)
 

@@ -98,6 +98,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/voice-operations.test.ts',
   'test/integration/voice-calls.test.ts',
   'test/integration/voice-recordings.test.ts',
+  'test/integration/tts-failover.test.ts',
   'test/integration/monitoring-rules.test.ts',
   'test/integration/calling-hours.test.ts',
   'test/integration/email-suppression.test.ts',

@@ -10,8 +10,8 @@ export interface RuntimeEventMap {
   webhookRejected: [{ provider: string; reason: string }];
   /** One send attempt at a provider: accepted, refused (provably not taken), or ambiguous (a time-out: it may have been). */
   providerAttempt: [{ channel: Channel; provider: string; outcome: 'accepted' | 'refused' | 'ambiguous' }];
-  /** A send went on to the next provider of its channel after one provably did not take it. */
-  providerFailover: [{ channel: Channel; from: string; to: string }];
+  /** A send went on to the next provider of its channel after one provably did not take it; `tts`: a call's speech went on to the next TTS_DRIVER provider. */
+  providerFailover: [{ channel: Channel | 'tts'; from: string; to: string }];
   /** A provider's circuit changed state in this process (routing.ts). */
   providerCircuit: [{ provider: string; state: 'closed' | 'open' | 'half-open' }];
   deadLetter: [{ agentId: string; reason: string }];

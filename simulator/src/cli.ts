@@ -63,6 +63,7 @@ async function main(): Promise<void> {
   line        ${sim.baseUrls.line}     channelAccessToken=${c.line.channelAccessToken}
               channelSecret=${c.line.channelSecret} botUserId=${c.line.botUserId}
   elevenlabs  ${sim.baseUrls.elevenlabs}   apiKey=${c.elevenlabs.apiKey}
+  openai      ${sim.baseUrls.openai}   apiKey=${c.openai.apiKey}
   whatsapp-cloud ${sim.baseUrls.whatsappCloud}   accessToken=${c.whatsappCloud.accessToken} appSecret=${c.whatsappCloud.appSecret}
               phoneNumberId=${c.whatsappCloud.phoneNumberId} wabaId=${c.whatsappCloud.wabaId} verifyToken=${c.whatsappCloud.verifyToken}
   control     ${sim.url}/_sim/info

@@ -22,7 +22,7 @@ import type {
 } from './types.js';
 import { MissingWebhookTargetError } from './webhook-delivery.js';
 
-const PROVIDERS: ReadonlySet<string> = new Set(['twilio', 'telnyx', 'resend', 'line', 'elevenlabs', 'whatsapp-cloud']);
+const PROVIDERS: ReadonlySet<string> = new Set(['twilio', 'telnyx', 'resend', 'line', 'elevenlabs', 'whatsapp-cloud', 'openai']);
 const CHANNELS: ReadonlySet<string> = new Set(['sms', 'whatsapp', 'email', 'line']);
 
 /** What `GET /_sim/info` reports: where each provider is served and with which credentials. */

@@ -44,6 +44,7 @@ export function resolveCredentials(given: Partial<SimulatorCredentials> = {}, li
       apiKey: randomBytes(20).toString('hex'),
       ...given.deepgram,
     },
+    openai: { apiKey: `sk-proj-${base62(48)}`, ...given.openai },
     whatsappCloud: {
       accessToken: `EAA${base62(180)}`,
       appSecret: randomBytes(16).toString('hex'),

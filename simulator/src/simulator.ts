@@ -13,6 +13,7 @@ import { SimulatorState, type SimulatorSettings } from './simulator-state.js';
 import { telnyxApi } from './telnyx/telnyx-api.js';
 import { twilioApi } from './twilio/twilio-api.js';
 import { cloudApi } from './whatsapp-cloud/cloud-api.js';
+import { openAiApi } from './openai/openai-api.js';
 import type { Simulator, SimulatorLogger, SimulatorOptions } from './types.js';
 
 const SILENT: SimulatorLogger = { info() {}, warn() {} };
@@ -40,7 +41,7 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
-/** Starts the provider simulator: one HTTP server speaking Twilio, Telnyx, Resend, LINE, ElevenLabs, Deepgram and the WhatsApp Cloud API. */
+/** Starts the provider simulator: one HTTP server speaking Twilio, Telnyx, Resend, LINE, ElevenLabs, Deepgram, the WhatsApp Cloud API and OpenAI's speech API. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const host = options.host ?? '127.0.0.1';
   const state = new SimulatorState(resolveCredentials(options.credentials, options.lineBotUserIds), settingsOf(options), options.logger ?? SILENT, options.gatewayUrl);
@@ -48,7 +49,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const phone = createSimulatorPhone(state, options.phone);
   let address: SimulatorAddress | undefined;
   const deepgram = simulatedDeepgram(state);
-  const apis = [twilioApi(state), telnyxApi(state), resendApi(state), lineApi(state), elevenLabsApi(state), deepgram.api, cloudApi(state)];
+  const apis = [twilioApi(state), telnyxApi(state), resendApi(state), lineApi(state), elevenLabsApi(state), deepgram.api, cloudApi(state), openAiApi(state)];
   // Live calls hang up (no callbacks), then everything recorded is forgotten.
   const reset = () => {
     phone.reset();
@@ -63,7 +64,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const wildcard = host === '0.0.0.0' || host === '::';
   const urlHost = wildcard ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `http://${urlHost}:${port}`;
-  const baseUrls = { twilio: `${url}/twilio`, telnyx: `${url}/telnyx`, resend: `${url}/resend`, line: `${url}/line`, elevenlabs: `${url}/elevenlabs`, deepgram: `${url}/deepgram`, whatsappCloud: `${url}/whatsapp-cloud` };
+  const baseUrls = { twilio: `${url}/twilio`, telnyx: `${url}/telnyx`, resend: `${url}/resend`, line: `${url}/line`, elevenlabs: `${url}/elevenlabs`, deepgram: `${url}/deepgram`, whatsappCloud: `${url}/whatsapp-cloud`, openai: `${url}/openai/v1` };
   address = { url, baseUrls };
 
   let closing: Promise<void> | undefined;

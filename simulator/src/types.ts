@@ -3,7 +3,7 @@ import type { SimulatedDeepgram } from './deepgram/simulated-deepgram.js';
 import type { PhoneOptions, SimulatorPhone } from './phone/phone-types.js';
 
 /** A provider the simulator imitates. */
-export type SimProvider = 'twilio' | 'telnyx' | 'resend' | 'line' | 'elevenlabs' | 'deepgram' | 'whatsapp-cloud';
+export type SimProvider = 'twilio' | 'telnyx' | 'resend' | 'line' | 'elevenlabs' | 'deepgram' | 'whatsapp-cloud' | 'openai';
 
 /** A message channel as Switchboard names it. */
 export type SimChannel = 'sms' | 'whatsapp' | 'email' | 'line';
@@ -19,6 +19,7 @@ export interface SimulatorCredentials {
   lineBots: LineBotCredentials[];
   elevenlabs: { apiKey: string };
   deepgram: { apiKey: string };
+  openai: { apiKey: string };
   /**
    * Meta's WhatsApp Cloud API: the system user's access token, the app secret that signs webhooks, the verify token
    * the app's webhook settings hold, the first business number's id and the WhatsApp Business Account id.
@@ -356,7 +357,7 @@ export type SilentOutcome = 'delivered' | 'undelivered' | 'sent';
 export interface Simulator {
   /** Origin the simulator listens on, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
-  readonly baseUrls: { twilio: string; telnyx: string; resend: string; line: string; elevenlabs: string; deepgram: string; whatsappCloud: string };
+  readonly baseUrls: { twilio: string; telnyx: string; resend: string; line: string; elevenlabs: string; deepgram: string; whatsappCloud: string; openai: string };
   readonly credentials: SimulatorCredentials;
   gatewayUrl: string | undefined;
   requests(provider?: SimProvider): RecordedRequest[];

@@ -261,6 +261,7 @@ export function callService(parts: Pick<RoleParts, 'settings' | 'logger' | 'stor
   return new VoiceService(parts.store, parts.drivers, parts.events, turns, calls, messages, {
     mode: settings.VOICE_MODE,
     maxCallSeconds: settings.VOICE_MAX_CALL_SECONDS,
+    ttsFailoverTimeoutMs: settings.TTS_FAILOVER_TIMEOUT_MS,
     publicBaseUrl,
     recordings: callRecordings(parts),
     recordingConsent: new RecordingConsent(new RecipientPlaces(), parseAnnouncements(settings.RECORDING_ANNOUNCEMENTS)),

@@ -323,6 +323,12 @@ export const SettingsSchema = Type.Object(
     }),
     VOICE_TURN_TIMEOUT_MS: Type.Integer({ default: 8000, minimum: 100, maximum: 120_000, description: 'How long the agent may take to answer one turn of a call.' }),
     VOICE_MAX_CALL_SECONDS: Type.Integer({ default: 600, minimum: 10, maximum: 14_400, description: 'Calls are ended politely after this long.' }),
+    TTS_FAILOVER_TIMEOUT_MS: Type.Integer({
+      default: 5000,
+      minimum: 100,
+      maximum: 60_000,
+      description: "With several TTS_DRIVER providers (`elevenlabs,openai`): how long one may take to synthesise a call turn's speech before the turn is spoken by the next. A lone provider keeps its driver's own time-out.",
+    }),
     RECORDINGS_DIR: Type.String({
       default: '',
       description:

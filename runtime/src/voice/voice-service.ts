@@ -16,7 +16,10 @@ import type { CallMessages } from './call-messages.js';
 import type { CallRecorder } from './call-recorder.js';
 import type { CallRecordings } from './call-recordings.js';
 import type { RecordingConsent } from '../compliance/recording-consent.js';
+import { speechWithFailover } from './speech-failover.js';
 
+/** TTS_FAILOVER_TIMEOUT_MS's default, for a service built without settings. */
+const DEFAULT_TTS_FAILOVER_TIMEOUT_MS = 5000;
 /** Greetings whose audio is kept (a few KB each: seconds of 8 kHz μ-law). */
 const GREETINGS_KEPT = 256;
 
@@ -44,7 +47,15 @@ export class VoiceService {
     private readonly directory: CallDirectory,
     /** Where a message a call took for the agent goes. */
     private readonly messages: CallMessages,
-    private readonly options: { mode: 'relay' | 'stream'; maxCallSeconds: number; publicBaseUrl: () => string; recordings: CallRecordings; recordingConsent?: RecordingConsent },
+    private readonly options: {
+      mode: 'relay' | 'stream';
+      maxCallSeconds: number;
+      publicBaseUrl: () => string;
+      recordings: CallRecordings;
+      recordingConsent?: RecordingConsent;
+      /** With several TTS providers, how long one may take for a turn's speech before the next is asked (TTS_FAILOVER_TIMEOUT_MS). */
+      ttsFailoverTimeoutMs?: number;
+    },
     private readonly logger?: Logger,
   ) {}
 
@@ -191,11 +202,12 @@ export class VoiceService {
     return driver as Driver & { telephony: NonNullable<Driver['telephony']> };
   }
 
-  /** Text-to-speech, or UNAVAILABLE naming what to configure. */
+  /** Text-to-speech (going on to the next TTS_DRIVER provider when one fails), or UNAVAILABLE naming what to configure. */
   tts(): NonNullable<Driver['tts']> {
-    const tts = this.drivers.for('tts')?.tts;
-    if (!tts) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No text-to-speech provider is configured; set ELEVENLABS_API_KEY, or add a driver offering tts to DRIVERS.');
-    return tts;
+    const drivers = this.drivers.ordered('tts').filter((d): d is Driver & { tts: NonNullable<Driver['tts']> } => d.tts !== undefined);
+    if (drivers.length === 0) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No text-to-speech provider is configured; set ELEVENLABS_API_KEY, or add a driver offering tts to DRIVERS.');
+    if (drivers.length === 1) return drivers[0]!.tts;
+    return speechWithFailover(drivers, this.options.ttsFailoverTimeoutMs ?? DEFAULT_TTS_FAILOVER_TIMEOUT_MS, this.events, this.logger);
   }
 
   /**
