@@ -80,7 +80,7 @@ describe('bad input gets a clear error, never a crash', () => {
     const send = (json: Record<string, unknown>) => t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json });
     const logged = async () => ((await (await t.call('GET', '/admin/api/messages?agentId=v-typo', { token: t.orchestratorToken })).json()) as { messages: unknown[] }).messages.length;
     const sentBefore = t.sim.messages().length;
-    const allowed = ['agentId', 'channel', 'to', 'conversationId', 'body', 'template', 'subject', 'html', 'mediaUrls'];
+    const allowed = ['agentId', 'channel', 'to', 'conversationId', 'body', 'template', 'subject', 'html', 'mediaUrls', 'marketing'];
     const typo = await send({ channel: 'sms', to: CUSTOMER, bodyy: 'hello' });
     const body = (await typo.json()) as { error: string; code: string; details: { field: string; message: string; allowed?: string[] }[] };
     assert.equal(typo.status, 400);
@@ -135,7 +135,7 @@ describe('bad input gets a clear error, never a crash', () => {
       const refused = await mcp.call('comms_send_message', { channnel: 'sms', to: CUSTOMER, body: 'hello' });
       assert.equal(refused.isError, true);
       assert.equal(refused.body.code, 'BAD_REQUEST');
-      assert.match(String(refused.body.error), /^Unknown field channnel in arguments; allowed: agentId, channel, to, conversationId, body, template, subject, html, mediaUrls\.$/);
+      assert.match(String(refused.body.error), /^Unknown field channnel in arguments; allowed: agentId, channel, to, conversationId, body, template, subject, html, mediaUrls, marketing\.$/);
       const query = await mcp.call('comms_get_waiting_messages', { chanel: 'sms' });
       assert.deepEqual([query.isError, query.body.code], [true, 'BAD_REQUEST']);
       assert.match(String(query.body.error), /^Unknown field chanel in arguments; allowed: agentId, channel, limit\.$/);

@@ -35,7 +35,7 @@ export const InboxEntry = Type.Object({
   }),
   payload: Type.Record(Type.String(), Type.Unknown(), {
     description:
-      'message.received: from, to, subject, body, html, mediaUrls, externalId, receivedAt; on WhatsApp also serviceWindow {closesAt}, until when a free-form reply may go out. message.status: from, to, status, externalId, cost, error, reason (why a status is unknown). call.status: callSid, direction, from, to, status, durationSeconds, cost, reason (why a status is unknown). call.transcript: callSid, direction, from, to, endedAt, transcript (role, text, at, turn, interrupted). voicemail: callSid, from, to, subject, body (the transcript).',
+      'message.received: from, to, subject, body, html, mediaUrls, externalId, receivedAt; on WhatsApp also serviceWindow {closesAt}, until when a free-form reply may go out. message.status: from, to, status, externalId, provider (the one that took it), cost, error, reason (why a status is unknown). call.status: callSid, direction, from, to, status, durationSeconds, cost, reason (why a status is unknown). call.transcript: callSid, direction, from, to, endedAt, transcript (role, text, at, turn, interrupted). voicemail: callSid, from, to, subject, body (the transcript).',
   }),
   createdAt: Type.String({ format: 'date-time' }),
 });

@@ -61,9 +61,9 @@ describe('request validation refuses unknown fields', () => {
   it('a misspelt field on send-message names it and every allowed field', () => {
     // `body` or a WhatsApp `template`: neither is required by the schema, the route asks for one of them.
     const error = refusal(compileBody(SendMessageBody), { channel: 'sms', to: '+14155550123', bodyy: 'hi' });
-    const allowed = ['agentId', 'channel', 'to', 'conversationId', 'body', 'template', 'subject', 'html', 'mediaUrls'];
+    const allowed = ['agentId', 'channel', 'to', 'conversationId', 'body', 'template', 'subject', 'html', 'mediaUrls', 'marketing'];
     assert.equal(error.code, 'BAD_REQUEST');
-    assert.equal(error.message, 'Unknown field bodyy in body; allowed: agentId, channel, to, conversationId, body, template, subject, html, mediaUrls.');
+    assert.equal(error.message, 'Unknown field bodyy in body; allowed: agentId, channel, to, conversationId, body, template, subject, html, mediaUrls, marketing.');
     assert.deepEqual(error.details, [{ field: 'bodyy', message: `bodyy is not a field here; allowed: ${allowed.join(', ')}`, allowed }]);
   });
 
