@@ -23,6 +23,27 @@ export interface ClusterUnderTest {
   readonly cpuParts: readonly CpuPart[];
   /** One query on the cluster's database from this process. */
   query<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Starts a runtime node again under its name and settings (after a kill); `nodes` holds the new process from then on. */
+  restartNode(name: string): Promise<ChildServer>;
+}
+
+/**
+ * A nats-server whose clients need no credentials (an application account as the default user) and
+ * with a system account, so that runtime nodes given NATS_SYSTEM_USER hear its disconnect advisories
+ * as a production cluster's do (deploy/nats).
+ */
+function advisoryConfig(port: number, storeDir: string, password: string): string {
+  return [
+    `listen: 127.0.0.1:${port}`,
+    `jetstream { store_dir: "${storeDir}" }`,
+    'accounts {',
+    '  APP: { jetstream: enabled, users: [ { user: app, password: "' + password + '" } ] }',
+    '  SYS: { users: [ { user: sys, password: "' + password + '" } ] }',
+    '}',
+    'system_account: SYS',
+    'no_auth_user: app',
+    '',
+  ].join('\n');
 }
 
 /**
@@ -34,14 +55,20 @@ export interface ClusterUnderTest {
  */
 export async function startCluster(
   ctx: BenchContext,
-  options: { runtimeNodes: number; phoneNumbers: readonly string[] },
+  options: {
+    runtimeNodes: number;
+    phoneNumbers: readonly string[];
+    /** Runtime nodes hear the server's disconnect advisories (a system account): a crashed node's partitions are taken at once. */
+    advisories?: boolean;
+  },
 ): Promise<ClusterUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-cluster-bench-'));
   const removeDir = onExit(() => rmSync(dir, { recursive: true, force: true }));
   ctx.defer(removeDir);
 
-  ctx.log('starting nats-server (JetStream) and a fresh PostgreSQL database');
-  const nats = await startNatsServer();
+  ctx.log(`starting nats-server (JetStream${options.advisories ? ', a system account for disconnect advisories' : ''}) and a fresh PostgreSQL database`);
+  const systemPassword = randomBytes(12).toString('hex');
+  const nats = await startNatsWith(dir, options.advisories ? systemPassword : undefined);
   const killNats = onExit(() => {
     nats.process.kill('SIGKILL');
     rmSync(nats.storeDir, { recursive: true, force: true });
@@ -88,12 +115,13 @@ export async function startCluster(
     LIMIT_ACTIONS_PER_MINUTE: '0',
   };
   const settings = ['--settings', envFile];
+  const advisories: Record<string, string> = options.advisories ? { NATS_SYSTEM_USER: 'sys', NATS_SYSTEM_PASSWORD: systemPassword } : {};
+  const startNode = (name: string) =>
+    spawnServer({ name, args: ['gateway/src/cli.ts', 'runtime', ...settings], env: { ...env, ...advisories, NODE_ID: name }, ready: /runtime node \S+ is running/ });
   ctx.log(`starting ${options.runtimeNodes} runtime nodes and a gateway (each its own process, from source)`);
   const started = await Promise.allSettled([
     spawnServer({ name: 'gateway', args: ['gateway/src/cli.ts', 'gateway', '--port', String(port), ...settings], env: { ...env, NODE_ID: 'gw-1' }, ready: /API:\s+http/ }),
-    ...Array.from({ length: options.runtimeNodes }, (_, i) =>
-      spawnServer({ name: `rt-${i + 1}`, args: ['gateway/src/cli.ts', 'runtime', ...settings], env: { ...env, NODE_ID: `rt-${i + 1}` }, ready: /runtime node \S+ is running/ }),
-    ),
+    ...Array.from({ length: options.runtimeNodes }, (_, i) => startNode(`rt-${i + 1}`)),
   ]);
   for (const result of started) if (result.status === 'fulfilled') ctx.defer(() => result.value.server.stop());
   const failed = started.find((r) => r.status === 'rejected');
@@ -103,7 +131,8 @@ export async function startCluster(
   const backendTitle = ` ${databaseName} `;
   const cpuParts: CpuPart[] = [
     { whose: 'gateway', pids: () => [gateway!.pid] },
-    ...nodes.map((node) => ({ whose: node.name, pids: () => [node.pid] })),
+    // By name: a node restarted after a kill is the same part under a new pid.
+    ...nodes.map(({ name }) => ({ whose: name, pids: () => [nodes.find((n) => n.name === name)!.pid] })),
     { whose: 'nats-server', pids: () => [nats.process.pid!] },
     // The cluster's connections only (this harness's pool is idle during a window); the server's shared WAL writer and checkpointer are not counted.
     { whose: 'postgres backends', pids: () => pidsWhoseCommandLineHas(backendTitle) },
@@ -116,5 +145,21 @@ export async function startCluster(
     nodes,
     cpuParts,
     query: async (sql, params) => (await pool.query(sql, params)).rows,
+    async restartNode(name) {
+      const { server } = await startNode(name);
+      ctx.defer(() => server.stop());
+      nodes.splice(nodes.findIndex((n) => n.name === name), 1, server);
+      return server;
+    },
   };
+}
+
+/** nats-server as the cluster tests start it, or, with a system password, with the accounts of {@link advisoryConfig}. */
+async function startNatsWith(dir: string, systemPassword: string | undefined) {
+  if (systemPassword === undefined) return startNatsServer();
+  const port = await freePort();
+  const storeDir = mkdtempSync(join(dir, 'nats-'));
+  const configFile = join(dir, 'nats.conf');
+  writeFileSync(configFile, advisoryConfig(port, storeDir, systemPassword));
+  return startNatsServer({ port, storeDir, configFile });
 }

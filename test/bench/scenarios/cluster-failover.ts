@@ -31,7 +31,7 @@ export async function measureFailover(
     minSeconds: number;
     label: string;
   },
-): Promise<Measurement> {
+): Promise<Measurement & { readonly longestGapMs: number; readonly servedAgainMs: number }> {
   const { agents } = target;
   const agentOf = new WeakMap<PacedRequest, number>();
   const acks: number[][] = agents.map(() => []);
@@ -81,6 +81,8 @@ export async function measureFailover(
     return longest;
   });
   const worst = Math.max(...gaps.map((g) => g.ms));
+  // From the kill to each agent's first acknowledged request after it (which waits up to one spacing for the agent's next request).
+  const servedAgain = Math.max(...acks.map((times) => Math.min(...times.filter((t) => t > killedAt)) - killedAt));
   const worstAgent = gaps.findIndex((g) => g.ms === worst);
   const cutOff = gaps.filter((g) => g.ms > CUT_OFF_MS).length;
   const victims = gaps.filter((_, i) => target.onVictim(i)).map((g) => g.ms);
@@ -90,12 +92,13 @@ export async function measureFailover(
   const failed = Object.values(measured.non2xx).reduce((a, b) => a + b, 0);
   const summary =
     `longest time an agent had no acknowledged request: ${fmt(worst)} ms (agent ${worstAgent}, from ${fmt(gaps[worstAgent]!.from - killedAt)} ms after the kill); ` +
+    `every agent served again ≤ ${fmt(servedAgain)} ms after the kill; ` +
     `${cutOff} of ${agents.length} agents went over ${CUT_OFF_MS} ms without one; ` +
     `longest gaps of the ${victims.length} agents ${target.victim.name} served ${range(victims)}, of the other ${others.length} ${range(others)}; ` +
     `kill -9 of ${target.victim.name} ${fmt((killedAt - windowStart) / 1000)} s into a ${durationSeconds} s window at ${target.rate}/s (webhooks and sends in turn; each agent's requests ${fmt(spacing)} ms apart); ` +
     `${failed} refused, ${measured.socketErrors} without an answer in 10 s`;
   ctx.log(`failover: ${summary}`);
-  return { ...measured, notes: summary };
+  return { ...measured, notes: summary, longestGapMs: worst, servedAgainMs: servedAgain };
 }
 
 const fmt = (n: number) => (Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));

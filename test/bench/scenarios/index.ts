@@ -2,6 +2,7 @@ import type { Scenario } from '../types.js';
 import { adapters } from './adapters.js';
 import { baseline } from './baseline.js';
 import { cluster } from './cluster.js';
+import { failover } from './failover.js';
 import { health } from './health.js';
 import { ingest } from './ingest.js';
 import { inbox } from './inbox.js';
@@ -13,4 +14,4 @@ import { voice } from './voice.js';
 import { voiceTurns } from './voice-turns.js';
 
 /** Every scenario, in the order `npm run bench` runs them. A new scenario is one module plus one line here. */
-export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, inbox, adapters, send, mcpSessions, voice, voiceTurns, cluster, soak];
+export const SCENARIOS: readonly Scenario[] = [baseline, health, provision, ingest, inbox, adapters, send, mcpSessions, voice, voiceTurns, cluster, failover, soak];
