@@ -1288,7 +1288,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set which consents an agent must find on record before it contacts a person (a call needs automated-call, a message marked marketing needs marketing, any other message transactional; otherwise CONSENT_REQUIRED), and whether its emails carry one-click unsubscribe headers (RFC 8058). A field left out is unchanged. */
+        /** Set which consents an agent must find on record before it contacts a person (a call needs automated-call, a message marked marketing needs marketing, any other message transactional; otherwise CONSENT_REQUIRED), whether its emails carry one-click unsubscribe headers (RFC 8058), and a waiver of calling hours with its recorded reason. A field left out is unchanged. */
         post: operations["adminSetContactSettings"];
         delete?: never;
         options?: never;
@@ -10419,6 +10419,11 @@ export interface operations {
                     requireConsent?: ("transactional" | "marketing" | "automated-call")[];
                     /** @description Whether every email the agent sends carries one-click unsubscribe headers (List-Unsubscribe, List-Unsubscribe-Post; RFC 8058), whose link puts the recipient on the agent's do-not-contact list (email-unsubscribe). Absent: unchanged. */
                     listUnsubscribe?: boolean;
+                    /** @description Waive calling hours for this agent (CALLING_HOURS=enforce), with the reason, which is recorded; null lifts the waiver. The do-not-contact list and consent still apply. Absent: unchanged. */
+                    callingHoursOverride?: {
+                        /** @description Why the agent may call and send marketing outside calling hours (kept with the waiver). */
+                        reason: string;
+                    } | null;
                 };
             };
         };
@@ -10436,6 +10441,12 @@ export interface operations {
                         agentId: string;
                         requireConsent: ("transactional" | "marketing" | "automated-call")[];
                         listUnsubscribe: boolean;
+                        /** @description The waiver of calling hours in force, with its reason and when it was set; null: calling hours apply. */
+                        callingHoursOverride: {
+                            reason: string;
+                            /** Format: date-time */
+                            setAt: string;
+                        } | null;
                     };
                 };
             };

@@ -55,4 +55,26 @@ describe("calling hours in the recipient's time (CALLING_HOURS=enforce, the serv
     const phone = await t.sim.phone.get(callSid)!.done;
     assert.equal(phone.turns[0]!.agent.text, 'Hello from the hours test.');
   });
+
+  it("a text marked marketing keeps calling hours too; the operator's waiver, with its reason, lets the agent call and send it, until lifted", async () => {
+    clock.at = new Date('2026-12-02T03:30:00Z');
+    const promo = () => t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to: NEW_YORK, body: 'Sale ends tonight', marketing: true } });
+    assert.equal(((await (await promo()).json()) as { code: string }).code, 'OUTSIDE_CALLING_HOURS');
+    const settings = (json: unknown) => t.call('POST', `/admin/api/agents/${agent.agentId}/contact-settings`, { token: t.orchestratorToken, json });
+    assert.equal((await settings({ callingHoursOverride: { reason: '' } })).status, 400, 'a waiver needs its reason');
+    const waived = await settings({ callingHoursOverride: { reason: 'night-shift nurses asked to be called after their shift' } });
+    const body = (await waived.json()) as { callingHoursOverride: { reason: string; setAt: string } | null };
+    assert.equal(waived.status, 200, JSON.stringify(body));
+    assert.equal(body.callingHoursOverride?.reason, 'night-shift nurses asked to be called after their shift');
+    assert.equal(body.callingHoursOverride?.setAt, clock.at.toISOString(), 'the waiver records when it was set');
+    assert.equal((await promo()).status, 200, 'a marketing text at 22:30 under the waiver');
+    t.sim.phone.onOutbound(NEW_YORK, { steps: ['Thanks, bye.'], replyTimeoutMs: 4000 });
+    const placed = await call();
+    assert.equal(placed.status, 200, await placed.clone().text());
+    await t.sim.phone.get(((await placed.json()) as { callSid: string }).callSid)!.done;
+    // Other settings leave it as it is; null lifts it.
+    assert.equal(((await (await settings({ listUnsubscribe: false })).json()) as typeof body).callingHoursOverride?.reason, 'night-shift nurses asked to be called after their shift');
+    assert.equal(((await (await settings({ callingHoursOverride: null })).json()) as typeof body).callingHoursOverride, null);
+    assert.equal(((await (await call()).json()) as { code: string }).code, 'OUTSIDE_CALLING_HOURS');
+  });
 });

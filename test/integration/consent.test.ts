@@ -188,7 +188,7 @@ describe('consent records, the agent\'s own do-not-contact list, and refusals th
     const newcomer = '+14155550150';
     await refused(await text(careful, newcomer), 'CONSENT_REQUIRED', 'transactional required');
     const set = await t.call('POST', '/admin/api/agents/consent-bot/contact-settings', { token: t.orchestratorToken, json: { requireConsent: ['automated-call'] } });
-    assert.deepEqual(await body(set), { ok: true, agentId: 'consent-bot', requireConsent: ['automated-call'], listUnsubscribe: false });
+    assert.deepEqual(await body(set), { ok: true, agentId: 'consent-bot', requireConsent: ['automated-call'], listUnsubscribe: false, callingHoursOverride: null });
     assert.equal((await text(careful, newcomer)).status, 200, 'texts no longer need consent');
     await refused(await call(careful, newcomer), 'CONSENT_REQUIRED', 'calls still do');
     assert.deepEqual((await body(await t.call('GET', `/api/v1/consents?contact=${encodeURIComponent(newcomer)}`, { token: careful.securityToken }))).required, ['automated-call']);

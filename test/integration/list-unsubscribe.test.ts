@@ -33,7 +33,7 @@ describe('one-click unsubscribe for email (RFC 8058), per agent', () => {
     assert.equal(headersTo(READER)['List-Unsubscribe'], undefined, 'off by default');
     const set = await t.call('POST', `/admin/api/agents/${agent.agentId}/contact-settings`, { token: t.orchestratorToken, json: { listUnsubscribe: true } });
     assert.equal(set.status, 200);
-    assert.deepEqual(await body(set), { ok: true, agentId: agent.agentId, requireConsent: [], listUnsubscribe: true });
+    assert.deepEqual(await body(set), { ok: true, agentId: agent.agentId, requireConsent: [], listUnsubscribe: true, callingHoursOverride: null });
     assert.equal((await email(READER)).status, 200);
     assert.match(headersTo(READER)['List-Unsubscribe']!, /^<https?:\/\/[^>]+\/unsubscribe\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+>$/);
     assert.equal(headersTo(READER)['List-Unsubscribe-Post'], 'List-Unsubscribe=One-Click');

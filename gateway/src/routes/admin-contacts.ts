@@ -148,13 +148,20 @@ export function adminContactRoutes(deps: RouteDeps): RouteDefinition[] {
       path: '/admin/api/agents/:agentId/contact-settings',
       operationId: 'adminSetContactSettings',
       summary:
-        "Set which consents an agent must find on record before it contacts a person (a call needs automated-call, a message marked marketing needs marketing, any other message transactional; otherwise CONSENT_REQUIRED), and whether its emails carry one-click unsubscribe headers (RFC 8058). A field left out is unchanged.",
+        "Set which consents an agent must find on record before it contacts a person (a call needs automated-call, a message marked marketing needs marketing, any other message transactional; otherwise CONSENT_REQUIRED), whether its emails carry one-click unsubscribe headers (RFC 8058), and a waiver of calling hours with its recorded reason. A field left out is unchanged.",
       body: ContactSettingsBody,
       idempotent: true,
       responses: { 200: { description: 'Set.', schema: ContactSettingsResponse }, ...errorResponses(400, 401, 403, 404, 415, 429) },
       async handler({ params, body }: RouteContext<ContactSettingsBody>) {
-        const { requireConsent, listUnsubscribe } = body;
-        return json(200, await deps.ports.agents.call('setContactSettings', params.agentId!, { ...(requireConsent ? { requireConsent } : {}), ...(listUnsubscribe === undefined ? {} : { listUnsubscribe }) }));
+        const { requireConsent, listUnsubscribe, callingHoursOverride } = body;
+        return json(
+          200,
+          await deps.ports.agents.call('setContactSettings', params.agentId!, {
+            ...(requireConsent ? { requireConsent } : {}),
+            ...(listUnsubscribe === undefined ? {} : { listUnsubscribe }),
+            ...(callingHoursOverride === undefined ? {} : { callingHoursOverride }),
+          }),
+        );
       },
     },
   ];

@@ -103,12 +103,23 @@ export const ContactSettingsBody = Type.Object(
           "Whether every email the agent sends carries one-click unsubscribe headers (List-Unsubscribe, List-Unsubscribe-Post; RFC 8058), whose link puts the recipient on the agent's do-not-contact list (email-unsubscribe). Absent: unchanged.",
       }),
     ),
+    callingHoursOverride: Type.Optional(
+      Type.Union([Type.Object({ reason: Type.String({ minLength: 3, maxLength: 500, description: 'Why the agent may call and send marketing outside calling hours (kept with the waiver).' }) }, { additionalProperties: false }), Type.Null()], {
+        description: "Waive calling hours for this agent (CALLING_HOURS=enforce), with the reason, which is recorded; null lifts the waiver. The do-not-contact list and consent still apply. Absent: unchanged.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type ContactSettingsBody = Static<typeof ContactSettingsBody>;
 
-export const ContactSettingsResponse = Type.Object({ ok: Type.Literal(true), agentId: AgentId, requireConsent: Type.Array(ConsentKindName), listUnsubscribe: Type.Boolean() });
+export const ContactSettingsResponse = Type.Object({
+  ok: Type.Literal(true),
+  agentId: AgentId,
+  requireConsent: Type.Array(ConsentKindName),
+  listUnsubscribe: Type.Boolean(),
+  callingHoursOverride: Type.Union([Type.Object({ reason: Type.String(), setAt: Type.String({ format: 'date-time' }) }), Type.Null()], { description: 'The waiver of calling hours in force, with its reason and when it was set; null: calling hours apply.' }),
+});
 
 const RefusalCode = Type.String({ description: 'RECIPIENT_OPTED_OUT, EMAIL_SUPPRESSED, OUTSIDE_CALLING_HOURS or CONSENT_REQUIRED.' });
 

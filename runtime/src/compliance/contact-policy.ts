@@ -117,3 +117,8 @@ export function contactAddress(raw: string): string | undefined {
 }
 
 const isPhone = (address: string) => /^\+[1-9]\d{6,14}$/.test(address);
+
+/** What the operator set for an agent's contacts, as the policy reads it. */
+export function contactSettingsOf(agent: { readonly requireConsent?: readonly ConsentKind[]; readonly callingHoursOverride?: { readonly reason: string } | null }): AgentContactSettings {
+  return { requireConsent: agent.requireConsent ?? [], callingHoursOverride: agent.callingHoursOverride ?? null };
+}

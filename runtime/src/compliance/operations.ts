@@ -94,10 +94,13 @@ export function complianceOperations(box: SecretBox): AgentOperation[] {
         const requireConsent = request.requireConsent ? [...new Set(request.requireConsent)] : [...(agent.requireConsent ?? [])];
         const listUnsubscribe = request.listUnsubscribe ?? agent.listUnsubscribe ?? false;
         const updatedAt = clock.now().toISOString();
+        const callingHoursOverride =
+          request.callingHoursOverride === undefined ? (agent.callingHoursOverride ?? null) : request.callingHoursOverride && { reason: request.callingHoursOverride.reason, setAt: updatedAt };
         if (request.requireConsent) await store.agents.setRequireConsent(agent.agentId, requireConsent, updatedAt);
         if (request.listUnsubscribe !== undefined) await store.agents.setListUnsubscribe(agent.agentId, listUnsubscribe, updatedAt);
-        actor.state = { ...agent, requireConsent, listUnsubscribe, updatedAt };
-        return { ok: true as const, agentId: agent.agentId, requireConsent, listUnsubscribe };
+        if (request.callingHoursOverride !== undefined) await store.agents.setCallingHoursOverride(agent.agentId, callingHoursOverride, updatedAt);
+        actor.state = { ...agent, requireConsent, listUnsubscribe, callingHoursOverride, updatedAt };
+        return { ok: true as const, agentId: agent.agentId, requireConsent, listUnsubscribe, callingHoursOverride };
       },
     }),
     defineOperation(AGENT_OPERATIONS.unsubscribe, {

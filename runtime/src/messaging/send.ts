@@ -15,7 +15,7 @@ import { messageDeadLetter } from '../store/repositories/dead-letters.js';
 import { keyInUse, type IdempotencySlot } from '../store/repositories/idempotency.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
-import { personAddress } from '../compliance/contact-policy.js';
+import { contactSettingsOf, personAddress } from '../compliance/contact-policy.js';
 import { unsubscribeHeaders, unsubscribeToken } from '../compliance/unsubscribe-link.js';
 import type { UsageRecord } from '../store/repositories/usage.js';
 import type { Store } from '../store/store.js';
@@ -58,7 +58,7 @@ export function sendOperation(context: MessagingContext): AgentOperation {
       checkRecipient(channel, to);
       if (channel === 'email' && !subject) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'subject is required for email.');
       const { body, template } = contentOf(channel, request);
-      await context.policy.check({ agentId: agent.agentId, channel, to, ...(request.marketing ? { marketing: true } : {}) }, { requireConsent: agent.requireConsent });
+      await context.policy.check({ agentId: agent.agentId, channel, to, ...(request.marketing ? { marketing: true } : {}) }, contactSettingsOf(agent));
       // A free-form WhatsApp message needs the person's last message within 24 hours; a template does not.
       if (channel === 'whatsapp' && !template) await requireOpenWindow(store, agent.agentId, to, clock.now());
       const driver = context.drivers.require(channel);

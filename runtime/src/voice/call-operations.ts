@@ -10,6 +10,7 @@ import { ENDED_STATUSES } from './call-reads.js';
 import { newSessionId, traceOf, type CallSession } from './call-session.js';
 import { logNewCall } from './call-status.js';
 import { CALL_RECORDS, type CallStore, type VoiceContext } from './voice-context.js';
+import { contactSettingsOf } from '../compliance/contact-policy.js';
 
 /** The agent's phone number ('' when it holds no voice channel; placing a call then refuses it). */
 export function voiceAddress(agent: AgentRecord): string {
@@ -53,7 +54,7 @@ export function callOperations(context: VoiceContext): AgentOperation[] {
     if (!held) throw new SwitchboardError(ErrorCodes.CHANNEL_NOT_PROVISIONED, `Agent ${agent.agentId} has no voice channel; provision it first.`);
     if (agent.blockedChannels.includes('voice')) throw new SwitchboardError(ErrorCodes.CHANNEL_BLOCKED, `The voice channel of agent ${agent.agentId} is blocked by the operator.`);
     if (!/^\+[1-9][0-9]{6,14}$/.test(session.to)) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'to must be an E.164 phone number such as +14155550100.');
-    await context.policy.check({ agentId: agent.agentId, channel: 'voice', to: session.to, call: true }, { requireConsent: agent.requireConsent });
+    await context.policy.check({ agentId: agent.agentId, channel: 'voice', to: session.to, call: true }, contactSettingsOf(agent));
     const limits = await context.limiter.limitsOf(agent.agentId);
     if (limits.callsPerDayToSameNumber !== null) {
       const since = new Date(new Date().setUTCHours(0, 0, 0, 0)).toISOString();

@@ -68,8 +68,20 @@ export const COMPLIANCE_ENTRIES = entries({
    * its emails carry one-click unsubscribe headers; an absent field is left as it is.
    */
   setContactSettings: {
-    request: Type.Object({ ...Agent, requireConsent: Type.Optional(Type.Array(ConsentKind)), listUnsubscribe: Type.Optional(Type.Boolean()) }),
-    answer: Type.Object({ ok: Type.Literal(true), agentId: Type.String(), requireConsent: Type.Array(ConsentKind), listUnsubscribe: Type.Boolean() }),
+    request: Type.Object({
+      ...Agent,
+      requireConsent: Type.Optional(Type.Array(ConsentKind)),
+      listUnsubscribe: Type.Optional(Type.Boolean()),
+      /** Calling hours waived with the operator's reason; null lifts the waiver; absent: unchanged. */
+      callingHoursOverride: Type.Optional(Type.Union([Type.Object({ reason: Type.String() }), Type.Null()])),
+    }),
+    answer: Type.Object({
+      ok: Type.Literal(true),
+      agentId: Type.String(),
+      requireConsent: Type.Array(ConsentKind),
+      listUnsubscribe: Type.Boolean(),
+      callingHoursOverride: Type.Union([Type.Object({ reason: Type.String(), setAt: Type.String() }), Type.Null()]),
+    }),
     mailbox: true,
     tenure: false,
   },

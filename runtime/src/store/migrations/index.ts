@@ -24,6 +24,7 @@ import { contactRefusals } from './022-contact-refusals.js';
 import { messageTemplates } from './023-message-templates.js';
 import { providerRoutes } from './024-provider-routes.js';
 import { listUnsubscribe } from './025-list-unsubscribe.js';
+import { callingHoursOverride } from './026-calling-hours-override.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, reconcile, callRecordings, conversationSummaries, messageStatusEntries, contactPolicy, contactRefusals, messageTemplates, providerRoutes, listUnsubscribe];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, reconcile, callRecordings, conversationSummaries, messageStatusEntries, contactPolicy, contactRefusals, messageTemplates, providerRoutes, listUnsubscribe, callingHoursOverride];

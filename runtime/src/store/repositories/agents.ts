@@ -12,6 +12,12 @@ export interface AgentChannel {
   readonly senders?: Readonly<Record<string, string>>;
 }
 
+/** An operator's waiver of calling hours for one agent, with the reason recorded. */
+export interface CallingHoursOverride {
+  readonly reason: string;
+  readonly setAt: string;
+}
+
 /** An agent as stored. */
 export interface AgentRecord {
   readonly agentId: string;
@@ -31,6 +37,8 @@ export interface AgentRecord {
   readonly requireConsent?: readonly ConsentKind[];
   /** Whether the agent's emails carry one-click unsubscribe headers (RFC 8058) (absent: off). */
   readonly listUnsubscribe?: boolean;
+  /** Calling hours waived for this agent by the operator, with the reason given and when (absent or null: kept). */
+  readonly callingHoursOverride?: CallingHoursOverride | null;
   readonly channels: readonly AgentChannel[];
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -50,6 +58,7 @@ interface AgentRow {
   record_calls: number;
   require_consent: string;
   list_unsubscribe: number;
+  calling_hours_override?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -163,6 +172,11 @@ export class AgentRepository {
     return changes > 0;
   }
 
+  async setCallingHoursOverride(agentId: string, override: CallingHoursOverride | null, at: string): Promise<boolean> {
+    const { changes } = await this.db.execute('UPDATE agents SET calling_hours_override = ?, updated_at = ? WHERE agent_id = ?', [override ? JSON.stringify(override) : null, at, agentId]);
+    return changes > 0;
+  }
+
   async setListUnsubscribe(agentId: string, on: boolean, at: string): Promise<boolean> {
     const { changes } = await this.db.execute('UPDATE agents SET list_unsubscribe = ?, updated_at = ? WHERE agent_id = ?', [on ? 1 : 0, at, agentId]);
     return changes > 0;
@@ -191,6 +205,7 @@ function toRecord(row: AgentRow, channels: readonly ChannelRow[]): AgentRecord {
     recordCalls: Number(row.record_calls) === 1,
     requireConsent: JSON.parse(row.require_consent ?? '[]') as ConsentKind[],
     listUnsubscribe: Number(row.list_unsubscribe) === 1,
+    callingHoursOverride: row.calling_hours_override ? (JSON.parse(row.calling_hours_override) as CallingHoursOverride) : null,
     channels: channels.map((c) => ({ channel: c.channel, address: c.address, pool: c.pool, ...(c.senders ? { senders: JSON.parse(c.senders) as Record<string, string> } : {}) })),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
