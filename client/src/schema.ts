@@ -1211,6 +1211,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/do-not-contact/narrow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Narrows an entry to some channels, with the reason the log keeps: a revocation covers calls and texts alike until the operator narrows it (the person asked only not to be texted). A STOP's texts stay refused by the carrier-level opt-out until the person texts START. */
+        post: operations["adminDoNotContactNarrow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/do-not-contact/import": {
         parameters: {
             query?: never;
@@ -9700,6 +9717,8 @@ export interface operations {
                             actor: string;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description The channels it keeps the person from, when the operator narrowed it; null: every channel (calls and messages alike). */
+                            channels: ("sms" | "whatsapp" | "email" | "line" | "voice")[] | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -9958,6 +9977,119 @@ export interface operations {
             };
         };
     };
+    adminDoNotContactNarrow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An E.164 number (`whatsapp:` allowed), an email address or a LINE user id. */
+                    address: string;
+                    /** @description `*`: every agent of the operator (the default); an agent id: that agent only. */
+                    scope?: "*" | string;
+                    /** @description The channels the entry keeps the person from from now on (e.g. ["sms"]: texts, not calls). */
+                    channels: ("sms" | "whatsapp" | "email" | "line" | "voice")[];
+                    /** @description Why (the person asked only not to be texted): kept in the log. */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Narrowed, or not listed in that scope (changed false). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        scope: string;
+                        /** @description False when the list already was so. */
+                        changed: boolean;
+                    };
+                };
+            };
+            /** @description Malformed request or an unknown field or query parameter, named with the allowed ones (BAD_REQUEST); a missing or invalid field (VALIDATION_FAILED). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Wrong content type (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
     adminDoNotContactImport: {
         parameters: {
             query?: never;
@@ -10102,7 +10234,7 @@ export interface operations {
                     "application/json": {
                         address: string;
                         changes: {
-                            action: "added" | "removed";
+                            action: "added" | "narrowed" | "removed";
                             scope: string;
                             /** @description Where the entry came from: a text STOP (sms-stop), STOP on WhatsApp (whatsapp-opt-out), an email's one-click unsubscribe link (email-unsubscribe), a hard bounce (email-bounce) or spam complaint (complaint) the provider reported, the agent (agent), the operator (admin), a CSV import (import). */
                             source: "sms-stop" | "whatsapp-opt-out" | "email-unsubscribe" | "email-bounce" | "complaint" | "agent" | "admin" | "import";

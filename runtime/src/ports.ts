@@ -74,7 +74,7 @@ export interface AdminPort {
   /** The providers of a message channel in routing order (`<CHANNEL>_DRIVER`): the channel's own first. */
   providers(channel: Channel): readonly string[];
   /** The operator's do-not-contact list and its log. */
-  readonly contactList: Pick<DoNotContactRepository, 'add' | 'remove' | 'list' | 'history'>;
+  readonly contactList: Pick<DoNotContactRepository, 'add' | 'narrow' | 'remove' | 'list' | 'history'>;
   /** The contacts the policy refused, newest first. */
   readonly refusals: Pick<ContactRefusalRepository, 'list' | 'countsSince'>;
   /** Removes a person everywhere (an erasure request), with a receipt. */

@@ -91,4 +91,29 @@ describe('the operator\'s do-not-contact list over the admin API', () => {
     assert.equal((await t.sim.inbound.sms({ agentId: 'stop-bot', from: person, to: agent.channels.sms!.address, body: 'START' })).status, 200);
     assert.equal((await t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to: person, body: 'welcome back' } })).status, 200);
   });
+
+  it('the operator narrows a STOP to texts, with a reason the history keeps: the agent may call again, not text', async () => {
+    const agent = await provisionAgent(t, 'narrow-bot', ['sms', 'voice']);
+    const person = '+13125550172';
+    assert.equal((await t.sim.inbound.sms({ agentId: 'narrow-bot', from: person, to: agent.channels.sms!.address, body: 'STOP' })).status, 200);
+    const call = () => t.call('POST', '/api/v1/make-call', { token: agent.securityToken, json: { to: person, greeting: 'Hello' } });
+    const text = () => t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to: person, body: 'still there?' } });
+    assert.equal((await call()).status, 403, 'a STOP covers calls too');
+    const narrow = (json: unknown) => admin('POST', '/admin/api/do-not-contact/narrow', json);
+    assert.equal((await narrow({ address: person, scope: 'narrow-bot', channels: ['sms'] })).status, 400, 'a narrowing needs its reason');
+    assert.equal((await narrow({ address: person, scope: 'narrow-bot', channels: ['fax'], reason: 'x' })).status, 400);
+    assert.equal((await narrow({ address: person, scope: 'narrow-bot', channels: ['sms'], reason: 'asked not to be texted; calls are fine' })).status, 200);
+    assert.deepEqual(await body(await narrow({ address: '+13125550199', scope: 'narrow-bot', channels: ['sms'], reason: 'x' })), { address: '+13125550199', scope: 'narrow-bot', changed: false }, 'nothing to narrow');
+    t.sim.phone.onOutbound(person, { steps: ['Thanks, bye.'], replyTimeoutMs: 4000 });
+    const placed = await call();
+    assert.equal(placed.status, 200, await placed.clone().text());
+    await t.sim.phone.get(((await placed.json()) as { callSid: string }).callSid)!.done;
+    const refused = await body(await text());
+    assert.equal(refused.code, 'RECIPIENT_OPTED_OUT');
+    assert.match(refused.error, /on sms/);
+    const listed = await body(await admin('GET', '/admin/api/do-not-contact?scope=narrow-bot'));
+    assert.deepEqual(listed.entries.map((e: any) => [e.address, e.channels]), [[person, ['sms']]]);
+    const history = await body(await admin('GET', `/admin/api/do-not-contact/history?address=${encodeURIComponent(person)}`));
+    assert.deepEqual(history.changes.map((c: any) => [c.action, c.actor, c.reason]), [['added', 'contact', 'replied STOP'], ['narrowed', 'operator', 'asked not to be texted; calls are fine (now sms only)']]);
+  });
 });

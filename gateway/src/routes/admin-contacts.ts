@@ -1,5 +1,5 @@
 import { contactAddress } from '@switchboard/runtime';
-import { ErrorCodes } from '@switchboard/sdk';
+import { ErrorCodes, type Channel } from '@switchboard/sdk';
 import { parse } from 'csv-parse/sync';
 import { fail } from '../http/errors.js';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
@@ -12,6 +12,7 @@ import {
   ContactHistory,
   ContactHistoryQuery,
   ContactImportResult,
+  ContactNarrowBody,
   ContactUnblockBody,
   ErasureBody,
   ErasureReceipt,
@@ -68,6 +69,22 @@ export function adminContactRoutes(deps: RouteDeps): RouteDefinition[] {
         const address = addressOf(body.address);
         const scope = body.scope ?? '*';
         const changed = await list.remove({ address, scope, source: 'admin', reason: body.reason, actor: 'operator' });
+        return json(200, { address, scope, changed });
+      },
+    },
+    {
+      ...common,
+      method: 'POST',
+      path: '/admin/api/do-not-contact/narrow',
+      operationId: 'adminDoNotContactNarrow',
+      summary:
+        "Narrows an entry to some channels, with the reason the log keeps: a revocation covers calls and texts alike until the operator narrows it (the person asked only not to be texted). A STOP's texts stay refused by the carrier-level opt-out until the person texts START.",
+      body: ContactNarrowBody,
+      responses: { 200: { description: 'Narrowed, or not listed in that scope (changed false).', schema: ContactBlockChanged }, ...errorResponses(400, 401, 403, 415, 429) },
+      async handler({ body }: RouteContext<ContactNarrowBody>) {
+        const address = addressOf(body.address);
+        const scope = body.scope ?? '*';
+        const changed = await list.narrow({ address, scope, channels: body.channels as Channel[], reason: body.reason, actor: 'operator' });
         return json(200, { address, scope, changed });
       },
     },

@@ -14,6 +14,8 @@ const Source = Type.Union(
   },
 );
 
+const ContactChannel = Type.Union(['sms', 'whatsapp', 'email', 'line', 'voice'].map((channel) => Type.Literal(channel)));
+
 export const ContactBlockView = Type.Object({
   address: Type.String(),
   scope: Type.String(),
@@ -21,6 +23,7 @@ export const ContactBlockView = Type.Object({
   reason: Type.Union([Type.String(), Type.Null()]),
   actor: Type.String({ description: 'Who added it: `operator`, `agent:<id>`, `contact` (the person), `provider` (a bounce or complaint), `import`.' }),
   createdAt: Type.String({ format: 'date-time' }),
+  channels: Type.Union([Type.Array(ContactChannel), Type.Null()], { description: 'The channels it keeps the person from, when the operator narrowed it; null: every channel (calls and messages alike).' }),
 });
 
 export const ContactBlockList = Type.Object({ entries: Type.Array(ContactBlockView), nextCursor: Type.Union([Type.String(), Type.Null()]) });
@@ -47,6 +50,17 @@ export const ContactUnblockBody = Type.Object(
 );
 export type ContactUnblockBody = Static<typeof ContactUnblockBody>;
 
+export const ContactNarrowBody = Type.Object(
+  {
+    address: ContactAddress,
+    scope: Type.Optional(Scope),
+    channels: Type.Array(ContactChannel, { minItems: 1, maxItems: 5, uniqueItems: true, description: 'The channels the entry keeps the person from from now on (e.g. ["sms"]: texts, not calls).' }),
+    reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why (the person asked only not to be texted): kept in the log.' }),
+  },
+  { additionalProperties: false },
+);
+export type ContactNarrowBody = Static<typeof ContactNarrowBody>;
+
 export const ContactBlockChanged = Type.Object({ address: Type.String(), scope: Type.String(), changed: Type.Boolean({ description: 'False when the list already was so.' }) });
 
 export const ContactHistoryQuery = Type.Object({ address: ContactAddress }, { additionalProperties: false });
@@ -56,7 +70,7 @@ export const ContactHistory = Type.Object({
   address: Type.String(),
   changes: Type.Array(
     Type.Object({
-      action: Type.Union([Type.Literal('added'), Type.Literal('removed')]),
+      action: Type.Union([Type.Literal('added'), Type.Literal('narrowed'), Type.Literal('removed')]),
       scope: Type.String(),
       source: Source,
       reason: Type.Union([Type.String(), Type.Null()]),

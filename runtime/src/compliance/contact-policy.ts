@@ -55,7 +55,7 @@ export class ContactPolicy {
   /** Throws RECIPIENT_OPTED_OUT, OUTSIDE_CALLING_HOURS or CONSENT_REQUIRED when the contact may not go out. */
   async check(contact: OutboundContact, settings: AgentContactSettings = {}): Promise<void> {
     const address = personAddress(contact.channel, contact.to);
-    const block = await this.options.doNotContact.blocking(address, contact.agentId);
+    const block = await this.options.doNotContact.blocking(address, contact.agentId, contact.channel);
     if (block && contact.channel === 'email' && (block.source === 'email-bounce' || block.source === 'complaint')) {
       const why = block.source === 'complaint' ? 'they marked an email from this agent as spam' : 'an email to it bounced for good';
       throw new SwitchboardError(
@@ -69,7 +69,7 @@ export class ContactPolicy {
         block.source === 'sms-stop' ? 'unless they text START' : block.source === 'whatsapp-opt-out' ? 'unless they write START on WhatsApp' : 'unless they opt in again and the operator removes the entry';
       throw new SwitchboardError(
         ErrorCodes.RECIPIENT_OPTED_OUT,
-        `${address} is on the do-not-contact list (${block.source}, ${block.createdAt}): do not contact them on any channel ${again}.`,
+        `${address} is on the do-not-contact list (${block.source}, ${block.createdAt}): do not contact them ${block.channels ? `on ${block.channels.join(' or ')}` : 'on any channel'} ${again}.`,
         { details: [{ address, scope: block.scope, source: block.source, since: block.createdAt }] },
       );
     }

@@ -32,6 +32,17 @@ export function describeContactPolicyCases(withNodes: WithNodes): void {
     });
   });
 
+  it('do-not-contact: an entry narrowed to some channels keeps the person from those only, and the log says so', async () => {
+    await withNodes(2, async ([a, b]) => {
+      await a!.doNotContact.add({ address: PERSON, scope: 'agent-n', source: 'sms-stop', reason: null, actor: 'contact' });
+      assert.equal(await b!.doNotContact.narrow({ address: PERSON, scope: 'agent-n', channels: ['sms'], reason: 'texts only', actor: 'admin:ops' }), true);
+      assert.equal(await b!.doNotContact.narrow({ address: PERSON, scope: 'agent-x', channels: ['sms'], reason: 'none there', actor: 'admin:ops' }), false);
+      assert.deepEqual((await a!.doNotContact.blocking(PERSON, 'agent-n', 'sms'))?.channels, ['sms']);
+      assert.equal(await a!.doNotContact.blocking(PERSON, 'agent-n', 'voice'), undefined, 'a call is no longer kept from them');
+      assert.deepEqual((await b!.doNotContact.history(PERSON)).map((h) => [h.action, h.reason]).at(-1), ['narrowed', 'texts only (now sms only)']);
+    });
+  });
+
   it('consents: recorded, checked per kind and scope, revoked with the row kept, and recorded again', async () => {
     await withNodes(1, async ([store]) => {
       const consents = store!.consents;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Channel } from '@switchboard/sdk';
 import { newId } from '../../ids.js';
 import type { Database, SqlExecutor } from '../database.js';
 
@@ -26,11 +27,13 @@ export interface ContactBlock {
   /** Who added it: `admin:<name>`, `agent:<id>`, `contact` (the person themselves), `import`. */
   readonly actor: string;
   readonly createdAt: string;
+  /** The channels it keeps the person from, when the operator narrowed it; absent or null: every channel. */
+  readonly channels?: readonly Channel[] | null;
 }
 
-/** One addition or removal, as the log keeps it. */
-export interface ContactBlockChange extends Omit<ContactBlock, 'createdAt'> {
-  readonly action: 'added' | 'removed';
+/** One addition, narrowing or removal, as the log keeps it. */
+export interface ContactBlockChange extends Omit<ContactBlock, 'createdAt' | 'channels'> {
+  readonly action: 'added' | 'narrowed' | 'removed';
   readonly at: string;
 }
 
@@ -41,9 +44,18 @@ interface BlockRow {
   reason: string | null;
   actor: string;
   created_at: string;
+  channels?: string | null;
 }
 
-const toBlock = (row: BlockRow): ContactBlock => ({ address: row.address, scope: row.scope, source: row.source, reason: row.reason, actor: row.actor, createdAt: row.created_at });
+const toBlock = (row: BlockRow): ContactBlock => ({
+  address: row.address,
+  scope: row.scope,
+  source: row.source,
+  reason: row.reason,
+  actor: row.actor,
+  createdAt: row.created_at,
+  channels: row.channels ? (JSON.parse(row.channels) as Channel[]) : null,
+});
 
 /** The do-not-contact list and its log: every entry has its source and time; every removal its actor and reason. */
 export class DoNotContactRepository {
@@ -73,15 +85,32 @@ export class DoNotContactRepository {
     });
   }
 
-  /** The entry that keeps `agentId` from `address` (kept as itself, or erased): the operator's, else the agent's own. */
-  async blocking(address: string, agentId: string): Promise<ContactBlock | undefined> {
+  /**
+   * Keeps an entry from only `channels` from now on (the operator narrowing a revocation, e.g. a STOP to
+   * texts only), recording who and why; false when there is no such entry.
+   */
+  narrow(change: { address: string; scope: string; channels: readonly Channel[]; reason: string; actor: string }, at = new Date()): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const entry = await tx.get<BlockRow>('SELECT * FROM contact_blocks WHERE address = ? AND scope = ?', [change.address, change.scope]);
+      if (!entry) return false;
+      await tx.execute('UPDATE contact_blocks SET channels = ? WHERE address = ? AND scope = ?', [JSON.stringify(change.channels), change.address, change.scope]);
+      await tx.execute(LOG_INSERT, [newId('dnc'), change.address, change.scope, 'narrowed', entry.source, `${change.reason} (now ${change.channels.join(', ')} only)`, change.actor, at.toISOString()]);
+      return true;
+    });
+  }
+
+  /**
+   * The entry that keeps `agentId` from `address` (kept as itself, or erased) on `channel`: the
+   * operator's, else the agent's own; an entry narrowed to other channels does not.
+   */
+  async blocking(address: string, agentId: string, channel?: Channel): Promise<ContactBlock | undefined> {
     const rows = await this.db.query<BlockRow>('SELECT * FROM contact_blocks WHERE address IN (?, ?) AND scope IN (?, ?) ORDER BY scope', [
       address,
       erasedAddress(address),
       OPERATOR_SCOPE,
       agentId,
     ]);
-    return rows[0] && toBlock(rows[0]);
+    return rows.map(toBlock).find((block) => !block.channels || channel === undefined || block.channels.includes(channel));
   }
 
   /** Keeps the person's entries and log under the digest of their address (an erasure); returns how many entries. */
@@ -102,7 +131,7 @@ export class DoNotContactRepository {
 
   /** Every addition and removal for an address, oldest first. */
   async history(address: string): Promise<ContactBlockChange[]> {
-    const rows = await this.db.query<Omit<BlockRow, 'created_at'> & { action: 'added' | 'removed'; at: string }>(
+    const rows = await this.db.query<Omit<BlockRow, 'created_at'> & { action: ContactBlockChange['action']; at: string }>(
       'SELECT address, scope, action, source, reason, actor, at FROM contact_block_log WHERE address = ? ORDER BY at, id',
       [address],
     );
