@@ -7,6 +7,7 @@ const SOURCES = {
   'sms-stop': 'replied STOP',
   'whatsapp-opt-out': 'opted out on WhatsApp',
   'email-unsubscribe': 'unsubscribed by email',
+  'email-bounce': 'email bounced',
   complaint: 'complained',
   agent: 'asked the agent',
   admin: 'added by the operator',
@@ -97,7 +98,7 @@ export function DoNotContact() {
     }
   };
   return html`<h1>Do not contact</h1>
-    <p class="hint">No agent may message or call an address on this list, on any channel. People land here by replying STOP, unsubscribing, complaining, asking an agent, or by you.</p>
+    <p class="hint">No agent may message or call an address on this list, on any channel unless an entry was narrowed to some (<code>POST /admin/api/do-not-contact/narrow</code>). People land here by replying STOP, unsubscribing, complaining, asking an agent, or by you.</p>
     ${note && html`<p role=${note.error ? 'alert' : 'status'} class=${note.error ? 'error' : 'ok'}>${note.text}</p>`}
     <div class="stats">
       <${AddForm} onDone=${done} />
@@ -113,7 +114,7 @@ export function DoNotContact() {
               ${entries.map(
                 (e) => html`<tr key=${`${e.address} ${e.scope}`}>
                   <td><code>${e.address}</code></td>
-                  <td>${e.scope === '*' ? 'every agent' : e.scope}</td>
+                  <td>${e.scope === '*' ? 'every agent' : e.scope}${e.channels ? html` <span class="chip">${e.channels.join(', ')} only</span>` : ''}</td>
                   <td>${SOURCES[e.source] ?? e.source}${e.reason ? `: ${e.reason}` : ''}</td>
                   <td>${when(e.createdAt)}</td>
                   <td><button type="button" class="link" onClick=${() => remove(e)} aria-label=${`Remove ${e.address}`}>Remove</button></td>

@@ -62,6 +62,13 @@ describe('admin UI: the do-not-contact list in a real browser', () => {
     assert.equal((await listed()).length, 1, 'a dismissed prompt removes nothing');
   });
 
+  it('shows an entry the operator narrowed to some channels', async () => {
+    const narrowed = await t.call('POST', '/admin/api/do-not-contact/narrow', { token: t.orchestratorToken, json: { address: '+14155550191', channels: ['sms'], reason: 'asked not to be texted; calls are fine' } });
+    assert.equal(narrowed.status, 200, await narrowed.clone().text());
+    await page.reload();
+    await page.getByRole('row').filter({ hasText: '+14155550191' }).getByText('sms only').waitFor();
+  });
+
   it('has no serious accessibility findings and no script or CSP errors', async () => {
     await page.evaluate(AXE);
     const violations = (await page.evaluate(() => (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }).then((r: any) => r.violations))) as { id: string; impact: string | null }[];
