@@ -48,7 +48,7 @@ export class DriverSet {
             const loaded = offering.map((d) => d.manifest.name).join(', ') || 'none';
             throw new SwitchboardError(
               ErrorCodes.DRIVER_NOT_FOUND,
-              `Setting ${setting}=${choices[capability]} names ${choice}, no loaded driver that offers ${capability}; drivers offering ${capability}: ${loaded}.`,
+              `Setting ${setting}=${choices[capability]} names no loaded driver that offers ${capability}${named.length > 1 ? ` (${choice})` : ''}; drivers offering ${capability}: ${loaded}.`,
             );
           }
           return driver;

@@ -195,6 +195,17 @@ describe('choosing a driver per capability', () => {
     await expectCode(() => new DriverSet().use([twilio, fax], { sms: 'elevenlabs' }), ErrorCodes.DRIVER_NOT_FOUND, /SMS_DRIVER=elevenlabs/);
     await expectCode(() => new DriverSet().require('email'), ErrorCodes.UNAVAILABLE, /DRIVERS/);
   });
+
+  it('takes several in order for a channel: the first is its own, the others where its sends may fail over; each must be loaded', async () => {
+    const set = new DriverSet();
+    set.use([twilio, fax], { sms: 'twilio, @acme/driver-fax' });
+    assert.deepEqual(set.ordered('sms'), [twilio, fax]);
+    assert.equal(set.for('sms'), twilio);
+    assert.equal(set.ofProvider('fax'), fax);
+    assert.deepEqual(set.chosen.sms, '@switchboard/driver-twilio,@acme/driver-fax');
+    const err = await expectCode(() => new DriverSet().use([twilio, fax], { sms: 'twilio,telnyx' }), ErrorCodes.DRIVER_NOT_FOUND, /SMS_DRIVER=twilio,telnyx names no loaded driver/);
+    assert.match(err.message, /\(telnyx\)/);
+  });
 });
 
 describe('built-in drivers', () => {
