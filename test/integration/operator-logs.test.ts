@@ -88,7 +88,8 @@ describe('what operators see in the log', () => {
       [1, 2],
     );
     for (const line of attempts) {
-      assert.equal(line.provider, '@switchboard/driver-twilio');
+      // The provider's name, as in the metrics and SMS_ROUTES (a send may try several).
+      assert.equal(line.provider, 'twilio');
       assert.equal(line.agentId, 'logged-agent');
       assert.match(String(line.messageId), /^msg/);
       const stack = String((line.err as { stack?: string }).stack);
