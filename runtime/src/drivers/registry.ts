@@ -8,6 +8,9 @@ import {
 } from '@switchboard/sdk';
 import { driverSettingsName } from './driver-settings.js';
 
+/** The capabilities whose setting may name several drivers in order: the message channels (routing and failover) and speech. */
+const ORDERED: ReadonlySet<Capability> = new Set<Capability>(['sms', 'whatsapp', 'email', 'line', 'tts']);
+
 /** The setting that picks the driver for a capability when several offer it: `SMS_DRIVER`, `TTS_DRIVER`... */
 export function choiceSetting(capability: Capability): string {
   return `${capability.toUpperCase()}_DRIVER`;
@@ -41,6 +44,13 @@ export class DriverSet {
       const offering = drivers.filter((d) => manifestCapabilities(d.manifest).includes(capability));
       const setting = choiceSetting(capability);
       const named = (choices[capability] ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+      if (named.length > 1 && !ORDERED.has(capability)) {
+        throw new SwitchboardError(
+          ErrorCodes.DRIVER_CONFLICT,
+          `Setting ${setting}=${choices[capability]} names ${named.length} drivers; ${capability} is served by one, with no failover between drivers: name one (e.g. ${setting}=${named[0]}).`,
+          { details: [{ capability, setting, drivers: named }] },
+        );
+      }
       if (named.length > 0) {
         const list = named.map((choice) => {
           const driver = offering.find((d) => names(d, choice));

@@ -9,20 +9,26 @@ export const DRIVER_SETTING_PATTERN = '^DRIVER_[A-Z0-9]+(_[A-Z0-9]+)+$';
 
 /** `SMS_DRIVER`, `TTS_DRIVER`...: which driver serves a capability when several loaded drivers offer it. */
 function driverChoices() {
-  const choice = (capability: string) =>
+  const choice = (capability: string, several: string) =>
     Type.String({
       default: '',
       pattern: '^$|^\\S+$',
-      description: `The driver that serves ${capability} when several loaded drivers offer it: a package name, or a driver's settings name (\`twilio\`). A message channel may name several in order of preference (\`twilio,telnyx\`): sends go to the first and fail over to the next when one provably did not take a message (docs/configuration.md, "Routing and failover"). Unset with two candidates, the start stops with DRIVER_CONFLICT.`,
+      description: `The driver that serves ${capability} when several loaded drivers offer it: a package name, or a driver's settings name (\`twilio\`). ${several} Unset with two candidates, the start stops with DRIVER_CONFLICT.`,
     });
+  const messages =
+    'Several may be named in order of preference (`twilio,telnyx`): sends go to the first and fail over to the next when one provably did not take a message (docs/configuration.md, "Routing and failover").';
+  const one = 'One driver only: a list is refused at start (DRIVER_CONFLICT).';
   return {
-    SMS_DRIVER: choice('sms'),
-    WHATSAPP_DRIVER: choice('whatsapp'),
-    EMAIL_DRIVER: choice('email'),
-    LINE_DRIVER: choice('the line (chat) channel'),
-    VOICE_DRIVER: choice('voice calls'),
-    TTS_DRIVER: choice('text-to-speech (tts)'),
-    STT_DRIVER: choice('speech-to-text (stt)'),
+    SMS_DRIVER: choice('sms', messages),
+    WHATSAPP_DRIVER: choice('whatsapp', messages),
+    EMAIL_DRIVER: choice('email', messages),
+    LINE_DRIVER: choice('the line (chat) channel', messages),
+    VOICE_DRIVER: choice('voice calls', one),
+    TTS_DRIVER: choice(
+      'text-to-speech (tts)',
+      'Several may be named in order of preference (`elevenlabs,openai`): a call turn whose speech fails at one, or takes longer than TTS_FAILOVER_TIMEOUT_MS, is spoken by the next.',
+    ),
+    STT_DRIVER: choice('speech-to-text (stt)', one),
   };
 }
 

@@ -205,6 +205,8 @@ describe('choosing a driver per capability', () => {
     assert.deepEqual(set.chosen.sms, '@switchboard/driver-twilio,@acme/driver-fax');
     const err = await expectCode(() => new DriverSet().use([twilio, fax], { sms: 'twilio,telnyx' }), ErrorCodes.DRIVER_NOT_FOUND, /SMS_DRIVER=twilio,telnyx names no loaded driver/);
     assert.match(err.message, /\(telnyx\)/);
+    const voice = driver('@acme/driver-phone', ['voice']);
+    await expectCode(() => new DriverSet().use([twilio, voice], { voice: 'twilio,phone' }), ErrorCodes.DRIVER_CONFLICT, /VOICE_DRIVER=twilio,phone names 2 drivers; voice is served by one/);
   });
 });
 
