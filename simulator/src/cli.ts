@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   twilio      ${sim.baseUrls.twilio}   accountSid=${c.twilio.accountSid} authToken=${c.twilio.authToken}
   telnyx      ${sim.baseUrls.telnyx}   apiKey=${c.telnyx.apiKey} publicKey=${c.telnyx.publicKey}
   resend      ${sim.baseUrls.resend}   apiKey=${c.resend.apiKey} webhookSecret=${c.resend.webhookSecret}
+  postmark    ${sim.baseUrls.postmark}   serverToken=${c.postmark.serverToken} webhook Basic auth=${c.postmark.webhookUsername}:${c.postmark.webhookPassword}
   line        ${sim.baseUrls.line}     channelAccessToken=${c.line.channelAccessToken}
               channelSecret=${c.line.channelSecret} botUserId=${c.line.botUserId}
   elevenlabs  ${sim.baseUrls.elevenlabs}   apiKey=${c.elevenlabs.apiKey}

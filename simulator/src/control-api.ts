@@ -11,6 +11,8 @@ import type {
   InboundCloudMessageOptions,
   InboundLineOptions,
   InboundMessageStatusOptions,
+  InboundPostmarkEmailOptions,
+  InboundPostmarkEventOptions,
   InboundTelnyxMessageOptions,
   InboundTelnyxStatusOptions,
   InboundResult,
@@ -22,7 +24,7 @@ import type {
 } from './types.js';
 import { MissingWebhookTargetError } from './webhook-delivery.js';
 
-const PROVIDERS: ReadonlySet<string> = new Set(['twilio', 'telnyx', 'resend', 'line', 'elevenlabs', 'whatsapp-cloud', 'openai']);
+const PROVIDERS: ReadonlySet<string> = new Set(['twilio', 'telnyx', 'resend', 'postmark', 'line', 'elevenlabs', 'whatsapp-cloud', 'openai']);
 const CHANNELS: ReadonlySet<string> = new Set(['sms', 'whatsapp', 'email', 'line']);
 
 /** What `GET /_sim/info` reports: where each provider is served and with which credentials. */
@@ -52,6 +54,8 @@ function inboundRoutes(inbound: InboundSenders): Record<string, (body: Record<st
     'telnyx-status': (b) => inbound.telnyxStatus(withDate(b) as unknown as InboundTelnyxStatusOptions),
     email: (b) => inbound.email(withDate(b) as unknown as InboundEmailOptions),
     'email-event': (b) => inbound.emailEvent(withDate(b) as unknown as InboundEmailEventOptions),
+    'postmark-email': (b) => inbound.postmarkEmail(b as unknown as InboundPostmarkEmailOptions),
+    'postmark-event': (b) => inbound.postmarkEvent(b as unknown as InboundPostmarkEventOptions),
     line: (b) => inbound.line(b as unknown as InboundLineOptions),
     'whatsapp-cloud': (b) => inbound.whatsappCloud(b as unknown as InboundCloudMessageOptions),
   };
@@ -66,6 +70,8 @@ const REQUIRED_FIELDS: Record<string, string[]> = {
   'whatsapp-cloud': ['from', 'to', 'body'],
   email: ['from', 'to', 'subject', 'text'],
   'email-event': ['type', 'emailId'],
+  'postmark-email': ['from', 'to', 'subject', 'text'],
+  'postmark-event': ['type', 'messageId'],
   line: ['userId', 'text'],
 };
 

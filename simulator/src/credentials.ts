@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { base62, opaqueToken, twilioSid } from './ids.js';
 import { graphId } from './whatsapp-cloud/cloud-ledger.js';
 import { publicKeyOf, telnyxKeyPair } from './telnyx/telnyx-keys.js';
@@ -33,6 +33,12 @@ export function resolveCredentials(given: Partial<SimulatorCredentials> = {}, li
       apiKey: `re_${base62(8)}_${base62(24)}`,
       webhookSecret: `whsec_${randomBytes(24).toString('base64')}`,
       ...given.resend,
+    },
+    postmark: {
+      serverToken: randomUUID(),
+      webhookUsername: 'postmark',
+      webhookPassword: randomBytes(18).toString('base64url'),
+      ...given.postmark,
     },
     line,
     lineBots: [line, ...more],

@@ -9,12 +9,12 @@ export interface FaultDecision {
   retryAfterSeconds?: number;
 }
 
-const PROVIDERS: ReadonlySet<string> = new Set(['twilio', 'telnyx', 'resend', 'line', 'elevenlabs', 'deepgram', 'whatsapp-cloud', 'openai']);
+const PROVIDERS: ReadonlySet<string> = new Set(['twilio', 'telnyx', 'resend', 'postmark', 'line', 'elevenlabs', 'deepgram', 'whatsapp-cloud', 'openai']);
 
 /** Checks a rule once, when it is added, so matching can trust it. */
 export function validateFaultRule(rule: FaultRule): FaultRule {
   if (typeof rule !== 'object' || rule === null) throw new TypeError('A fault rule must be an object');
-  if (rule.provider !== undefined && !PROVIDERS.has(rule.provider)) throw new TypeError(`Unknown provider "${String(rule.provider)}"; use twilio, telnyx, resend, line, elevenlabs, deepgram, whatsapp-cloud or openai`);
+  if (rule.provider !== undefined && !PROVIDERS.has(rule.provider)) throw new TypeError(`Unknown provider "${String(rule.provider)}"; use twilio, telnyx, resend, postmark, line, elevenlabs, deepgram, whatsapp-cloud or openai`);
   if (rule.pathIncludes !== undefined && typeof rule.pathIncludes !== 'string') throw new TypeError('pathIncludes must be a string');
   if (rule.method !== undefined && typeof rule.method !== 'string') throw new TypeError('method must be a string');
   if (rule.latencyMs !== undefined && !(Number.isFinite(rule.latencyMs) && rule.latencyMs >= 0)) throw new TypeError('latencyMs must be a number >= 0');

@@ -1,5 +1,6 @@
 import { sendInboundLine } from './line/inbound-events.js';
 import { sendEmailEvent, sendInboundEmail } from './resend/inbound-email.js';
+import { sendPostmarkEvent, sendPostmarkInbound } from './postmark/postmark-webhooks.js';
 import type { SimulatorState } from './simulator-state.js';
 import { sendInboundTelnyxMessage, sendTelnyxStatus } from './telnyx/telnyx-webhooks.js';
 import { sendInboundMessage, sendMessageStatus } from './twilio/inbound-messages.js';
@@ -18,6 +19,8 @@ export function inboundSenders(state: SimulatorState): InboundSenders {
     recordingStatus: async (o) => sendRecordingStatus(state, o),
     email: async (o) => sendInboundEmail(state, o),
     emailEvent: async (o) => sendEmailEvent(state, o),
+    postmarkEmail: async (o) => sendPostmarkInbound(state, o),
+    postmarkEvent: async (o) => sendPostmarkEvent(state, o),
     line: async (o) => sendInboundLine(state, o),
     whatsappCloud: async (o) => sendInboundCloudMessage(state, o),
   };

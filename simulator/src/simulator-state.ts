@@ -4,6 +4,7 @@ import { FaultRules } from './faults.js';
 import type { SimRequest } from './http/sim-request.js';
 import type { SimResponse } from './http/sim-response.js';
 import { LineBotState } from './line/line-bot-state.js';
+import { PostmarkLedger } from './postmark/postmark-ledger.js';
 import { ResendMailbox } from './resend/resend-mailbox.js';
 import { RingBuffer } from './ring-buffer.js';
 import { SimClock } from './sim-clock.js';
@@ -44,6 +45,7 @@ export class SimulatorState {
   readonly twilio: TwilioLedger;
   readonly telnyx: TelnyxLedger;
   readonly resend: ResendMailbox;
+  readonly postmark: PostmarkLedger;
   readonly line: LineBotState;
   readonly whatsappCloud: CloudLedger;
   readonly elevenlabs = { characterCount: 0 };
@@ -62,6 +64,7 @@ export class SimulatorState {
     this.twilio = new TwilioLedger(settings.recordLimit, settings.phoneNumbers);
     this.telnyx = new TelnyxLedger(settings.recordLimit, randomUUID(), randomUUID());
     this.resend = new ResendMailbox(settings.recordLimit);
+    this.postmark = new PostmarkLedger(settings.recordLimit, 23_000 + Math.floor(Math.random() * 1_000));
     this.line = new LineBotState(settings.recordLimit);
     this.whatsappCloud = new CloudLedger(settings.recordLimit, settings.phoneNumbers, credentials.whatsappCloud.phoneNumberId);
   }
@@ -95,6 +98,7 @@ export class SimulatorState {
     this.twilio.clear();
     this.telnyx.clear();
     this.resend.clear();
+    this.postmark.clear();
     this.line.clear();
     this.whatsappCloud.clear();
     this.elevenlabs.characterCount = 0;

@@ -8,6 +8,7 @@ import { createRequestListener } from './http/request-listener.js';
 import { inboundSenders } from './inbound.js';
 import { lineApi } from './line/line-api.js';
 import { createSimulatorPhone } from './phone/simulator-phone.js';
+import { postmarkApi } from './postmark/postmark-api.js';
 import { resendApi } from './resend/resend-api.js';
 import { SimulatorState, type SimulatorSettings } from './simulator-state.js';
 import { telnyxApi } from './telnyx/telnyx-api.js';
@@ -41,7 +42,7 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
-/** Starts the provider simulator: one HTTP server speaking Twilio, Telnyx, Resend, LINE, ElevenLabs, Deepgram, the WhatsApp Cloud API and OpenAI's speech API. */
+/** Starts the provider simulator: one HTTP server speaking Twilio, Telnyx, Resend, Postmark, LINE, ElevenLabs, Deepgram, the WhatsApp Cloud API and OpenAI's speech API. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const host = options.host ?? '127.0.0.1';
   const state = new SimulatorState(resolveCredentials(options.credentials, options.lineBotUserIds), settingsOf(options), options.logger ?? SILENT, options.gatewayUrl);
@@ -49,7 +50,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const phone = createSimulatorPhone(state, options.phone);
   let address: SimulatorAddress | undefined;
   const deepgram = simulatedDeepgram(state);
-  const apis = [twilioApi(state), telnyxApi(state), resendApi(state), lineApi(state), elevenLabsApi(state), deepgram.api, cloudApi(state), openAiApi(state)];
+  const apis = [twilioApi(state), telnyxApi(state), resendApi(state), postmarkApi(state), lineApi(state), elevenLabsApi(state), deepgram.api, cloudApi(state), openAiApi(state)];
   // Live calls hang up (no callbacks), then everything recorded is forgotten.
   const reset = () => {
     phone.reset();
@@ -64,7 +65,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const wildcard = host === '0.0.0.0' || host === '::';
   const urlHost = wildcard ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `http://${urlHost}:${port}`;
-  const baseUrls = { twilio: `${url}/twilio`, telnyx: `${url}/telnyx`, resend: `${url}/resend`, line: `${url}/line`, elevenlabs: `${url}/elevenlabs`, deepgram: `${url}/deepgram`, whatsappCloud: `${url}/whatsapp-cloud`, openai: `${url}/openai/v1` };
+  const baseUrls = { twilio: `${url}/twilio`, telnyx: `${url}/telnyx`, resend: `${url}/resend`, postmark: `${url}/postmark`, line: `${url}/line`, elevenlabs: `${url}/elevenlabs`, deepgram: `${url}/deepgram`, whatsappCloud: `${url}/whatsapp-cloud`, openai: `${url}/openai/v1` };
   address = { url, baseUrls };
 
   let closing: Promise<void> | undefined;

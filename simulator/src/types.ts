@@ -3,7 +3,7 @@ import type { SimulatedDeepgram } from './deepgram/simulated-deepgram.js';
 import type { PhoneOptions, SimulatorPhone } from './phone/phone-types.js';
 
 /** A provider the simulator imitates. */
-export type SimProvider = 'twilio' | 'telnyx' | 'resend' | 'line' | 'elevenlabs' | 'deepgram' | 'whatsapp-cloud' | 'openai';
+export type SimProvider = 'twilio' | 'telnyx' | 'resend' | 'postmark' | 'line' | 'elevenlabs' | 'deepgram' | 'whatsapp-cloud' | 'openai';
 
 /** A message channel as Switchboard names it. */
 export type SimChannel = 'sms' | 'whatsapp' | 'email' | 'line';
@@ -14,6 +14,8 @@ export interface SimulatorCredentials {
   /** Telnyx API key (`KEY…`), and the account's webhook key pair: `publicKey` for the driver, `signingKey` the simulator's own. */
   telnyx: { apiKey: string; publicKey: string; signingKey: string };
   resend: { apiKey: string; webhookSecret: string /* whsec_… base64 */ };
+  /** Postmark's server token (`X-Postmark-Server-Token`), and the HTTP Basic credentials its webhooks carry (Postmark signs none). */
+  postmark: { serverToken: string; webhookUsername: string; webhookPassword: string };
   line: LineBotCredentials;
   /** Every LINE bot (channel) the simulator hosts, `line` first; each answers to its own access token. */
   lineBots: LineBotCredentials[];
@@ -64,7 +66,7 @@ export interface SimulatorOptions {
   logger?: SimulatorLogger;
   /** Numbers the Twilio account owns (IncomingPhoneNumbers); three +1 555 numbers by default. */
   phoneNumbers?: string[];
-  /** Verified Resend domains (GET /domains); `switchboard.test` by default. */
+  /** Verified Resend domains (GET /domains), and Postmark's confirmed sender domains; `switchboard.test` by default. */
   emailDomains?: string[];
   /** The simulated phone: how it answers outbound calls, media pacing, URL rewrites. */
   phone?: PhoneOptions;
@@ -285,6 +287,34 @@ export interface InboundEmailEventOptions extends WebhookTarget, WebhookTamperin
   timestamp?: Date;
 }
 
+/** How a Postmark webhook authenticates: the HTTP Basic credentials of its URL (Postmark signs nothing). */
+export interface PostmarkWebhookAuth {
+  /** Send no Authorization header, as a webhook URL without credentials makes Postmark do. */
+  omitCredentials?: boolean;
+  /** Other credentials than the simulator's own (or those in `url`). */
+  credentials?: { username: string; password: string };
+}
+
+/** An inbound email, as Postmark's inbound webhook posts it (the parsed message itself). */
+export interface InboundPostmarkEmailOptions extends WebhookTarget, PostmarkWebhookAuth {
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  headers?: Record<string, string>;
+  /** Reuse a MessageID, to replay a delivery. */
+  messageId?: string;
+}
+
+/** A Postmark Delivery, Bounce (hard or soft) or SpamComplaint webhook for an email Switchboard sent. */
+export interface InboundPostmarkEventOptions extends WebhookTarget, PostmarkWebhookAuth {
+  type: 'Delivery' | 'HardBounce' | 'SoftBounce' | 'SpamComplaint';
+  messageId: string;
+  /** The recipient to report when the simulator did not send this email itself; its first `To` otherwise. */
+  recipient?: string;
+}
+
 /** An inbound LINE text message event. */
 export interface InboundLineOptions extends WebhookTarget, WebhookTampering {
   userId: string;
@@ -329,6 +359,10 @@ export interface InboundSenders {
   recordingStatus(o: InboundRecordingStatusOptions): Promise<{ recordingSid: string; status: number }>;
   email(o: InboundEmailOptions): Promise<InboundResult>;
   emailEvent(o: InboundEmailEventOptions): Promise<InboundResult>;
+  /** An inbound email through Postmark's inbound webhook, with the HTTP Basic credentials of its URL. */
+  postmarkEmail(o: InboundPostmarkEmailOptions): Promise<InboundResult>;
+  /** A Postmark Delivery, Bounce or SpamComplaint webhook; a hard bounce or a complaint deactivates the address there. */
+  postmarkEvent(o: InboundPostmarkEventOptions): Promise<InboundResult>;
   line(o: InboundLineOptions): Promise<InboundResult>;
   /**
    * An inbound WhatsApp message through Meta's Cloud API, signed with `X-Hub-Signature-256`; it opens the user's
@@ -357,7 +391,7 @@ export type SilentOutcome = 'delivered' | 'undelivered' | 'sent';
 export interface Simulator {
   /** Origin the simulator listens on, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
-  readonly baseUrls: { twilio: string; telnyx: string; resend: string; line: string; elevenlabs: string; deepgram: string; whatsappCloud: string; openai: string };
+  readonly baseUrls: { twilio: string; telnyx: string; resend: string; postmark: string; line: string; elevenlabs: string; deepgram: string; whatsappCloud: string; openai: string };
   readonly credentials: SimulatorCredentials;
   gatewayUrl: string | undefined;
   requests(provider?: SimProvider): RecordedRequest[];

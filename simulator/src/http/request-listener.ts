@@ -41,7 +41,7 @@ export function createRequestListener(state: SimulatorState, apis: ProviderApi[]
     const target = route(path);
     if (!target) {
       req.resume();
-      writeSimResponse(res, jsonResponse(404, { error: `No simulated provider at ${path}; use /twilio, /telnyx, /resend, /line, /elevenlabs, /whatsapp-cloud, /openai or /_sim`, code: 'NOT_FOUND' }));
+      writeSimResponse(res, jsonResponse(404, { error: `No simulated provider at ${path}; use /twilio, /telnyx, /resend, /postmark, /line, /elevenlabs, /whatsapp-cloud, /openai or /_sim`, code: 'NOT_FOUND' }));
       return;
     }
     let rawBody: Buffer;
