@@ -82,7 +82,8 @@ export class ProviderRouter {
     const unreachable: string[] = [];
     for (const driver of drivers) {
       const provider = driver.manifest.provider;
-      const from = driver === own ? held.address : held.senders?.[provider];
+      // An email address is the agent's at every email provider (each sends for the domain); a number is one provider's.
+      const from = driver === own || held.channel === 'email' ? held.address : held.senders?.[provider];
       if (from === undefined) unreachable.push(provider);
       else routes.push({ driver, provider, from });
     }
