@@ -1,5 +1,6 @@
 import { SwitchboardError, ErrorCodes, type OutboundMessage, type SendResult } from '@switchboard/sdk';
 import type { CreateEmailOptions, Resend } from 'resend';
+import { withSocketError } from './connection.js';
 import { REQUEST_TIMEOUT_MS, resendFailure } from './failure.js';
 
 /** The headers that thread a reply in the recipient's mail client (RFC 5322 §3.6.4). */
@@ -21,11 +22,14 @@ export async function sendEmail(resend: Resend, message: OutboundMessage): Promi
     ...(message.html ? { html: message.html } : {}),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
   } as CreateEmailOptions;
-  const { data, error } = await resend.emails.send(email, {
-    ...(message.idempotencyKey ? { idempotencyKey: message.idempotencyKey } : {}),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  });
-  if (error) throw resendFailure(error);
+  const { result, socketError } = await withSocketError(() =>
+    resend.emails.send(email, {
+      ...(message.idempotencyKey ? { idempotencyKey: message.idempotencyKey } : {}),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    }),
+  );
+  const { data, error } = result;
+  if (error) throw resendFailure(error, socketError);
   // Resend answers with the id only; delivery arrives later as email.sent / email.delivered events.
   return { externalId: data.id, status: 'accepted', cost: null, segments: 1 };
 }

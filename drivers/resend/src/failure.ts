@@ -34,10 +34,18 @@ export function statusOfResendError(error: ErrorResponse): number | undefined {
   return STATUS_OF_NAME[error.name];
 }
 
-/** A Resend SDK error result as PROVIDER_ERROR (retryable for 408/429/5xx and network faults). */
-export function resendFailure(error: ErrorResponse): SwitchboardError {
-  const cause = Object.assign(new Error(error.message || error.name), { name: error.name });
-  return providerError('resend', cause, statusOfResendError(error));
+/**
+ * A Resend SDK error result as PROVIDER_ERROR (retryable for 408/429/5xx and network faults). With no
+ * answer, `socketError` (see connection.ts) says whether a connection was ever made: a refused one is
+ * provably not accepted.
+ */
+export function resendFailure(error: ErrorResponse, socketError?: string): SwitchboardError {
+  const status = statusOfResendError(error);
+  const cause = Object.assign(new Error(`${error.message || error.name}${status === undefined && socketError ? ` (${socketError})` : ''}`), {
+    name: error.name,
+    ...(status === undefined && socketError ? { code: socketError } : {}),
+  });
+  return providerError('resend', cause, status);
 }
 
 /**

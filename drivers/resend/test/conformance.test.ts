@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '@switchboard/provider-simulator';
-import type { Driver, WebhookRequest } from '@switchboard/sdk';
+import { isNotAccepted, type Driver, type WebhookRequest } from '@switchboard/sdk';
 import { describeDriverConformance, startWebhookReceiver, type WebhookReceiver } from '@switchboard/sdk/testing';
 import { Webhook } from 'svix';
 import driver, { bareAddress, type ResendSettings } from '../src/index.js';
@@ -100,6 +101,22 @@ describe('resend driver against the simulator', () => {
     const request = s.requests('resend').find((r) => r.method === 'POST' && r.path.endsWith('/emails'));
     assert.equal(request?.headers['idempotency-key'], 'key-42');
     assert.deepEqual({ status: result.status, cost: result.cost, segments: result.segments }, { status: 'accepted', cost: null, segments: 1 });
+  });
+
+  it('a refused connection is a retryable PROVIDER_ERROR that provably was not accepted (failover may move on)', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const closed = await driver.create({ ...settingsOf(s), baseUrl: `http://127.0.0.1:${port}` }, context);
+    const err = await closed.send!({ channel: 'email', from: AGENT, to: PERSON, subject: 'S', body: 'B' }).then(() => undefined, (e: unknown) => e);
+    assert.equal((err as { code?: string }).code, 'PROVIDER_ERROR');
+    assert.equal((err as { retryable?: boolean }).retryable, true);
+    assert.equal(isNotAccepted(err), true);
+    assert.match((err as Error).message, /ECONNREFUSED/);
   });
 
   it('refuses an email without a subject before calling Resend', async () => {
