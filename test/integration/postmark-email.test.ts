@@ -2,7 +2,8 @@
 // carry its settings, EMAIL_DRIVER picks it), against the simulated Postmark through the official SDK:
 // sends are delivered by Postmark's Delivery webhook, inbound email reaches the agent, a webhook without
 // the URL's Basic credentials is refused and stores nothing, a hard bounce suppresses the address until
-// the operator lifts it; and with EMAIL_DRIVER=resend,postmark an email Resend refuses goes to Postmark.
+// the operator lifts it; and with EMAIL_DRIVER=resend,postmark an email Resend provably did not take
+// (its port refusing connections, a 503) goes to Postmark, never to both.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { simulatorDriverSpecs } from '@switchboard/gateway';
@@ -11,14 +12,15 @@ import type { Simulator } from '@switchboard/provider-simulator';
 import { eventually } from '@switchboard/runtime/testing';
 import { ServerClient } from 'postmark';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const PERSON = 'person@example.com';
 
-/** The built-in drivers and Postmark's, all on the simulator. */
-function withPostmark(sim: Simulator): DriverSpec[] {
+/** The built-in drivers and Postmark's, all on the simulator; Resend at `resendBaseUrl` when a test puts a proxy in its way. */
+function withPostmark(sim: Simulator, resendBaseUrl = sim.baseUrls.resend): DriverSpec[] {
   const c = sim.credentials.postmark;
   return [
-    ...simulatorDriverSpecs(sim),
+    ...simulatorDriverSpecs(sim).map((spec) => (spec.packageName === '@switchboard/driver-resend' ? { ...spec, settings: { ...spec.settings, baseUrl: resendBaseUrl } } : spec)),
     { packageName: '@switchboard/driver-postmark', settings: { serverToken: c.serverToken, webhookUsername: c.webhookUsername, webhookPassword: c.webhookPassword, baseUrl: sim.baseUrls.postmark } },
   ];
 }
@@ -105,15 +107,25 @@ describe('Postmark selected for the email channel', { timeout: 90_000 }, () => {
 
 describe('Resend then Postmark for email (EMAIL_DRIVER=resend,postmark)', { timeout: 90_000 }, () => {
   let t: TestGateway;
+  let resendPort: TcpProxy;
+  let simPort = 0;
   let agent: Awaited<ReturnType<typeof provisionAgent>>;
   let n = 0;
 
   before(async () => {
-    t = await startTestGateway({ EMAIL_DRIVER: 'resend,postmark', EMAIL_DOMAIN: 'switchboard.test', SEND_TIMEOUT_MS: 1500 }, undefined, { drivers: (sim) => withPostmark(sim) });
+    // Resend is reached through a proxy the test can close (connections refused) and open again.
+    resendPort = await startTcpProxy(() => simPort);
+    t = await startTestGateway({ EMAIL_DRIVER: 'resend,postmark', EMAIL_DOMAIN: 'switchboard.test', PROVIDER_CIRCUIT_HALF_OPEN_MS: 300, SEND_TIMEOUT_MS: 1500 }, undefined, {
+      drivers: (sim) => {
+        simPort = Number(new URL(sim.url).port);
+        return withPostmark(sim, sim.baseUrls.resend.replace(`:${simPort}/`, `:${resendPort.port}/`));
+      },
+    });
     agent = await provisionAgent(t, 'both', ['email']);
   });
   after(async () => {
     await t?.close();
+    await resendPort?.close();
   });
 
   const email = async (): Promise<Sent & { body: string }> => {
@@ -122,6 +134,13 @@ describe('Resend then Postmark for email (EMAIL_DRIVER=resend,postmark)', { time
     return { body, status: res.status, json: (await res.json()) as Record<string, any> };
   };
   const count = (provider: 'resend' | 'postmark', body: string) => t.sim.messages({ provider }).filter((m) => m.body === body).length;
+  /** Each email reached Postmark once, from the agent's own address, and Resend never. */
+  const atPostmarkOnly = (sent: readonly (Sent & { body: string })[]) => {
+    for (const s of sent) assert.deepEqual([s.status, s.json.provider, s.json.from], [200, 'postmark', agent.channels.email!.address], JSON.stringify(s.json));
+    assert.deepEqual(sent.map((s) => [count('resend', s.body), count('postmark', s.body)]), sent.map(() => [0, 1]));
+  };
+  const backAtResend = () =>
+    eventually(async () => ((await email()).json.provider === 'resend' ? true : undefined), { timeoutMs: 20_000, intervalMs: 200, message: "Resend's circuit to close again once it answers" });
 
   it('sends through Resend while it takes emails', async () => {
     const sent = await email();
@@ -129,20 +148,27 @@ describe('Resend then Postmark for email (EMAIL_DRIVER=resend,postmark)', { time
     assert.deepEqual([count('resend', sent.body), count('postmark', sent.body)], [1, 0]);
   });
 
-  // The resend SDK reports a refused connection only as "Unable to fetch data", without its cause, so its
-  // driver cannot prove such a send was not taken; Resend's own refusals (here a 503) do prove it.
-  it('Resend refusing emails with 503: each goes to Postmark from the same address, none to both; Postmark webhooks verify at the shared URL', async () => {
-    t.sim.faults.add({ provider: 'resend', pathIncludes: '/emails', method: 'POST', status: 503 });
+  it('Resend refusing connections: each email goes to Postmark from the same address, none to both; Postmark webhooks verify at the shared URL', async () => {
+    await resendPort.refuse();
     try {
       const sent = await Promise.all([email(), email(), email()]);
-      for (const s of sent) assert.deepEqual([s.status, s.json.provider, s.json.from], [200, 'postmark', agent.channels.email!.address], JSON.stringify(s.json));
-      assert.deepEqual(sent.map((s) => [count('resend', s.body), count('postmark', s.body)]), sent.map(() => [0, 1]));
+      atPostmarkOnly(sent);
       const delivered = await t.sim.inbound.postmarkEvent({ agentId: agent.agentId, type: 'Delivery', messageId: sent[0]!.json.externalId });
       assert.equal(delivered.status, 200, delivered.body);
       await eventually(
         async () => (await t.gateway.runtime.inspect.stored.row<{ status: string }>(`SELECT status FROM messages WHERE external_id = '${sent[0]!.json.externalId}'`))?.status === 'delivered',
         { message: 'the failed-over email delivered' },
       );
+    } finally {
+      await resendPort.restore();
+    }
+    await backAtResend();
+  });
+
+  it('Resend answering 503 before taking them: each goes to Postmark, none to both', async () => {
+    t.sim.faults.add({ provider: 'resend', pathIncludes: '/emails', method: 'POST', status: 503 });
+    try {
+      atPostmarkOnly(await Promise.all([email(), email()]));
     } finally {
       t.sim.faults.clear();
     }
