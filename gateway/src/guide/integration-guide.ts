@@ -471,7 +471,9 @@ Requests without it, and 2025-era sessions, get the same answer as before.
 Point each provider at \`${baseUrl}/webhooks/<agentId>/<channel>\`: Twilio messaging webhooks at
 \`…/sms\` and \`…/whatsapp\`, Resend at \`…/email\`, LINE at \`…/line\`. Every request is
 signature-checked on its raw bytes with the vendor's own verifier; a bad signature is refused (403)
-and nothing is stored. Provider retries are recognised by their ids and stored once.
+and nothing is stored. Postmark, which signs nothing, posts to \`…/email\` with the HTTP Basic
+credentials written into that URL (\`https://user:password@…\`), checked the same way.
+Provider retries are recognised by their ids and stored once.
 
 ## Deprovision
 
