@@ -1407,10 +1407,30 @@ export interface paths {
         };
         /**
          * Each message channel's providers in routing order: circuit state, last success and failure, recent error rate and attempts; and the prefix routes.
-         * @description Counted by this gateway from the send attempts of every process since it started (embedded, or forwarded by the cluster nodes). The order and routes are settings (SMS_DRIVER, SMS_ROUTES); change them in Settings and deploy.
+         * @description Counted by this gateway from the send attempts of every process since it started (embedded, or forwarded by the cluster nodes). The order and routes are settings (SMS_DRIVER, SMS_ROUTES): PUT /admin/api/providers/routing saves them, and they serve after the next deploy; until then a channel whose saved routing differs from the serving one shows it as `saved`.
          */
         get: operations["adminProviders"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/providers/routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Saves message channels' provider order and SMS prefix routes to the env file (SMS_DRIVER, SMS_ROUTES...), as the settings save does.
+         * @description Each provider must be a loaded driver offering the channel, named once; prefixes are E.164 (`+44`), each once, naming only providers of the new order. The first provider is the channel’s own: the agents’ pool numbers are held there. Like every saved setting it serves after the next deploy (POST /admin/api/deploy); in a cluster only this gateway’s env file is written, and runtime nodes keep their own settings until they are restarted with the same values.
+         */
+        put: operations["adminSaveProviderRouting"];
         post?: never;
         delete?: never;
         options?: never;
@@ -11465,6 +11485,14 @@ export interface operations {
                                 prefix: string;
                                 providers: string[];
                             }[];
+                            /** @description Present when the env file holds another order or other routes than those serving: saved, and serving after the next deploy. */
+                            saved?: {
+                                providers: string[];
+                                routes: {
+                                    prefix: string;
+                                    providers: string[];
+                                }[];
+                            };
                         }[];
                     };
                 };
@@ -11486,6 +11514,144 @@ export interface operations {
             };
             /** @description The token may not do this (FORBIDDEN), or a signature failed. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    adminSaveProviderRouting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    channels: {
+                        channel: "sms" | "whatsapp" | "email" | "line";
+                        /** @description Loaded providers of the channel, in routing order; the first is the channel’s own (`<CHANNEL>_DRIVER`). */
+                        providers: string[];
+                        /** @description SMS only (SMS_ROUTES): replaces the prefix routes; an empty list removes them; left out, they stay as they are. */
+                        routes?: {
+                            /** @description An E.164 prefix: `+` and 1 to 6 digits (`+44`, `+1415`). */
+                            prefix: string;
+                            /** @description The providers a destination with this prefix goes to, in order. */
+                            providers: string[];
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Saved; serves after the next deploy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @description The settings written (`SMS_DRIVER`, `SMS_ROUTES`...). */
+                        saved: string[];
+                        envFile: string;
+                        /**
+                         * @description Saved settings serve after the next deploy (POST /admin/api/deploy), as every saved setting.
+                         * @constant
+                         */
+                        appliesOn: "deploy";
+                    };
+                };
+            };
+            /** @description Malformed request or an unknown field or query parameter, named with the allowed ones (BAD_REQUEST); a missing or invalid field (VALIDATION_FAILED). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Conflict (CONFLICT, POOL_EXHAUSTED, CHANNEL_NOT_PROVISIONED). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Wrong content type (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -246,6 +246,49 @@ export const ProviderChannel = Type.Object({
   routes: Type.Array(Type.Object({ prefix: Type.String(), providers: Type.Array(Type.String()) }), {
     description: 'Destination prefixes with their own provider order (SMS_ROUTES), as written; the longest matching prefix wins.',
   }),
+  saved: Type.Optional(
+    Type.Object(
+      { providers: Type.Array(Type.String()), routes: Type.Array(Type.Object({ prefix: Type.String(), providers: Type.Array(Type.String()) })) },
+      { description: 'Present when the env file holds another order or other routes than those serving: saved, and serving after the next deploy.' },
+    ),
+  ),
+});
+
+const ProviderName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'A provider as the board names it (`twilio`, `telnyx`).' });
+const PrefixRoute = Type.Object(
+  {
+    prefix: Type.String({ maxLength: 16, description: 'An E.164 prefix: `+` and 1 to 6 digits (`+44`, `+1415`).' }),
+    providers: Type.Array(ProviderName, { maxItems: 16, description: 'The providers a destination with this prefix goes to, in order.' }),
+  },
+  { additionalProperties: false },
+);
+
+/** The operator's routing: each channel given, its providers in order, and for SMS its prefix routes. */
+export const ProviderRoutingBody = Type.Object(
+  {
+    channels: Type.Array(
+      Type.Object(
+        {
+          channel: MessageChannelName,
+          providers: Type.Array(ProviderName, { maxItems: 16, description: 'Loaded providers of the channel, in routing order; the first is the channel\u2019s own (`<CHANNEL>_DRIVER`).' }),
+          routes: Type.Optional(
+            Type.Array(PrefixRoute, { maxItems: 256, description: 'SMS only (SMS_ROUTES): replaces the prefix routes; an empty list removes them; left out, they stay as they are.' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 4 },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ProviderRoutingBody = Static<typeof ProviderRoutingBody>;
+
+export const ProviderRoutingResponse = Type.Object({
+  ok: Type.Literal(true),
+  saved: Type.Array(Type.String(), { description: 'The settings written (`SMS_DRIVER`, `SMS_ROUTES`...).' }),
+  envFile: Type.String(),
+  appliesOn: Type.Literal('deploy', { description: 'Saved settings serve after the next deploy (POST /admin/api/deploy), as every saved setting.' }),
 });
 
 export const ProviderBoardResponse = Type.Object({
