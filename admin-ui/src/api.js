@@ -6,6 +6,7 @@ export class ApiError extends Error {
     super(body?.error ?? `HTTP ${status}`);
     this.status = status;
     this.code = body?.code;
+    this.details = body?.details;
   }
 }
 

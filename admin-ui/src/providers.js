@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Freshness, LoadFailure, usePolling } from './polling.js';
+import { RoutingEditor } from './routing.js';
 import { percent, when } from './words.js';
 
 const CIRCUIT = {
@@ -73,19 +74,22 @@ function ChannelProviders({ channel }) {
   </section>`;
 }
 
-/** Each message channel's providers in routing order, with their circuits and recent sends; read-only. */
+/** Each message channel's providers in routing order, with their circuits and recent sends, and the routing editor. */
 export function Providers() {
   const board = usePolling(() => api('GET', '/admin/api/providers'));
   const b = board.data;
   if (board.error && !b) return html`<${LoadFailure} error=${board.error} what="the providers" back=${{ href: '/admin/dashboard', label: 'go to the dashboard' }} />`;
   if (!b) return html`<p class="loading">Loading providers…</p>`;
+  // SMS has prefix routes to edit even with one provider; another channel's order matters from two.
+  const editable = b.channels.filter((c) => c.channel === 'sms' || c.providers.length > 1 || c.saved);
   return html`<section aria-labelledby="providers-title">
     <h1 id="providers-title">Providers</h1>
     <${Freshness} polls=${[board]} />
     <p class="hint">
       Sends go to a channel's first provider and fail over to the next only when one provably did not take them. A circuit is the provider's, on every channel it serves. Attempts are counted since ${when(b.since)}.
-      The order is read-only here: set SMS_DRIVER / SMS_ROUTES in Settings (the env file, see docs/configuration.md) and deploy.
+      The tables show the routing serving now; change it under Routing order below (saved to the env file, serving after a deploy).
     </p>
     ${b.channels.length === 0 ? html`<p>No message channel has a provider yet; add one in <a href="/admin/setup">Setup</a>.</p>` : b.channels.map((c) => html`<${ChannelProviders} key=${c.channel} channel=${c} />`)}
+    ${editable.length > 0 && html`<${RoutingEditor} channels=${editable} onSaved=${board.refresh} />`}
   </section>`;
 }

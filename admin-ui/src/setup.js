@@ -67,7 +67,7 @@ const STEPS = [
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** Polls the status until the deploy that started at `startedAt` has an outcome; the 503s of the swap are retried. */
-async function deployOutcome(startedAt) {
+export async function deployOutcome(startedAt) {
   const until = Date.now() + 90_000;
   for (;;) {
     await new Promise((r) => setTimeout(r, 300));

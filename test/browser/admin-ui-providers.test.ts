@@ -56,7 +56,7 @@ describe('admin UI Providers page: routing order, circuit badges and attempts af
     assert.equal(await row('telnyx').locator('.circuit').innerText(), 'closed');
     assert.match(await row('telnyx').innerText(), /4 accepted · 0 refused · 0 ambiguous/);
     assert.match(await page.locator('table.routes').innerText(), /\+44\s+telnyx → twilio/);
-    await page.getByText('set SMS_DRIVER / SMS_ROUTES in Settings').waitFor();
+    await page.getByText('change it under Routing order below').waitFor();
     assert.equal(await page.locator('nav a[aria-current="page"]').innerText(), 'Providers');
     await screenshot(page, 'admin-providers-desktop');
   });
