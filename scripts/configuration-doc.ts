@@ -57,22 +57,33 @@ signing secrets. To recover from a changed key, set the old one back.
 
 ## Routing and failover
 
-A message channel may have several providers. \`SMS_DRIVER=twilio,telnyx\` loads both for SMS: the first is
-the channel's own (each agent's number from \`POOL_PHONE_NUMBERS\` is held there), the others are where a send
-goes when one before it provably did not take it. \`SMS_ROUTES\` changes the order per destination by E.164 prefix
-(\`+44=telnyx,twilio\`: UK numbers go to Telnyx first); the longest matching prefix wins.
+A message channel may have several providers. \`SMS_DRIVER=twilio,telnyx\` routes SMS to both loaded drivers: the
+first is the channel's own (each agent's number from \`POOL_PHONE_NUMBERS\` is held there), the others are where a
+send goes when one before it provably did not take it. \`SMS_ROUTES\` changes the order per destination by E.164 prefix
+(\`+44=telnyx,twilio\`: UK numbers go to Telnyx first); the longest matching prefix wins, and its list is the whole
+list for those destinations (a provider it leaves out is not tried for them). Each provider's settings, webhook URLs
+and capabilities are in [providers/README.md](providers/README.md).
+
+The admin UI's Providers page (\`/admin/providers\`, \`PUT /admin/api/providers/routing\`) reorders each channel's
+providers and edits the SMS prefix routes: they are saved to the env file as these settings and, like every saved
+setting, serve after the next deploy. In a cluster that writes the env file of the gateway that served the page;
+runtime nodes, which route the sends, read their own settings and need the same values and a restart.
 
 - **Senders.** A send that fails over goes from the agent's sender at that provider. Pool entries written
   \`telnyx:+15555550200\` (in \`POOL_PHONE_NUMBERS\`, or added with \`POST /admin/api/pools/phone\`) are
   numbers held at Telnyx; provisioning gives each agent one of them beside its own number while any are
   free. An agent with none there cannot fail over to it: the send fails with a reason naming the provider.
+  An email address is the agent's at every email provider (each sends for the domain), so email fails over
+  from the same address.
 - **When a send fails over.** Only when the provider provably did not take the message: the connection was
   refused (or the name did not resolve, or TLS failed before the request), the provider answered with an
   error (a 5xx, 429, 401/403, or a 4xx about the message), or its circuit is open. Never on an ambiguous
   outcome: a time-out or a connection lost after the request went out may have been accepted, so the send
   stays with that provider. Before it is tried there again, the provider's own records are asked for it
   (Twilio's message list: same addresses and body, since the send was stored), and a message found there is
-  adopted rather than sent again. Nothing is sent twice.
+  adopted rather than sent again; nothing is sent at two providers. A driver without that lookup (Twilio's and
+  Postmark's have one) is tried again as it is: Resend and LINE drop the repeat by its idempotency key, while at Telnyx and the
+  WhatsApp Cloud API, which take none, a send whose answer was lost may arrive twice.
 - **Circuits.** Each process keeps a circuit per provider (cockatiel's circuit breaker). After
   \`PROVIDER_CIRCUIT_FAILURES\` consecutive sends the provider failed for its own reasons (refused
   connections, 5xx, 429) it opens and sends skip it; after \`PROVIDER_CIRCUIT_HALF_OPEN_MS\` one send probes it,
