@@ -46,6 +46,7 @@ export type {
   CallStep,
   PlacedCall,
   Telephony,
+  MediaStreamStart,
   CallStatusEvent,
   CallRecording,
   RecordingEvent,

@@ -66,14 +66,32 @@ export interface PlacedCall {
 
 /** Voice calls. */
 export interface Telephony {
-  /** Places a call; the provider fetches `answerUrl` when it is answered and posts status to `statusCallbackUrl`. */
-  placeCall(request: { from: string; to: string; answerUrl: string; statusCallbackUrl: string; timeoutSeconds?: number }): Promise<PlacedCall>;
+  /**
+   * Places a call; the provider fetches `answerUrl` when it is answered and posts status to `statusCallbackUrl`.
+   * `steps` are what `answerUrl` would answer, for a provider that takes them with the call instead (Call Control).
+   */
+  placeCall(request: { from: string; to: string; answerUrl: string; statusCallbackUrl: string; timeoutSeconds?: number; steps?: readonly CallStep[] }): Promise<PlacedCall>;
+  /**
+   * Answers an incoming call with these steps, for a provider whose webhook answers carry no instructions
+   * (Call Control): the runtime calls it instead of answering the incoming-call webhook with `render`, and
+   * the provider posts the call's later events to `statusCallbackUrl`. Optional.
+   */
+  answerCall?(callSid: string, steps: readonly CallStep[], options: { statusCallbackUrl: string }): Promise<void>;
+  /**
+   * Reads the `start` frame of the provider's media stream, for a provider whose frames are not Twilio Media
+   * Streams' (which the runtime reads itself); the other frames (`media` with `media.payload`, `dtmf`, `stop`)
+   * have the same shape. Optional.
+   */
+  readStreamStart?(frame: Readonly<Record<string, unknown>>): MediaStreamStart;
   /** Replaces what a live call is doing (transfer, announcement, hang-up). */
   updateCall(callSid: string, steps: readonly CallStep[]): Promise<void>;
   /** The answer to a voice webhook: the provider's document (TwiML) for these steps. */
   render(steps: readonly CallStep[]): { contentType: string; body: string };
-  /** Reads a verified voice webhook (incoming call or status callback); throws MALFORMED_PAYLOAD. */
-  parseCallWebhook(request: WebhookRequest): CallStatusEvent;
+  /**
+   * Reads a verified voice webhook (incoming call or status callback); undefined for an event that changes
+   * no call's status (Call Control's `streaming.started`, `call.speak.ended`…); throws MALFORMED_PAYLOAD.
+   */
+  parseCallWebhook(request: WebhookRequest): CallStatusEvent | undefined;
   /**
    * Asks the provider for a call's status now, for when its status callbacks do not come: the call as
    * a status callback would carry it, undefined when the provider does not know the call; throws
@@ -82,6 +100,18 @@ export interface Telephony {
   fetchCall?(callSid: string): Promise<CallStatusEvent | undefined>;
   /** The provider's own recording of calls, for calls whose audio it holds (relay mode); optional. */
   readonly recording?: CallRecording;
+}
+
+/** What a media stream's `start` frame says. */
+export interface MediaStreamStart {
+  /** The session the call was connected with (the connect step's `sessionId` parameter). */
+  readonly sessionId?: string;
+  /** The provider's id of the call. */
+  readonly callSid?: string;
+  /** The stream's id when frames sent back must name it (Twilio's `streamSid`); undefined when they must not. */
+  readonly streamSid?: string;
+  /** The call goes on when its stream closes (Call Control): the runtime ends it with `updateCall([{ kind: 'hangup' }])`. */
+  readonly outlivesStream?: boolean;
 }
 
 /** Recording by the provider: both legs of a live call in one file, announced by a signed callback when ready. */

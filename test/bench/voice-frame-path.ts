@@ -78,7 +78,7 @@ function after(frames: readonly string[], total: number): void {
 /** Stream calls with no session (they hang up, their media stream stays open): only the frame path runs. */
 async function streamCalls(): Promise<StreamCall[]> {
   const recognition = { write: stt, finalize: () => Promise.resolve(''), close: () => Promise.resolve() };
-  const voice = { stt: () => ({ open: async () => recognition }) } as unknown as VoiceService;
+  const voice = { stt: () => ({ open: async () => recognition }), streamStart: (frame: { start: { streamSid: string } }) => ({ streamSid: frame.start.streamSid }) } as unknown as VoiceService;
   const pool = { openCall: (options: InboundCallOptions) => new InboundCallAudio(sink, { ...options, onAudio: (audio) => (onAudio(audio), options.onAudio(audio)) }) } as unknown as AudioWorkerPool;
   return Promise.all(
     Array.from({ length: CALLS }, async (_, i) => {

@@ -208,13 +208,13 @@ describe('twilio voice webhooks', () => {
       direction: 'inbound',
     });
     const initiated = signedVoiceWebhook(authToken, 'POST', url, { CallSid: 'CA' + 'c'.repeat(32), CallStatus: 'initiated', Direction: 'outbound-dial' });
-    assert.deepEqual([d.telephony!.parseCallWebhook(initiated).status, d.telephony!.parseCallWebhook(initiated).direction], ['queued', 'outbound']);
+    assert.deepEqual([d.telephony!.parseCallWebhook(initiated)?.status, d.telephony!.parseCallWebhook(initiated)?.direction], ['queued', 'outbound']);
   });
 
   it('reads a GET webhook from its signed query string', async () => {
     const request = signedVoiceWebhook(authToken, 'GET', `${url}?CallSid=CA${'d'.repeat(32)}&CallStatus=busy`);
     await d.webhooks!.verify(request);
-    assert.equal(d.telephony!.parseCallWebhook(request).status, 'busy');
+    assert.equal(d.telephony!.parseCallWebhook(request)?.status, 'busy');
   });
 
   it('verifies the voice WebSocket upgrade, which Twilio signs over the wss URL alone', async () => {

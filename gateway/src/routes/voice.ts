@@ -58,7 +58,8 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     tag: 'Webhooks',
     auth: 'public',
     bodyLimit: 'webhook',
-    rawBody: ['application/x-www-form-urlencoded'],
+    // Twilio posts forms; a driver that posts otherwise (Telnyx: JSON) says so in its webhook capability.
+    rawBody: [...(ports.webhooks.contentTypes('voice') ?? ['application/x-www-form-urlencoded'])],
     responses: { 200: op === 'callStatus' || op === 'callRecorded' ? WebhookAcks.callStatus : WebhookAcks.voice, ...errorResponses(400, 403, 404, 413, 415) },
     async handler({ request, params }: RouteContext) {
       const payload = webhookPayload(deps, request);

@@ -79,6 +79,7 @@ export function callOperations(context: VoiceContext): AgentOperation[] {
       to: session.to,
       answerUrl: `${agentPath}/outbound-voice?session=${encodeURIComponent(session.sessionId)}`,
       statusCallbackUrl: `${agentPath}/call-status`,
+      steps: voice.answerSteps(session),
     });
     voice.bind(session, placed.callSid);
     await logNewCall(store, context.events, session, placed.callSid, 'outbound', placed.status);

@@ -20,16 +20,27 @@ export function callWebhooks(context: VoiceContext): AgentOperation[] {
   return [
     /** A call to the agent's number: verified, then attached to the media WebSocket (or refused quietly when blocked). */
     defineOperation(AGENT_OPERATIONS.incomingCall, {
-      needs: ['db', 'calls', 'inbox'],
+      needs: CALL_RECORDS,
       async handle({ actor, store }, payload) {
         const agent = requireAgent(actor);
         const request = voice.request(payload);
         if (agent.blockedChannels.includes('voice')) return EMPTY;
-        const event = voice.telephonyDriver().telephony.parseCallWebhook(request);
+        const telephony = voice.telephonyDriver().telephony;
+        const event = telephony.parseCallWebhook(request);
+        if (!event) return { status: 200, ...telephony.render([]) };
+        // Call Control posts a call's every event to this URL until it is answered: only a ringing call is a new one.
+        if (event.status !== 'ringing' && telephony.answerCall) {
+          if ((await store.calls.get(event.callSid))?.agentId === agent.agentId) await applyCallStatus(context, store, agent, event);
+          return { status: 200, ...telephony.render([]) };
+        }
         const session = { ...newSession(context, agent, event.from ?? 'unknown', event.to ?? '', {}, { kind: 'conversation' }, 'inbound'), callSid: event.callSid };
         await voice.register(session);
         await logNewCall(store, context.events, session, event.callSid, 'inbound', event.status);
-        return voice.answer(session);
+        if (!telephony.answerCall) return voice.answer(session);
+        // A provider that takes no instructions in the webhook's answer is told them by a command.
+        const statusCallbackUrl = `${context.publicBaseUrl()}/webhooks/${encodeURIComponent(agent.agentId)}/call-status`;
+        await telephony.answerCall(event.callSid, voice.answerSteps(session), { statusCallbackUrl });
+        return { status: 200, ...telephony.render([]) };
       },
     }),
 
@@ -69,7 +80,8 @@ export function callWebhooks(context: VoiceContext): AgentOperation[] {
         const agent = requireAgent(actor);
         const request = voice.request(payload);
         const telephony = voice.telephonyDriver().telephony;
-        await applyCallStatus(context, store, agent, telephony.parseCallWebhook(request));
+        const event = telephony.parseCallWebhook(request);
+        if (event) await applyCallStatus(context, store, agent, event);
         return { status: 200, ...telephony.render([]) };
       },
     }),

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { RecognitionStream } from '@switchboard/sdk';
+import type { MediaStreamStart, RecognitionStream } from '@switchboard/sdk';
 import type { AudioWorkerPool } from '../audio/audio-worker-pool.js';
 import { CALL_SAMPLE_RATE, splitFrames, toCallAudio } from '../audio/framing.js';
 import type { InboundCallAudio } from '../audio/inbound-call-audio.js';
@@ -29,7 +29,10 @@ const SEND_LEAD = 1;
  */
 export class StreamCall extends MediaCall {
   #send: (text: string) => void = () => undefined;
-  #streamSid = '';
+  /** `,"streamSid":"…"` for frames sent back, or '' when the provider's frames name no stream. */
+  #streamField = '';
+  /** Closing the stream leaves the call up (Call Control): ending it takes a hang-up command. */
+  #outlivesStream = false;
   /** The text of an outbound media message up to its payload: the same for every frame of the call. */
   #mediaPrefix = '';
   #audio: InboundCallAudio | undefined;
@@ -65,7 +68,7 @@ export class StreamCall extends MediaCall {
         this.#media((message.media as { payload?: string } | undefined)?.payload);
         return undefined;
       case 'start':
-        return this.#start(message.start as { streamSid?: string; callSid?: string; customParameters?: Record<string, string> });
+        return this.#start(this.voice.streamStart(message));
       case 'dtmf': {
         const digit = (message.dtmf as { digit?: string } | undefined)?.digit;
         return digit ? this.heard(digit) : undefined;
@@ -111,6 +114,8 @@ export class StreamCall extends MediaCall {
     await this.#pacer?.drained();
     if (this.session) this.voice.end(this.session);
     this.hangUp();
+    const callSid = this.session?.callSid;
+    if (this.#outlivesStream && callSid) await this.voice.telephonyDriver().telephony.updateCall(callSid, [{ kind: 'hangup' }]);
   }
 
   #media(payload: string | undefined): void {
@@ -122,11 +127,13 @@ export class StreamCall extends MediaCall {
     this.#audio.push(mulaw);
   }
 
-  async #start(start: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> } | undefined): Promise<void> {
+  async #start(start: MediaStreamStart): Promise<void> {
     this.mediaStarted();
-    this.#streamSid = start?.streamSid ?? '';
+    // A provider whose frames name no stream (Telnyx) gets none back.
+    this.#streamField = start.streamSid === undefined ? '' : `,"streamSid":${JSON.stringify(start.streamSid)}`;
+    this.#outlivesStream = start.outlivesStream === true;
     // Every media message of a reply differs only in its payload (base64, nothing to escape).
-    this.#mediaPrefix = `{"event":"media","streamSid":${JSON.stringify(this.#streamSid)},"media":{"payload":"`;
+    this.#mediaPrefix = `{"event":"media"${this.#streamField},"media":{"payload":"`;
     this.#pacer = new FramePacer({
       frameMs: SEND_MS,
       leadFrames: SEND_LEAD,
@@ -135,10 +142,10 @@ export class StreamCall extends MediaCall {
         this.#recorder?.agent(frame);
         this.#send(`${this.#mediaPrefix}${Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength).toString('base64')}"}}`);
       },
-      mark: (name) => this.#send(JSON.stringify({ event: 'mark', streamSid: this.#streamSid, mark: { name } })),
+      mark: (name) => this.#send(`{"event":"mark"${this.#streamField},"mark":{"name":${JSON.stringify(name)}}}`),
     });
     // The greeting does not wait for speech-to-text to connect; a failure of either is answered below.
-    const begun = this.begin(start?.customParameters?.sessionId, start?.callSid);
+    const begun = this.begin(start.sessionId, start.callSid);
     begun.catch(() => undefined);
     this.#recognition = await this.voice.stt().open({ encoding: 'mulaw', sampleRate: 8000, ...(this.session?.language ? { language: this.session.language } : {}) });
     this.#audio = this.pool.openCall({
@@ -164,7 +171,7 @@ export class StreamCall extends MediaCall {
   /** Drops the rest of what is playing, here and in the provider's buffer. */
   #clear(): void {
     this.#pacer?.stop();
-    this.#send(JSON.stringify({ event: 'clear', streamSid: this.#streamSid }));
+    this.#send(`{"event":"clear"${this.#streamField}}`);
   }
 
   /** Our endpointing decided the utterance ended (its last speech at `speechEndMs` of call audio): a turn starts. */

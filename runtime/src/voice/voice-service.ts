@@ -1,6 +1,6 @@
 import type { VoiceWebhook, WebhookAnswer } from '../protocol/operations.js';
 import { verifyWebhook } from '../drivers/verify-webhook.js';
-import { ErrorCodes, SwitchboardError, type Driver, type SynthesizedAudio, type WebhookRequest } from '@switchboard/sdk';
+import { ErrorCodes, SwitchboardError, type CallStep, type Driver, type MediaStreamStart, type SynthesizedAudio, type WebhookRequest } from '@switchboard/sdk';
 import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
@@ -251,8 +251,8 @@ export class VoiceService {
 
   /** The agent a status callback that names no agent belongs to, found by its CallSid in the call log; undefined for an unknown call. */
   async agentOfCall(request: WebhookRequest): Promise<string | undefined> {
-    const { callSid } = this.telephonyDriver().telephony.parseCallWebhook(request);
-    return (await this.store.calls.get(callSid))?.agentId;
+    const event = this.telephonyDriver().telephony.parseCallWebhook(request);
+    return event && (await this.store.calls.get(event.callSid))?.agentId;
   }
 
   /** The agent a recording callback belongs to, found by its CallSid in the call log; undefined for an unknown call. */
@@ -269,23 +269,30 @@ export class VoiceService {
 
   /** The answer that attaches a call to its media WebSocket, or plays a voice message. */
   answer(session: CallSession): WebhookAnswer {
-    const telephony = this.telephonyDriver().telephony;
-    if (session.purpose.kind === 'voice-message') {
-      return { status: 200, ...telephony.render([{ kind: 'play', url: session.purpose.audioUrl }, { kind: 'hangup' }]) };
-    }
-    return {
-      status: 200,
-      ...telephony.render([
-        {
-          kind: 'connect',
-          mode: session.mode,
-          url: this.mediaUrl(session.agentId),
-          parameters: { sessionId: session.sessionId },
-          ...(session.voice ? { voice: session.voice } : {}),
-          language: session.language,
-        },
-      ]),
-    };
+    return { status: 200, ...this.telephonyDriver().telephony.render(this.answerSteps(session)) };
+  }
+
+  /** What an answered call does: attach to its media WebSocket, or play a voice message and hang up. */
+  answerSteps(session: CallSession): CallStep[] {
+    if (session.purpose.kind === 'voice-message') return [{ kind: 'play', url: session.purpose.audioUrl }, { kind: 'hangup' }];
+    return [
+      {
+        kind: 'connect',
+        mode: session.mode,
+        url: this.mediaUrl(session.agentId),
+        parameters: { sessionId: session.sessionId },
+        ...(session.voice ? { voice: session.voice } : {}),
+        language: session.language,
+      },
+    ];
+  }
+
+  /** A media stream's start frame as its telephony driver reads it; Twilio Media Streams' own when the driver leaves it to us. */
+  streamStart(frame: Readonly<Record<string, unknown>>): MediaStreamStart {
+    const read = this.drivers.for('voice')?.telephony?.readStreamStart;
+    if (read) return read(frame);
+    const start = frame.start as { streamSid?: string; callSid?: string; customParameters?: Record<string, string> } | undefined;
+    return { sessionId: start?.customParameters?.sessionId, callSid: start?.callSid, streamSid: start?.streamSid ?? '' };
   }
 
   /** Starts a live call's dialogue once its media connection is up. */

@@ -51,7 +51,7 @@ describe('stream call frame path', () => {
       handled: () => undefined,
     };
     const pool = { openCall: (options: InboundCallOptions) => (opened.push(options), new InboundCallAudio(sink, options)) } as unknown as AudioWorkerPool;
-    const voice = { stt: () => ({ open: async () => stt }), sessions: { get: () => undefined } } as unknown as VoiceService;
+    const voice = { stt: () => ({ open: async () => stt }), sessions: { get: () => undefined }, streamStart: () => ({ callSid: 'CA1', streamSid: 'MZ1' }) } as unknown as VoiceService;
     let hungUp = 0;
     const call = new StreamCall(voice, {} as Store, 'agent-1', () => hungUp++, pool).attach(() => undefined);
 

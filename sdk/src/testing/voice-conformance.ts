@@ -93,7 +93,7 @@ export interface TelephonyFixtures {
   /** A call id in the provider's format that it never issued: `fetchCall` must answer undefined for it. */
   unknownCallSid?: string;
   /** Further checks on what `callWebhook()` parses into. */
-  expectCallStatus?: (event: ReturnType<Telephony['parseCallWebhook']>) => void | Promise<void>;
+  expectCallStatus?: (event: NonNullable<ReturnType<Telephony['parseCallWebhook']>>) => void | Promise<void>;
   /** A verified recording status callback for a completed recording the provider holds (telephony.recording). */
   recordingWebhook?: Fixture<WebhookRequest>;
   /** A correctly signed recording status callback whose body names no recording. */
@@ -281,6 +281,7 @@ export function declareVoiceCases(suite: VoiceSuite): void {
     const request = await need(fixtures.telephony?.callWebhook, 'telephony.callWebhook', 'parseCallWebhook reads a call status event')();
     await d.webhooks?.verify(request);
     const event = d.telephony!.parseCallWebhook(request);
+    assert.ok(event !== undefined, 'the callWebhook fixture must parse into a call status event');
     assertCallStatusEvent(event);
     await fixtures.telephony?.expectCallStatus?.(event);
   });
