@@ -93,10 +93,20 @@ export function parsePostmarkWebhook(request: WebhookRequest): InboundEvent[] {
     throw malformedPayload(PROVIDER, 'is not JSON', err);
   }
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw malformedPayload(PROVIDER, 'is not a JSON object');
-  const recordType = payload.RecordType;
-  if (recordType === undefined || recordType === 'Inbound') return [inboundEmail(payload)];
+  const recordType = payload.RecordType ?? legacyRecordType(payload);
+  if (recordType === 'Inbound') return [inboundEmail(payload)];
   if (recordType === 'Delivery' || recordType === 'Bounce' || recordType === 'SpamComplaint') return [receipt(payload, recordType)];
   return [];
+}
+
+/**
+ * The record type of a webhook that names none: the inbound webhook never does, and the older
+ * server-level hooks (DeliveryHookUrl, BounceHookUrl) posted deliveries and bounces without it.
+ */
+function legacyRecordType(payload: PostmarkPayload): string {
+  if (payload.DeliveredAt !== undefined && payload.From === undefined) return 'Delivery';
+  if (payload.BouncedAt !== undefined) return payload.Type === 'SpamComplaint' ? 'SpamComplaint' : 'Bounce';
+  return 'Inbound';
 }
 
 function messageIdOf(payload: PostmarkPayload, what: string): string {

@@ -150,6 +150,11 @@ describe('postmark driver against the simulator', () => {
     const transient = await d.webhooks!.parse(posted({ RecordType: 'Bounce', Type: 'Transient', MessageID: externalId, Email: 'x@example.com' }));
     assert.deepEqual(transient.map((e) => e.type === 'status' && e.status), ['sending']);
     assert.deepEqual(await d.webhooks!.parse(posted({ RecordType: 'Open', MessageID: externalId })), []);
+    // The older server-level hooks name no RecordType.
+    const legacy = await d.webhooks!.parse(posted({ MessageID: externalId, Recipient: 'x@example.com', DeliveredAt: '2016-12-01T15:41:45-05:00', Details: 'smtp;250 OK' }));
+    assert.deepEqual(legacy.map((e) => e.type === 'status' && e.status), ['delivered']);
+    const legacyBounce = await d.webhooks!.parse(posted({ ID: 42, Type: 'HardBounce', MessageID: externalId, Email: 'x@example.com', BouncedAt: '2016-12-01T15:41:45-05:00' }));
+    assert.deepEqual(legacyBounce.map((e) => e.type === 'status' && [e.status, e.suppression]), [['undelivered', 'hard-bounce']]);
   });
 
   it('parses an inbound email: sender, our address, subject, text and html, its Message-ID', async () => {
