@@ -2,6 +2,7 @@ import { sendInboundLine } from './line/inbound-events.js';
 import { sendEmailEvent, sendInboundEmail } from './resend/inbound-email.js';
 import { sendPostmarkEvent, sendPostmarkInbound } from './postmark/postmark-webhooks.js';
 import type { SimulatorState } from './simulator-state.js';
+import { sendTelnyxCallEvent } from './telnyx/telnyx-call-events.js';
 import { sendInboundTelnyxMessage, sendTelnyxStatus } from './telnyx/telnyx-webhooks.js';
 import { sendInboundMessage, sendMessageStatus } from './twilio/inbound-messages.js';
 import { sendRecordingStatus } from './twilio/recordings.js';
@@ -16,6 +17,7 @@ export function inboundSenders(state: SimulatorState): InboundSenders {
     messageStatus: async (o) => sendMessageStatus(state, o),
     telnyxSms: async (o) => sendInboundTelnyxMessage(state, o),
     telnyxStatus: async (o) => sendTelnyxStatus(state, o),
+    telnyxCallEvent: async (o) => sendTelnyxCallEvent(state, o),
     recordingStatus: async (o) => sendRecordingStatus(state, o),
     email: async (o) => sendInboundEmail(state, o),
     emailEvent: async (o) => sendEmailEvent(state, o),

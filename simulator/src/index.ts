@@ -12,6 +12,7 @@ export type {
   InboundResult,
   InboundTelnyxMessageOptions,
   InboundTelnyxStatusOptions,
+  InboundTelnyxCallEventOptions,
   InboundSenders,
   InboundTwilioMessageOptions,
   LineBotCredentials,

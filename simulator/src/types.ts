@@ -130,7 +130,18 @@ export interface SimCallUpdate {
   twiml?: string;
   url?: string;
   status?: string;
+  /** An incoming Telnyx call was answered by command: the phone runs its `twiml` (the stream). */
+  answer?: boolean;
   at: Date;
+}
+
+/** What a call placed or answered through Telnyx Call Control carries besides the shared call fields. */
+export interface TelnyxCallState {
+  callLegId: string;
+  callSessionId: string;
+  connectionId: string;
+  clientState?: string;
+  streamUrl?: string;
 }
 
 /** A call: created through the Twilio Calls resource, or placed to the gateway by the simulated phone. */
@@ -156,6 +167,8 @@ export interface SimCall {
   endTime?: Date;
   /** Twilio's negative price string, once the call has ended. */
   price?: string;
+  /** Set on a Telnyx Call Control call (its `sid` is the call_control_id): events are Telnyx's signed JSON. */
+  telnyx?: TelnyxCallState;
 }
 
 /** What a fault does to the requests it matches. */
@@ -248,6 +261,21 @@ export interface InboundTelnyxStatusOptions extends WebhookTarget, WebhookTamper
   /** Addresses to report when the simulator did not send this message itself. */
   from?: string;
   to?: string;
+}
+
+/** A Call Control event for a call (one the simulator holds, else one made from these fields), as Telnyx posts it. */
+export interface InboundTelnyxCallEventOptions extends WebhookTarget, WebhookTampering {
+  /** `call.initiated`, `call.answered`, `call.hangup`, or any other event type (`streaming.started`…). */
+  eventType: string;
+  /** The call_control_id; a new one when absent, '' for an event that names none. */
+  callControlId?: string;
+  from?: string;
+  to?: string;
+  direction?: 'inbound' | 'outbound';
+  /** For `call.hangup`: the call's end (`completed` → normal_clearing, `busy`, `no-answer`, `canceled`, `failed`); `completed` by default. */
+  status?: SimCallStatus;
+  /** For `call.hangup`: seconds between answer and hang-up (0 by default). */
+  durationSeconds?: number;
 }
 
 /** A Twilio message status callback for a message Switchboard sent. */
@@ -355,6 +383,8 @@ export interface InboundSenders {
   telnyxSms(o: InboundTelnyxMessageOptions): Promise<InboundResult>;
   /** A Telnyx delivery event for a message; `id` of the result is the event id. */
   telnyxStatus(o: InboundTelnyxStatusOptions): Promise<InboundResult>;
+  /** A Call Control event (signed JSON) for a call, posted to `url`. */
+  telnyxCallEvent(o: InboundTelnyxCallEventOptions): Promise<InboundResult>;
   /** A completed Twilio call recording of `seconds` (3 by default), its signed status callback posted to `url`. */
   recordingStatus(o: InboundRecordingStatusOptions): Promise<{ recordingSid: string; status: number }>;
   email(o: InboundEmailOptions): Promise<InboundResult>;

@@ -108,3 +108,60 @@ describe('simulated Telnyx messaging API', () => {
     assert.deepEqual(sim.messages({ provider: 'telnyx' }), []);
   });
 });
+
+describe('simulated Telnyx Call Control', () => {
+  let sim: Simulator;
+  let gateway: WebhookReceiver;
+  const api = (path: string, body: unknown = {}) =>
+    fetch(`${sim.baseUrls.telnyx}${path}`, { method: 'POST', headers: { authorization: `Bearer ${sim.credentials.telnyx.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const code = async (res: Response) => ((await res.json()) as { errors: { code: string }[] }).errors[0]?.code;
+
+  before(async () => {
+    sim = await startSimulator({ phone: { answerOutbound: false } });
+    gateway = await startReceiver(() => ({ status: 200 }));
+    sim.gatewayUrl = gateway.url;
+  });
+  after(async () => {
+    await sim.close();
+    await gateway.close();
+  });
+
+  it('dials with Telnyx validation: connection_id, E.164 numbers, a ws(s) stream_url, PCMU for bidirectional RTP', async () => {
+    const ok = { connection_id: 'app-1', to: CUSTOMER, from: NUMBER, stream_url: 'wss://sb.example.com/voice-ws?session=s&token=t', stream_bidirectional_mode: 'rtp', stream_bidirectional_codec: 'PCMU' };
+    assert.equal(await code(await api('/v2/calls', { ...ok, connection_id: undefined })), '10015');
+    assert.equal(await code(await api('/v2/calls', { ...ok, to: '555' })), '10015');
+    assert.equal(await code(await api('/v2/calls', { ...ok, stream_url: 'https://sb.example.com' })), '10015');
+    assert.equal(await code(await api('/v2/calls', { ...ok, stream_bidirectional_codec: 'G722' })), '10015');
+    const dialled = await api('/v2/calls', ok);
+    assert.equal(dialled.status, 200);
+    const { data } = (await dialled.json()) as { data: { call_control_id: string; call_leg_id: string; is_alive: boolean } };
+    assert.match(data.call_control_id, /^v3:/);
+    assert.equal(data.is_alive, false);
+    const status = await fetch(`${sim.baseUrls.telnyx}/v2/calls/${encodeURIComponent(data.call_control_id)}`, { headers: { authorization: `Bearer ${sim.credentials.telnyx.apiKey}` } });
+    assert.equal(((await status.json()) as { data: { is_alive: boolean } }).data.is_alive, true);
+  });
+
+  it('refuses commands for an unknown call (10005), an ended one (90018), and answering a call it placed', async () => {
+    assert.equal(await code(await api(`/v2/calls/${encodeURIComponent('v3:unknown')}/actions/hangup`)), '10005');
+    const { data } = (await (await api('/v2/calls', { connection_id: 'app-1', to: CUSTOMER, from: NUMBER })).json()) as { data: { call_control_id: string } };
+    const id = encodeURIComponent(data.call_control_id);
+    assert.equal((await api(`/v2/calls/${id}/actions/answer`, { stream_url: 'wss://x.example/ws' })).status, 422);
+    assert.equal(await code(await api(`/v2/calls/${id}/actions/speak`, { payload: 'hi' })), '10015', 'speak needs a voice');
+    assert.equal((await api(`/v2/calls/${id}/actions/speak`, { payload: 'hi', voice: 'female' })).status, 200);
+    assert.equal((await api(`/v2/calls/${id}/actions/hangup`)).status, 200);
+    assert.equal(await code(await api(`/v2/calls/${id}/actions/hangup`)), '90018');
+  });
+
+  it('posts call events signed with Ed25519: call.initiated (incoming) for a call to the agent', async () => {
+    const phoneCall = await sim.phone.call({ provider: 'telnyx', agentId: 'agent-1', from: CUSTOMER, to: NUMBER, script: { ringMs: 50 } });
+    const [event] = await gateway.waitFor(1);
+    assert.equal(event!.path, '/webhooks/agent-1/voice');
+    const headers = event!.headers as Record<string, string>;
+    assert.ok(signedByTelnyx(sim.credentials.telnyx.publicKey, headers['telnyx-timestamp']!, event!.body, headers['telnyx-signature-ed25519']!));
+    const { data } = JSON.parse(event!.body) as { data: { event_type: string; payload: Record<string, unknown> } };
+    assert.equal(data.event_type, 'call.initiated');
+    assert.deepEqual([data.payload.call_control_id, data.payload.direction, data.payload.from, data.payload.to], [phoneCall.callSid, 'incoming', CUSTOMER, NUMBER]);
+    // Nobody answers it: it gives up as unanswered after its ring time.
+    assert.equal((await phoneCall.done).status, 'no-answer');
+  });
+});

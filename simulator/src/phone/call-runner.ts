@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { speechDurationMs } from '../audio.js';
 import { registerSpokenPhrase } from '../deepgram/deepgram-state.js';
 import { twilioSid } from '../ids.js';
@@ -89,6 +90,7 @@ export class TwimlRunner {
   async #execute(first: TwimlSource, generation: number, signal: AbortSignal): Promise<void> {
     try {
       let next: TwimlSource | undefined = first;
+      let streamed = false;
       while (next && this.#current(generation)) {
         const document = await this.#load(next);
         if (!this.#current(generation)) return;
@@ -97,6 +99,7 @@ export class TwimlRunner {
           return;
         }
         next = undefined;
+        streamed = document.verbs.some((v) => v.verb === 'Connect');
         for (const verb of document.verbs) {
           const outcome = await this.#run(verb, document.baseUrl, generation, signal);
           if (!this.#current(generation) || outcome === 'end') return;
@@ -106,6 +109,8 @@ export class TwimlRunner {
           }
         }
       }
+      // A Telnyx call outlives its media stream: it goes on, silent, until a hangup command or the caller ends it.
+      if (streamed && this.#call.sim.telnyx) return;
       if (this.#current(generation)) this.#call.end('completed', 'twiml-end');
     } catch (err) {
       if (err instanceof Cancelled || !this.#current(generation)) return;
@@ -213,7 +218,8 @@ export class TwimlRunner {
     const { mode, url, parameters, attributes } = verb;
     call.recording.mode ??= mode;
     if (call.expectMode && call.expectMode !== mode) call.error(`connect: expected ${call.expectMode} mode, the TwiML connected ${mode}`);
-    if (mode === 'stream' && url.includes('?')) call.error('connect: <Stream url> has a query string; Twilio does not support one there (pass <Parameter>s)');
+    const telnyx = call.sim.telnyx !== undefined;
+    if (mode === 'stream' && url.includes('?') && !telnyx) call.error('connect: <Stream url> has a query string; Twilio does not support one there (pass <Parameter>s)');
     this.#heard({ kind: 'connect', mode, url, parameters, attributes, at: new Date() });
     const connectedUrl = rewriteUrl(settings, url);
     const connection: ConnectionRecord = {
@@ -223,14 +229,15 @@ export class TwimlRunner {
       signature: 'valid',
       upgradeStatus: 0,
       parameters,
-      sessionId: sidOf(mode === 'stream' ? 'MZ' : 'VX'),
+      sessionId: telnyx ? randomUUID() : sidOf(mode === 'stream' ? 'MZ' : 'VX'),
       openedAt: new Date(),
     };
     call.recording.connections.push(connection);
     // Synthesise the caller's lines before the stream starts, so no frame waits for it.
     if (mode === 'stream') for (const text of call.steps.upcomingUtterances()) speechFrames(text);
     const started = Date.now();
-    const socket = await openSignedWebSocket(state.credentials.twilio.authToken, url, connectedUrl, call.script.upgrade);
+    // Telnyx signs no WebSocket upgrade: the stream URL it was given is all it opens.
+    const socket = await openSignedWebSocket(state.credentials.twilio.authToken, url, connectedUrl, telnyx ? { omitSignature: true } : call.script.upgrade);
     connection.signature = socket.signature;
     connection.upgradeStatus = socket.status;
     if (!socket.ws) {

@@ -18,7 +18,7 @@ interface PendingMark {
 }
 
 /**
- * The phone's side of a Twilio Media Stream. It sends `connected` and `start`, then one 20 ms
+ * The phone's side of a Twilio Media Stream, or of a Telnyx media stream (the same frames in Telnyx's dialect). It sends `connected` and `start`, then one 20 ms
  * μ-law frame per clock tick (scripted speech, else silence), `dtmf` and finally `stop`. Audio the
  * gateway sends is queued and "played" at 160 bytes a tick; a `mark` is answered once the audio
  * before it has played, and `clear` drops the queue and answers the pending marks, as Twilio does.
@@ -44,16 +44,20 @@ export class MediaStreamLeg implements VoiceLeg, ClockListener {
   /** When the queued audio last finished playing. */
   #drainedAt = Number.NEGATIVE_INFINITY;
   #wrongSidReported = false;
+  /** Telnyx's dialect: snake_case fields, `stream_id`, `call_control_id`, PCMU; frames back carry no stream id. */
+  readonly #telnyx: boolean;
 
   constructor(ws: WebSocket, ctx: LegContext) {
     this.#ws = ws;
     this.#ctx = ctx;
     this.#streamSid = ctx.connection.sessionId;
+    this.#telnyx = ctx.call.telnyx !== undefined;
     this.closed = legClosed(ws, ctx, this, () => this.#finishSpeech());
     ws.on('message', (data) => this.#onMessage(data));
   }
 
   start(): void {
+    if (this.#telnyx) return this.#startTelnyx();
     const { call } = this.#ctx;
     const sid = this.#streamSid;
     this.#send('{"event":"connected","protocol":"Call","version":"1.0.0"}');
@@ -76,6 +80,33 @@ export class MediaStreamLeg implements VoiceLeg, ClockListener {
     this.#ctx.clock.add(this);
   }
 
+  /** Telnyx's opening frames: `connected`, then `start` naming the call (call_control_id), its client_state and the PCMU format. */
+  #startTelnyx(): void {
+    const { call } = this.#ctx;
+    const t = call.telnyx!;
+    this.#send('{"event":"connected","version":"1.0.0"}');
+    this.#send(
+      JSON.stringify({
+        event: 'start',
+        sequence_number: String(++this.#seq),
+        stream_id: this.#streamSid,
+        start: {
+          user_id: call.accountSid,
+          call_control_id: call.sid,
+          call_session_id: t.callSessionId,
+          from: call.from,
+          to: call.to,
+          tags: [],
+          ...(t.clientState ? { client_state: t.clientState } : {}),
+          custom_parameters: this.#ctx.connection.parameters,
+          media_format: { encoding: 'PCMU', sample_rate: 8000, channels: 1 },
+        },
+      }),
+    );
+    this.#ctx.conversation.connectedAt = performance.now();
+    this.#ctx.clock.add(this);
+  }
+
   onTick(dueAt: number): void {
     if (this.#ws.readyState !== WebSocket.OPEN) return;
     const now = performance.now();
@@ -87,7 +118,9 @@ export class MediaStreamLeg implements VoiceLeg, ClockListener {
     }
     this.#chunk++;
     this.#ws.send(
-      `{"event":"media","sequenceNumber":"${++this.#seq}","media":{"track":"inbound","chunk":"${this.#chunk}","timestamp":"${Math.round(dueAt - this.#startDue)}","payload":"${payload}"},"streamSid":"${this.#streamSid}"}`,
+      this.#telnyx
+        ? `{"event":"media","sequence_number":"${++this.#seq}","media":{"track":"inbound","chunk":"${this.#chunk}","timestamp":"${Math.round(dueAt - this.#startDue)}","payload":"${payload}"},"stream_id":"${this.#streamSid}"}`
+        : `{"event":"media","sequenceNumber":"${++this.#seq}","media":{"track":"inbound","chunk":"${this.#chunk}","timestamp":"${Math.round(dueAt - this.#startDue)}","payload":"${payload}"},"streamSid":"${this.#streamSid}"}`,
     );
     const frames = this.#ctx.recording.frames;
     const jitter = Math.max(0, now - dueAt);
@@ -121,7 +154,11 @@ export class MediaStreamLeg implements VoiceLeg, ClockListener {
     const turn = conversation.callerStarts({ digits, bargeIn: false });
     for (const digit of digits) {
       if (this.#ws.readyState !== WebSocket.OPEN) break;
-      this.#send(`{"event":"dtmf","streamSid":"${this.#streamSid}","sequenceNumber":"${++this.#seq}","dtmf":{"track":"inbound_track","digit":${JSON.stringify(digit)}}}`);
+      this.#send(
+        this.#telnyx
+          ? `{"event":"dtmf","stream_id":"${this.#streamSid}","sequence_number":"${++this.#seq}","dtmf":{"digit":${JSON.stringify(digit)}}}`
+          : `{"event":"dtmf","streamSid":"${this.#streamSid}","sequenceNumber":"${++this.#seq}","dtmf":{"track":"inbound_track","digit":${JSON.stringify(digit)}}}`,
+      );
       const until = performance.now() + DTMF_GAP_MS;
       await conversation.waitFor((now) => now >= until, DTMF_GAP_MS * 2);
     }
@@ -140,7 +177,13 @@ export class MediaStreamLeg implements VoiceLeg, ClockListener {
     if (this.#ws.readyState === WebSocket.OPEN) {
       this.#ctx.connection.closedBy ??= by;
       const { call } = this.#ctx;
-      this.#send(JSON.stringify({ event: 'stop', sequenceNumber: String(++this.#seq), streamSid: this.#streamSid, stop: { accountSid: call.accountSid, callSid: call.sid } }));
+      this.#send(
+        JSON.stringify(
+          this.#telnyx
+            ? { event: 'stop', sequence_number: String(++this.#seq), stream_id: this.#streamSid, stop: { user_id: call.accountSid, call_control_id: call.sid } }
+            : { event: 'stop', sequenceNumber: String(++this.#seq), streamSid: this.#streamSid, stop: { accountSid: call.accountSid, callSid: call.sid } },
+        ),
+      );
       closeSocket(this.#ws);
     } else if (this.#ws.readyState === WebSocket.CONNECTING) {
       this.#ctx.connection.closedBy ??= by;
@@ -185,7 +228,13 @@ export class MediaStreamLeg implements VoiceLeg, ClockListener {
   #answerMark(mark: PendingMark, cleared: boolean): void {
     mark.record.answeredAt = new Date();
     mark.record.cleared = cleared;
-    this.#send(JSON.stringify({ event: 'mark', sequenceNumber: String(++this.#seq), streamSid: this.#streamSid, mark: { name: mark.record.name } }));
+    this.#send(
+      JSON.stringify(
+        this.#telnyx
+          ? { event: 'mark', sequence_number: String(++this.#seq), stream_id: this.#streamSid, mark: { name: mark.record.name } }
+          : { event: 'mark', sequenceNumber: String(++this.#seq), streamSid: this.#streamSid, mark: { name: mark.record.name } },
+      ),
+    );
   }
 
   #onMessage(data: WebSocket.RawData): void {
@@ -196,7 +245,8 @@ export class MediaStreamLeg implements VoiceLeg, ClockListener {
       recordError(this.#ctx.recording, 'stream: a message from the gateway is not JSON');
       return;
     }
-    if (msg.streamSid !== this.#streamSid && !this.#wrongSidReported) {
+    // Telnyx's frames to it name no stream; Twilio's must name this one.
+    if (!this.#wrongSidReported && (this.#telnyx ? msg.streamSid !== undefined : msg.streamSid !== this.#streamSid)) {
       this.#wrongSidReported = true;
       recordError(this.#ctx.recording, `stream: ${String(msg.event)} message carries streamSid ${String(msg.streamSid)}, expected ${this.#streamSid}`);
     }

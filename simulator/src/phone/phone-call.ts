@@ -1,4 +1,5 @@
 import { callDurationSeconds, callPrice, callRequestParams, requestedCallEvents, sendCallWebhook } from '../twilio/calls-webhooks.js';
+import { postTelnyxCallEvent, telnyxEventTypeOf } from '../telnyx/telnyx-call-events.js';
 import { completeCallRecordings } from '../twilio/recordings.js';
 import { rfc2822 } from '../twilio/twilio-format.js';
 import type { SimCall, SimCallStatus } from '../types.js';
@@ -173,6 +174,7 @@ export class LivePhoneCall implements PhoneCall {
   }
 
   #postStatus(record: StatusEvent, event: string, callStatus: string, extra: Record<string, string>): void {
+    if (this.sim.telnyx) return this.#postTelnyxEvent(record, event);
     const url = this.sim.statusCallback;
     // A silenced Twilio (`Simulator.silence`) posts no call status callbacks either; a Calls fetch tells.
     if (!url || !this.#events.has(event) || this.#ctx.state.silenced.has('twilio')) return;
@@ -196,6 +198,27 @@ export class LivePhoneCall implements PhoneCall {
       } catch (err) {
         record.callbackStatus = 0;
         state.logger.warn({ callSid: this.sim.sid, event, err }, 'simulator: call status callback failed');
+      }
+    });
+  }
+
+  /** A Call Control call: its progress as Telnyx's signed JSON events, to the call's webhook URL, in order. */
+  #postTelnyxEvent(record: StatusEvent, event: string): void {
+    const url = this.sim.statusCallback;
+    const eventType = telnyxEventTypeOf(event);
+    if (!url || !eventType || this.#ctx.state.silenced.has('telnyx')) return;
+    record.event = eventType;
+    record.callbackUrl = url;
+    const { state, settings } = this.#ctx;
+    const status = record.status;
+    this.#callbacks = this.#callbacks.then(async () => {
+      try {
+        const answer = await postTelnyxCallEvent(state, rewriteUrl(settings, url), this.sim, eventType, status);
+        record.callbackStatus = answer.status;
+        if (answer.status >= 400) state.logger.warn({ callSid: this.sim.sid, eventType, status: answer.status }, 'simulator: telnyx call event refused');
+      } catch (err) {
+        record.callbackStatus = 0;
+        state.logger.warn({ callSid: this.sim.sid, eventType, err }, 'simulator: telnyx call event failed');
       }
     });
   }

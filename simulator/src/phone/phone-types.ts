@@ -66,6 +66,8 @@ export interface PhoneCallOptions extends WebhookTarget, WebhookTampering {
   statusCallback?: string | false;
   /** Status callback events; `['completed']` by default, as a number's status callback sends. */
   statusCallbackEvents?: string[];
+  /** `telnyx`: the call comes through Telnyx Call Control (signed JSON events, an answer command, Telnyx's stream frames); Twilio by default. */
+  provider?: 'twilio' | 'telnyx';
 }
 
 /** A TwiML document the phone fetched (voice webhook, outbound Url, action, Redirect). */

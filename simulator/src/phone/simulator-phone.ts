@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { BoundedMap } from '../bounded-map.js';
+import { postTelnyxCallEvent } from '../telnyx/telnyx-call-events.js';
+import { callControlId, TELNYX_CALL_EVENTS } from '../telnyx/telnyx-calls.js';
 import { twilioSid } from '../ids.js';
 import type { SimulatorState } from '../simulator-state.js';
 import { observeCalls } from '../twilio/calls-observer.js';
@@ -86,6 +89,7 @@ export function createSimulatorPhone(state: SimulatorState, options: PhoneOption
       call.end(sim.status, 'api');
       return;
     }
+    if (update.answer && sim.twiml !== undefined) return call.answer({ twiml: sim.twiml });
     if (update.twiml !== undefined) call.redirect({ twiml: update.twiml });
     else if (update.url !== undefined) call.redirect({ url: update.url, method: sim.method ?? 'POST' });
   }
@@ -98,6 +102,7 @@ export function createSimulatorPhone(state: SimulatorState, options: PhoneOption
   });
 
   async function call(o: PhoneCallOptions): Promise<PhoneCall> {
+    if (o.provider === 'telnyx') return telnyxCall(o);
     const url = webhookUrl(state.gatewayUrl, o, 'voice');
     let statusCallback: string | undefined;
     if (o.statusCallback !== false) {
@@ -133,6 +138,50 @@ export function createSimulatorPhone(state: SimulatorState, options: PhoneOption
     } catch (err) {
       live.error(`voice webhook ${url} failed: ${(err as Error).message} (Twilio error 11200)`);
       live.end('failed', 'error');
+    }
+    return live;
+  }
+
+  /**
+   * Rings the agent through Telnyx Call Control: `call.initiated` (incoming) to the voice URL, signed
+   * with Ed25519; the call waits, ringing, for the gateway's answer command (which names its stream),
+   * and gives up as unanswered after the script's ring time (30 s by default).
+   */
+  async function telnyxCall(o: PhoneCallOptions): Promise<PhoneCall> {
+    const url = webhookUrl(state.gatewayUrl, o, 'voice');
+    const now = new Date();
+    const sim: SimCall = {
+      sid: callControlId(),
+      accountSid: state.credentials.twilio.accountSid,
+      from: o.from,
+      to: o.to,
+      status: 'ringing',
+      direction: 'inbound',
+      statusCallbackEvents: TELNYX_CALL_EVENTS,
+      params: {},
+      updates: [],
+      createdAt: now,
+      updatedAt: now,
+      // Call Control posts a call's events to its connection's URL until a command names another.
+      statusCallback: url,
+      telnyx: { callLegId: randomUUID(), callSessionId: randomUUID(), connectionId: 'simulated-connection' },
+    };
+    state.telnyx.calls.set(sim.sid, sim);
+    const live = track(new LivePhoneCall(ctx, sim, o.script ?? {}, o.mode));
+    live.setStatus('ringing');
+    live.later(o.script?.ringMs ?? 30_000, () => {
+      if (!live.answered) live.end('no-answer', 'not-answered');
+    });
+    try {
+      const answer = await postTelnyxCallEvent(state, rewriteUrl(settings, url), sim, 'call.initiated', 'ringing', o);
+      live.recording.twiml.push({ url, method: 'POST', status: answer.status, body: answer.body, at: new Date() });
+      if (answer.status < 200 || answer.status >= 300) {
+        live.error(`call.initiated to ${url} answered HTTP ${answer.status}`);
+        live.end('failed', 'error', true);
+      }
+    } catch (err) {
+      live.error(`call.initiated to ${url} failed: ${(err as Error).message}`);
+      live.end('failed', 'error', true);
     }
     return live;
   }

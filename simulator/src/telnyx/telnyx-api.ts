@@ -2,6 +2,7 @@ import { safeDecode, type SimRequest } from '../http/sim-request.js';
 import type { SimResponse } from '../http/sim-response.js';
 import type { ProviderApi, SimulatorState } from '../simulator-state.js';
 import { NOT_FOUND, UNAUTHORIZED, telnyxError, telnyxFault, telnyxHeaders } from './telnyx-errors.js';
+import { callAction, dialCall, retrieveCall } from './telnyx-calls.js';
 import { retrieveMessage, sendMessage } from './telnyx-messages.js';
 
 /** GET /v2/balance: what the driver's health probe reads. */
@@ -13,7 +14,7 @@ function balance(): SimResponse {
   };
 }
 
-/** The subset of Telnyx's v2 API that Switchboard's telnyx driver uses, authenticated by the API key as Bearer. */
+/** The subset of Telnyx's v2 API that Switchboard's telnyx driver uses (messages, Call Control), authenticated by the API key as Bearer. */
 export function telnyxApi(state: SimulatorState): ProviderApi {
   return {
     provider: 'telnyx',
@@ -26,6 +27,11 @@ export function telnyxApi(state: SimulatorState): ProviderApi {
       if (route === 'GET /v2/balance') return balance();
       const id = /^\/v2\/messages\/([^/]+)$/.exec(req.path)?.[1];
       if (req.method === 'GET' && id !== undefined) return retrieveMessage(state, safeDecode(id));
+      if (route === 'POST /v2/calls') return dialCall(state, req);
+      const callId = /^\/v2\/calls\/([^/]+)$/.exec(req.path)?.[1];
+      if (req.method === 'GET' && callId !== undefined) return retrieveCall(state, safeDecode(callId));
+      const action = /^\/v2\/calls\/([^/]+)\/actions\/([a-z_]+)$/.exec(req.path);
+      if (req.method === 'POST' && action) return callAction(state, safeDecode(action[1]!), action[2]!, req);
       return telnyxError(404, NOT_FOUND);
     },
   };

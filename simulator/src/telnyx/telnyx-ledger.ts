@@ -1,4 +1,5 @@
 import { BoundedMap } from '../bounded-map.js';
+import type { SimCall } from '../types.js';
 
 /** Delivery states of a Telnyx message recipient (`to[].status`). */
 export type TelnyxMessageStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'sending_failed' | 'delivery_failed' | 'delivery_unconfirmed';
@@ -29,17 +30,21 @@ export interface TelnyxMessage {
 /** What the simulated Telnyx account remembers. */
 export class TelnyxLedger {
   readonly messages: BoundedMap<string, TelnyxMessage>;
+  /** Call Control calls by call_control_id. */
+  readonly calls: BoundedMap<string, SimCall>;
   /** The account's messaging profile; every number belongs to it. */
   readonly messagingProfileId: string;
   readonly organizationId: string;
 
   constructor(capacity: number, messagingProfileId: string, organizationId: string) {
     this.messages = new BoundedMap(capacity);
+    this.calls = new BoundedMap(capacity);
     this.messagingProfileId = messagingProfileId;
     this.organizationId = organizationId;
   }
 
   clear(): void {
     this.messages.clear();
+    this.calls.clear();
   }
 }
