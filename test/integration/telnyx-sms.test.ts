@@ -42,6 +42,8 @@ describe('Telnyx selected for the sms channel', { timeout: 60_000 }, () => {
         DRIVER_TELNYX_PUBLIC_KEY: sim.credentials.telnyx.publicKey,
         DRIVER_TELNYX_BASE_URL: sim.baseUrls.telnyx,
         SMS_DRIVER: 'telnyx',
+        // Telnyx's driver offers voice too: calls stay with Twilio here.
+        VOICE_DRIVER: 'twilio',
       },
       overrides: { PORT: 0, DATA_DIR: dir, NODE_ENV: 'test', LOG_LEVEL: 'silent', ORCHESTRATOR_TOKEN: ORCHESTRATOR, DEMO_MODE: 'false', POOL_PHONE_NUMBERS: NUMBER },
     });

@@ -18,6 +18,8 @@ export interface TelnyxSettings {
   readonly baseUrl?: string;
   /** Sends through this messaging profile (number pool, profile webhooks) when a message names no sender of its own. */
   readonly messagingProfileId?: string;
+  /** The Call Control application (connection) calls are placed from; needed for voice. */
+  readonly connectionId?: string;
   /** Overrides {@link DEFAULT_TARIFF} for cost estimates. */
   readonly tariff?: TelnyxTariff;
 }
@@ -37,6 +39,7 @@ export const settingsSchema: JsonSchema = {
     },
     baseUrl: { type: 'string', pattern: '^https?://[^\\s/]+', description: 'API origin override, e.g. the simulator' },
     messagingProfileId: { type: 'string', minLength: 1 },
+    connectionId: { type: 'string', minLength: 1, description: 'Call Control application id, for voice calls' },
     tariff: {
       type: 'object',
       additionalProperties: false,

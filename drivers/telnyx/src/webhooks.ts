@@ -7,11 +7,12 @@ import {
 } from '@switchboard/sdk';
 import type Telnyx from 'telnyx';
 import { costOf, errorCodeOf, recipientStatus, type MessagePayload } from './message-payload.js';
+import { streamUrlHolds } from './voice-stream.js';
 
 /** Webhook handling for Telnyx messaging: Ed25519 signature check with the SDK's verifier, JSON events, an empty 200. */
-export function messagingWebhooks(client: Telnyx): WebhookCapability {
+export function messagingWebhooks(client: Telnyx, apiKey: string): WebhookCapability {
   return {
-    verify: (request) => verifySignature(client, request),
+    verify: (request) => (isStreamUpgrade(request) ? verifyStreamUpgrade(apiKey, request) : verifySignature(client, request)),
     parse: (request) => parseMessagingWebhook(request),
     acknowledge: () => ({ contentType: 'text/plain', body: '' }),
     contentTypes: ['application/json'],
@@ -30,6 +31,16 @@ export async function verifySignature(client: Telnyx, request: WebhookRequest): 
     if (err instanceof SyntaxError) return;
     throw signatureError('telnyx', (err as Error).name === 'TelnyxWebhookVerificationError' ? `does not hold: ${(err as Error).message}` : 'could not be checked', err);
   }
+}
+
+/** The media stream's WebSocket upgrade: a GET on the voice channel, with no body to sign. */
+function isStreamUpgrade(request: WebhookRequest): boolean {
+  return request.channel === 'voice' && request.method.toUpperCase() === 'GET';
+}
+
+/** Telnyx signs no WebSocket upgrade: the stream URL it was given carries the driver's token (see voice-stream.ts). */
+function verifyStreamUpgrade(apiKey: string, request: WebhookRequest): void {
+  if (!streamUrlHolds(apiKey, request.url)) throw signatureError('telnyx', 'does not hold: the stream URL carries no valid token');
 }
 
 interface EventEnvelope {

@@ -9,14 +9,17 @@ const CUSTOMER = '+14155550123';
 let sim: Simulator;
 let hooks: WebhookReceiver;
 
-const settingsOf = (s: Simulator): TelnyxSettings => ({ apiKey: s.credentials.telnyx.apiKey, publicKey: s.credentials.telnyx.publicKey, baseUrl: s.baseUrls.telnyx });
+const settingsOf = (s: Simulator): TelnyxSettings => ({ apiKey: s.credentials.telnyx.apiKey, publicKey: s.credentials.telnyx.publicKey, baseUrl: s.baseUrls.telnyx, connectionId: 'conformance-connection' });
+const STREAM = 'wss://gateway.switchboard.test/webhooks/agent-1/voice-ws';
+const callEvent = (o: { eventType: string; callControlId?: string }) =>
+  hooks.capture('voice', '/webhooks/agent-1/call-status', (url) => sim.inbound.telnyxCallEvent({ url, from: NUMBERS[0]!, to: CUSTOMER, direction: 'outbound', durationSeconds: 42, ...o }));
 const inbound = (extra: { tamper?: boolean; omitSignature?: boolean; timestamp?: Date } = {}) =>
   hooks.capture('sms', '/webhooks/agent-1/sms', (url) => sim.inbound.telnyxSms({ url, from: CUSTOMER, to: NUMBERS[0]!, body: 'hi', ...extra }));
 
 describeDriverConformance({
   module: driver,
   before: async () => {
-    sim = await startSimulator({ phoneNumbers: NUMBERS, statusCallbacks: false });
+    sim = await startSimulator({ phoneNumbers: NUMBERS, statusCallbacks: false, phone: { answerOutbound: false } });
     hooks = await startWebhookReceiver();
   },
   after: async () => {
@@ -54,5 +57,23 @@ describeDriverConformance({
       assert.ok(event.type === 'message');
       assert.deepEqual([event.from, event.to, event.body], [CUSTOMER, NUMBERS[0], 'hi']);
     },
+  },
+  telephony: {
+    unknownCallSid: 'v3:' + 'A'.repeat(32),
+    call: () => ({
+      from: NUMBERS[0]!,
+      to: CUSTOMER,
+      answerUrl: `${hooks.url}/webhooks/agent-1/outbound-voice?session=ses_1`,
+      statusCallbackUrl: `${hooks.url}/webhooks/agent-1/call-status`,
+      timeoutSeconds: 20,
+      steps: [{ kind: 'connect', mode: 'stream', url: STREAM, parameters: { sessionId: 'ses_1' } }],
+    }),
+    callWebhook: () => callEvent({ eventType: 'call.hangup', callControlId: 'v3:' + 'c'.repeat(32) }),
+    malformedCallWebhook: () => callEvent({ eventType: 'call.answered', callControlId: '' }),
+    expectCallStatus: (event) => assert.deepEqual([event.callSid, event.status, event.durationSeconds, event.direction], ['v3:' + 'c'.repeat(32), 'completed', 42, 'outbound']),
+  },
+  skip: {
+    'render produces a document of the declared content type':
+      "Call Control reads no document in a webhook's answer: steps become commands (render shows them as JSON), and relay mode is Twilio's ConversationRelay, which Telnyx calls do not run",
   },
 });
