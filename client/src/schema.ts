@@ -11485,6 +11485,8 @@ export interface operations {
                                 prefix: string;
                                 providers: string[];
                             }[];
+                            /** @description Loaded providers that offer the channel but are not in its order: sends never go to them until the order names them. */
+                            available: string[];
                             /** @description Present when the env file holds another order or other routes than those serving: saved, and serving after the next deploy. */
                             saved?: {
                                 providers: string[];

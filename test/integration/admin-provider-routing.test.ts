@@ -15,6 +15,7 @@ interface Channel {
   channel: string;
   providers: { provider: string }[];
   routes: { prefix: string; providers: string[] }[];
+  available: string[];
   saved?: { providers: string[]; routes: { prefix: string; providers: string[] }[] };
 }
 
@@ -43,6 +44,7 @@ describe('admin provider routing: save, validate, deploy', { timeout: 120_000 },
     const c = await sms();
     assert.deepEqual(c.providers.map((p) => p.provider), ['twilio', 'telnyx']);
     assert.deepEqual(c.routes, [{ prefix: '+44', providers: ['telnyx', 'twilio'] }]);
+    assert.deepEqual(c.available, []);
     assert.equal(c.saved, undefined);
   });
 
@@ -117,5 +119,21 @@ describe('admin provider routing: save, validate, deploy', { timeout: 120_000 },
     assert.equal(file.SMS_DRIVER, 'twilio,telnyx');
     assert.equal('SMS_ROUTES' in file, false);
     assert.deepEqual((await sms()).saved, { providers: ['twilio', 'telnyx'], routes: [] });
+  });
+
+  it('an order that leaves a loaded provider out: sends never go there, and the board offers it', async () => {
+    assert.equal((await put({ channels: [{ channel: 'sms', providers: ['twilio'], routes: [] }] })).status, 200);
+    assert.equal(fileSettings().SMS_DRIVER, 'twilio');
+    assert.equal((await t.call('POST', '/admin/api/deploy', { token: t.orchestratorToken })).status, 202);
+    const c = await eventually(
+      async () => {
+        const status = (await (await t.call('GET', '/admin/api/status', { token: t.orchestratorToken })).json().catch(() => ({}))) as { lastDeploy?: { startedAt: string; outcome: string } };
+        return status.lastDeploy?.outcome === 'deployed' ? sms().then((s) => (s.providers.length === 1 ? s : undefined)) : undefined;
+      },
+      { timeoutMs: 60_000, message: 'the deploy with Twilio alone' },
+    );
+    assert.deepEqual(c.providers.map((p) => p.provider), ['twilio']);
+    assert.deepEqual(c.available, ['telnyx']);
+    assert.deepEqual(c.routes, []);
   });
 });

@@ -27,6 +27,11 @@ function offering(drivers: readonly Driver[], channel: Channel): Driver[] {
   return drivers.filter((d) => d.manifest.channels.includes(channel));
 }
 
+/** The providers of the loaded drivers that offer a channel, in load order. */
+export function offeredBy(drivers: readonly Driver[], channel: Channel): string[] {
+  return offering(drivers, channel).map((d) => d.manifest.provider);
+}
+
 /**
  * How a driver is written in `<CHANNEL>_DRIVER`: its provider name where that names it (`twilio`,
  * `whatsapp-cloud`), else its package name, which always does.

@@ -2,7 +2,7 @@ import { ErrorCodes, type Channel } from '@switchboard/sdk';
 import { parseRoutes } from '@switchboard/runtime';
 import type { ProviderBoard } from '../admin/provider-board.js';
 import { probeHealth } from '../admin/provider-tests.js';
-import { routingSettings, savedRouting } from '../admin/provider-routing.js';
+import { offeredBy, routingSettings, savedRouting } from '../admin/provider-routing.js';
 import { readEnvFile, saveSettings } from '../admin/settings-file.js';
 import { fail } from '../http/errors.js';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
@@ -36,10 +36,12 @@ export function adminProviderRoutes(deps: RouteDeps, board: ProviderBoard): Rout
         const drivers = ports.admin.drivers();
         const channels = MESSAGE_CHANNELS.map((channel) => {
           const saved = file && savedRouting(channel, file, ports.settings, drivers);
+          const order = ports.admin.providers(channel);
           return {
             channel,
-            providers: ports.admin.providers(channel).map((provider) => board.health(channel, provider)),
+            providers: order.map((provider) => board.health(channel, provider)),
             routes: routesOf(channel),
+            available: offeredBy(drivers, channel).filter((p) => !order.includes(p)),
             ...(saved ? { saved } : {}),
           };
         }).filter((c) => c.providers.length > 0);

@@ -246,6 +246,9 @@ export const ProviderChannel = Type.Object({
   routes: Type.Array(Type.Object({ prefix: Type.String(), providers: Type.Array(Type.String()) }), {
     description: 'Destination prefixes with their own provider order (SMS_ROUTES), as written; the longest matching prefix wins.',
   }),
+  available: Type.Array(Type.String(), {
+    description: 'Loaded providers that offer the channel but are not in its order: sends never go to them until the order names them.',
+  }),
   saved: Type.Optional(
     Type.Object(
       { providers: Type.Array(Type.String()), routes: Type.Array(Type.Object({ prefix: Type.String(), providers: Type.Array(Type.String()) })) },
