@@ -80,8 +80,8 @@ export function Providers() {
   const b = board.data;
   if (board.error && !b) return html`<${LoadFailure} error=${board.error} what="the providers" back=${{ href: '/admin/dashboard', label: 'go to the dashboard' }} />`;
   if (!b) return html`<p class="loading">Loading providers…</p>`;
-  // SMS has prefix routes to edit even with one provider; another channel's order matters from two.
-  const editable = b.channels.filter((c) => c.channel === 'sms' || c.providers.length > 1 || c.saved);
+  // SMS has prefix routes to edit even with one provider; another channel's order matters from two loaded.
+  const editable = b.channels.filter((c) => c.channel === 'sms' || c.providers.length > 1 || c.available?.length > 0 || c.saved);
   return html`<section aria-labelledby="providers-title">
     <h1 id="providers-title">Providers</h1>
     <${Freshness} polls=${[board]} />

@@ -14,8 +14,11 @@ function baseline(channel) {
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
-/** One channel's providers as an ordered list with Move up / Move down buttons (plain buttons: Tab and Enter work). */
-function OrderList({ channel, providers, onChange }) {
+/**
+ * One channel's providers as an ordered list with Move up / Move down / Remove buttons, and an Add button for each
+ * loaded provider the order leaves out (plain buttons: Tab and Enter work).
+ */
+function OrderList({ channel, providers, unused, onChange }) {
   const move = (i, by) => {
     const next = [...providers];
     [next[i], next[i + by]] = [next[i + by], next[i]];
@@ -23,14 +26,26 @@ function OrderList({ channel, providers, onChange }) {
   };
   const label = `${nameOf(channel)} routing order`;
   return html`<ol class="routing-order" aria-label=${label} data-channel=${channel}>
-    ${providers.map(
-      (p, i) => html`<li key=${p} data-provider=${p}>
-        <span class="provider-name">${p}</span>${i === 0 ? html` <small>(the channel's own)</small>` : ''}
-        <button type="button" class="link" disabled=${i === 0} onClick=${() => move(i, -1)} aria-label=${`Move ${p} up in the ${label}`}>Move up</button>
-        <button type="button" class="link" disabled=${i === providers.length - 1} onClick=${() => move(i, 1)} aria-label=${`Move ${p} down in the ${label}`}>Move down</button>
-      </li>`,
-    )}
-  </ol>`;
+      ${providers.map(
+        (p, i) => html`<li key=${p} data-provider=${p}>
+          <span class="provider-name">${p}</span>${i === 0 ? html` <small>(the channel's own)</small>` : ''}
+          <button type="button" class="link" disabled=${i === 0} onClick=${() => move(i, -1)} aria-label=${`Move ${p} up in the ${label}`}>Move up</button>
+          <button type="button" class="link" disabled=${i === providers.length - 1} onClick=${() => move(i, 1)} aria-label=${`Move ${p} down in the ${label}`}>Move down</button>
+          <button type="button" class="link" disabled=${providers.length === 1} onClick=${() => onChange(providers.filter((q) => q !== p))} aria-label=${`Remove ${p} from the ${label}`}>Remove</button>
+        </li>`,
+      )}
+    </ol>
+    ${unused.length > 0 &&
+    html`<p class="hint">
+      Loaded but not in the order (sends never go there):
+      ${unused.map((p) => html` <button type="button" onClick=${() => onChange([...providers, p])} aria-label=${`Add ${p} to the ${label}`}>Add ${p}</button>`)}
+    </p>`}`;
+}
+
+/** The channel's loaded providers that a draft order leaves out. */
+function unusedOf(channel, providers) {
+  const known = [...channel.providers.map((p) => p.provider), ...(channel.available ?? []), ...(channel.saved?.providers ?? [])];
+  return [...new Set(known)].filter((p) => !providers.includes(p));
 }
 
 /** SMS prefix routes as rows of a prefix and its providers in order, comma-separated. */
@@ -122,7 +137,7 @@ export function RoutingEditor({ channels, onSaved }) {
     ${channels.map(
       (c) => html`<div class="routing-channel" key=${c.channel}>
         <h3>${nameOf(c.channel)}</h3>
-        <${OrderList} channel=${c.channel} providers=${draftOf(c).providers} onChange=${(providers) => change(c, { providers })} />
+        <${OrderList} channel=${c.channel} providers=${draftOf(c).providers} unused=${unusedOf(c, draftOf(c).providers)} onChange=${(providers) => change(c, { providers })} />
         ${c.channel === 'sms' && html`<${RouteRows} routes=${draftOf(c).routes} onChange=${(routes) => change(c, { routes })} />`}
       </div>`,
     )}

@@ -88,6 +88,15 @@ describe('admin UI routing editor: reorder, edit routes, save, reload, deploy', 
     assert.equal(await page.locator('[data-pending="true"]').count(), 0);
   });
 
+  it('removes a provider from the order and adds it back', async () => {
+    await page.getByRole('button', { name: 'Remove twilio from the SMS routing order' }).click();
+    assert.deepEqual(await order(), ['telnyx']);
+    assert.equal(await page.getByRole('button', { name: 'Remove telnyx from the SMS routing order' }).isDisabled(), true, 'the last one stays');
+    await page.getByRole('button', { name: 'Add twilio to the SMS routing order' }).click();
+    assert.deepEqual(await order(), ['telnyx', 'twilio']);
+    assert.equal(await page.getByRole('button', { name: 'Save routing' }).isDisabled(), true, 'back as it was: nothing to save');
+  });
+
   it('loads without a script error or a refused resource', () => {
     // The deploy's swap answers 503 for a moment; the page's polls ride over it.
     assert.deepEqual(problems.filter((p) => !/\b503\b/.test(p)), []);
