@@ -126,7 +126,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child && pr
 // Files that start many processes and inject faults: on a loaded 2-core machine they take longer than
 // three minutes, and --test-timeout bounds a whole file (setup included), not only each of its tests,
 // so they run last with 15 minutes each (their tests set their own limits).
-const isLong = declared('long-file list', ['test/e2e/cluster.test.ts', 'test/e2e/cluster-faults.test.ts', 'test/e2e/cluster-nats-failover.test.ts', 'test/e2e/cluster-voice.test.ts', 'test/e2e/third-party-driver.test.ts', 'test/integration/cluster-quickstart.test.ts']);
+const isLong = declared('long-file list', ['test/e2e/cluster.test.ts', 'test/e2e/cluster-faults.test.ts', 'test/e2e/cluster-nats-failover.test.ts', 'test/e2e/cluster-voice.test.ts', 'test/e2e/third-party-driver.test.ts', 'test/e2e/rolling-upgrade.test.ts', 'test/integration/cluster-quickstart.test.ts']);
 const LONG_TIMEOUT_MS = 15 * 60_000;
 // Test files run two at a time: most of a file's time is spent waiting on processes, sockets and timers,
 // so two of them share the two cores of a CI machine well. TEST_CONCURRENCY=1 runs them one by one.

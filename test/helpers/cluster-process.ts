@@ -12,10 +12,13 @@ export interface ClusterProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts a cluster process (gateway, runtime node, simulator) from source; resolves once its stdout matches `ready`, else kills it after 120 s (tsx compiles each from source; a loaded runner is slow). */
-export function startClusterProcess(name: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ClusterProcess> {
+/**
+ * Starts a cluster process (gateway, runtime node, simulator) from source; resolves once its stdout matches `ready`, else kills it after 120 s (tsx compiles each from source; a loaded runner is slow).
+ * `root`: the checkout it runs from (another release's, test/helpers/previous-release.ts); this one by default.
+ */
+export function startClusterProcess(name: string, args: string[], env: Record<string, string>, ready: RegExp, root = ROOT): Promise<ClusterProcess> {
   const child = spawn(process.execPath, ['--conditions=switchboard-source', '--import', 'tsx', ...args], {
-    cwd: ROOT,
+    cwd: root,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
