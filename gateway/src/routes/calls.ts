@@ -37,7 +37,7 @@ export async function findCall(deps: RouteDeps, callId: string, agentId: string 
 }
 
 function checkCallId(callId: string): void {
-  if (!CALL_ID.test(callId)) fail(ErrorCodes.VALIDATION_FAILED, 'callId must be a callSid or a sessionId: letters, digits and _ only.');
+  if (!CALL_ID.test(callId)) fail(ErrorCodes.VALIDATION_FAILED, 'callId must be a callSid or a sessionId: letters, digits, _, : and - only.');
 }
 
 /** A call as the API shows it: its recording, when kept, with the link it is served at. */

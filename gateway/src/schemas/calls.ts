@@ -27,7 +27,7 @@ export const CallQuery = Type.Object({ agentId: Type.Optional(AgentId) }, { addi
 export type CallQuery = Static<typeof CallQuery>;
 
 /** A call id: the provider's call sid or Switchboard's session id. */
-export const CallId = Type.String({ pattern: '^[A-Za-z0-9_]{1,100}$', description: 'The callSid, or the sessionId make-call returned.' });
+export const CallId = Type.String({ pattern: '^[A-Za-z0-9_:-]{1,100}$', description: "The callSid (Twilio's CA…, Telnyx's call_control_id v3:…), or the sessionId make-call returned." });
 
 export const CallSummary = Type.Object(
   {
