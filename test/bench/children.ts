@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onExit } from './exit-cleanup.js';
+import { tracingEnv } from './otlp-sink.js';
 
 /** Repository root: children run from here so that `--import tsx` and workspace packages resolve. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -78,10 +79,11 @@ export interface SpawnOptions {
 /** Spawns a Node child that is tracked for clean-up from the first moment, and waits for its ready line. */
 export async function spawnServer(options: SpawnOptions): Promise<{ server: ChildServer; match: RegExpExecArray }> {
   const trace = traceFlags();
+  const otel = await tracingEnv();
   const child = spawn(process.execPath, [...sourceFlags(), ...profileFlags(options.name), ...trace.flags, ...options.args], {
     cwd: ROOT,
     // A clean environment: no provider credentials from the caller's shell can leak in.
-    env: { PATH: process.env.PATH ?? '', ...trace.env, ...options.env },
+    env: { PATH: process.env.PATH ?? '', ...trace.env, ...otel, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // Tracked from the first moment: a bench that crashes or is interrupted must not leave servers behind.
