@@ -22,7 +22,7 @@ export async function sendEmail(resend: Resend, message: OutboundMessage): Promi
     ...(message.html ? { html: message.html } : {}),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
   } as CreateEmailOptions;
-  const { result, socketError } = await withSocketError(() =>
+  const { result, socketError } = await withSocketError(message.idempotencyKey, () =>
     resend.emails.send(email, {
       ...(message.idempotencyKey ? { idempotencyKey: message.idempotencyKey } : {}),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),

@@ -112,7 +112,7 @@ describe('resend driver against the simulator', () => {
       });
     });
     const closed = await driver.create({ ...settingsOf(s), baseUrl: `http://127.0.0.1:${port}` }, context);
-    const err = await closed.send!({ channel: 'email', from: AGENT, to: PERSON, subject: 'S', body: 'B' }).then(() => undefined, (e: unknown) => e);
+    const err = await closed.send!({ channel: 'email', from: AGENT, to: PERSON, subject: 'S', body: 'B', idempotencyKey: 'key-refused' }).then(() => undefined, (e: unknown) => e);
     assert.equal((err as { code?: string }).code, 'PROVIDER_ERROR');
     assert.equal((err as { retryable?: boolean }).retryable, true);
     assert.equal(isNotAccepted(err), true);
