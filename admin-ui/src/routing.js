@@ -28,7 +28,7 @@ function OrderList({ channel, providers, unused, onChange }) {
   return html`<ol class="routing-order" aria-label=${label} data-channel=${channel}>
       ${providers.map(
         (p, i) => html`<li key=${p} data-provider=${p}>
-          <span class="provider-name">${p}</span>${i === 0 ? html` <small>(the channel's own)</small>` : ''}
+          <span class="provider-name">${p}${i === 0 ? html` <small>(the channel's own)</small>` : ''}</span>
           <button type="button" class="link" disabled=${i === 0} onClick=${() => move(i, -1)} aria-label=${`Move ${p} up in the ${label}`}>Move up</button>
           <button type="button" class="link" disabled=${i === providers.length - 1} onClick=${() => move(i, 1)} aria-label=${`Move ${p} down in the ${label}`}>Move down</button>
           <button type="button" class="link" disabled=${providers.length === 1} onClick=${() => onChange(providers.filter((q) => q !== p))} aria-label=${`Remove ${p} from the ${label}`}>Remove</button>
@@ -125,8 +125,7 @@ export function RoutingEditor({ channels, onSaved }) {
   return html`<section class="card" aria-labelledby="routing-title">
     <h2 id="routing-title">Routing order</h2>
     <p class="hint">
-      Saved to the env file as SMS_DRIVER, WHATSAPP_DRIVER, EMAIL_DRIVER, LINE_DRIVER and SMS_ROUTES, like every setting:
-      <strong>a saved change serves only after a deploy</strong> (the server restarts in-process with the saved settings).
+      Saved to the env file as SMS_DRIVER, WHATSAPP_DRIVER, EMAIL_DRIVER, LINE_DRIVER and SMS_ROUTES, like every setting:${' '}<strong>a saved change serves only after a deploy</strong> (the server restarts in-process with the saved settings).
       The first provider is the channel's own: agents' pool numbers are held there, so put another first only if those numbers are held at it.
       In a cluster this writes this gateway's env file; give runtime nodes the same values and restart them.
     </p>
