@@ -32,7 +32,7 @@ const LEASE_TTL_MS = 1500;
  * (docs/cluster.md, "Request time-outs"). A process replaced in a rolling upgrade must never leave an agent
  * dark longer than that, with room for a loaded 2-core runner (a bound on correctness, not a speed figure).
  */
-const FAILOVER_MS = LEASE_TTL_MS + READ_TIMEOUT_MS + 2_000;
+const FAILOVER_MS = LEASE_TTL_MS + READ_TIMEOUT_MS + 3_000;
 /** After each replacement every agent answers again, then keeps answering for this long. */
 const STEADY_MS = 2 * LEASE_TTL_MS;
 const PROBE_EVERY_MS = 100;
