@@ -164,4 +164,18 @@ describe('simulated Telnyx Call Control', () => {
     // Nobody answers it: it gives up as unanswered after its ring time.
     assert.equal((await phoneCall.done).status, 'no-answer');
   });
+
+  it('posts one call event through the control API', async () => {
+    const seen = gateway.received.length;
+    const res = await fetch(`${sim.url}/_sim/inbound/telnyx-call-event`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agentId: 'agent-2', eventType: 'call.hangup', callControlId: 'v3:abc', status: 'busy' }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const [event] = (await gateway.waitFor(seen + 1)).slice(seen);
+    assert.equal(event!.path, '/webhooks/agent-2/call-status');
+    const { data } = JSON.parse(event!.body) as { data: { event_type: string; payload: Record<string, unknown> } };
+    assert.deepEqual([data.event_type, data.payload.call_control_id, data.payload.hangup_cause], ['call.hangup', 'v3:abc', 'user_busy']);
+  });
 });
