@@ -1428,7 +1428,7 @@ export interface paths {
         get?: never;
         /**
          * Saves message channels' provider order and SMS prefix routes to the env file (SMS_DRIVER, SMS_ROUTES...), as the settings save does.
-         * @description Each provider must be a loaded driver offering the channel, named once; prefixes are E.164 (`+44`), each once, naming only providers of the new order. The first provider is the channel’s own: the agents’ pool numbers are held there. Like every saved setting it serves after the next deploy (POST /admin/api/deploy); in a cluster only this gateway’s env file is written, and runtime nodes keep their own settings until they are restarted with the same values.
+         * @description Each provider must be a loaded driver offering the channel, named once; prefixes are E.164 (`+44`), each once, naming only providers of the new order. The first provider is the channel’s own: the agents’ pool numbers are held there. Like every saved setting it serves after the next deploy (POST /admin/api/deploy); in a cluster only this gateway’s env file is written, and runtime nodes keep their own settings until they are restarted with the same values. A setting the process environment gives wins over the env file, so saving it is refused (400).
          */
         put: operations["adminSaveProviderRouting"];
         post?: never;

@@ -66,6 +66,7 @@ export class Deployment extends EventEmitter<{ deployed: [Gateway]; failed: [unk
       get deploying() {
         return deployment?.swapping !== undefined;
       },
+      givenElsewhere: (key) => options.env?.[key] !== undefined || options.overrides?.[key] !== undefined,
     };
     const socket = new SwitchingListener();
     const gateway = await startGateway({ settings, logger, admin, listen: socket.listen, cluster: options.cluster });

@@ -17,14 +17,15 @@ export interface TestDeployment {
   close(): Promise<void>;
 }
 
-export async function startTestDeployment(envText = ''): Promise<TestDeployment> {
+/** `env` stands for the process environment, whose settings win over the env file's. */
+export async function startTestDeployment(envText = '', env: Record<string, string> = {}): Promise<TestDeployment> {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-deploy-'));
   const envFile = join(dir, '.env');
   const orchestratorToken = `sb_orch_test_${randomBytes(24).toString('base64url')}`;
   if (envText) writeFileSync(envFile, envText, { mode: 0o600 });
   const deployment = await Deployment.start({
     envFile,
-    env: {},
+    env,
     overrides: {
       PORT: 0,
       DATA_DIR: join(dir, 'data'),

@@ -136,4 +136,27 @@ describe('admin provider routing: save, validate, deploy', { timeout: 120_000 },
     assert.deepEqual(c.available, ['telnyx']);
     assert.deepEqual(c.routes, []);
   });
+
+  it('refuses a setting the environment gives, which the env file cannot change, and shows nothing as saved', async () => {
+    const pinned = await startTestDeployment(twoSmsProvidersEnv(sim), { SMS_ROUTES: '+44=telnyx,twilio' });
+    try {
+      const before = readFileSync(pinned.envFile, 'utf8');
+      const res = await pinned.call('PUT', '/admin/api/providers/routing', {
+        token: pinned.orchestratorToken,
+        json: { channels: [{ channel: 'sms', providers: ['twilio', 'telnyx'], routes: [{ prefix: '+1', providers: ['telnyx'] }] }] },
+      });
+      const body = (await res.json()) as { code: string; error: string };
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(body.code, 'VALIDATION_FAILED');
+      assert.match(body.error, /SMS_ROUTES is given by the process environment or the command line, which wins over the env file/);
+      assert.equal(readFileSync(pinned.envFile, 'utf8'), before);
+      // An order alone is the file's to change.
+      const order = await pinned.call('PUT', '/admin/api/providers/routing', { token: pinned.orchestratorToken, json: { channels: [{ channel: 'sms', providers: ['telnyx', 'twilio'] }] } });
+      assert.equal(order.status, 200, await order.clone().text());
+      const board = (await (await pinned.call('GET', '/admin/api/providers', { token: pinned.orchestratorToken })).json()) as { channels: Channel[] };
+      assert.deepEqual(board.channels.find((c) => c.channel === 'sms')!.saved, { providers: ['telnyx', 'twilio'], routes: [{ prefix: '+44', providers: ['telnyx', 'twilio'] }] });
+    } finally {
+      await pinned.close();
+    }
+  });
 });

@@ -124,18 +124,21 @@ export function routingSettings(
 
 /**
  * What the env file holds for a channel's routing when it differs from what serves: saved, waiting for a
- * deploy. Undefined when they agree.
+ * deploy. Undefined when they agree. A setting the environment gives counts as serving (the file cannot change it).
  */
 export function savedRouting(
   channel: Channel,
   file: Readonly<Record<string, string>>,
   serving: Readonly<Record<string, unknown>>,
   drivers: readonly Driver[],
+  givenElsewhere: (key: string) => boolean = () => false,
 ): { providers: string[]; routes: PrefixRoute[] } | undefined {
   const order = orderSetting(channel);
   const routes = routesSetting(channel);
-  const fileOrder = file[order] ?? '';
-  const fileRoutes = ROUTED.has(channel) ? (file[routes] ?? '') : '';
+  // What the environment gives is what the next start reads, whatever the file says.
+  const next = (key: string) => (givenElsewhere(key) ? String(serving[key] ?? '') : (file[key] ?? ''));
+  const fileOrder = next(order);
+  const fileRoutes = ROUTED.has(channel) ? next(routes) : '';
   const servingRoutes = ROUTED.has(channel) ? String(serving[routes] ?? '') : '';
   if (fileOrder === String(serving[order] ?? '') && fileRoutes === servingRoutes) return undefined;
   const candidates = offering(drivers, channel);

@@ -35,7 +35,7 @@ export function adminProviderRoutes(deps: RouteDeps, board: ProviderBoard): Rout
         const file = deps.admin ? readEnvFile(deps.admin.envFile) : undefined;
         const drivers = ports.admin.drivers();
         const channels = MESSAGE_CHANNELS.map((channel) => {
-          const saved = file && savedRouting(channel, file, ports.settings, drivers);
+          const saved = file && savedRouting(channel, file, ports.settings, drivers, (key) => deps.admin!.givenElsewhere(key));
           const order = ports.admin.providers(channel);
           return {
             channel,
@@ -57,7 +57,8 @@ export function adminProviderRoutes(deps: RouteDeps, board: ProviderBoard): Rout
       description:
         'Each provider must be a loaded driver offering the channel, named once; prefixes are E.164 (`+44`), each once, naming only providers of the new order. ' +
         'The first provider is the channel\u2019s own: the agents\u2019 pool numbers are held there. Like every saved setting it serves after the next deploy (POST /admin/api/deploy); ' +
-        'in a cluster only this gateway\u2019s env file is written, and runtime nodes keep their own settings until they are restarted with the same values.',
+        'in a cluster only this gateway\u2019s env file is written, and runtime nodes keep their own settings until they are restarted with the same values. ' +
+        'A setting the process environment gives wins over the env file, so saving it is refused (400).',
       body: ProviderRoutingBody,
       responses: { 200: { description: 'Saved; serves after the next deploy.', schema: ProviderRoutingResponse }, ...errorResponses(400, 401, 403, 409, 415, 429) },
       async handler({ body }: RouteContext<ProviderRoutingBody>) {
@@ -65,6 +66,14 @@ export function adminProviderRoutes(deps: RouteDeps, board: ProviderBoard): Rout
         if (!admin) fail(ErrorCodes.CONFLICT, 'This server was not started from an env file, so the routing cannot be saved here; set SMS_DRIVER and SMS_ROUTES in its settings and restart it.');
         if (admin.deploying) fail(ErrorCodes.CONFLICT, 'A deploy is under way; save once it has finished (GET /admin/api/status shows lastDeploy).');
         const updates = routingSettings(body.channels, ports.admin.drivers(), { ...ports.settings, ...readEnvFile(admin.envFile) });
+        const pinned = Object.keys(updates).filter((key) => admin.givenElsewhere(key));
+        if (pinned.length > 0) {
+          fail(
+            ErrorCodes.VALIDATION_FAILED,
+            `${pinned.join(' and ')} ${pinned.length > 1 ? 'are' : 'is'} given by the process environment or the command line, which wins over the env file: change ${pinned.length > 1 ? 'them' : 'it'} there and restart.`,
+            pinned.map((key) => ({ field: 'channels', message: `${key} is given by the environment` })),
+          );
+        }
         const saved = saveSettings(admin.envFile, updates);
         logger.info({ keys: saved, routing: updates }, 'provider routing saved');
         return json(200, { ok: true, saved, envFile: admin.envFile, appliesOn: 'deploy' }, { 'cache-control': 'no-store' });

@@ -32,6 +32,8 @@ export interface AdminControl {
   readonly lastDeploy: DeployRecord | null;
   /** True from a deploy's start until its outcome is known: saving then would race it. */
   readonly deploying: boolean;
+  /** True when the process environment or a command-line flag gives a setting: that wins over the env file. */
+  givenElsewhere(key: string): boolean;
 }
 
 /** One deploy as the admin status reports it. */
