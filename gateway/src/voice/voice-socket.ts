@@ -10,8 +10,8 @@ interface SocketData {
 
 /**
  * `WSS /webhooks/:agentId/voice-ws`: the provider's media connection. The upgrade is refused unless
- * its Twilio signature holds (checked by the telephony driver over the public WebSocket URL); the
- * frames then drive the call's dialogue in the mode the call was connected with.
+ * the telephony driver's check over the public WebSocket URL holds (Twilio's signature; the token in
+ * a Telnyx stream URL); the frames then drive the call's dialogue in the mode the call was connected with.
  */
 export function attachVoiceSocket(routes: SocketRoutes, deps: { voice: GatewayPorts['voice']; metrics: GatewayMetrics; logger: Logger; publicBaseUrl: () => string }): void {
   const { voice, metrics, logger } = deps;
