@@ -1,6 +1,7 @@
 // Two text-to-speech providers (TTS_DRIVER=elevenlabs,openai): a live stream call's replies are spoken
 // by ElevenLabs while it answers, and by OpenAI when it fails (an error, or no speech in time), so the
-// caller still hears them; with ElevenLabs well, OpenAI is never asked. Embedded and clustered (scripts/test.mjs).
+// caller still hears them; with ElevenLabs well, OpenAI is never asked; with ElevenLabs hanging, its circuit
+// opens and later turns skip it until the half-open probe finds it well. Embedded and clustered (scripts/test.mjs).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { simulatorDriverSpecs } from '@switchboard/gateway';
@@ -9,6 +10,10 @@ import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callbac
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const CALLER = '+14155550123';
+/** How long ElevenLabs' open circuit keeps turns from it: long enough for two calls, short enough to wait out. */
+const HALF_OPEN_MS = 15_000;
+/** Questions for the circuit's calls, one per call, so each reply's text names its turn at the simulators. */
+const QUESTIONS = ['garden seating', 'wine list', 'gift vouchers', 'private rooms', 'vegan options', 'late checkout', 'pet policy', 'bike storage', 'kids menu', 'live music', 'corkage fee', 'car park', 'terrace heaters', 'birthday cakes', 'group bookings', 'gluten free'];
 
 describe('a call whose speech provider fails goes on in the second voice', { timeout: 120_000 }, () => {
   let t: TestGateway;
@@ -17,7 +22,7 @@ describe('a call whose speech provider fails goes on in the second voice', { tim
   let secret: string | undefined;
 
   before(async () => {
-    t = await startTestGateway({ VOICE_MODE: 'stream', TTS_DRIVER: 'elevenlabs,openai', TTS_FAILOVER_TIMEOUT_MS: 1000 }, undefined, {
+    t = await startTestGateway({ VOICE_MODE: 'stream', TTS_DRIVER: 'elevenlabs,openai', TTS_FAILOVER_TIMEOUT_MS: 1000, PROVIDER_CIRCUIT_FAILURES: 3, PROVIDER_CIRCUIT_HALF_OPEN_MS: HALF_OPEN_MS }, undefined, {
       drivers: (sim) => [...simulatorDriverSpecs(sim), { packageName: '@switchboard/driver-openai', settings: { apiKey: sim.credentials.openai.apiKey, baseUrl: sim.baseUrls.openai } }],
     });
     agent = await provisionAgent(t, 'two-voices', ['voice'], { greeting: 'Hello, two voices here.' });
@@ -88,5 +93,49 @@ describe('a call whose speech provider fails goes on in the second voice', { tim
     const recording = await callAsking('dessert menu');
     assert.ok(recording.turns[1]!.agent.speechMs > 500, 'the next reply is heard');
     assert.equal(spokenByOpenAi().length, before, 'ElevenLabs, answering again, spoke it');
+  });
+
+  it('with ElevenLabs hanging, its circuit opens: later turns go to OpenAI without asking it; once it answers, the half-open probe brings it back', async () => {
+    const questions = [...QUESTIONS];
+    const reply = (question: string) => `You asked about ${question}`;
+    /** How many times ElevenLabs was asked to speak `text`, answered or not. */
+    const askedElevenLabs = (text: string) => t.sim.requests('elevenlabs').filter((r) => (r.body as { text?: string } | undefined)?.text === text).length;
+    /** One call asking the next question; answers the reply's text once the caller heard it. */
+    const nextCall = async () => {
+      const question = questions.shift()!;
+      const recording = await callAsking(question);
+      assert.ok(recording.turns[1]!.agent.speechMs > 500, `the reply to "${question}" is heard`);
+      return reply(question);
+    };
+    t.sim.faults.add({ provider: 'elevenlabs', pathIncludes: '/text-to-speech/', timeout: true });
+    try {
+      // Each turn ElevenLabs holds costs the failover time-out and counts towards its circuit, until a turn skips it.
+      await eventually(
+        async () => {
+          const text = await nextCall();
+          assert.ok(spokenByOpenAi().includes(text), 'OpenAI spoke the reply');
+          return askedElevenLabs(text) === 0 || undefined;
+        },
+        { timeoutMs: 90_000, intervalMs: 0, message: "a turn spoken without asking ElevenLabs, once its circuit opened" },
+      );
+      const text = await nextCall();
+      assert.ok(spokenByOpenAi().includes(text), 'OpenAI spoke the next reply');
+      assert.equal(askedElevenLabs(text), 0, 'the open circuit kept the next turn from ElevenLabs too');
+      const metrics = await (await t.call('GET', '/metrics')).text();
+      assert.match(metrics, /switchboard_provider_circuit_state\{provider="elevenlabs"\} 2/, "ElevenLabs' circuit reported open");
+    } finally {
+      t.sim.faults.clear();
+    }
+    // ElevenLabs answers again: once the half-open time passes, a turn probes it, and it speaks.
+    await eventually(
+      async () => {
+        const text = await nextCall();
+        return t.sim.requests('elevenlabs').some((r) => r.status === 200 && (r.body as { text?: string } | undefined)?.text === text) || undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 1000, message: 'ElevenLabs to speak a turn again after the half-open time' },
+    );
+    const text = await nextCall();
+    assert.equal(askedElevenLabs(text), 1, 'ElevenLabs speaks the turns again');
+    assert.ok(!spokenByOpenAi().includes(text), 'OpenAI is not asked');
   });
 });

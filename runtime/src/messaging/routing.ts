@@ -1,5 +1,6 @@
-import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
+import { BrokenCircuitError } from 'cockatiel';
 import { ErrorCodes, SwitchboardError, isNotAccepted, isRetryable, type Channel, type Driver } from '@switchboard/sdk';
+import { ProviderCircuits } from '../drivers/provider-circuits.js';
 import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
 import type { AgentChannel } from '../store/repositories/agents.js';
@@ -27,8 +28,6 @@ export interface ProviderRouterOptions {
   readonly events: RuntimeEvents;
 }
 
-const STATE_NAMES = { [CircuitState.Closed]: 'closed', [CircuitState.Open]: 'open', [CircuitState.HalfOpen]: 'half-open', [CircuitState.Isolated]: 'open' } as const;
-
 /**
  * Where each send goes: the providers of its channel in order (the channel's `<CHANNEL>_DRIVER` list,
  * or the destination's prefix route), each with the sender the agent holds there, and a circuit
@@ -38,12 +37,14 @@ const STATE_NAMES = { [CircuitState.Closed]: 'closed', [CircuitState.Open]: 'ope
  */
 export class ProviderRouter {
   readonly #routes = new Map<Channel, PrefixRoute[]>();
-  readonly #circuits = new Map<string, CircuitBreakerPolicy>();
+  readonly #circuits: ProviderCircuits;
 
   constructor(
     private readonly drivers: DriverSet,
     private readonly options: ProviderRouterOptions,
-  ) {}
+  ) {
+    this.#circuits = new ProviderCircuits({ failures: options.circuitFailures, halfOpenAfterMs: options.halfOpenAfterMs, events: options.events }, providerTrouble);
+  }
 
   /**
    * Checks the routes against the loaded drivers (each name one of its channel's providers); throws
@@ -97,21 +98,11 @@ export class ProviderRouter {
    */
   async attempt<T>(provider: string, send: () => Promise<T>): Promise<T> {
     try {
-      return await this.#circuit(provider).execute(send);
+      return await this.#circuits.for(provider).execute(send);
     } catch (err) {
       if (!(err instanceof BrokenCircuitError)) throw err;
       throw new SwitchboardError(ErrorCodes.PROVIDER_ERROR, `${provider} is skipped: its circuit is open after repeated failures`, { retryable: true, notAccepted: true, cause: err });
     }
-  }
-
-  #circuit(provider: string): CircuitBreakerPolicy {
-    let circuit = this.#circuits.get(provider);
-    if (!circuit) {
-      circuit = circuitBreaker(handleWhen(providerTrouble), { halfOpenAfter: this.options.halfOpenAfterMs, breaker: new ConsecutiveBreaker(this.options.circuitFailures) });
-      circuit.onStateChange((state) => this.options.events.emit('providerCircuit', { provider, state: STATE_NAMES[state] }));
-      this.#circuits.set(provider, circuit);
-    }
-    return circuit;
   }
 }
 

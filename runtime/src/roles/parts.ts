@@ -262,6 +262,7 @@ export function callService(parts: Pick<RoleParts, 'settings' | 'logger' | 'stor
     mode: settings.VOICE_MODE,
     maxCallSeconds: settings.VOICE_MAX_CALL_SECONDS,
     ttsFailoverTimeoutMs: settings.TTS_FAILOVER_TIMEOUT_MS,
+    ttsCircuit: { failures: settings.PROVIDER_CIRCUIT_FAILURES, halfOpenAfterMs: settings.PROVIDER_CIRCUIT_HALF_OPEN_MS },
     publicBaseUrl,
     recordings: callRecordings(parts),
     recordingConsent: new RecordingConsent(new RecipientPlaces(), parseAnnouncements(settings.RECORDING_ANNOUNCEMENTS)),

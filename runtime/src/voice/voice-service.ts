@@ -16,10 +16,12 @@ import type { CallMessages } from './call-messages.js';
 import type { CallRecorder } from './call-recorder.js';
 import type { CallRecordings } from './call-recordings.js';
 import type { RecordingConsent } from '../compliance/recording-consent.js';
-import { speechWithFailover } from './speech-failover.js';
+import type { ProviderCircuits } from '../drivers/provider-circuits.js';
+import { speechCircuits, speechWithFailover } from './speech-failover.js';
 
 /** TTS_FAILOVER_TIMEOUT_MS's default, for a service built without settings. */
 const DEFAULT_TTS_FAILOVER_TIMEOUT_MS = 5000;
+const DEFAULT_TTS_CIRCUIT = { failures: 5, halfOpenAfterMs: 30_000 };
 /** Greetings whose audio is kept (a few KB each: seconds of 8 kHz μ-law). */
 const GREETINGS_KEPT = 256;
 
@@ -37,6 +39,7 @@ export class VoiceService {
   readonly sessions = new CallSessions();
   /** Greetings' audio by voice and text, most recently used last. */
   readonly #greetings = new Map<string, Promise<SynthesizedAudio>>();
+  #speechCircuits: ProviderCircuits | undefined;
 
   constructor(
     private readonly store: Store,
@@ -55,6 +58,8 @@ export class VoiceService {
       recordingConsent?: RecordingConsent;
       /** With several TTS providers, how long one may take for a turn's speech before the next is asked (TTS_FAILOVER_TIMEOUT_MS). */
       ttsFailoverTimeoutMs?: number;
+      /** The TTS providers' circuits (PROVIDER_CIRCUIT_FAILURES, PROVIDER_CIRCUIT_HALF_OPEN_MS), as the message providers'. */
+      ttsCircuit?: { failures: number; halfOpenAfterMs: number };
     },
     private readonly logger?: Logger,
   ) {}
@@ -207,7 +212,8 @@ export class VoiceService {
     const drivers = this.drivers.ordered('tts').filter((d): d is Driver & { tts: NonNullable<Driver['tts']> } => d.tts !== undefined);
     if (drivers.length === 0) throw new SwitchboardError(ErrorCodes.UNAVAILABLE, 'No text-to-speech provider is configured; set ELEVENLABS_API_KEY, or add a driver offering tts to DRIVERS.');
     if (drivers.length === 1) return drivers[0]!.tts;
-    return speechWithFailover(drivers, this.options.ttsFailoverTimeoutMs ?? DEFAULT_TTS_FAILOVER_TIMEOUT_MS, this.events, this.logger);
+    this.#speechCircuits ??= speechCircuits({ ...(this.options.ttsCircuit ?? DEFAULT_TTS_CIRCUIT), events: this.events });
+    return speechWithFailover(drivers, this.options.ttsFailoverTimeoutMs ?? DEFAULT_TTS_FAILOVER_TIMEOUT_MS, this.#speechCircuits, this.events, this.logger);
   }
 
   /**

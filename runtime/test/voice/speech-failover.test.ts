@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCodes, SwitchboardError, type Driver, type SpeechSynthesis, type SynthesizedAudio } from '@switchboard/sdk';
 import { RuntimeEvents } from '../../src/events.js';
-import { speechWithFailover } from '../../src/voice/speech-failover.js';
+import { eventually } from '../../src/testing/eventually.js';
+import { speechCircuits, speechWithFailover } from '../../src/voice/speech-failover.js';
 
 type Asked = Parameters<SpeechSynthesis['synthesize']>[0];
 
@@ -25,11 +26,15 @@ function ttsDriver(provider: string, answer: (asked: Asked) => Promise<Synthesiz
 const audio = (byte: number): Promise<SynthesizedAudio> => Promise.resolve({ audio: Buffer.alloc(160, byte), format: 'ulaw_8000', sampleRate: 8000 });
 const fails = () => Promise.reject(new SwitchboardError(ErrorCodes.PROVIDER_ERROR, 'elevenlabs refused the request (HTTP 503)', { retryable: true }));
 
+/** Speech from `drivers` in order, with circuits opening after `failures` failures. */
+const failover = (drivers: readonly (Driver & { tts: SpeechSynthesis })[], timeoutMs: number, events = new RuntimeEvents(), failures = 5, halfOpenAfterMs = 30_000) =>
+  speechWithFailover(drivers, timeoutMs, speechCircuits({ failures, halfOpenAfterMs, events }), events);
+
 describe('speech with failover', () => {
   it('speaks with the first provider while it answers; the next is not asked', async () => {
     const first = ttsDriver('elevenlabs', () => audio(1));
     const second = ttsDriver('openai', () => audio(2));
-    const speech = speechWithFailover([first.driver, second.driver], 1000, new RuntimeEvents());
+    const speech = failover([first.driver, second.driver], 1000);
     const result = await speech.synthesize({ text: 'Hello', format: 'ulaw_8000', voice: 'Rachel' });
     assert.equal(result.audio[0], 1);
     assert.deepEqual(first.asked, [{ text: 'Hello', format: 'ulaw_8000', voice: 'Rachel' }]);
@@ -44,7 +49,7 @@ describe('speech with failover', () => {
     const events = new RuntimeEvents();
     const failovers: unknown[] = [];
     events.on('providerFailover', (e) => failovers.push(e));
-    const speech = speechWithFailover([first.driver, second.driver], 1000, events);
+    const speech = failover([first.driver, second.driver], 1000, events);
     const result = await speech.synthesize({ text: 'Hello', format: 'ulaw_8000', voice: 'Rachel' });
     assert.equal(result.audio[0], 2);
     assert.deepEqual(second.asked, [{ text: 'Hello', format: 'ulaw_8000' }], "the first provider's voice is not passed on");
@@ -59,7 +64,7 @@ describe('speech with failover', () => {
     const first = ttsDriver('elevenlabs', () => new Promise<SynthesizedAudio>((resolve) => setTimeout(() => void audio(1).then(resolve), 2000).unref()));
     const second = ttsDriver('openai', () => audio(2));
     const started = Date.now();
-    const result = await speechWithFailover([first.driver, second.driver], 100, new RuntimeEvents()).synthesize({ text: 'Hello', format: 'ulaw_8000' });
+    const result = await failover([first.driver, second.driver], 100).synthesize({ text: 'Hello', format: 'ulaw_8000' });
     assert.equal(result.audio[0], 2);
     assert.ok(Date.now() - started < 1500, 'the slow provider is not waited for');
   });
@@ -67,11 +72,29 @@ describe('speech with failover', () => {
   it('fails with the last provider when every one fails, and does not fail over text none can say', async () => {
     const first = ttsDriver('elevenlabs', fails);
     const second = ttsDriver('openai', () => Promise.reject(new SwitchboardError(ErrorCodes.PROVIDER_ERROR, 'openai refused the request (HTTP 500)', { retryable: true })));
-    const speech = speechWithFailover([first.driver, second.driver], 1000, new RuntimeEvents());
+    const speech = failover([first.driver, second.driver], 1000);
     await assert.rejects(speech.synthesize({ text: 'Hello', format: 'ulaw_8000' }), /openai refused/);
     const invalid = ttsDriver('elevenlabs', () => Promise.reject(new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'There is no text to synthesise.')));
     const other = ttsDriver('openai', () => audio(2));
-    await assert.rejects(speechWithFailover([invalid.driver, other.driver], 1000, new RuntimeEvents()).synthesize({ text: ' ', format: 'ulaw_8000' }), { code: 'VALIDATION_FAILED' });
+    await assert.rejects(failover([invalid.driver, other.driver], 1000).synthesize({ text: ' ', format: 'ulaw_8000' }), { code: 'VALIDATION_FAILED' });
     assert.equal(other.asked.length, 0);
+  });
+
+  it('skips a provider whose circuit opened after consecutive failures or time-outs, until its half-open probe', async () => {
+    let hanging = true;
+    const first = ttsDriver('elevenlabs', () => (hanging ? new Promise<SynthesizedAudio>(() => undefined) : audio(1)));
+    const second = ttsDriver('openai', () => audio(2));
+    const events = new RuntimeEvents();
+    const circuit: string[] = [];
+    events.on('providerCircuit', ({ provider, state }) => circuit.push(`${provider} ${state}`));
+    const speech = failover([first.driver, second.driver], 50, events, 2, 200);
+    for (let i = 0; i < 2; i++) assert.equal((await speech.synthesize({ text: `turn ${i}`, format: 'ulaw_8000' })).audio[0], 2);
+    assert.deepEqual(circuit, ['elevenlabs open']);
+    for (let i = 2; i < 6; i++) assert.equal((await speech.synthesize({ text: `turn ${i}`, format: 'ulaw_8000' })).audio[0], 2);
+    assert.equal(first.asked.length, 2, 'the open circuit keeps turns from the hanging provider');
+    hanging = false;
+    await eventually(async () => ((await speech.synthesize({ text: 'probe', format: 'ulaw_8000' })).audio[0] === 1 ? true : undefined), { timeoutMs: 5000, intervalMs: 50, message: 'the half-open probe to reach the first provider again' });
+    assert.deepEqual(circuit, ['elevenlabs open', 'elevenlabs half-open', 'elevenlabs closed']);
+    assert.equal((await speech.synthesize({ text: 'after', format: 'ulaw_8000' })).audio[0], 1);
   });
 });
