@@ -107,6 +107,7 @@ const inClusterPass = declared('cluster pass', [
   'test/integration/whatsapp-opt-out.test.ts',
   'test/integration/list-unsubscribe.test.ts',
   'test/integration/postmark-email.test.ts',
+  'test/integration/whatsapp-failover.test.ts',
 ]);
 const clusterPass = process.env.SWITCHBOARD_TEST_CLUSTER ? [] : files.filter(inClusterPass);
 

@@ -16,7 +16,9 @@ export class DriverWebhookPort implements WebhookPort {
   ) {}
 
   readonly contentTypes = (channel: Channel): readonly string[] | undefined => {
-    const types = this.drivers.ordered(channel).flatMap((d) => d.webhooks?.contentTypes ?? []);
+    // A driver that declares none takes the channel's default (Twilio's form posts on sms, whatsapp and
+    // voice): beside one that declares JSON (the Cloud API's), both kinds are taken at the same URL.
+    const types = this.drivers.ordered(channel).flatMap((d) => (d.webhooks ? (d.webhooks.contentTypes ?? defaultContentTypes(channel)) : []));
     return types.length === 0 ? undefined : [...new Set(types)];
   };
 
@@ -52,4 +54,9 @@ export class DriverWebhookPort implements WebhookPort {
     this.events.emit('webhookRejected', { provider: drivers[0]!.manifest.provider, reason: 'signature' });
     throw hasErrorCode(refusal, ErrorCodes.SIGNATURE_INVALID) ? refusal : new SwitchboardError(ErrorCodes.SIGNATURE_INVALID, 'The signature could not be checked.', { cause: refusal });
   };
+}
+
+/** What a driver that declares no `contentTypes` is taken to post (the SDK's documented default; voice as Twilio's calls). */
+function defaultContentTypes(channel: Channel): readonly string[] {
+  return channel === 'sms' || channel === 'whatsapp' || channel === 'voice' ? ['application/x-www-form-urlencoded'] : ['application/json'];
 }
