@@ -273,8 +273,8 @@ export const SettingsSchema = Type.Object(
       description:
         'SMS providers in order per destination, by E.164 prefix: `+44=telnyx,twilio;+1=twilio,telnyx`. The longest matching prefix wins; a destination no prefix matches follows SMS_DRIVER. Each name is one of the drivers SMS_DRIVER lists.',
     }),
-    PROVIDER_CIRCUIT_FAILURES: Type.Integer({ default: 5, minimum: 1, maximum: 1000, description: 'Consecutive sends a provider failed for its own reasons (refused connections, 5xx or 429 answers) before its circuit opens and sends skip it for PROVIDER_CIRCUIT_HALF_OPEN_MS.' }),
-    PROVIDER_CIRCUIT_HALF_OPEN_MS: Type.Integer({ default: 30_000, minimum: 100, maximum: 3_600_000, description: 'How long an open provider circuit stays open before one send probes the provider again (half-open); a success closes it.' }),
+    PROVIDER_CIRCUIT_FAILURES: Type.Integer({ default: 5, minimum: 1, maximum: 1000, description: 'Consecutive sends a provider failed for its own reasons (refused connections, 5xx or 429 answers) before its circuit opens and sends skip it for PROVIDER_CIRCUIT_HALF_OPEN_MS. With several TTS_DRIVER providers, consecutive call turns whose speech failed or timed out (TTS_FAILOVER_TIMEOUT_MS) open a TTS provider\'s circuit the same way.' }),
+    PROVIDER_CIRCUIT_HALF_OPEN_MS: Type.Integer({ default: 30_000, minimum: 100, maximum: 3_600_000, description: 'How long an open provider circuit stays open before one send (or call turn, for a TTS provider) probes the provider again (half-open); a success closes it.' }),
     SEND_MAX_ATTEMPTS: Type.Integer({ default: 3, minimum: 1, maximum: 10, description: 'Attempts at a provider send when the provider says a retry can help.' }),
     SEND_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000, description: 'How long one provider send may take before it counts as failed (and is retried).' }),
     SEND_RETRY_BASE_MS: Type.Integer({ default: 250, minimum: 1, maximum: 60_000, description: 'Delay before the first send retry; each next one doubles.' }),
