@@ -15,6 +15,8 @@ const OWN = '+14155550170';
 /** The simulated Cloud API's business number (its phone number id's): the agent's sender there. */
 const AT_CLOUD = '+15555550100';
 const CUSTOMER = '+14155550123';
+/** A customer who wrote to the agent's Twilio number only: Meta's window for the Cloud API number is closed. */
+const TWILIO_ONLY = '+14155550124';
 
 describe('failover between two WhatsApp providers: Twilio and the WhatsApp Cloud API', { timeout: 180_000 }, () => {
   let t: TestGateway;
@@ -151,6 +153,29 @@ describe('failover between two WhatsApp providers: Twilio and the WhatsApp Cloud
       assert.equal(t.sim.requests('twilio').filter((r) => r.fault === 'hang-after-accepting').length, 3, "each send's first answer was lost");
     } finally {
       t.sim.faults.clear();
+    }
+  });
+
+  it("a free-form send failed over to a number the customer never wrote to is taken by Meta and fails with 131047 (its window is per number), sent once", async () => {
+    assert.equal((await t.sim.inbound.whatsapp({ agentId: 'wa-routed', from: TWILIO_ONLY, to: OWN, body: 'Only on Twilio' })).status, 200);
+    await eventually(
+      async () => {
+        const { entries } = (await (await t.call('GET', '/api/v1/inbox?limit=200', { token: agent.securityToken })).json()) as { entries: { payload: { body?: string } }[] };
+        return entries.some((e) => e.payload.body === 'Only on Twilio') || undefined;
+      },
+      { timeoutMs: 15_000, message: "the customer's message in the inbox" },
+    );
+    await twilioPort.refuse();
+    try {
+      const sent = await sendOne({ to: TWILIO_ONLY });
+      assert.deepEqual([sent.status, sent.json.provider], [200, 'whatsapp-cloud'], JSON.stringify(sent.json));
+      assert.deepEqual(reached([sent.body]), { twilio: [0], cloud: [1] });
+      await eventually(
+        async () => (await sentEntries()).some((e) => e.messageId === sent.json.messageId && e.status === 'failed' && e.payload.provider === 'whatsapp-cloud') || undefined,
+        { timeoutMs: 30_000, message: "the send's failure from the Cloud API in the inbox" },
+      );
+    } finally {
+      await twilioPort.restore();
     }
   });
 });
