@@ -73,6 +73,9 @@ runtime nodes, which route the sends, read their own settings and need the same 
   \`telnyx:+15555550200\` (in \`POOL_PHONE_NUMBERS\`, or added with \`POST /admin/api/pools/phone\`) are
   numbers held at Telnyx; provisioning gives each agent one of them beside its own number while any are
   free. An agent with none there cannot fail over to it: the send fails with a reason naming the provider.
+  WhatsApp senders at the Cloud API are written \`whatsapp-cloud:+1…\` in \`POOL_WHATSAPP_SENDERS\` (the business number
+  of the configured phone number id). Meta's 24-hour window is per business number: a free-form message failed over
+  to a number the customer never wrote to is taken and then fails (131047).
   An email address is the agent's at every email provider (each sends for the domain), so email fails over
   from the same address.
 - **When a send fails over.** Only when the provider provably did not take the message: the connection was
@@ -97,8 +100,10 @@ runtime nodes, which route the sends, read their own settings and need the same 
   (0 closed, 1 half-open, 2 open).
 - **Text-to-speech.** \`TTS_DRIVER=elevenlabs,openai\`: a stream call's turn whose speech fails at the first
   provider (an error, or no audio within \`TTS_FAILOVER_TIMEOUT_MS\`) is spoken by the next, in that provider's
-  own default voice, rather than left silent; the next turn asks the first again. Counted as
-  \`switchboard_provider_failovers_total{channel="tts",from,to}\`.
+  own default voice, rather than left silent; the next turn asks the first again. After
+  \`PROVIDER_CIRCUIT_FAILURES\` consecutive turns it failed or kept waiting, its circuit opens and turns go to the
+  next at once, without waiting, until one turn probes it after \`PROVIDER_CIRCUIT_HALF_OPEN_MS\`. Counted as
+  \`switchboard_provider_failovers_total{channel="tts",from,to}\` and \`switchboard_provider_circuit_state{provider}\`.
 
 ## Traces (OpenTelemetry)
 
