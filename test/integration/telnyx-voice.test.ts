@@ -13,6 +13,7 @@ import { startSimulator, type CallRecording, type Simulator } from '@switchboard
 import { createLogger, loadSettings } from '@switchboard/runtime';
 import { eventually } from '@switchboard/runtime/testing';
 import { echoReply, startCallAnswerer, type CallbackReceiver } from '../helpers/callback-receiver.js';
+import { connectMcp } from '../helpers/mcp-client.js';
 
 const NUMBER = '+15555550100';
 const CALLER = '+14155550123';
@@ -156,6 +157,26 @@ describe('Telnyx selected for voice: Call Control with media streams', { timeout
         ['call.hangup', 200],
       ],
     );
+  });
+
+  it('over MCP: comms_make_call places a Telnyx call and comms_get_call reads it by its call_control_id', async () => {
+    const mcp = await connectMcp(gateway.url, 'streamable', agentToken, agentId);
+    try {
+      sim.phone.onOutbound('+14155550849', { steps: ['Okay, bye.'], stayOnLine: true, replyTimeoutMs: 8000 });
+      const placed = await mcp.call('comms_make_call', { to: '+14155550849', greeting: 'Hi.' });
+      assert.equal(placed.isError, false, JSON.stringify(placed.body));
+      const callSid = String(placed.body.callSid);
+      assert.match(callSid, /^v3:/);
+      const recording = await sim.phone.get(callSid)!.done;
+      assert.deepEqual(recording.errors, []);
+      const rest = await settled(callSid);
+      const tool = await mcp.call('comms_get_call', { callId: callSid });
+      assert.equal(tool.isError, false, JSON.stringify(tool.body));
+      assert.deepEqual(tool.body, rest);
+      assert.deepEqual(rest.transcript.map((l) => l.text), ['Hi.', 'Okay, bye.', 'Goodbye!']);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("an incoming call to the agent's Telnyx number is answered by command and reaches the agent", async () => {
