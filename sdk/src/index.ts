@@ -55,6 +55,7 @@ export type {
 export { safeEqual, hmacSha256Base64, headerValue, signatureError, malformedPayload, providerError } from './signature.js';
 export { validateDriver, checkDriverCapabilities } from './manifest.js';
 export { countSegments } from './sms.js';
+export { bareAddress } from './email.js';
 export { wavFile, wavHeader } from './wav.js';
 export type { SegmentCount } from './sms.js';
 export { SDK_VERSION } from './version.js';

@@ -59,6 +59,6 @@ export const driver = defineDriver<PostmarkSettings>(manifest, (settings): Drive
 });
 
 export default driver;
-export { bareAddress, parsePostmarkWebhook, verifyCredentials } from './webhooks.js';
+export { parsePostmarkWebhook, verifyCredentials } from './webhooks.js';
 export { DEFAULT_MESSAGE_STREAM, settingsSchema } from './settings.js';
 export type { PostmarkSettings } from './settings.js';

@@ -1,8 +1,8 @@
-import type { DeliveryStatusEvent, MessageStatus, OutboundMessage, SendResult, SentMessageRef } from '@switchboard/sdk';
+import { bareAddress, type DeliveryStatusEvent, type MessageStatus, type OutboundMessage, type SendResult, type SentMessageRef } from '@switchboard/sdk';
 import type { ServerClient } from 'postmark';
 import { SEND_KEY } from './email.js';
 import { MESSAGE_NOT_FOUND, postmarkCodeOf, postmarkFailure, statusOfPostmarkError } from './failure.js';
-import { POSTMARK_ID, bareAddress } from './webhooks.js';
+import { POSTMARK_ID } from './webhooks.js';
 
 /** Listed sends are compared with Postmark's clock this far back: the two clocks may disagree a little. */
 const CLOCK_SKEW_MS = 30_000;

@@ -1,6 +1,7 @@
 import {
   ErrorCodes,
   SwitchboardError,
+  bareAddress,
   headerValue,
   malformedPayload,
   safeEqual,
@@ -165,12 +166,6 @@ function receipt(payload: PostmarkPayload, recordType: 'Delivery' | 'Bounce' | '
     eventId,
     ...(permanent ? { suppression: 'hard-bounce' as const } : {}),
   };
-}
-
-/** `Jane Doe <jane@example.com>` → `jane@example.com`. */
-export function bareAddress(address: string): string {
-  const match = /<([^<>]+)>\s*$/.exec(address);
-  return (match ? match[1]! : address).trim();
 }
 
 function isoTime(value: string | undefined): string {

@@ -29,6 +29,5 @@ export const driver = defineDriver<ResendSettings>(manifest, (settings): Driver 
 });
 
 export default driver;
-export { bareAddress } from './webhooks.js';
 export { settingsSchema } from './settings.js';
 export type { ResendSettings } from './settings.js';

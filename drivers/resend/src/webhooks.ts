@@ -1,4 +1,5 @@
 import {
+  bareAddress,
   headerValue,
   malformedPayload,
   signatureError,
@@ -149,12 +150,6 @@ function errorCodeOf(event: ResendEvent): string | undefined {
 function eventIdOf(request: WebhookRequest): { eventId?: string } {
   const id = headerValue(request.headers, 'svix-id', 'webhook-id');
   return id === undefined ? {} : { eventId: id };
-}
-
-/** `Jane Doe <jane@example.com>` → `jane@example.com`: agents and channel lookup work on addresses. */
-export function bareAddress(address: string): string {
-  const match = /<([^<>]+)>\s*$/.exec(address);
-  return (match ? match[1]! : address).trim();
 }
 
 function isoTime(value: string | undefined): string {

@@ -5,7 +5,7 @@ import { startSimulator, type Simulator } from '@switchboard/provider-simulator'
 import { isNotAccepted, type Driver, type WebhookRequest } from '@switchboard/sdk';
 import { describeDriverConformance, startWebhookReceiver, type WebhookReceiver } from '@switchboard/sdk/testing';
 import { Webhook } from 'svix';
-import driver, { bareAddress, type ResendSettings } from '../src/index.js';
+import driver, { type ResendSettings } from '../src/index.js';
 
 const AGENT = 'agent@switchboard.test';
 const PERSON = 'person@example.com';
@@ -186,10 +186,5 @@ describe('resend driver against the simulator', () => {
 
   it('acknowledges with {"ok":true}', () => {
     assert.deepEqual(d.webhooks!.acknowledge('email'), { contentType: 'application/json', body: '{"ok":true}' });
-  });
-
-  it('keeps bare addresses', () => {
-    assert.equal(bareAddress('Pat <pat@example.com>'), 'pat@example.com');
-    assert.equal(bareAddress('pat@example.com'), 'pat@example.com');
   });
 });
