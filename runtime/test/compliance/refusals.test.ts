@@ -13,6 +13,8 @@ import { RuntimeEvents } from '../../src/events.js';
 import { openStore, type Store } from '../../src/store/store.js';
 
 const PERSON = '+14155550188';
+/** Noon where PERSON is (San Francisco): the checks below are not about calling hours, whatever the time of the run. */
+const NOON_THERE = new Date('2026-11-30T20:00:00Z');
 
 describe('refusals of the contact policy are stored and reported', () => {
   let dir: string;
@@ -25,7 +27,7 @@ describe('refusals of the contact policy are stored and reported', () => {
     store = await openStore({ dataDir: dir });
     events = new RuntimeEvents();
     events.on('contactRefused', (event) => reported.push(event));
-    const inner = new ContactPolicy({ doNotContact: store.doNotContact, consents: store.consents, places: new RecipientPlaces() });
+    const inner = new ContactPolicy({ doNotContact: store.doNotContact, consents: store.consents, places: new RecipientPlaces(), clock: () => NOON_THERE });
     policy = new RecordedContactPolicy(inner, store.contactRefusals, events, pino({ level: 'silent' }));
   });
   after(async () => {
@@ -63,7 +65,7 @@ describe('refusals of the contact policy are stored and reported', () => {
 
   it('a refusal that cannot be stored is still the answer', async () => {
     const failing = new RecordedContactPolicy(
-      { check: () => new ContactPolicy({ doNotContact: store.doNotContact, consents: store.consents, places: new RecipientPlaces() }).check({ agentId: 'agent-r', channel: 'sms', to: PERSON }) },
+      { check: () => new ContactPolicy({ doNotContact: store.doNotContact, consents: store.consents, places: new RecipientPlaces(), clock: () => NOON_THERE }).check({ agentId: 'agent-r', channel: 'sms', to: PERSON }) },
       { record: () => Promise.reject(new Error('disk full')) },
       events,
       pino({ level: 'silent' }),
