@@ -9,26 +9,27 @@ export const DRIVER_SETTING_PATTERN = '^DRIVER_[A-Z0-9]+(_[A-Z0-9]+)+$';
 
 /** `SMS_DRIVER`, `TTS_DRIVER`...: which driver serves a capability when several loaded drivers offer it. */
 function driverChoices() {
-  const choice = (capability: string, several: string) =>
+  const choice = (capability: string, name: string, several: string) =>
     Type.String({
       default: '',
       pattern: '^$|^\\S+$',
-      description: `The driver that serves ${capability} when several loaded drivers offer it: a package name, or a driver's settings name (\`twilio\`). ${several} Unset with two candidates, the start stops with DRIVER_CONFLICT.`,
+      description: `The driver that serves ${capability} when several loaded drivers offer it: a package name, or a driver's settings name (\`${name}\`). ${several} Unset with two candidates, the start stops with DRIVER_CONFLICT.`,
     });
-  const messages =
-    'Several may be named in order of preference (`twilio,telnyx`): sends go to the first and fail over to the next when one provably did not take a message (docs/configuration.md, "Routing and failover").';
+  const messages = (order: string) =>
+    `Several may be named in order of preference (\`${order}\`): sends go to the first and fail over to the next when one provably did not take a message (docs/configuration.md, "Routing and failover").`;
   const one = 'One driver only: a list is refused at start (DRIVER_CONFLICT).';
   return {
-    SMS_DRIVER: choice('sms', messages),
-    WHATSAPP_DRIVER: choice('whatsapp', messages),
-    EMAIL_DRIVER: choice('email', messages),
-    LINE_DRIVER: choice('the line (chat) channel', messages),
-    VOICE_DRIVER: choice('voice calls', one),
+    SMS_DRIVER: choice('sms', 'twilio', messages('twilio,telnyx')),
+    WHATSAPP_DRIVER: choice('whatsapp', 'twilio', messages('twilio,whatsapp-cloud')),
+    EMAIL_DRIVER: choice('email', 'resend', messages('resend,postmark')),
+    LINE_DRIVER: choice('the line (chat) channel', 'line', messages('line,<another driver>')),
+    VOICE_DRIVER: choice('voice calls', 'twilio', one),
     TTS_DRIVER: choice(
       'text-to-speech (tts)',
+      'elevenlabs',
       'Several may be named in order of preference (`elevenlabs,openai`): a call turn whose speech fails at one, or takes longer than TTS_FAILOVER_TIMEOUT_MS, is spoken by the next.',
     ),
-    STT_DRIVER: choice('speech-to-text (stt)', one),
+    STT_DRIVER: choice('speech-to-text (stt)', 'deepgram', one),
   };
 }
 
