@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { eventually } from '@switchboard/runtime/testing';
 import { WebSocket } from 'ws';
 import { encodeMulaw, pcm16le, startSimulator, synthesizeSpeech, type Simulator } from '../src/index.js';
 
@@ -23,13 +24,11 @@ class Listener {
   readonly messages: Message[] = [];
   readonly socket: WebSocket;
   readonly closed: Promise<{ code: number; reason: string }>;
-  #waiters: (() => void)[] = [];
 
   constructor(sim: Simulator, query: string, apiKey = sim.credentials.deepgram.apiKey) {
     this.socket = new WebSocket(`${sim.url.replace('http', 'ws')}/deepgram/v1/listen?${query}`, { headers: { authorization: `Token ${apiKey}` } });
     this.socket.on('message', (data) => {
       this.messages.push(JSON.parse(String(data)) as Message);
-      for (const wake of this.#waiters.splice(0)) wake();
     });
     this.closed = new Promise((resolve) => this.socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
   }
@@ -59,21 +58,14 @@ class Listener {
   }
 
   /** Waits until `count` messages matching `test` arrived. */
-  async waitFor(test: (m: Message) => boolean, count = 1, timeoutMs = 3000): Promise<Message[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const hits = this.messages.filter(test);
-      if (hits.length >= count) return hits;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`only ${hits.length} of ${count} messages arrived: ${JSON.stringify(this.messages.map((m) => m.type))}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.#waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
+  waitFor(test: (m: Message) => boolean, count = 1, timeoutMs = 3000): Promise<Message[]> {
+    return eventually(
+      () => {
+        const hits = this.messages.filter(test);
+        return hits.length >= count && hits;
+      },
+      { timeoutMs, intervalMs: 10, message: () => `${count} matching messages (${this.messages.filter(test).length} among ${JSON.stringify(this.messages.map((m) => m.type))})` },
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '@switchboard/runtime/testing';
 import { startSimulator, type CallRecording, type Simulator } from '../src/index.js';
 import { twilioClientFor } from './helpers.js';
 import { startFakeGateway, type FakeGateway, type StreamLog } from './phone-gateway.js';
@@ -7,14 +8,6 @@ import { startFakeGateway, type FakeGateway, type StreamLog } from './phone-gate
 const CALLER = '+447700900123';
 const AGENT_NUMBER = '+15555550100';
 const FAST = { quietMs: 300, replyTimeoutMs: 5000 };
-
-const waitUntil = async (test: () => boolean, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe('simulator phone', { concurrency: true }, () => {
   let sim: Simulator;
@@ -287,7 +280,7 @@ describe('simulator phone', { concurrency: true }, () => {
   it('follows REST updates: a redirect stops the stream and runs the new TwiML; Status=completed hangs up', async () => {
     const client = twilioClientFor(sim);
     const first = await sim.phone.call({ agentId: 'stream-redirect', from: CALLER, to: AGENT_NUMBER, script: { stayOnLine: true } });
-    await waitUntil(() => first.recording.frames.sent > 10);
+    await eventually(() => first.recording.frames.sent > 10, { timeoutMs: 5000, intervalMs: 10, message: () => `the first call to send over 10 frames (it sent ${first.recording.frames.sent})` });
     await client.calls(first.callSid).update({ twiml: '<Response><Say>Transferring you now</Say><Dial><Number>+15550002222</Number></Dial></Response>' });
     const rec = await first.done;
     assert.deepEqual(rec.heard.map((h) => h.kind), ['connect', 'say', 'dial']);
@@ -297,7 +290,7 @@ describe('simulator phone', { concurrency: true }, () => {
     assert.equal(rec.endedBy, 'twiml-end');
 
     const second = await sim.phone.call({ agentId: 'stream-redirect', from: CALLER, to: AGENT_NUMBER, script: { stayOnLine: true } });
-    await waitUntil(() => second.recording.frames.sent > 5);
+    await eventually(() => second.recording.frames.sent > 5, { timeoutMs: 5000, intervalMs: 10, message: () => `the second call to send over 5 frames (it sent ${second.recording.frames.sent})` });
     await client.calls(second.callSid).update({ status: 'completed' });
     const ended = await second.done;
     assert.equal(ended.endedBy, 'api');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '@switchboard/runtime/testing';
 import twilio from 'twilio';
 import { startSimulator, type Simulator } from '../src/index.js';
 import { formParams, header, startReceiver, twilioClientFor, type WebhookReceiver } from './helpers.js';
@@ -160,12 +161,8 @@ describe('Twilio API through the twilio SDK', () => {
   it('posts signed status callbacks: sent, then delivered with the price', async () => {
     const before = receiver.received.length;
     const message = await client.messages.create({ to: TO, from: FROM, body: 'track me', statusCallback: `${receiver.url}/status?agent=a1` });
-    const deadline = Date.now() + 3000;
-    let mine = receiver.received.slice(before).filter((w) => formParams(w.body)['MessageSid'] === message.sid);
-    while (mine.length < 2 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 10));
-      mine = receiver.received.slice(before).filter((w) => formParams(w.body)['MessageSid'] === message.sid);
-    }
+    const callbacks = () => receiver.received.slice(before).filter((w) => formParams(w.body)['MessageSid'] === message.sid);
+    const mine = await eventually(() => callbacks().length >= 2 && callbacks(), { timeoutMs: 3000, intervalMs: 10, message: () => `two status callbacks (${callbacks().length} arrived)` });
     assert.deepEqual(mine.map((w) => formParams(w.body)['MessageStatus']), ['sent', 'delivered']);
     for (const w of mine) {
       assert.equal(w.path, '/status?agent=a1');
@@ -209,8 +206,7 @@ describe('Twilio status callbacks switched off', () => {
     try {
       const client = twilioClientFor(sim);
       await client.messages.create({ to: TO, from: FROM, body: 'x', statusCallback: 'http://127.0.0.1:1/unreachable' });
-      const deadline = Date.now() + 3000;
-      while (warnings.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await eventually(() => warnings.length >= 2, { timeoutMs: 3000, intervalMs: 10, message: () => `two warnings (${warnings.length} logged)` });
       assert.equal(warnings.length, 2, 'both failures logged');
       const account = await client.api.v2010.accounts(sim.credentials.twilio.accountSid).fetch();
       assert.equal(account.status, 'active', 'still serving');
