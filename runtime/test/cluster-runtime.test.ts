@@ -98,11 +98,12 @@ describe('full runtimes as cluster nodes', () => {
   it('two runtime nodes: 50 concurrent sends through both against a limit of 10 send exactly 10 to the provider', async () => {
     const a = await attachNode(await startRuntimeNode('rt-a'));
     const b = await attachNode(await startRuntimeNode('rt-b'));
-    const started = Date.now();
-    while (a.placement.leases.owned().length + b.placement.leases.owned().length !== PARTITIONS || a.placement.leases.owned().length === 0 || b.placement.leases.owned().length === 0) {
-      if (Date.now() - started > 6 * TTL_MS) throw new Error('the nodes did not split the partitions');
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    const owned = () => [a.placement.leases.owned(), b.placement.leases.owned()] as const;
+    await eventually(() => owned()[0].length > 0 && owned()[1].length > 0 && owned()[0].length + owned()[1].length === PARTITIONS, {
+      timeoutMs: 6 * TTL_MS,
+      intervalMs: 25,
+      message: () => `the nodes to split the partitions (they hold ${owned()[0]} / ${owned()[1]})`,
+    });
     const agentIds = ['limited-1', 'limited-2', 'limited-3', 'limited-4'];
     assert.ok(new Set(agentIds.map((id) => (a.placement.leases.holds(partitionOf(id, PARTITIONS)) ? 'a' : 'b'))).size === 2, 'the agents are spread over both nodes');
     for (const agentId of agentIds) {

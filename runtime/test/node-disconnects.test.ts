@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { NodeDisconnects } from '../src/cluster/node-disconnects.js';
 import { PartitionLeases } from '../src/cluster/partition-leases.js';
+import { eventually } from '../src/testing/eventually.js';
 import { freePort, startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
 
 /** The product's default TTL: the takeover must come long before it. */
@@ -67,16 +68,15 @@ no_auth_user: app
     await a.start();
     await b.start();
     try {
-      for (const deadline = Date.now() + 10 * TTL_MS; !(a.owned().length > 0 && a.owned().length + b.owned().length === PARTITIONS); await new Promise((r) => setTimeout(r, 20))) {
-        assert.ok(Date.now() < deadline, `the two never shared the partitions: ${a.owned()} / ${b.owned()}`);
-      }
+      await eventually(() => a.owned().length > 0 && a.owned().length + b.owned().length === PARTITIONS, {
+        timeoutMs: 10 * TTL_MS,
+        message: () => `the two to share the partitions (they hold ${a.owned()} / ${b.owned()})`,
+      });
       const lost = a.owned();
       const closed = Date.now();
       // A's socket goes as a killed process's does; its PartitionLeases, like a frozen process, still believes it holds.
       await connections[0]!.close();
-      for (const deadline = closed + 2 * TTL_MS; b.owned().length < PARTITIONS; await new Promise((r) => setTimeout(r, 10))) {
-        assert.ok(Date.now() < deadline, `B holds ${b.owned().length} of ${PARTITIONS}`);
-      }
+      await eventually(() => b.owned().length === PARTITIONS, { timeoutMs: 2 * TTL_MS, intervalMs: 10, message: () => `B to hold all ${PARTITIONS} partitions (it holds ${b.owned().length})` });
       const took = Date.now() - closed;
       console.log(`# disconnect advisory: B held every partition ${took} ms after A's connection closed (TTL ${TTL_MS} ms)`);
       assert.deepEqual(ended, ['node-a'], 'the advisory named node A (and nothing else)');

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { PartitionLeases, type LeaseEnd } from '../src/cluster/partition-leases.js';
+import { eventually, steadily } from '../src/testing/eventually.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
 
 const TTL_MS = 1000;
@@ -42,20 +43,11 @@ describe('partition leases', () => {
     });
     await leases.start();
     try {
-      const deadline = Date.now() + 5 * TTL_MS;
-      while (leases.owned().length < PARTITIONS) {
-        assert.ok(Date.now() < deadline, `took ${leases.owned().length} of ${PARTITIONS} partitions`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await eventually(() => leases.owned().length === PARTITIONS, { timeoutMs: 5 * TTL_MS, intervalMs: 25, message: () => `all ${PARTITIONS} partitions taken (took ${leases.owned().length})` });
       // Another writer takes partition 0 from under the node: its next renewal finds the lease gone.
       const kv = await new Kvm(connection).open('leases_stuck');
       await kv.put('p.0', JSON.stringify({ node: 'thief' }));
-      const until = Date.now() + 3 * TTL_MS;
-      while (Date.now() < until) {
-        const owned = leases.owned();
-        assert.ok([1, 2, 3].every((p) => owned.includes(p)), `still holds 1, 2 and 3 (holds ${owned.join(',')})`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await steadily(() => [1, 2, 3].every((p) => leases.owned().includes(p)), { forMs: 3 * TTL_MS, intervalMs: 25, message: () => `still holds 1, 2 and 3 (holds ${leases.owned().join(',')})` });
       assert.deepEqual(released, [[0, 'lost']], 'partition 0 was given up as lost, and only it');
     } finally {
       await leases.stop();
@@ -87,15 +79,14 @@ describe('partition leases across a nats-server restart', () => {
         );
       }
       for (const node of nodes) await node.start();
-      const settled = async (what: string) => {
-        const deadline = Date.now() + 15 * RESTART_TTL_MS;
-        for (;;) {
-          const owned = nodes.map((n) => n.owned());
-          if (owned[0]!.length > 0 && owned[1]!.length > 0 && owned[0]!.length + owned[1]!.length === 8 && owned[0]!.every((p) => !owned[1]!.includes(p))) return owned;
-          assert.ok(Date.now() < deadline, `${what}: the two nodes never shared the 8 partitions: ${JSON.stringify(owned)}`);
-          await new Promise((r) => setTimeout(r, 25));
-        }
-      };
+      const settled = (what: string) =>
+        eventually(
+          () => {
+            const owned = nodes.map((n) => n.owned());
+            return owned[0]!.length > 0 && owned[1]!.length > 0 && owned[0]!.length + owned[1]!.length === 8 && owned[0]!.every((p) => !owned[1]!.includes(p)) && owned;
+          },
+          { timeoutMs: 15 * RESTART_TTL_MS, intervalMs: 25, message: () => `${what}: the two nodes to share the 8 partitions (they hold ${JSON.stringify(nodes.map((n) => n.owned()))})` },
+        );
       const before = await settled('at start');
       await server.stop({ keepStore: true });
       // Away for longer than a TTL: every lease lapses on its holder.
@@ -129,7 +120,7 @@ describe('partition leases renewed by one heartbeat per node', () => {
   });
 
   const until = async (what: string, check: () => boolean, ms: number) => {
-    for (const deadline = Date.now() + ms; !check(); await new Promise((r) => setTimeout(r, 20))) assert.ok(Date.now() < deadline, what);
+    await eventually(check, { timeoutMs: ms, message: what });
   };
   const node = (nodeId: string, bucket: string, extra: { fit?: () => boolean; events?: string[] } = {}) =>
     new PartitionLeases({
