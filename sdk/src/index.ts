@@ -1,5 +1,5 @@
-export { CHANNELS, isChannel } from './channels.js';
-export type { Channel } from './channels.js';
+export { CHANNELS, CHANNEL_SPECS, MESSAGE_CHANNELS, isChannel } from './channels.js';
+export type { Channel, ChannelPool, ChannelSpec, MessageChannel } from './channels.js';
 export { CAPABILITIES, SPEECH_CAPABILITIES, TELEPHONY_FEATURES, isCapability, manifestCapabilities } from './capabilities.js';
 export type { Capability, SpeechCapability, TelephonyFeature } from './capabilities.js';
 export {
