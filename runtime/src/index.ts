@@ -63,6 +63,7 @@ export { natsConnectionOptions, natsUrlForLog } from './cluster/nats-connection.
 export { partitionsServed } from './cluster/partitioned-actors.js';
 export type { PoolName, PoolEntry } from './store/repositories/pools.js';
 export { poolEntryOf } from './store/repositories/pools.js';
+export { POOLS, poolChannel } from './provisioning/channels.js';
 export { keyInUse } from './store/repositories/idempotency.js';
 export type { IdempotencySlot, IdempotentResponse } from './store/repositories/idempotency.js';
 export type { Period } from './billing/periods.js';

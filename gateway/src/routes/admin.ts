@@ -1,5 +1,5 @@
-import { ErrorCodes } from '@switchboard/sdk';
-import { poolEntryOf, type AgentView, type PoolName } from '@switchboard/runtime';
+import { CHANNEL_SPECS, ErrorCodes } from '@switchboard/sdk';
+import { POOLS, poolChannel, poolEntryOf, type AgentView, type PoolName } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
 import {
@@ -14,10 +14,6 @@ import {
 import { errorResponses } from '../schemas/common.js';
 import type { RouteDeps } from './deps.js';
 
-const POOLS: readonly PoolName[] = ['phone', 'whatsapp', 'line', 'email'];
-const E164 = /^\+[1-9][0-9]{6,14}$/;
-const LINE_ID = /^U[0-9a-f]{32}$/;
-const EMAIL = /^[^\s@]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$/;
 
 /** Admin API: agents, blocked channels, the team token and pools. Orchestrator token only. */
 export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
@@ -97,7 +93,7 @@ export function adminRoutes(deps: RouteDeps): RouteDefinition[] {
       async handler({ params, body }: RouteContext<PoolAddBody>) {
         const pool = params.pool as PoolName;
         if (!POOLS.includes(pool)) fail(ErrorCodes.NOT_FOUND, `No pool ${params.pool}; pools are ${POOLS.join(', ')}.`);
-        const valid = pool === 'line' ? LINE_ID : pool === 'email' ? EMAIL : E164;
+        const valid = CHANNEL_SPECS[poolChannel(pool)].address.pattern;
         const entries = body.addresses.map(poolEntryOf);
         const bad = entries.find((e) => !valid.test(e.address));
         if (bad !== undefined) fail(ErrorCodes.VALIDATION_FAILED, `${bad.address} is not a valid ${pool} pool address.`);

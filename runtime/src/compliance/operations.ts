@@ -1,4 +1,4 @@
-import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
+import { CHANNEL_SPECS, ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
 import { defineOperation, type AgentOperation } from '../actors/operation.js';
 import { requireAgent } from '../agents/operations.js';
 import { AGENT_OPERATIONS } from '../protocol/operations.js';
@@ -15,10 +15,8 @@ const CLOCK_SKEW_MS = 5 * 60_000;
 /** The person behind what the agent names, as consents and the list key them; VALIDATION_FAILED when the channel cannot name it so. */
 export function personOf(contact: string, channel?: Channel): string {
   const address = contactAddress(channel ? personAddress(channel, contact) : contact);
-  const fits =
-    address !== undefined &&
-    (channel === undefined ||
-      (channel === 'email' ? address.includes('@') : channel === 'line' ? address.startsWith('U') : address.startsWith('+')));
+  const kind = channel && CHANNEL_SPECS[channel].address.kind;
+  const fits = address !== undefined && (kind === undefined || (kind === 'email' ? address.includes('@') : kind === 'line-user' ? address.startsWith('U') : address.startsWith('+')));
   if (!fits) {
     throw new SwitchboardError(
       ErrorCodes.VALIDATION_FAILED,

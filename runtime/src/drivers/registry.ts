@@ -1,19 +1,30 @@
 import {
   CAPABILITIES,
+  CHANNELS,
+  CHANNEL_SPECS,
   ErrorCodes,
   SwitchboardError,
+  isChannel,
   manifestCapabilities,
   type Capability,
+  type Channel,
   type Driver,
 } from '@switchboard/sdk';
+import type { Settings } from '../settings/schema.js';
 import { driverSettingsName } from './driver-settings.js';
 
-/** The capabilities whose setting may name several drivers in order: the message channels (routing and failover) and speech. */
-const ORDERED: ReadonlySet<Capability> = new Set<Capability>(['sms', 'whatsapp', 'email', 'line', 'tts']);
+/** The capabilities whose setting may name several drivers in order: the channels whose table entry fails over (routing and failover), and speech. */
+const ORDERED: ReadonlySet<Capability> = new Set<Capability>([...CHANNELS.filter((c) => CHANNEL_SPECS[c].failover), 'tts']);
 
-/** The setting that picks the driver for a capability when several offer it: `SMS_DRIVER`, `TTS_DRIVER`... */
+/** The setting that picks the driver for a capability when several offer it: a channel's from its table entry (`SMS_DRIVER`), `TTS_DRIVER`... */
 export function choiceSetting(capability: Capability): string {
-  return `${capability.toUpperCase()}_DRIVER`;
+  return isChannel(capability) ? CHANNEL_SPECS[capability].driverSetting : `${capability.toUpperCase()}_DRIVER`;
+}
+
+/** Each capability's choice setting as the settings give it: the channels' (their table entries name the setting), then speech's. */
+export function driverChoices(settings: Settings): Record<Capability, string> {
+  const channels = Object.fromEntries(CHANNELS.map((c) => [c, settings[CHANNEL_SPECS[c].driverSetting]])) as Record<Channel, string>;
+  return { ...channels, tts: settings.TTS_DRIVER, stt: settings.STT_DRIVER };
 }
 
 /** A `<CAPABILITY>_DRIVER` value names a driver by package name or by its settings name (`twilio`, `example`, `whatsapp-cloud`). */

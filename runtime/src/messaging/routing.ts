@@ -1,8 +1,9 @@
 import { BrokenCircuitError } from 'cockatiel';
-import { ErrorCodes, SwitchboardError, isNotAccepted, isRetryable, type Channel, type Driver } from '@switchboard/sdk';
+import { CHANNELS, CHANNEL_SPECS, ErrorCodes, SwitchboardError, isNotAccepted, isRetryable, type Channel, type ChannelSpec, type Driver } from '@switchboard/sdk';
 import { ProviderCircuits } from '../drivers/provider-circuits.js';
 import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
+import type { Settings } from '../settings/schema.js';
 import type { AgentChannel } from '../store/repositories/agents.js';
 
 /** One place a send may go: a provider's driver and the agent's sender there. */
@@ -16,6 +17,16 @@ export interface Route {
 interface PrefixRoute {
   readonly prefix: string;
   readonly providers: readonly string[];
+}
+
+/** The destination-prefix routes of the channels that have a routes setting in their table entry (`SMS_ROUTES`), by channel. */
+export function channelRoutes(settings: Settings): Partial<Record<Channel, string>> {
+  const routes: Partial<Record<Channel, string>> = {};
+  for (const channel of CHANNELS) {
+    const spec = CHANNEL_SPECS[channel];
+    if ('routesSetting' in spec) routes[channel] = settings[spec.routesSetting];
+  }
+  return routes;
 }
 
 export interface ProviderRouterOptions {
@@ -56,12 +67,13 @@ export class ProviderRouter {
       if (!text.trim()) continue;
       const offered = this.drivers.ordered(channel).map((d) => d.manifest.provider);
       const routes = parseRoutes(text);
+      const spec: ChannelSpec = CHANNEL_SPECS[channel];
       for (const { prefix, providers } of routes) {
         const unknown = providers.find((p) => !offered.includes(p));
         if (unknown !== undefined) {
           throw new SwitchboardError(
             ErrorCodes.DRIVER_NOT_FOUND,
-            `${channel.toUpperCase()}_ROUTES sends ${prefix} to ${unknown}, which is not among the ${channel} providers (${offered.join(', ') || 'none'}); add it to ${channel.toUpperCase()}_DRIVER.`,
+            `${spec.routesSetting} sends ${prefix} to ${unknown}, which is not among the ${channel} providers (${offered.join(', ') || 'none'}); add it to ${spec.driverSetting}.`,
           );
         }
       }

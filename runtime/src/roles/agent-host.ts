@@ -17,7 +17,7 @@ import { allowsPrivateNetworks } from '../modes.js';
 import { deliveryOperations } from '../delivery/operations.js';
 import { parseRetrySchedule } from '../settings/retry-schedule.js';
 import type { DriverSet } from '../drivers/registry.js';
-import { ProviderRouter } from '../messaging/routing.js';
+import { ProviderRouter, channelRoutes } from '../messaging/routing.js';
 import type { RuntimeEvents } from '../events.js';
 import { inboxOperations } from '../inbox/operations.js';
 import { backfillConversations } from '../conversations/backfill.js';
@@ -128,7 +128,7 @@ export class AgentHost {
     this.voiceMessages = new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl);
     const messages = new StoredCallMessages(store, events, this.delivery);
     this.router = new ProviderRouter(drivers, {
-      routes: { sms: settings.SMS_ROUTES },
+      routes: channelRoutes(settings),
       circuitFailures: settings.PROVIDER_CIRCUIT_FAILURES,
       halfOpenAfterMs: settings.PROVIDER_CIRCUIT_HALF_OPEN_MS,
       events,

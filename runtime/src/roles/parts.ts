@@ -10,7 +10,7 @@ import type { Bus } from '../bus/bus.js';
 import { clusterNodeId, connectClusterBus, natsUrlForLog, type ClusterRole } from '../cluster/cluster-mode.js';
 import { driverSpecs } from '../drivers/driver-settings.js';
 import { loadDriver, type DriverSpec, type PackageImporter } from '../drivers/loader.js';
-import type { DriverSet } from '../drivers/registry.js';
+import { driverChoices, type DriverSet } from '../drivers/registry.js';
 import type { ReadinessChecks } from '../health.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from '../actors/operation.js';
@@ -20,7 +20,8 @@ import { RecordingConsent, parseAnnouncements } from '../compliance/recording-co
 import { DEMO_EMAIL_DOMAIN, allowsPrivateNetworks, demoPools, isDemoMode } from '../modes.js';
 import type { SecretBox } from '../secrets.js';
 import type { Settings } from '../settings/schema.js';
-import { poolEntryOf, type PoolName } from '../store/repositories/pools.js';
+import { configuredPools } from '../provisioning/channels.js';
+import { poolEntryOf } from '../store/repositories/pools.js';
 import { openStore, type Store } from '../store/store.js';
 import { AgentTurns } from '../voice/agent-turns.js';
 import type { CallDirectory } from '../voice/call-directory.js';
@@ -113,11 +114,7 @@ export function probeNats(readiness: ReadinessChecks, bus: NatsBus): void {
 /** Adds the configured pool entries (and, in demo mode, the demo ones to empty pools). */
 export async function fillPools(store: Store, settings: Settings, demoMode: boolean): Promise<void> {
   const list = (csv: string) => csv.split(',').map((s) => s.trim()).filter(Boolean);
-  const configured: [PoolName, string[]][] = [
-    ['phone', list(settings.POOL_PHONE_NUMBERS)],
-    ['whatsapp', list(settings.POOL_WHATSAPP_SENDERS)],
-    ['line', list(settings.POOL_LINE_CHANNELS)],
-  ];
+  const configured = configuredPools(settings).map(([pool, csv]) => [pool, list(csv)] as const);
   const counts = await store.pools.counts();
   const demo = demoPools();
   for (const [pool, addresses] of configured) {
@@ -168,16 +165,7 @@ export async function loadProviderDrivers(drivers: DriverSet, readiness: Readine
   const loaded = [];
   try {
     for (const spec of driverSpecs(options.drivers, settings.DRIVERS, settings)) loaded.push(await loadDriver(spec, options.importer, context));
-    const s = settings;
-    drivers.use(loaded, {
-      sms: s.SMS_DRIVER,
-      whatsapp: s.WHATSAPP_DRIVER,
-      email: s.EMAIL_DRIVER,
-      line: s.LINE_DRIVER,
-      voice: s.VOICE_DRIVER,
-      tts: s.TTS_DRIVER,
-      stt: s.STT_DRIVER,
-    });
+    drivers.use(loaded, driverChoices(settings));
   } catch (err) {
     await Promise.all(loaded.map((d) => d.close?.()));
     throw err;

@@ -1,7 +1,8 @@
+import type { ChannelPool } from '@switchboard/sdk';
 import type { SqlExecutor } from '../database.js';
 
-/** The pools channels are drawn from. Phone numbers serve both sms and voice. */
-export type PoolName = 'phone' | 'whatsapp' | 'line' | 'email';
+/** The pools channels are drawn from, as their table entries name them. Phone numbers serve both sms and voice. */
+export type PoolName = ChannelPool;
 
 /** One address in a pool, free when `agentId` is null. */
 export interface PoolEntry {
