@@ -83,5 +83,5 @@ export { loadDriver, checkDriver, checkSdkRange } from './drivers/loader.js';
 export type { DriverSpec, PackageImporter } from './drivers/loader.js';
 export { driverSpecs, driverSettingsName, parseDriverList, settingsFromEnv, envKeyOf } from './drivers/driver-settings.js';
 export { BUILT_IN_DRIVERS, builtInDriverSpecs } from './drivers/built-in.js';
-export { parseRoutes } from './messaging/routing.js';
+export { channelRoutes, parseRoutes } from './messaging/routing.js';
 export type { Clock } from './actors/operation.js';

@@ -1,4 +1,4 @@
-import { ErrorCodes, SwitchboardError, type Channel, type Driver } from '@switchboard/sdk';
+import { CHANNEL_SPECS, ErrorCodes, SwitchboardError, type Channel, type ChannelSpec, type Driver } from '@switchboard/sdk';
 import { driverSettingsName, parseRoutes } from '@switchboard/runtime';
 
 /** A destination prefix and its providers in order (one part of SMS_ROUTES). */
@@ -14,13 +14,12 @@ export interface ChannelRouting {
   readonly routes?: readonly PrefixRoute[];
 }
 
-/** The channels with prefix routes: only SMS has a `<CHANNEL>_ROUTES` setting. */
-const ROUTED: ReadonlySet<Channel> = new Set<Channel>(['sms']);
-
 const E164_PREFIX = /^\+[0-9]{1,6}$/;
 
-const orderSetting = (channel: Channel) => `${channel.toUpperCase()}_DRIVER`;
-const routesSetting = (channel: Channel) => `${channel.toUpperCase()}_ROUTES`;
+/** The setting holding a channel's provider order (`SMS_DRIVER`), from its table entry. */
+const orderSetting = (channel: Channel) => CHANNEL_SPECS[channel].driverSetting;
+/** The setting holding a channel's prefix routes (`SMS_ROUTES`); undefined for a channel without any (only SMS has them). */
+const routesSetting = (channel: Channel): string | undefined => (CHANNEL_SPECS[channel] as ChannelSpec).routesSetting;
 
 /** The loaded drivers that offer a channel. */
 function offering(drivers: readonly Driver[], channel: Channel): Driver[] {
@@ -89,16 +88,17 @@ export function routingSettings(
     updates[orderSetting(channel)] = order.map(choiceName).join(',');
 
     const inOrder = order.map((d) => d.manifest.provider);
+    const routed = routesSetting(channel);
     if (entry.routes === undefined) {
-      if (!ROUTED.has(channel)) return;
+      if (routed === undefined) return;
       // Kept as they are; a provider dropped from the order would stop the next start, so it is refused now.
-      for (const r of parseRoutes(String(current[routesSetting(channel)] ?? ''))) {
+      for (const r of parseRoutes(String(current[routed] ?? ''))) {
         const out = r.providers.find((p) => !inOrder.includes(p));
-        if (out !== undefined) refused(`${at}.providers`, `${routesSetting(channel)} sends ${r.prefix} to ${out}, which this order leaves out; change that route too`);
+        if (out !== undefined) refused(`${at}.providers`, `${routed} sends ${r.prefix} to ${out}, which this order leaves out; change that route too`);
       }
       return;
     }
-    if (!ROUTED.has(channel)) {
+    if (routed === undefined) {
       if (entry.routes.length > 0) refused(`${at}.routes`, `only SMS has routes by destination prefix (SMS_ROUTES); ${channel} follows its order`);
       return;
     }
@@ -117,7 +117,7 @@ export function routingSettings(
       });
     });
     // An empty string clears the setting, as the settings save does.
-    updates[routesSetting(channel)] = entry.routes.map((r) => `${r.prefix}=${r.providers.join(',')}`).join(';');
+    updates[routed] = entry.routes.map((r) => `${r.prefix}=${r.providers.join(',')}`).join(';');
   });
   return updates;
 }
@@ -138,8 +138,8 @@ export function savedRouting(
   // What the environment gives is what the next start reads, whatever the file says.
   const next = (key: string) => (givenElsewhere(key) ? String(serving[key] ?? '') : (file[key] ?? ''));
   const fileOrder = next(order);
-  const fileRoutes = ROUTED.has(channel) ? next(routes) : '';
-  const servingRoutes = ROUTED.has(channel) ? String(serving[routes] ?? '') : '';
+  const fileRoutes = routes === undefined ? '' : next(routes);
+  const servingRoutes = routes === undefined ? '' : String(serving[routes] ?? '');
   if (fileOrder === String(serving[order] ?? '') && fileRoutes === servingRoutes) return undefined;
   const candidates = offering(drivers, channel);
   return {

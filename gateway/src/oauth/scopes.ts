@@ -1,4 +1,4 @@
-import { CHANNELS } from '@switchboard/sdk';
+import { MESSAGE_CHANNELS } from '@switchboard/sdk';
 
 /**
  * The scope grammar of OAuth access tokens: `switchboard:<action>`, and for sending
@@ -10,13 +10,10 @@ export const SCOPE_PREFIX = 'switchboard';
 /** What a principal may do for its agent. */
 export type ScopeAction = 'send' | 'call' | 'read' | 'configure';
 
-/** Channels a message is sent on (voice is `call`). */
-const SEND_CHANNELS = CHANNELS.filter((c) => c !== 'voice');
-
-/** Every scope this server understands, for the protected-resource metadata. */
+/** Every scope this server understands, for the protected-resource metadata: one to send on each message channel (voice is `call`). */
 export const SCOPES_SUPPORTED: readonly string[] = [
   `${SCOPE_PREFIX}:send`,
-  ...SEND_CHANNELS.map((c) => `${SCOPE_PREFIX}:send:${c}`),
+  ...MESSAGE_CHANNELS.map((c) => `${SCOPE_PREFIX}:send:${c}`),
   `${SCOPE_PREFIX}:call`,
   `${SCOPE_PREFIX}:read`,
   `${SCOPE_PREFIX}:configure`,
@@ -31,7 +28,7 @@ export function scopeFor(action: ScopeAction, channel?: string): string {
 export function scopeOf(action: ScopeAction, input: unknown): string {
   const channel = (input as { channel?: unknown } | undefined)?.channel;
   // Input not yet validated: a channel that is not one names no scope of its own.
-  return scopeFor(action, action === 'send' && SEND_CHANNELS.includes(channel as never) ? (channel as string) : undefined);
+  return scopeFor(action, action === 'send' && MESSAGE_CHANNELS.includes(channel as never) ? (channel as string) : undefined);
 }
 
 /** True when one of `granted` is `required` or a broader scope of it. */

@@ -1,5 +1,5 @@
-import { ErrorCodes, type Channel } from '@switchboard/sdk';
-import { parseRoutes } from '@switchboard/runtime';
+import { ErrorCodes, MESSAGE_CHANNELS, type Channel } from '@switchboard/sdk';
+import { channelRoutes, parseRoutes } from '@switchboard/runtime';
 import type { ProviderBoard } from '../admin/provider-board.js';
 import { probeHealth } from '../admin/provider-tests.js';
 import { offeredBy, routingSettings, savedRouting } from '../admin/provider-routing.js';
@@ -10,15 +10,12 @@ import { CheckResult, ProviderBoardResponse, ProviderRoutingBody, ProviderRoutin
 import { errorResponses } from '../schemas/common.js';
 import type { RouteDeps } from './deps.js';
 
-/** The message channels whose sends route between providers. */
-const MESSAGE_CHANNELS = ['sms', 'whatsapp', 'email', 'line'] as const satisfies readonly Channel[];
-
 /** Admin API for the Providers page: each message channel's providers in routing order with their health, and a test of each. */
 export function adminProviderRoutes(deps: RouteDeps, board: ProviderBoard): RouteDefinition[] {
   const { ports } = deps;
   const common = { tag: 'Admin', auth: 'orchestrator' as const };
   const logger = ports.logger.child({ component: 'admin' });
-  const routesOf = (channel: Channel) => (channel === 'sms' ? parseRoutes(ports.settings.SMS_ROUTES) : []);
+  const routesOf = (channel: Channel) => parseRoutes(channelRoutes(ports.settings)[channel] ?? '');
   return [
     {
       ...common,

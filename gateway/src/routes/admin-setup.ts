@@ -1,4 +1,4 @@
-import { ErrorCodes, SwitchboardError, type HealthResult } from '@switchboard/sdk';
+import { CHANNELS, CHANNEL_SPECS, ErrorCodes, SwitchboardError, type HealthResult } from '@switchboard/sdk';
 import { readSecretKey, SECRET_SETTINGS, SETTING_KEYS, type Settings } from '@switchboard/runtime';
 import { dashboard } from '../admin/dashboard.js';
 import { testCredentials, withAdvice } from '../admin/provider-tests.js';
@@ -99,13 +99,10 @@ export function adminSetupRoutes(deps: RouteDeps): RouteDefinition[] {
             publicBaseUrl: base,
             envFile: deps.admin?.envFile ?? null,
             providers,
+            // Each channel's from its table entry, and the call status URL all voice agents share.
             webhooks: {
-              sms: `${base}/webhooks/{agentId}/sms`,
-              whatsapp: `${base}/webhooks/{agentId}/whatsapp`,
-              voice: `${base}/webhooks/{agentId}/voice`,
+              ...Object.fromEntries(CHANNELS.map((c) => [c, `${base}/webhooks/{agentId}/${CHANNEL_SPECS[c].webhook.path}`])),
               voiceStatus: `${base}/webhooks/voice/status`,
-              email: `${base}/webhooks/{agentId}/email`,
-              line: `${base}/webhooks/{agentId}/line`,
             },
             settings,
             lastDeploy: deps.admin?.lastDeploy ?? null,

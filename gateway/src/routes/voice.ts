@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { ErrorCodes } from '@switchboard/sdk';
+import { CHANNEL_SPECS, ErrorCodes } from '@switchboard/sdk';
 import type { ClientInput } from '@switchboard/runtime';
 import { fail } from '../http/errors.js';
 import { traceparentOf, withTrace } from '../http/trace.js';
@@ -58,8 +58,8 @@ export function voiceRoutes(deps: RouteDeps): RouteDefinition[] {
     tag: 'Webhooks',
     auth: 'public',
     bodyLimit: 'webhook',
-    // Twilio posts forms; a driver that posts otherwise (Telnyx: JSON) says so in its webhook capability.
-    rawBody: [...(ports.webhooks.contentTypes('voice') ?? ['application/x-www-form-urlencoded'])],
+    // Twilio posts forms (the voice table entry's default); a driver that posts otherwise (Telnyx: JSON) says so in its webhook capability.
+    rawBody: [...(ports.webhooks.contentTypes('voice') ?? CHANNEL_SPECS.voice.webhook.contentTypes)],
     responses: { 200: op === 'callStatus' || op === 'callRecorded' ? WebhookAcks.callStatus : WebhookAcks.voice, ...errorResponses(400, 403, 404, 413, 415) },
     async handler({ request, params }: RouteContext) {
       const payload = webhookPayload(deps, request);

@@ -1,10 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MESSAGE_CHANNELS } from '@switchboard/sdk';
 import { ConversationId } from './inbox.js';
 import { AgentId, CALLBACK_URL_RULES, ChannelName } from './common.js';
 
-const MessageChannel = Type.Union([Type.Literal('sms'), Type.Literal('email'), Type.Literal('whatsapp'), Type.Literal('line')], {
-  description: 'sms, email, whatsapp or line.',
-});
+/** The channels agents send on (the table's), in words: `sms, email, whatsapp or line`. */
+const MESSAGE_CHANNEL_WORDS = `${MESSAGE_CHANNELS.slice(0, -1).join(', ')} or ${MESSAGE_CHANNELS.at(-1)}`;
+const messageChannel = (description: string) => Type.Union(MESSAGE_CHANNELS.map((c) => Type.Literal(c)), { description });
+
+const MessageChannel = messageChannel(`${MESSAGE_CHANNEL_WORDS}.`);
 
 /** A WhatsApp template approved by the provider: the only message that may go outside the 24-hour service window. */
 export const WhatsAppTemplate = Type.Object(
@@ -30,9 +33,7 @@ export const SendMessageBody = Type.Object(
   {
     agentId: Type.Optional(AgentId),
     channel: Type.Optional(
-      Type.Union([Type.Literal('sms'), Type.Literal('email'), Type.Literal('whatsapp'), Type.Literal('line')], {
-        description: 'sms, email, whatsapp or line. Required with `to`; with `conversationId`, the channel to reply on (absent: the one the conversation last used).',
-      }),
+      messageChannel(`${MESSAGE_CHANNEL_WORDS}. Required with \`to\`; with \`conversationId\`, the channel to reply on (absent: the one the conversation last used).`),
     ),
     to: Type.Optional(Type.String({ minLength: 3, maxLength: 320, description: 'E.164 number (sms, whatsapp), email address, or LINE user id. Or name a `conversationId` instead.' })),
     conversationId: Type.Optional(
