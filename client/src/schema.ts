@@ -1458,6 +1458,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each channel's table entry: its label, whether agents send on it, its address, pool and settings, and its webhook path and default media types.
+         * @description The SDK’s CHANNEL_SPECS, which the runtime and the gateway read too; a new channel is an entry there plus a driver.
+         */
+        get: operations["adminChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/session": {
         parameters: {
             query?: never;
@@ -11739,6 +11759,107 @@ export interface operations {
             };
             /** @description No such agent or resource (NOT_FOUND). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+        };
+    };
+    adminChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channels. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every channel, in CHANNELS order. */
+                        channels: {
+                            /** @description One of sms, email, whatsapp, line, voice. */
+                            channel: "sms" | "email" | "whatsapp" | "line" | "voice";
+                            /** @description How the admin UI names it: `SMS`, `WhatsApp`. */
+                            label: string;
+                            /** @description Whether agents send messages on it (voice places calls instead). */
+                            sends: boolean;
+                            address: {
+                                kind: "e164" | "email" | "line-user";
+                                /** @description The regular expression a recipient on the channel must match. */
+                                pattern: string;
+                                /** @description The address in words: `an email address`. */
+                                what: string;
+                            };
+                            pool: {
+                                name: "phone" | "whatsapp" | "line" | "email";
+                                /** @description The setting that fills the pool (`POOL_PHONE_NUMBERS`); absent for email, whose addresses are made per agent under EMAIL_DOMAIN. */
+                                setting?: string;
+                                /** @description How the setup wizard names that setting. */
+                                label?: string;
+                            };
+                            /** @description The setting that chooses its providers (`SMS_DRIVER`). */
+                            driverSetting: string;
+                            /** @description Whether that setting may list several providers in order, sends failing over. */
+                            failover: boolean;
+                            /** @description Its destination-prefix routes setting (`SMS_ROUTES`), when it has one. */
+                            routesSetting?: string;
+                            webhook: {
+                                /** @description The segment after `/webhooks/{agentId}/`. */
+                                path: string;
+                                /** @description The media types taken from a driver that declares none. */
+                                contentTypes: string[];
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
+            /** @description The token may not do this (FORBIDDEN), or a signature failed. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,7 @@ import { adminOpsRoutes } from './routes/admin-ops.js';
 import { adminContactRoutes } from './routes/admin-contacts.js';
 import { adminSessionRoutes } from './routes/admin-session.js';
 import { adminProviderRoutes } from './routes/admin-providers.js';
+import { adminChannelRoutes } from './routes/admin-channels.js';
 import { ProviderBoard } from './admin/provider-board.js';
 import { adminUiRoutes } from './routes/admin-ui.js';
 import { AdminSessions } from './admin/sessions.js';
@@ -198,6 +199,7 @@ export async function startGateway({ settings, logger, admin, listen: bind = lis
     ...adminContactRoutes(deps),
     ...adminActivityRoutes(deps),
     ...adminProviderRoutes(deps, providerBoard),
+    ...adminChannelRoutes(),
     ...adminSessionRoutes(sessions),
     ...adminUiRoutes(),
   );

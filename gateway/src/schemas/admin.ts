@@ -298,3 +298,29 @@ export const ProviderBoardResponse = Type.Object({
   since: Type.String({ format: 'date-time', description: 'When this gateway started counting.' }),
   channels: Type.Array(ProviderChannel, { description: 'Each message channel with at least one provider.' }),
 });
+
+/** One channel's table entry (the SDK's CHANNEL_SPECS), as the admin UI reads it. */
+export const ChannelSpecView = Type.Object({
+  channel: ChannelName,
+  label: Type.String({ description: 'How the admin UI names it: `SMS`, `WhatsApp`.' }),
+  sends: Type.Boolean({ description: 'Whether agents send messages on it (voice places calls instead).' }),
+  address: Type.Object({
+    kind: Type.Union([Type.Literal('e164'), Type.Literal('email'), Type.Literal('line-user')]),
+    pattern: Type.String({ description: 'The regular expression a recipient on the channel must match.' }),
+    what: Type.String({ description: 'The address in words: `an email address`.' }),
+  }),
+  pool: Type.Object({
+    name: PoolName,
+    setting: Type.Optional(Type.String({ description: 'The setting that fills the pool (`POOL_PHONE_NUMBERS`); absent for email, whose addresses are made per agent under EMAIL_DOMAIN.' })),
+    label: Type.Optional(Type.String({ description: 'How the setup wizard names that setting.' })),
+  }),
+  driverSetting: Type.String({ description: 'The setting that chooses its providers (`SMS_DRIVER`).' }),
+  failover: Type.Boolean({ description: 'Whether that setting may list several providers in order, sends failing over.' }),
+  routesSetting: Type.Optional(Type.String({ description: 'Its destination-prefix routes setting (`SMS_ROUTES`), when it has one.' })),
+  webhook: Type.Object({
+    path: Type.String({ description: 'The segment after `/webhooks/{agentId}/`.' }),
+    contentTypes: Type.Array(Type.String(), { description: 'The media types taken from a driver that declares none.' }),
+  }),
+});
+
+export const ChannelList = Type.Object({ channels: Type.Array(ChannelSpecView, { description: 'Every channel, in CHANNELS order.' }) });
