@@ -81,6 +81,7 @@ export class Provisioner {
    */
   async deprovision(agentId: string): Promise<DeprovisionResult> {
     const { result, recordings } = await this.store.db.transaction(async (tx) => {
+      await this.store.agents.lockForRemoval(tx, agentId);
       const agent = await this.store.agents.get(agentId, tx);
       if (!agent) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `Agent ${agentId} does not exist.`);
       await this.store.pools.release(tx, agentId);

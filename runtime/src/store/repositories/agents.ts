@@ -144,6 +144,14 @@ export class AgentRepository {
     }
   }
 
+  /**
+   * Holds the agent's row until `tx` ends (PostgreSQL; SQLite has one writer): an inbound message stored
+   * at a gateway meanwhile waits, then finds no agent (messages.ts, `insertInbound`).
+   */
+  async lockForRemoval(tx: SqlExecutor, agentId: string): Promise<void> {
+    if (tx.dialect === 'postgres') await tx.query('SELECT 1 FROM agents WHERE agent_id = ? FOR UPDATE', [agentId]);
+  }
+
   /** Deletes the agent; its channels and tokens go with it (foreign keys cascade). */
   async delete(tx: SqlExecutor, agentId: string): Promise<boolean> {
     const { changes } = await tx.execute('DELETE FROM agents WHERE agent_id = ?', [agentId]);

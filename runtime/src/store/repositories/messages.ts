@@ -1,5 +1,5 @@
 import type { Channel, MessageStatus, TemplateRef } from '@switchboard/sdk';
-import type { SqlExecutor, SqlStatement } from '../database.js';
+import type { Dialect, SqlExecutor, SqlStatement } from '../database.js';
 import type { Tenure } from '../../tenure.js';
 import { claimAsk, dueForAsk, type UnsettledTable } from './reconcile-claim.js';
 import { fenceCondition } from './tenures.js';
@@ -74,6 +74,15 @@ const COLUMNS = `id, agent_id, channel, direction, from_address, to_address, sub
   external_id, status, segments, cost, error, delivery, created_at, updated_at, conversation_id, email_message_id, in_reply_to, email_references, template, provider`;
 const ROW = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
 const INSERT = `INSERT INTO messages (${COLUMNS}) VALUES (${ROW})`;
+/**
+ * An inbound message, stored only while its agent exists: a gateway stores webhooks outside the agent's
+ * mailbox, so a deprovision may be under way. PostgreSQL's share lock on the agent's row makes the two
+ * wait for each other (deprovision locks the row first): the message is in before the erase, or not at all.
+ */
+const insertInbound = (dialect: Dialect) => `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
+  WHERE EXISTS (SELECT 1 FROM agents WHERE agent_id = ?${dialect === 'postgres' ? ' FOR KEY SHARE' : ''})
+  ON CONFLICT (agent_id, channel, direction, external_id) DO NOTHING`;
+const INSERT_INBOUND_FOR_AGENT: Record<Dialect, string> = { sqlite: insertInbound('sqlite'), postgres: insertInbound('postgres') };
 const INSERT_INBOUND = `${INSERT} ON CONFLICT (agent_id, channel, direction, external_id) DO NOTHING`;
 const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
   WHERE NOT EXISTS (SELECT 1 FROM opt_outs WHERE channel = ? AND agent_address = ? AND remote_address = ?)`;
@@ -131,6 +140,11 @@ export class MessageRepository {
   /** The INSERT of `insertInbound`, for an atomic group: 1 change when stored, 0 for a duplicate. */
   insertInboundStatement(message: MessageRecord): SqlStatement {
     return { sql: INSERT_INBOUND, params: params(message) };
+  }
+
+  /** The INSERT of a provider's message, for an atomic group, stored only while its agent exists (a deprovision may be under way). */
+  insertInboundForAgentStatement(message: MessageRecord): SqlStatement {
+    return { sql: INSERT_INBOUND_FOR_AGENT[this.db.dialect], params: [...params(message), message.agentId] };
   }
 
   async get(id: string): Promise<MessageRecord | undefined> {
