@@ -1,16 +1,17 @@
 import type { RuntimeEvents } from '../events.js';
-import { messageDeadLetter } from '../store/repositories/dead-letters.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { SqlStatement } from '../store/database.js';
+import { messageDeadLetter } from '../store/repositories/dead-letters.js';
 import type { Store } from '../store/store.js';
 import type { ReplaySelection } from '../store/repositories/callbacks.js';
 import { RetryLater, type WorkQueue, type Worker } from '../work/work-queue.js';
 import type { LiveReach } from '../agents/live-reach.js';
 import { CallbackSender, type CallbackPolicy, type CallbackTarget, type CallbackTurn } from './callback-sender.js';
 import { agentEvent, deliveryEventId, inboundData, type AgentEvent } from './events.js';
+import { DeliveryOrders, type InboundDelivery } from './delivery-orders.js';
 
 export type { CallbackPolicy };
 
@@ -52,12 +53,13 @@ const MAX_SCHEDULED = 1000;
  * longer than a minute is not held in the queue: the event is parked in the store and queued again
  * by {@link unparkDue} when nearly due.
  */
-export class DeliveryService {
+export class DeliveryService implements InboundDelivery {
   readonly #scheduled = new Map<string, Scheduled>();
   readonly #workers: Worker[] = [];
   readonly #inFlight = new Set<Promise<void>>();
   readonly #abort = new AbortController();
   readonly #sender: CallbackSender;
+  readonly #orders: DeliveryOrders;
   readonly #parkAfterMs: number;
   readonly #parkSweepMs: number;
   #parkSweep: NodeJS.Timeout | undefined;
@@ -75,6 +77,7 @@ export class DeliveryService {
     private readonly live: LiveSink,
   ) {
     this.#sender = new CallbackSender(store, policy, logger, events);
+    this.#orders = new DeliveryOrders(store.deadLetters, events, queue, live);
     this.#parkAfterMs = policy.parkAfterMs ?? PARK_AFTER_MS;
     this.#parkSweepMs = Math.min(policy.parkSweepMs ?? PARK_SWEEP_MS, this.#parkAfterMs);
   }
@@ -129,7 +132,7 @@ export class DeliveryService {
 
   /** Whether an event for this agent would reach anyone: a live session or a callback URL. */
   reachable(agent: AgentRecord): boolean {
-    return agent.callbackUrl !== null || this.live.holds(agent.agentId);
+    return this.#orders.reachable(agent);
   }
 
   /**
@@ -141,28 +144,20 @@ export class DeliveryService {
     if (this.#scheduled.size >= MAX_SCHEDULED) this.#scheduled.delete(this.#scheduled.keys().next().value!);
     this.#scheduled.set(message.id, { message, agent });
     try {
-      const { duplicate } = await this.queue.enqueue('deliver', message.id, { messageId: message.id });
-      if (duplicate) this.#scheduled.delete(message.id);
+      if (await this.#orders.enqueue(message)) this.#scheduled.delete(message.id);
     } catch (err) {
       this.#scheduled.delete(message.id);
       throw err;
     }
   }
 
-  /**
-   * Embedded, for an agent that no one would hear now (no live session, no callback URL): the dead
-   * letter its delivery would write at once, as a statement to commit in the same atomic group as the
-   * message (it goes in only if the message does). One commit per webhook instead of two, and the
-   * message is never pending. Undefined when the chain must run; call {@link lettered} after the commit.
-   */
+  /** See {@link InboundDelivery.offlineLetter}. */
   offlineLetter(message: MessageRecord, agent: AgentRecord): SqlStatement | undefined {
-    if (this.reachable(agent)) return undefined;
-    return this.store.deadLetters.insertForStoredMessageStatement(messageDeadLetter(message, 'agent_offline', 0), message.id);
+    return this.#orders.offlineLetter(message, agent);
   }
 
-  /** Reports the letter of {@link offlineLetter}, once committed with its message. */
   lettered(message: MessageRecord): void {
-    this.events.emit('deadLetter', { agentId: message.agentId, reason: 'agent_offline' });
+    this.#orders.lettered(message);
   }
 
   /**
