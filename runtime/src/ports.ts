@@ -1,7 +1,7 @@
 import type { Channel, Driver, MessageTemplate, WebhookHandshakeAnswer, WebhookRequest } from '@switchboard/sdk';
 import type { AgentClient } from './agents/agent-client.js';
 import type { AgentReach } from './agents/agent-reach.js';
-import type { AgentView, VoiceWebhook } from './protocol/operations.js';
+import type { AgentView, VoiceWebhook, WebhookAnswer } from './protocol/operations.js';
 import type { OperatorReads } from './admin/operator-reads.js';
 import type { AuthLockout } from './auth/lockout.js';
 import type { SessionEpoch } from './auth/session-epoch.js';
@@ -96,12 +96,15 @@ export interface TemplatePort {
   approved(channel: 'whatsapp'): Promise<{ provider: string; templates: MessageTemplate[] }>;
 }
 
-/** Checks a provider webhook's signature with the channel's driver, before anything crosses the bus. */
+/** Takes a provider's webhooks: the signature checked with the channel's drivers, then what it brings stored here, at the edge. */
 export interface WebhookPort {
   /** The content types the channel's driver takes webhooks in, when its driver says. */
   contentTypes(channel: Channel): readonly string[] | undefined;
-  /** The provider that signed the request; throws SIGNATURE_INVALID (counted) unless one of the channel's providers did. */
-  verify(channel: Channel, request: WebhookRequest): Promise<string>;
+  /**
+   * Verifies a webhook for the agent (SIGNATURE_INVALID, counted, unless one of the channel's providers
+   * signed it), stores its messages before answering, and answers as the provider expects.
+   */
+  receive(channel: Channel, agentId: string, request: WebhookRequest): Promise<WebhookAnswer>;
   /** A channel's driver's answer to the GET with which its provider checks the webhook URL; undefined when none checks it so. */
   handshake(channel: Channel, request: WebhookRequest): WebhookHandshakeAnswer | undefined;
 }

@@ -216,6 +216,31 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
     assert.equal((await send()).status, 200);
   });
 
+  it('a message is stored where its signature was checked, with no agent operation on the bus; a delivery receipt goes on to the agent', async () => {
+    const bus = t.gateway.runtime.inspect.bus;
+    const asked: string[] = [];
+    const request = bus.request.bind(bus);
+    bus.request = ((subject: string, data: unknown, options?: object) => {
+      asked.push(subject);
+      return request(subject, data, options);
+    }) as typeof bus.request;
+    try {
+      const res = await t.sim.inbound.sms({ agentId: 'inbox', from: CUSTOMER, to: agent.channels.sms!.address, body: 'stored at the edge' });
+      assert.equal(res.status, 200);
+      const stored = await t.gateway.runtime.inspect.stored.row<{ id: string }>('SELECT id FROM messages WHERE external_id = ?', [res.id]);
+      assert.ok(stored, 'the message is stored before the 200');
+      assert.deepEqual(asked.filter((s) => s.endsWith('.inbound')), [], 'no agent operation was asked for a message');
+      await receiver.waitFor(1);
+      const sent = await t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to: CUSTOMER, body: 'receipts follow' } });
+      assert.equal(sent.status, 200);
+      const { messageId } = (await sent.json()) as { messageId: string };
+      await eventually(async () => (await t.gateway.runtime.inspect.stored.message(messageId))?.status === 'delivered', { message: 'the delivery receipt applied' });
+      assert.ok(asked.some((s) => s.endsWith('.inbound')), `the receipt went on to the agent's actor: ${asked.join(', ')}`);
+    } finally {
+      bus.request = request;
+    }
+  });
+
   it('callback URLs are validated and can be cleared', async () => {
     const bad = await t.call('PUT', '/api/v1/callback-url', { token: agent.securityToken, json: { callbackUrl: 'ftp://example.com' } });
     assert.equal(bad.status, 400);

@@ -9,16 +9,11 @@ import type { RouteDeps } from './deps.js';
 const MESSAGE_CHANNELS = ['sms', 'whatsapp', 'email', 'line'] as const satisfies readonly Channel[];
 
 /**
- * How long a webhook waits for the agent's actor. Providers give up on their own after 10–15 s and
- * retry (deduplicated by provider id), so a call lost with a dead runtime node answers 504 in time.
- */
-const WEBHOOK_TIMEOUT_MS = 10_000;
-
-/**
  * Provider webhooks for the message channels. The driver checks the signature on the exact bytes
- * here, before the bus; the raw body then goes to the agent's actor untouched. The answer is the
- * provider's acknowledgement, or for a signed event that can never succeed a 4xx asking the provider
- * to stop retrying (a transient provider failure stays a 502, so the provider retries).
+ * here, and the messages are stored here, before anything crosses the bus (receipts go on to the
+ * agent's actor). The answer is the provider's acknowledgement, or for a signed event that can never
+ * succeed a 4xx asking the provider to stop retrying (a transient provider failure stays a 502, so the
+ * provider retries).
  */
 export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
   return [...MESSAGE_CHANNELS.map((channel) => handshakeRoute(deps, channel)), ...MESSAGE_CHANNELS.map(
@@ -40,17 +35,8 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
       },
       async handler({ request, params }: RouteContext) {
         const url = `${deps.publicBaseUrl}${request.path}${request.queryString ? `?${request.queryString}` : ''}`;
-        const { ports } = deps;
-        // Checked here, before the bus: an unsigned body never reaches a runtime node.
-        const provider = await ports.webhooks.verify(channel, { channel, method: request.method, url, headers: request.headers, rawBody: request.rawBody });
-        const answer = await ports.agents.call('inbound', params.agentId!, {
-          channel,
-          provider,
-          method: request.method,
-          url,
-          headers: request.headers,
-          rawBodyBase64: request.rawBody.toString('base64'),
-        }, { timeoutMs: WEBHOOK_TIMEOUT_MS });
+        // Checked here, before the store and the bus: an unsigned body is neither stored nor passed on.
+        const answer = await deps.ports.webhooks.receive(channel, params.agentId!, { channel, method: request.method, url, headers: request.headers, rawBody: request.rawBody });
         return { status: answer.status, headers: { ...answer.headers, 'content-type': answer.contentType }, body: answer.body };
       },
     }),

@@ -1,5 +1,6 @@
 import { ErrorCodes, hasErrorCode, SwitchboardError } from '@switchboard/sdk';
 import type { Bus, Subscription } from '../bus/bus.js';
+import type { NatsBus } from '../bus/nats-bus.js';
 import { agentOfInboxSubject, inboxSubject, inboxWildcard, liveSubject, turnSubject } from '../protocol/index.js';
 import type { AgentEvent, TurnCall } from '../protocol/live.js';
 import { PresenceAnnouncer, PresenceFollower, type PresenceTiming } from './live-presence.js';
@@ -227,4 +228,12 @@ function reconcile(held: Map<string, Subscription>, wanted: boolean, agentId: st
 
 function turnCall({ agentId, sessionId, callSid, direction, from, to, systemPrompt, transcript }: TurnCall): TurnCall {
   return { agentId, sessionId, callSid, direction, from, to, systemPrompt, transcript };
+}
+
+/** Follows the gateways' presence; announcements missed while the connection was down make the view unsure until they are heard again. */
+export function followPresence(reach: NatsLiveReach, bus: NatsBus): void {
+  const presence = reach.followPresence();
+  void (async () => {
+    for await (const status of bus.connection.status()) if (status.type === 'disconnect' || status.type === 'reconnect') presence.resync();
+  })().catch(() => undefined);
 }

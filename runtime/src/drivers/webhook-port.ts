@@ -1,24 +1,32 @@
-import { ErrorCodes, SwitchboardError, hasErrorCode, type Channel, type WebhookHandshakeAnswer, type WebhookRequest } from '@switchboard/sdk';
+import { CHANNEL_SPECS, ErrorCodes, SwitchboardError, hasErrorCode, type Channel, type WebhookHandshakeAnswer, type WebhookRequest } from '@switchboard/sdk';
 import type { RuntimeEvents } from '../events.js';
+import type { EdgeInbound } from '../messaging/inbound.js';
 import type { WebhookPort } from '../ports.js';
+import type { WebhookAnswer } from '../protocol/operations.js';
 import type { DriverSet } from './registry.js';
 import { verifyWebhook } from './verify-webhook.js';
 
 /**
- * Checks provider webhooks with the channel's loaded drivers, before anything crosses the bus. A
- * channel served by several providers takes each one's webhooks at the same URL: the first driver
- * whose verifier accepts the signature is the provider that posted it.
+ * Takes provider webhooks: checks them with the channel's loaded drivers, then stores what they bring
+ * here, at the edge (messaging/inbound.ts). A channel served by several providers takes each one's
+ * webhooks at the same URL: the first driver whose verifier accepts the signature is the provider that posted it.
  */
 export class DriverWebhookPort implements WebhookPort {
   constructor(
     private readonly drivers: DriverSet,
     private readonly events: RuntimeEvents,
+    private readonly inbound: Pick<EdgeInbound, 'receive'>,
   ) {}
+
+  readonly receive = async (channel: Channel, agentId: string, request: WebhookRequest): Promise<WebhookAnswer> => {
+    const provider = await this.verify(channel, request);
+    return this.inbound.receive({ agentId, channel, provider, request });
+  };
 
   readonly contentTypes = (channel: Channel): readonly string[] | undefined => {
     // A driver that declares none takes the channel's default (Twilio's form posts on sms, whatsapp and
     // voice): beside one that declares JSON (the Cloud API's), both kinds are taken at the same URL.
-    const types = this.drivers.ordered(channel).flatMap((d) => (d.webhooks ? (d.webhooks.contentTypes ?? defaultContentTypes(channel)) : []));
+    const types = this.drivers.ordered(channel).flatMap((d) => (d.webhooks ? (d.webhooks.contentTypes ?? CHANNEL_SPECS[channel].webhook.contentTypes) : []));
     return types.length === 0 ? undefined : [...new Set(types)];
   };
 
@@ -33,7 +41,8 @@ export class DriverWebhookPort implements WebhookPort {
     return refusal;
   };
 
-  readonly verify = async (channel: Channel, request: WebhookRequest): Promise<string> => {
+  /** The provider that signed the request; throws SIGNATURE_INVALID (counted) unless one of the channel's providers did. */
+  async verify(channel: Channel, request: WebhookRequest): Promise<string> {
     const drivers = this.drivers.ordered(channel);
     if (drivers.length <= 1) {
       const driver = this.drivers.require(channel);
@@ -53,10 +62,5 @@ export class DriverWebhookPort implements WebhookPort {
     // Signed by none of them: counted once, as the channel's own provider's refusal.
     this.events.emit('webhookRejected', { provider: drivers[0]!.manifest.provider, reason: 'signature' });
     throw hasErrorCode(refusal, ErrorCodes.SIGNATURE_INVALID) ? refusal : new SwitchboardError(ErrorCodes.SIGNATURE_INVALID, 'The signature could not be checked.', { cause: refusal });
-  };
-}
-
-/** What a driver that declares no `contentTypes` is taken to post (the SDK's documented default; voice as Twilio's calls). */
-function defaultContentTypes(channel: Channel): readonly string[] {
-  return channel === 'sms' || channel === 'whatsapp' || channel === 'voice' ? ['application/x-www-form-urlencoded'] : ['application/json'];
+  }
 }

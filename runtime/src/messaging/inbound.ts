@@ -4,24 +4,41 @@ import {
   hasErrorCode,
   isRetryable,
   toErrorPayload,
+  type Channel,
+  type Driver,
+  type InboundEvent,
   type InboundMessageEvent,
   type WebhookRequest,
 } from '@switchboard/sdk';
 import { defineOperation, type AgentOperation } from '../actors/operation.js';
 import type { AgentActor } from '../actors/agent-actor.js';
+import type { AgentClient } from '../agents/agent-client.js';
 import { AGENT_OPERATIONS, type InboundWebhook, type WebhookAnswer } from '../protocol/operations.js';
 import { requireAgent } from '../agents/operations.js';
+import type { InboundDelivery } from '../delivery/delivery-orders.js';
+import type { DriverSet } from '../drivers/registry.js';
+import type { RuntimeEvents } from '../events.js';
 import { newId } from '../ids.js';
 import { receivedEntry } from '../inbox/entries.js';
+import type { Logger } from '../logger.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
-
-type InboundStore = Pick<Store, 'db' | 'inbox' | 'messages' | 'deadLetters' | 'optOuts' | 'doNotContact'>;
 import type { MessagingContext } from './context.js';
 import { optKeyword } from './opt-out.js';
 import { personAddress } from '../compliance/contact-policy.js';
 import { applyReceipt } from './receipts.js';
+
+/** The repositories an inbound message is stored with. */
+type InboundStore = Pick<Store, 'db' | 'inbox' | 'messages' | 'deadLetters' | 'optOuts' | 'doNotContact'>;
+
+/** What storing inbound messages works with, wherever it is done: at the edge (a gateway) or in an agent's operation. */
+export interface InboundParts {
+  readonly drivers: DriverSet;
+  readonly events: RuntimeEvents;
+  readonly logger: Logger;
+  readonly delivery: InboundDelivery;
+}
 
 /**
  * Svix (Resend's sender) retries every non-2xx for about a day unless the answer carries this header;
@@ -30,10 +47,61 @@ import { applyReceipt } from './receipts.js';
 const STOP_RETRYING = { 'webhook-delivery': 'abort-message' } as const;
 
 /**
+ * How long a webhook whose receipts go to the agent's actor waits for it. Providers give up on their own
+ * after 10–15 s and retry (deduplicated by provider id), so a call lost with a dead runtime node answers 504 in time.
+ */
+const RECEIPTS_TIMEOUT_MS = 10_000;
+
+/** A webhook whose signature a gateway checked: the provider that signed it and the request as it came. */
+export interface VerifiedWebhook {
+  readonly agentId: string;
+  readonly channel: Channel;
+  readonly provider: string;
+  readonly request: WebhookRequest;
+}
+
+/**
+ * Inbound messages stored at the edge: the process that verified a webhook stores what it brings
+ * (message, inbox entry, and the dead letter or the queued delivery) in the commit an agent's operation
+ * would make, and the runtime nodes are told only to deliver (a `deliver` work item). Receipts keep the
+ * hop to the agent's actor (`inbound`), which holds its recent sends, so a receipt costs no read there.
+ * Nothing here needs the agent's mailbox: messages of one agent are ordered by their inbox cursor,
+ * which the store gives in commit order, and a deprovision under way waits for the commit (messages.ts).
+ */
+export class EdgeInbound {
+  constructor(
+    private readonly parts: InboundParts,
+    private readonly store: InboundStore & Pick<Store, 'agents'>,
+    private readonly agents: Pick<AgentClient, 'call'>,
+  ) {}
+
+  async receive(webhook: VerifiedWebhook): Promise<WebhookAnswer> {
+    const { agentId, channel, provider, request } = webhook;
+    const driver = driverOf(this.parts.drivers, channel, provider);
+    // Parsed first: a receipt goes on to the actor, which reads the agent itself.
+    const parsed = await parse(this.parts, driver, agentId, request);
+    if ('answer' in parsed) return parsed.answer;
+    if (!parsed.events.every(isMessage)) return this.#toActor(webhook);
+    const agent = await this.store.agents.get(agentId);
+    if (!agent) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `Agent ${agentId} does not exist.`);
+    if (agent.blockedChannels.includes(channel)) return BLOCKED;
+    for (const event of parsed.events) await storeMessage(this.parts, this.store, agent, event, provider);
+    return acknowledgement(driver, channel);
+  }
+
+  /** A webhook with receipts, whole, to the agent's actor (which parses it again and applies everything). */
+  #toActor({ agentId, channel, provider, request }: VerifiedWebhook): Promise<WebhookAnswer> {
+    const forwarded = { channel, provider, method: request.method, url: request.url, headers: request.headers, rawBodyBase64: request.rawBody.toString('base64') };
+    return this.agents.call('inbound', agentId, forwarded, { timeoutMs: RECEIPTS_TIMEOUT_MS });
+  }
+}
+
+/**
  * `inbound`: a provider webhook for one agent, its signature already checked on the raw bytes by the
- * gateway (`verifyWebhook`) before it crossed the bus. A blocked channel answers 200 and stops;
+ * gateway before it crossed the bus: receipts (which read the actor's recent sends), and whole webhooks
+ * from gateways of a release before the edge stored messages. A blocked channel answers 200 and stops;
  * otherwise events are parsed, messages deduplicated by provider id and stored, their delivery
- * scheduled, and only then is the acknowledgement returned.
+ * scheduled, receipts applied, and only then is the acknowledgement returned.
  */
 export function inboundOperation(context: MessagingContext): AgentOperation {
   return defineOperation(AGENT_OPERATIONS.inbound, {
@@ -45,11 +113,11 @@ export function inboundOperation(context: MessagingContext): AgentOperation {
   });
 }
 
+const BLOCKED: WebhookAnswer = { status: 200, contentType: 'text/plain', body: '' };
+
 async function receive(context: MessagingContext, store: InboundStore, actor: AgentActor, agent: AgentRecord, webhook: InboundWebhook): Promise<WebhookAnswer> {
   // The provider whose signature the gateway found; the channel's own for a gateway that does not say.
-  const driver = (webhook.provider ? context.drivers.ofProvider(webhook.provider) : undefined) ?? context.drivers.require(webhook.channel);
-  const capability = driver.webhooks;
-  if (!capability) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `The ${driver.manifest.provider} driver takes no webhooks.`);
+  const driver = driverOf(context.drivers, webhook.channel, webhook.provider);
   const request: WebhookRequest = {
     channel: webhook.channel,
     method: webhook.method,
@@ -57,24 +125,43 @@ async function receive(context: MessagingContext, store: InboundStore, actor: Ag
     headers: webhook.headers,
     rawBody: Buffer.from(webhook.rawBodyBase64, 'base64'),
   };
+  if (agent.blockedChannels.includes(webhook.channel)) return BLOCKED;
+  const parsed = await parse(context, driver, agent.agentId, request);
+  if ('answer' in parsed) return parsed.answer;
+  for (const event of parsed.events) {
+    if (isMessage(event)) await storeMessage(context, store, agent, event, driver.manifest.provider);
+    else await applyReceipt(context, store, actor, agent, event);
+  }
+  return acknowledgement(driver, webhook.channel);
+}
+
+function driverOf(drivers: DriverSet, channel: Channel, provider: string | undefined): Driver {
+  const driver = (provider ? drivers.ofProvider(provider) : undefined) ?? drivers.require(channel);
+  if (!driver.webhooks) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `The ${driver.manifest.provider} driver takes no webhooks.`);
+  return driver;
+}
+
+function isMessage(event: InboundEvent): event is InboundMessageEvent {
+  return event.type === 'message';
+}
+
+function acknowledgement(driver: Driver, channel: Channel): WebhookAnswer {
+  const ack = driver.webhooks!.acknowledge(channel);
+  return { status: 200, contentType: ack.contentType, body: ack.body };
+}
+
+/** The webhook's events, or for a signed event that can never succeed the answer that asks the provider to stop retrying. */
+async function parse(parts: InboundParts, driver: Driver, agentId: string, request: WebhookRequest): Promise<{ events: InboundEvent[] } | { answer: WebhookAnswer }> {
   const provider = driver.manifest.provider;
-  if (agent.blockedChannels.includes(webhook.channel)) return { status: 200, contentType: 'text/plain', body: '' };
-  let events;
   try {
-    events = await capability.parse(request);
+    return { events: await driver.webhooks!.parse(request) };
   } catch (err) {
     const refusal = permanentRefusal(err);
     if (!refusal) throw err; // transient (provider 5xx, time-out, network): a 5xx, so the provider retries
-    context.events.emit('webhookRejected', { provider, reason: refusal.reason });
-    context.logger.warn({ agentId: agent.agentId, provider, channel: webhook.channel, reason: refusal.reason, err }, 'signed webhook refused for good: nothing stored');
-    return { status: refusal.status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(toErrorPayload(err)), headers: { ...STOP_RETRYING } };
+    parts.events.emit('webhookRejected', { provider, reason: refusal.reason });
+    parts.logger.warn({ agentId, provider, channel: request.channel, reason: refusal.reason, err }, 'signed webhook refused for good: nothing stored');
+    return { answer: { status: refusal.status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(toErrorPayload(err)), headers: { ...STOP_RETRYING } } };
   }
-  for (const event of events) {
-    if (event.type === 'message') await storeMessage(context, store, agent, event, provider);
-    else await applyReceipt(context, store, actor, agent, event);
-  }
-  const ack = capability.acknowledge(webhook.channel);
-  return { status: 200, contentType: ack.contentType, body: ack.body };
 }
 
 /**
@@ -89,7 +176,7 @@ function permanentRefusal(err: unknown): { status: number; reason: string } | un
   return undefined;
 }
 
-async function storeMessage(context: MessagingContext, store: InboundStore, agent: AgentRecord, event: InboundMessageEvent, provider: string): Promise<void> {
+async function storeMessage(context: InboundParts, store: InboundStore, agent: AgentRecord, event: InboundMessageEvent, provider: string): Promise<void> {
   const held = agent.channels.find((c) => c.channel === event.channel);
   // Written to the agent's sender at another provider, it keeps that address; else the channel's own.
   const sender = held?.senders?.[provider];
@@ -119,7 +206,7 @@ async function storeMessage(context: MessagingContext, store: InboundStore, agen
   // An agent no one would hear gets its dead letter in the message's own commit, as does its inbox entry
   // (none for a provider retry: the entry's statements need the message this commit stores).
   const letter = context.delivery.offlineLetter(message, agent);
-  const writes = [store.messages.insertInboundStatement(message), store.inbox.appendStatement(receivedEntry(message)), ...(letter ? [letter] : [])];
+  const writes = [store.messages.insertInboundForAgentStatement(message), store.inbox.appendStatement(receivedEntry(message)), ...(letter ? [letter] : [])];
   const stored = (await store.db.executeAll(writes))[0]!.changes === 1;
   if (!stored) {
     // A provider retry: stored already. The first attempt may have stored the message and failed to

@@ -71,6 +71,7 @@ export class EmbeddedRuntime extends ServingProcess implements ServedRuntime {
     this.ports = this.gatewayPorts({
       limits: this.host.limiter,
       reach,
+      delivery: this.host.delivery,
       voice: new CallVoicePort(this.host.voice, store, this.host.voiceMessages, this.audio),
     });
   }

@@ -7,6 +7,8 @@ import { UsageReports } from '../billing/reports.js';
 import type { StoredLimits } from '../limits/stored-limits.js';
 import type { DriverSet } from '../drivers/registry.js';
 import { DriverWebhookPort } from '../drivers/webhook-port.js';
+import type { InboundDelivery } from '../delivery/delivery-orders.js';
+import { EdgeInbound } from '../messaging/inbound.js';
 import { DriverTemplatePort } from '../drivers/template-port.js';
 import type { RuntimeEvents } from '../events.js';
 import type { ReadinessChecks } from '../health.js';
@@ -31,6 +33,8 @@ export interface GatewayPortParts extends RoleOptions {
   reach: LiveReach;
   voice: VoicePort;
   readiness: ReadinessChecks;
+  /** How inbound messages stored here reach their agents: the delivery chain in process, or work for the runtime nodes. */
+  delivery: InboundDelivery;
 }
 
 /** The ports a gateway reaches its runtime through (see ports.ts), embedded or in a cluster. */
@@ -50,7 +54,7 @@ export function gatewayPorts(parts: GatewayPortParts): GatewayPorts {
     admin: new StoreAdminPort(store, new UsageReports(store, parts.limits, () => markup.percent()), markup, drivers, new PersonErasure(store, callRecordings(parts))),
     reach: new AgentReach(store, parts.reach),
     metrics: new StoreMetricsPort(events, store),
-    webhooks: new DriverWebhookPort(drivers, events),
+    webhooks: new DriverWebhookPort(drivers, events, new EdgeInbound({ drivers, events, logger: parts.logger, delivery: parts.delivery }, store, parts.agents)),
     templates: new DriverTemplatePort(drivers),
     voice: parts.voice,
     calls: new StoredCallReads(store),

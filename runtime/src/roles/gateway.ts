@@ -1,5 +1,6 @@
-import { NatsLiveReach } from '../agents/live-reach.js';
+import { NatsLiveReach, followPresence } from '../agents/live-reach.js';
 import { partitionsServed } from '../cluster/partitioned-actors.js';
+import { DeliveryOrders } from '../delivery/delivery-orders.js';
 import { receiveEvents } from '../events.js';
 import { defaultLimits } from '../limits/limits.js';
 import { StoredLimits } from '../limits/stored-limits.js';
@@ -8,6 +9,7 @@ import { ForwardedCallMessages } from '../voice/call-messages.js';
 import { VoiceMessageStore } from '../voice/voice-messages.js';
 import { CallVoicePort } from '../voice/voice-port.js';
 import type { VoiceService } from '../voice/voice-service.js';
+import { JetStreamWorkQueue } from '../work/jetstream-work-queue.js';
 import { callService, clusterPlacement, fillPools, probeNats, startClusterProcess, type ClusterFoundation, type RoleOptions } from './parts.js';
 import { ServingProcess } from './role-process.js';
 import type { ServedRuntime } from './served-runtime.js';
@@ -15,9 +17,9 @@ import type { ServedRuntime } from './served-runtime.js';
 /**
  * Starts a cluster gateway's runtime side (configured from NATS_URL, DATABASE_URL, CLUSTER_*): it
  * holds no actors and runs no deliveries; agent operations go over NATS to the node holding the
- * agent's partition. It keeps the store for tokens, idempotent answers and the operator's reads, the
- * drivers that verify webhooks and run the calls on its media sockets, and reaches agents' live
- * sessions over NATS.
+ * agent's partition. It keeps the store for tokens, idempotent answers, the operator's reads and the
+ * inbound messages it verifies (stored here, their deliveries queued for the nodes), the drivers that
+ * verify webhooks and run the calls on its media sockets, and reaches agents' live sessions over NATS.
  */
 export function startClusterGateway(options: RoleOptions): Promise<ClusterGatewayRuntime> {
   return startClusterProcess(options, 'gateway', 'gateway', async (foundation) => {
@@ -40,6 +42,8 @@ export class ClusterGatewayRuntime extends ServingProcess implements ServedRunti
     super(options, store, bus, clusterPlacement(settings));
     this.nodeId = nodeId;
     const reach = new NatsLiveReach(bus);
+    // Whether a message it stores would reach anyone: a live session at some gateway (presence), or a callback URL.
+    followPresence(reach, bus);
     const publicBaseUrl = () => this.address.url;
     // The calls this gateway holds: admitted by a node, found in the directory when their media socket
     // connects; what a call takes for the agent goes to the agent's actor.
@@ -55,6 +59,8 @@ export class ClusterGatewayRuntime extends ServingProcess implements ServedRunti
       limits: new StoredLimits(store, defaultLimits(settings)),
       reach,
       voice: new CallVoicePort(this.voice, store, new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl), this.audio),
+      // Inbound messages stored here are delivered by the runtime nodes: their `deliver` work is queued here.
+      delivery: new DeliveryOrders(store.deadLetters, this.events, new JetStreamWorkQueue({ connection: bus.connection, replicas: settings.NATS_REPLICAS, logger: options.logger }), reach),
     });
   }
 

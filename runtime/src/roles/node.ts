@@ -1,4 +1,4 @@
-import { NatsLiveReach } from '../agents/live-reach.js';
+import { NatsLiveReach, followPresence } from '../agents/live-reach.js';
 import type { NatsBus } from '../bus/nats-bus.js';
 import { NodeDisconnects } from '../cluster/node-disconnects.js';
 import { PartitionedActors, type PartitionedActorsOptions } from '../cluster/partitioned-actors.js';
@@ -112,12 +112,4 @@ export class RuntimeNodeRuntime extends RoleProcess {
     await this.host.stop();
     await this.close();
   }
-}
-
-/** Follows the gateways' presence; announcements missed while the connection was down make the view unsure until they are heard again. */
-function followPresence(reach: NatsLiveReach, bus: NatsBus): void {
-  const presence = reach.followPresence();
-  void (async () => {
-    for await (const status of bus.connection.status()) if (status.type === 'disconnect' || status.type === 'reconnect') presence.resync();
-  })().catch(() => undefined);
 }

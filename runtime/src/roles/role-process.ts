@@ -116,8 +116,8 @@ export class ServingProcess extends RoleProcess {
     return this.access.generatedOrchestratorToken;
   }
 
-  /** The ports a gateway reaches this process through; the role gives the limits, the live reach and the voice port. */
-  protected gatewayPorts(own: Pick<GatewayPortParts, 'limits' | 'reach' | 'voice'>): GatewayPorts {
+  /** The ports a gateway reaches this process through; the role gives the limits, the live reach, the voice port and how inbound messages reach their agents. */
+  protected gatewayPorts(own: Pick<GatewayPortParts, 'limits' | 'reach' | 'voice' | 'delivery'>): GatewayPorts {
     return gatewayPorts({ ...this.parts(), demoMode: this.demoMode, access: this.access, readiness: this.readiness, ...own });
   }
 
