@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { NatsBus, NatsLiveReach, protocol } from '@switchboard/runtime/internal';
+import { JetStreamWorkQueue, NatsBus, NatsLiveReach, protocol } from '@switchboard/runtime/internal';
 import { NO_NATS_SETTINGS, startSecureNats, type SecureNatsCluster, eventually } from '@switchboard/runtime/testing';
 
 const { AGENT_SUBJECT, LEASES_BUCKET, liveSubject, WORK_STREAM, WORK_SUBJECT_PREFIX } = protocol;
@@ -99,7 +99,14 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
       message: () => `the node to learn the gateway's presence: ${nats.violations().slice(before).join('\n')}`,
     });
     assert.equal(await node.deliver('agent.present', { id: 'evt_1', type: 'message.inbound', agentId: 'agent.present', createdAt: new Date().toISOString(), data: {} } as never), true);
+    // A gateway follows the others' presence too: whether a message it stores reaches a live session.
+    const otherGateway = new NatsLiveReach(NatsBus.fromConnection(gateway), 5000, { beatMs: 100 });
+    const seen = otherGateway.followPresence();
+    await eventually(() => !otherGateway.holds('agent.absent') && otherGateway.holds('agent.present'), {
+      message: () => `a gateway to learn another's presence: ${nats.violations().slice(before).join('\n')}`,
+    });
     assert.deepEqual(nats.violations().slice(before), []);
+    seen.stop();
     presence.stop();
     held.clear();
     changed('agent.present');
@@ -124,16 +131,27 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
     unfollow();
   });
 
-  it('a gateway cannot take a work item, enqueue one, or purge or delete the work stream', async () => {
+  it('a gateway queues the delivery of a message it stored, through the work queue as a runtime node does', async () => {
+    const before = nats.violations().length;
+    const queue = new JetStreamWorkQueue({ connection: gateway });
+    const { duplicate } = await queue.enqueue('deliver', 'msg_gateway_stored', { messageId: 'msg_gateway_stored' });
+    assert.equal(duplicate, false);
+    assert.equal(await workItems(), 2, 'the delivery is queued beside the earlier item');
+    assert.deepEqual(nats.violations().slice(before), []);
+  });
+
+  it('a gateway cannot take a work item, queue any other kind, or purge or delete the work stream', async () => {
     const gwJs = jetstream(gateway, { timeout: 2000 });
     const gwJsm = await jetstreamManager(gateway, { timeout: 2000, checkAPI: false });
+    const items = await workItems();
     await refused(`$JS.API.CONSUMER.CREATE.${WORK_STREAM}`, () => gwJsm.consumers.add(WORK_STREAM, { durable_name: 'thief', ack_policy: AckPolicy.Explicit }));
     await refused(`$JS.API.CONSUMER.MSG.NEXT.${WORK_STREAM}`, () => gateway.request(`$JS.API.CONSUMER.MSG.NEXT.${WORK_STREAM}.work_deliver`, JSON.stringify({ batch: 1 }), { timeout: 2000 }));
-    await refused(`${WORK_SUBJECT_PREFIX}.deliver`, () => gwJs.publish(`${WORK_SUBJECT_PREFIX}.deliver`, JSON.stringify({ forged: true })));
+    await refused(`${WORK_SUBJECT_PREFIX}.notify`, () => gwJs.publish(`${WORK_SUBJECT_PREFIX}.notify`, JSON.stringify({ forged: true })));
+    await refused(`${WORK_SUBJECT_PREFIX}.send`, () => gwJs.publish(`${WORK_SUBJECT_PREFIX}.send`, JSON.stringify({ forged: true })));
     await refused(`$JS.API.STREAM.PURGE.${WORK_STREAM}`, () => gwJsm.streams.purge(WORK_STREAM));
     await refused(`$JS.API.STREAM.DELETE.${WORK_STREAM}`, () => gwJsm.streams.delete(WORK_STREAM));
     await refused(`$JS.API.STREAM.MSG.DELETE.${WORK_STREAM}`, () => gwJsm.streams.deleteMessage(WORK_STREAM, 1));
-    assert.equal(await workItems(), 1, 'the acknowledged work item is gone');
+    assert.equal(await workItems(), items, 'a queued work item is gone');
   });
 
   it('a gateway cannot write, delete or purge a lease', async () => {
@@ -160,9 +178,13 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
   it('a runtime node takes and acks work, writes and deletes leases; it cannot purge the work stream either', async () => {
     await runtimeJsm.consumers.add(WORK_STREAM, { durable_name: 'work_deliver', filter_subject: `${WORK_SUBJECT_PREFIX}.deliver`, ack_policy: AckPolicy.Explicit });
     const consumer = await jetstream(runtime).consumers.get(WORK_STREAM, 'work_deliver');
-    const item = await consumer.next({ expires: 5000 });
-    assert.deepEqual(item?.json(), { acknowledged: 'inbound' });
-    await item!.ackAck();
+    const taken = [];
+    for (let n = await workItems(); n > 0; n--) {
+      const item = await consumer.next({ expires: 5000 });
+      taken.push(item?.json());
+      await item!.ackAck();
+    }
+    assert.deepEqual(taken, [{ acknowledged: 'inbound' }, { messageId: 'msg_gateway_stored' }]);
     assert.equal(await workItems(), 0);
     await leases.put('p.1', 'rt-2');
     assert.equal((await leases.get('p.1'))?.string(), 'rt-2');
