@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ArcElement, BarController, BarElement, CategoryScale, Chart, DoughnutController, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
 import { api } from './api.js';
+import { useChannels } from './channels.js';
 import { Freshness, usePolling } from './polling.js';
 import { agentPath, count } from './words.js';
 
@@ -133,10 +134,9 @@ export function Dashboard() {
   </section>`;
 }
 
-const CHANNELS = ['sms', 'email', 'whatsapp', 'line', 'voice'];
-
 export function AgentDetail({ agentId }) {
   const detail = usePolling(() => api('GET', `/admin/api/agents/${encodeURIComponent(agentId)}`), [agentId]);
+  const channels = useChannels().map((c) => c.channel);
   const [message, setMessage] = useState('');
   const d = detail.data;
   if (detail.error && !d) return html`<p role="alert" class="error">${detail.error}</p>`;
@@ -182,7 +182,7 @@ export function AgentDetail({ agentId }) {
       <table class="stack channels" role="table">
         <thead role="rowgroup"><tr role="row"><th role="columnheader" scope="col">Channel</th><th role="columnheader" scope="col">Address</th><th role="columnheader" scope="col">State</th><th role="columnheader" scope="col"><span class="sr-only">Action</span></th></tr></thead>
         <tbody role="rowgroup">
-          ${CHANNELS.filter((c) => a.channels[c]).map((c) => {
+          ${channels.filter((c) => a.channels[c]).map((c) => {
             const blocked = a.blockedChannels.includes(c);
             return html`<tr role="row">
               <th role="rowheader" scope="row">${c}</th><td role="cell" class="wide address">${a.channels[c]}</td><td role="cell">${blocked ? 'blocked' : 'open'}</td>

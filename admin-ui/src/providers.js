@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
+import { labelOf, specOf, useChannels } from './channels.js';
 import { Freshness, LoadFailure, usePolling } from './polling.js';
 import { RoutingEditor } from './routing.js';
 import { percent, when } from './words.js';
@@ -36,14 +37,12 @@ function TestButton({ provider }) {
     ${result && html`<p role=${result.ok ? 'status' : 'alert'} class=${`test-result ${result.ok ? 'ok' : 'error'}`}>${result.message}</p>`}`;
 }
 
-const CHANNEL_NAMES = { sms: 'SMS', whatsapp: 'WhatsApp', email: 'Email', line: 'LINE' };
-
 const attempts = (a) => `${a.accepted} accepted · ${a.refused} refused · ${a.ambiguous} ambiguous`;
 
-function ChannelProviders({ channel }) {
+function ChannelProviders({ channel, label }) {
   const id = `providers-${channel.channel}`;
   return html`<section class="card" aria-labelledby=${id}>
-    <h2 id=${id}>${CHANNEL_NAMES[channel.channel] ?? channel.channel}</h2>
+    <h2 id=${id}>${label}</h2>
     <div class="table-wrap"><table class="stack providers" aria-label=${`${channel.channel} providers in routing order`}>
       <thead><tr><th scope="col">Order</th><th scope="col">Provider</th><th scope="col">Circuit</th><th scope="col">Last success</th><th scope="col">Last failure</th><th scope="col">Recent error rate</th><th scope="col">Attempts</th><th scope="col"><span class="sr-only">Test</span></th></tr></thead>
       <tbody>
@@ -77,11 +76,12 @@ function ChannelProviders({ channel }) {
 /** Each message channel's providers in routing order, with their circuits and recent sends, and the routing editor. */
 export function Providers() {
   const board = usePolling(() => api('GET', '/admin/api/providers'));
+  const channels = useChannels();
   const b = board.data;
   if (board.error && !b) return html`<${LoadFailure} error=${board.error} what="the providers" back=${{ href: '/admin/dashboard', label: 'go to the dashboard' }} />`;
   if (!b) return html`<p class="loading">Loading providers…</p>`;
-  // SMS has prefix routes to edit even with one provider; another channel's order matters from two loaded.
-  const editable = b.channels.filter((c) => c.channel === 'sms' || c.providers.length > 1 || c.available?.length > 0 || c.saved);
+  // A channel with prefix routes (SMS) has them to edit even with one provider; another's order matters from two loaded.
+  const editable = b.channels.filter((c) => specOf(channels, c.channel)?.routesSetting || c.providers.length > 1 || c.available?.length > 0 || c.saved);
   return html`<section aria-labelledby="providers-title">
     <h1 id="providers-title">Providers</h1>
     <${Freshness} polls=${[board]} />
@@ -89,7 +89,7 @@ export function Providers() {
       Sends go to a channel's first provider and fail over to the next only when one provably did not take them. A circuit is the provider's, on every channel it serves. Attempts are counted since ${when(b.since)}.
       The tables show the routing serving now; change it under Routing order below (saved to the env file, serving after a deploy).
     </p>
-    ${b.channels.length === 0 ? html`<p>No message channel has a provider yet; add one in <a href="/admin/setup">Setup</a>.</p>` : b.channels.map((c) => html`<${ChannelProviders} key=${c.channel} channel=${c} />`)}
-    ${editable.length > 0 && html`<${RoutingEditor} channels=${editable} onSaved=${board.refresh} />`}
+    ${b.channels.length === 0 ? html`<p>No message channel has a provider yet; add one in <a href="/admin/setup">Setup</a>.</p>` : b.channels.map((c) => html`<${ChannelProviders} key=${c.channel} channel=${c} label=${labelOf(channels, c.channel)} />`)}
+    ${editable.length > 0 && html`<${RoutingEditor} channels=${editable} specs=${channels} onSaved=${board.refresh} />`}
   </section>`;
 }

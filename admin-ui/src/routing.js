@@ -1,10 +1,8 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
+import { labelOf, listOf, specOf } from './channels.js';
 import { deployOutcome } from './setup.js';
-
-const CHANNEL_NAMES = { sms: 'SMS', whatsapp: 'WhatsApp', email: 'Email', line: 'LINE' };
-const nameOf = (channel) => CHANNEL_NAMES[channel] ?? channel;
 
 /** What the editor starts from for a channel: the saved routing waiting for a deploy, else the serving one. */
 function baseline(channel) {
@@ -18,13 +16,13 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
  * One channel's providers as an ordered list with Move up / Move down / Remove buttons, and an Add button for each
  * loaded provider the order leaves out (plain buttons: Tab and Enter work).
  */
-function OrderList({ channel, providers, unused, onChange }) {
+function OrderList({ channel, name, providers, unused, onChange }) {
   const move = (i, by) => {
     const next = [...providers];
     [next[i], next[i + by]] = [next[i + by], next[i]];
     onChange(next);
   };
-  const label = `${nameOf(channel)} routing order`;
+  const label = `${name} routing order`;
   return html`<ol class="routing-order" aria-label=${label} data-channel=${channel}>
       ${providers.map(
         (p, i) => html`<li key=${p} data-provider=${p}>
@@ -48,11 +46,11 @@ function unusedOf(channel, providers) {
   return [...new Set(known)].filter((p) => !providers.includes(p));
 }
 
-/** SMS prefix routes as rows of a prefix and its providers in order, comma-separated. */
-function RouteRows({ routes, onChange }) {
+/** A channel's prefix routes (SMS_ROUTES) as rows of a prefix and its providers in order, comma-separated. */
+function RouteRows({ name, setting, routes, onChange }) {
   const set = (i, key, value) => onChange(routes.map((r, j) => (j === i ? { ...r, [key]: value } : r)));
   return html`<fieldset class="prefix-routes">
-    <legend>SMS routes by destination prefix (SMS_ROUTES)</legend>
+    <legend>${name} routes by destination prefix (${setting})</legend>
     ${routes.length === 0 && html`<p class="hint">None: every destination follows the order above.</p>`}
     ${routes.map(
       (r, i) => html`<div class="route-row" key=${i}>
@@ -69,8 +67,13 @@ function RouteRows({ routes, onChange }) {
 /**
  * The routing editor: each channel's order and the SMS prefix routes, saved to the env file through the
  * admin API like every setting, and serving after a deploy (which this offers once something is saved).
+ * `specs` is the channel table: labels, and the settings each channel's routing is saved as.
  */
-export function RoutingEditor({ channels, onSaved }) {
+export function RoutingEditor({ channels, specs, onSaved }) {
+  const nameOf = (channel) => labelOf(specs, channel);
+  const routesOf = (channel) => specOf(specs, channel)?.routesSetting;
+  const sendable = specs.filter((s) => s.sends);
+  const settings = listOf([...sendable.map((s) => s.driverSetting), ...sendable.flatMap((s) => (s.routesSetting ? [s.routesSetting] : []))]);
   const [drafts, setDrafts] = useState({});
   const [outcome, setOutcome] = useState(undefined);
   const [busy, setBusy] = useState(false);
@@ -86,7 +89,7 @@ export function RoutingEditor({ channels, onSaved }) {
       channels: changed.map((c) => {
         const d = draftOf(c);
         const entry = { channel: c.channel, providers: d.providers };
-        if (c.channel === 'sms') entry.routes = d.routes.map((r) => ({ prefix: r.prefix.trim(), providers: r.providers.split(',').map((p) => p.trim()).filter(Boolean) }));
+        if (routesOf(c.channel)) entry.routes = d.routes.map((r) => ({ prefix: r.prefix.trim(), providers: r.providers.split(',').map((p) => p.trim()).filter(Boolean) }));
         return entry;
       }),
     };
@@ -125,7 +128,7 @@ export function RoutingEditor({ channels, onSaved }) {
   return html`<section class="card" aria-labelledby="routing-title">
     <h2 id="routing-title">Routing order</h2>
     <p class="hint">
-      Saved to the env file as SMS_DRIVER, WHATSAPP_DRIVER, EMAIL_DRIVER, LINE_DRIVER and SMS_ROUTES, like every setting:${' '}<strong>a saved change serves only after a deploy</strong> (the server restarts in-process with the saved settings).
+      Saved to the env file${settings && ` as ${settings}`}, like every setting:${' '}<strong>a saved change serves only after a deploy</strong> (the server restarts in-process with the saved settings).
       The first provider is the channel's own: agents' pool numbers are held there, so put another first only if those numbers are held at it.
       In a cluster this writes this gateway's env file; give runtime nodes the same values and restart them.
     </p>
@@ -136,8 +139,8 @@ export function RoutingEditor({ channels, onSaved }) {
     ${channels.map(
       (c) => html`<div class="routing-channel" key=${c.channel}>
         <h3>${nameOf(c.channel)}</h3>
-        <${OrderList} channel=${c.channel} providers=${draftOf(c).providers} unused=${unusedOf(c, draftOf(c).providers)} onChange=${(providers) => change(c, { providers })} />
-        ${c.channel === 'sms' && html`<${RouteRows} routes=${draftOf(c).routes} onChange=${(routes) => change(c, { routes })} />`}
+        <${OrderList} channel=${c.channel} name=${nameOf(c.channel)} providers=${draftOf(c).providers} unused=${unusedOf(c, draftOf(c).providers)} onChange=${(providers) => change(c, { providers })} />
+        ${routesOf(c.channel) && html`<${RouteRows} name=${nameOf(c.channel)} setting=${routesOf(c.channel)} routes=${draftOf(c).routes} onChange=${(routes) => change(c, { routes })} />`}
       </div>`,
     )}
     <div class="nav">

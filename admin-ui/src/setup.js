@@ -1,8 +1,9 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
+import { loadChannels } from './channels.js';
 
-/** Wizard steps: each names its settings; `secret` fields are never shown back, blank keeps them. */
+/** Wizard steps: each names its settings; `secret` fields are never shown back, blank keeps them. The pools step's come from the channel table. */
 const STEPS = [
   {
     id: 'telephony',
@@ -47,12 +48,7 @@ const STEPS = [
     id: 'pools',
     title: 'Pools',
     intro: 'Addresses agents are given when they are provisioned. Comma-separated.',
-    fields: [
-      { key: 'POOL_PHONE_NUMBERS', label: 'Phone numbers (E.164, SMS and voice)', placeholder: '+14155550100,+14155550101' },
-      { key: 'POOL_WHATSAPP_SENDERS', label: 'WhatsApp senders (E.164)' },
-      { key: 'POOL_LINE_CHANNELS', label: 'LINE bot user ids' },
-      { key: 'EMAIL_DOMAIN', label: 'Email domain', placeholder: 'agents.example.com' },
-    ],
+    fields: [{ key: 'EMAIL_DOMAIN', label: 'Email domain', placeholder: 'agents.example.com' }],
   },
   {
     id: 'public',
@@ -63,6 +59,17 @@ const STEPS = [
   },
   { id: 'deploy', title: 'Save and deploy', intro: 'Saves the settings to the env file (mode 0600) and restarts the server with them.' },
 ];
+
+/** The wizard's steps with a field for each pool a setting fills (`POOL_PHONE_NUMBERS`), as the channel table names them. */
+function withPools(channels) {
+  const pools = new Map();
+  for (const { pool, address } of channels) {
+    if (pool.setting && !pools.has(pool.setting)) {
+      pools.set(pool.setting, { key: pool.setting, label: pool.label ?? pool.setting, ...(address.kind === 'e164' ? { placeholder: '+14155550100,+14155550101' } : {}) });
+    }
+  }
+  return STEPS.map((s) => (s.id === 'pools' ? { ...s, fields: [...pools.values(), ...s.fields] } : s));
+}
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -135,15 +142,18 @@ export function Setup() {
   const [progress, setProgress] = useState([]);
   const [stayDemo, setStayDemo] = useState(true);
   const [demo, setDemo] = useState(undefined);
+  const [steps, setSteps] = useState(STEPS);
 
   const load = () =>
-    api('GET', '/admin/api/status')
-      .then((s) => {
+    Promise.all([api('GET', '/admin/api/status'), loadChannels()])
+      .then(([s, channels]) => {
+        const all = withPools(channels);
+        setSteps(all);
         setStatus(s);
         if (s.demoMode) api('GET', '/admin/api/demo-credentials').then(setDemo, () => setDemo(undefined));
         else setDemo(undefined);
         const initial = {};
-        for (const step of STEPS) for (const f of step.fields ?? []) if (!f.secret) initial[f.key] = String(s.settings[f.key] ?? '');
+        for (const step of all) for (const f of step.fields ?? []) if (!f.secret) initial[f.key] = String(s.settings[f.key] ?? '');
         setValues((v) => ({ ...initial, ...v }));
       })
       .catch((e) => setError(e.message));
@@ -153,7 +163,7 @@ export function Setup() {
   if (error) return html`<p role="alert" class="error">Could not load the status: ${error}</p>`;
   if (!status) return html`<p class="loading">Loading status…</p>`;
 
-  const step = STEPS[index];
+  const step = steps[index];
   const set = (key, value) => setValues((v) => ({ ...v, [key]: value }));
   const runTest = async () => {
     setTests((t) => ({ ...t, [step.id]: { running: true } }));
@@ -166,7 +176,7 @@ export function Setup() {
   };
   const changes = () => {
     const out = {};
-    for (const s of STEPS)
+    for (const s of steps)
       for (const f of s.fields ?? []) {
         const v = (values[f.key] ?? '').trim();
         if (f.secret) {
@@ -228,7 +238,7 @@ export function Setup() {
       Everything works end to end against it; credential tests run against the simulator too${demo ? html`, which listens at <code>${demo.url}</code>` : ''}.
     </p>`}
     <ol class="steps" aria-label="Steps">
-      ${STEPS.map(
+      ${steps.map(
         (s, i) => html`<li><button type="button" class=${i === index ? 'current' : ''} aria-current=${i === index ? 'step' : undefined} onClick=${() => setIndex(i)}>
           ${i + 1}. ${s.title}
         </button></li>`,
@@ -265,7 +275,7 @@ export function Setup() {
       </div>`}
       <div class="nav">
         <button type="button" disabled=${index === 0} onClick=${() => setIndex(index - 1)}>Back</button>
-        <button type="button" disabled=${index === STEPS.length - 1} onClick=${() => setIndex(index + 1)}>Next</button>
+        <button type="button" disabled=${index === steps.length - 1} onClick=${() => setIndex(index + 1)}>Next</button>
       </div>
     </div>
   </section>`;

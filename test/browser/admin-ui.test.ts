@@ -71,6 +71,8 @@ describe('admin UI in a real browser', () => {
     await page.getByRole('button', { name: 'Test ElevenLabs' }).click();
     await page.getByRole('status').filter({ hasText: /✓ ElevenLabs/ }).waitFor();
     await page.getByRole('button', { name: 'Next' }).click();
+    // The pool fields come from the channel table (GET /admin/api/channels).
+    for (const label of ['Phone numbers (E.164, SMS and voice)', 'WhatsApp senders (E.164)', 'LINE bot user ids']) await page.getByLabel(label).waitFor();
     await page.getByLabel('Email domain').fill('wizard.example.com');
     await page.getByRole('button', { name: 'Next' }).click();
     await page.getByRole('cell', { name: `${d.url}/webhooks/{agentId}/sms` }).waitFor();
