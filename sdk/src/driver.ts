@@ -212,8 +212,9 @@ export interface WebhookCapability {
   /** The acknowledgement the provider expects for this channel. */
   acknowledge(channel: Channel): WebhookAck;
   /**
-   * Media types the provider posts webhooks as; the gateway answers 415 to others. When absent:
-   * `application/x-www-form-urlencoded` for sms and whatsapp (Twilio's), `application/json` otherwise.
+   * Media types the provider posts webhooks as; the gateway answers 415 to others. When absent, the
+   * channel's `CHANNEL_SPECS[channel].webhook.contentTypes`: `application/x-www-form-urlencoded` for sms,
+   * whatsapp and voice (Twilio's), `application/json` otherwise.
    */
   readonly contentTypes?: readonly string[];
   /**
