@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import twilio from 'twilio';
 import { partitionOf } from '@switchboard/runtime/internal';
-import { freePort, startNatsServer, startPostgresInstance, type TestNatsServer, type TestPostgresInstance } from '@switchboard/runtime/testing';
+import { eventually, eventuallyPasses, freePort, startNatsServer, startPostgresInstance, steadily, type TestNatsServer, type TestPostgresInstance } from '@switchboard/runtime/testing';
 import { startClusterProcess as startProcess, type ClusterProcess } from '../helpers/cluster-process.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -88,22 +88,42 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
       agents.map(async (_, agent) => {
         let attempt = 0;
         let status = 0;
-        for (let started = Date.now(); (status = await probe(agent, attempt++, only)) !== 200; started = Date.now()) {
-          assert.ok(Date.now() - since < SERVED_AGAIN_MS, `${label}: agent ${agent} (partition ${partitionOf(agents[agent]!.agentId, PARTITIONS)}) not served within ${SERVED_AGAIN_MS} ms (last status ${status} after ${Date.now() - started} ms); the nodes' partitions:\n${leaseLog()}`);
-          await sleep(PROBE_EVERY_MS);
-        }
-        const wait = Date.now() - since;
-        assert.ok(wait <= SERVED_AGAIN_MS + 1_000, `${label}: agent ${agent} first served ${wait} ms after the fault`);
-        for (const end = Date.now() + STEADY_WINDOW_MS; Date.now() < end; ) {
-          await sleep(PROBE_EVERY_MS);
+        let took = 0;
+        const served = async () => {
           const started = Date.now();
           status = await probe(agent, attempt++, only);
-          assert.equal(status, 200, `${label}: agent ${agent} served ${wait} ms after the fault, then failed with ${status} after ${Date.now() - started} ms`);
-        }
+          took = Date.now() - started;
+          return status === 200;
+        };
+        // A probe started in time may answer up to a second late, as the bound below allows.
+        await eventually(served, {
+          timeoutMs: Math.max(0, SERVED_AGAIN_MS + 1_000 - (Date.now() - since)),
+          intervalMs: PROBE_EVERY_MS,
+          message: () => `${label}: agent ${agent} (partition ${partitionOf(agents[agent]!.agentId, PARTITIONS)}) served within ${SERVED_AGAIN_MS} ms (last status ${status} after ${took} ms); the nodes' partitions:\n${leaseLog()}`,
+        });
+        const wait = Date.now() - since;
+        assert.ok(wait <= SERVED_AGAIN_MS + 1_000, `${label}: agent ${agent} first served ${wait} ms after the fault`);
+        await steadily(served, {
+          forMs: STEADY_WINDOW_MS,
+          intervalMs: PROBE_EVERY_MS,
+          message: () => `${label}: agent ${agent} served ${wait} ms after the fault, then answered ${status} after ${took} ms`,
+        });
         return wait;
       }),
     );
     return Math.max(...waits);
+  };
+
+  /** Repeats `request` every 250 ms until it answers `wanted`; past `timeoutMs` it fails naming `what` and the last status. */
+  const untilStatus = async (wanted: number, timeoutMs: number, what: string, request: () => Promise<number>) => {
+    let last = 0;
+    await eventually(async () => (last = await request()) === wanted, { timeoutMs, intervalMs: 250, message: () => `${what}: ${wanted} (last ${last})` });
+  };
+
+  /** Waits until rt-3 (behind the proxies) holds partitions again. */
+  const rt3HoldsAgain = async (timeoutMs: number, what: string) => {
+    let held = new Map<number, number>();
+    await eventually(async () => [...(held = await holders()).values()].includes(2), { timeoutMs, intervalMs: 250, message: () => `${what} (holders by partition: ${JSON.stringify([...held])})` });
   };
 
   /** The last lines each runtime node logged about its partitions (taken, handed over, lapsed, lost). */
@@ -272,9 +292,12 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
       await load;
       gaps.push(await servedSteadily(back, `restart ${round}`));
       // Every probe green again (on a loaded machine a probe may time out for a moment: it must not stay red).
-      let probes = await readiness();
-      for (const end = Date.now() + 20_000; probes.some((p) => p.status !== 200) && Date.now() < end; await sleep(1000)) probes = await readiness();
-      for (const { url, status, body } of probes) assert.equal(status, 200, `${url}/health/ready after restart ${round}: ${JSON.stringify(body)}`);
+      await eventuallyPasses(
+        async () => {
+          for (const { url, status, body } of await readiness()) assert.equal(status, 200, `${url}/health/ready after restart ${round}: ${JSON.stringify(body)}`);
+        },
+        { timeoutMs: 20_000, intervalMs: 1000, message: `every probe green after restart ${round}` },
+      );
     }
     console.log(`cluster faults, nats-server restarted ${NATS_RESTARTS}×: every agent served again ≤ ${gaps.join(', ')} ms after it came back, then steadily for ${STEADY_WINDOW_MS} ms`);
   });
@@ -319,9 +342,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
       // The client retries with the same Idempotency-Key: each send reaches the provider once.
       for (const [i, agent] of agents.entries()) {
         for (const kind of ['flight', 'during']) {
-          let status = 0;
-          for (const end = Date.now() + 60_000; status !== 200 && Date.now() < end; await sleep(250)) status = (await send(agent, `${run}-${kind}-${i}`, `${kind} ${run} ${i}`, i)).status;
-          assert.equal(status, 200, `the ${kind} send of agent ${i}, retried`);
+          await untilStatus(200, 60_000, `the ${kind} send of agent ${i}, retried`, async () => (await send(agent, `${run}-${kind}-${i}`, `${kind} ${run} ${i}`, i)).status);
         }
       }
     } finally {
@@ -343,9 +364,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     const cut = Date.now();
     try {
       const moved = await servedSteadily(cut, 'rt-3 cut off');
-      let ready = 0;
-      for (const end = Date.now() + 10_000; Date.now() < end && ready !== 503; await sleep(250)) ready = (await fetch(`${nodes[2]!.probes}/health/ready`)).status;
-      assert.equal(ready, 503, 'the cut-off node is not ready');
+      await untilStatus(503, 10_000, 'the cut-off node not ready', async () => (await fetch(`${nodes[2]!.probes}/health/ready`)).status);
       assert.deepEqual((await (await fetch(`${nodes[2]!.probes}/health`)).json() as { partitions: number[] }).partitions, [], 'the cut-off node holds nothing');
       console.log(`cluster faults, rt-3 cut off from NATS: every agent served again ≤ ${moved} ms after the cut, then steadily`);
     } finally {
@@ -353,9 +372,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     }
     const back = Date.now();
     await servedSteadily(back, 'rt-3 back');
-    let after = new Map<number, number>();
-    for (const end = Date.now() + 20_000; Date.now() < end && ![...after.values()].includes(2); await sleep(250)) after = await holders();
-    assert.ok([...after.values()].includes(2), 'rt-3 takes partitions again');
+    await rt3HoldsAgain(20_000, 'rt-3 takes partitions again');
     await servedSteadily(Date.now(), 'after rt-3 took its share');
   });
 
@@ -372,27 +389,26 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
       // Sends through both gateways while it is cut off: each acknowledged one reaches the provider once.
       for (const [i, agent] of agents.entries()) {
         const body = `pgcut ${run} ${i}`;
-        let status = 0;
-        for (const end = Date.now() + 30_000; status !== 200 && Date.now() < end; await sleep(250)) status = (await send(agent, `${run}-pgcut-${i}`, body, i)).status;
-        assert.equal(status, 200, `the send of agent ${i} during the cut`);
+        await untilStatus(200, 30_000, `the send of agent ${i} during the cut`, async () => (await send(agent, `${run}-pgcut-${i}`, body, i)).status);
         acked.push(body);
       }
       let ready = 0;
       let body = '';
-      for (const end = Date.now() + 15_000; Date.now() < end && ready !== 503; await sleep(250)) {
-        const res = await fetch(`${nodes[2]!.probes}/health/ready`);
-        ready = res.status;
-        body = await res.text();
-      }
-      assert.equal(ready, 503, `the node without its store is not ready: ${body}`);
+      await eventually(
+        async () => {
+          const res = await fetch(`${nodes[2]!.probes}/health/ready`);
+          ready = res.status;
+          body = await res.text();
+          return ready === 503;
+        },
+        { timeoutMs: 15_000, intervalMs: 250, message: () => `the node without its store not ready (its /health/ready answered ${ready}: ${body})` },
+      );
       assert.deepEqual(((await (await fetch(`${nodes[2]!.probes}/health`)).json()) as { partitions: number[] }).partitions, [], 'the node without its store holds nothing');
       console.log(`cluster faults, rt-3 cut off from PostgreSQL (NATS up): every agent served again ≤ ${moved} ms after the cut, then steadily; its readiness: ${body.slice(0, 300)}`);
     } finally {
       pgProxy.restore();
     }
-    let after = new Map<number, number>();
-    for (const end = Date.now() + 30_000; Date.now() < end && ![...after.values()].includes(2); await sleep(250)) after = await holders();
-    assert.ok([...after.values()].includes(2), 'rt-3 takes partitions again once its store answers');
+    await rt3HoldsAgain(30_000, 'rt-3 takes partitions again once its store answers');
     await servedSteadily(Date.now(), 'after rt-3 has its store again');
     const taken = await atProvider();
     for (const body of acked) assert.equal(taken.filter((m) => m.body === body).length, 1, `"${body}" at the provider once`);
@@ -410,10 +426,13 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     try {
       const attempts = Array.from({ length: 3 * LIMIT }, async (_, i) => {
         await sleep(i * 100);
-        for (const end = Date.now() + 90_000; ; await sleep(250)) {
-          const { status } = await send(limited, `${run}-limited-${i}`, `limited ${run} ${i}`, i);
-          if (status === 200 || status === 429 || Date.now() > end) return status;
-        }
+        let status = 0;
+        await eventually(async () => [200, 429].includes((status = (await send(limited, `${run}-limited-${i}`, `limited ${run} ${i}`, i)).status)), {
+          timeoutMs: 90_000,
+          intervalMs: 250,
+          message: () => `send ${i} of the limited agent answered 200 or 429 (last ${status})`,
+        });
+        return status;
       });
       await sleep(300);
       victim.child.kill('SIGSTOP');
@@ -476,10 +495,13 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     }
     // A send acknowledged is at the provider (the journal finishes what a restart interrupted), once.
     let taken: { body: string }[] = [];
-    for (const end = Date.now() + 30_000; Date.now() < end; await sleep(500)) {
-      taken = await atProvider();
-      if (ackedSends.every((b) => taken.some((m) => m.body === b))) break;
-    }
+    await eventually(
+      async () => {
+        taken = await atProvider();
+        return ackedSends.every((b) => taken.some((m) => m.body === b));
+      },
+      { timeoutMs: 30_000, intervalMs: 500, message: () => `every acknowledged send at the provider (${ackedSends.filter((b) => !taken.some((m) => m.body === b)).length} of ${ackedSends.length} missing)` },
+    );
     for (const body of ackedSends) assert.equal(taken.filter((m) => m.body === body).length, 1, `"${body}" at the provider once`);
     console.log(`cluster faults, PostgreSQL restarted: ${ackedSids.length} webhooks and ${ackedSends.length} sends acknowledged, none lost; every agent served steadily ≤ ${gap} ms after it came back`);
   });
@@ -492,9 +514,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     try {
       // gw-1 is probed from the moment of the cut, while gw-2's refusals are checked.
       const throughOther = servedSteadily(cut, 'gw-2 cut off, served through gw-1', gw1);
-      let ready = 0;
-      for (const end = Date.now() + 10_000; Date.now() < end && ready !== 503; await sleep(250)) ready = (await fetch(`${gw2.url}/health/ready`)).status;
-      assert.equal(ready, 503, 'the cut-off gateway is not ready, so a load balancer stops sending to it');
+      await untilStatus(503, 10_000, 'the cut-off gateway not ready, so a load balancer stops sending to it', async () => (await fetch(`${gw2.url}/health/ready`)).status);
       const refused = await webhook(0, sid, 1);
       assert.ok(refused.status >= 500, `a webhook through the cut-off gateway is not acknowledged (got ${refused.status})`);
       assert.ok(refused.ms < 15_000, `and is answered before a provider's 15 s webhook time-out (${refused.ms} ms)`);
@@ -506,9 +526,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     const back = Date.now();
     await servedSteadily(back, 'gw-2 back', gw2);
     // The provider retries the refused webhook, now through the gateway that refused it: stored once.
-    let retried = 0;
-    for (const end = Date.now() + 20_000; Date.now() < end && retried !== 200; await sleep(250)) retried = (await webhook(0, sid, 1)).status;
-    assert.equal(retried, 200, 'the retried webhook is acknowledged once the gateway is back');
+    await untilStatus(200, 20_000, 'the retried webhook acknowledged once the gateway is back', async () => (await webhook(0, sid, 1)).status);
     assert.equal((await webhook(0, sid, 0)).status, 200, 'a repeat is acknowledged too (a duplicate, not stored again)');
     const entries = await inboxOf(agents[0]!);
     assert.equal(entries.filter((e) => e.payload.externalId === sid).length, 1, 'the webhook refused during the cut and retried after is in the inbox once');
@@ -517,10 +535,9 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
   it("kill -9 of a runtime node under signed inbound load: every agent served again, steadily (figure at the default lease TTL); each agent's inbox holds every acknowledged message once, in order per conversation", async () => {
     // Every node holds its share again after the faults before (a node left holding none, 17/15/0, while its probes stayed green was a CI flake).
     let served = await holders();
-    for (const end = Date.now() + 20_000; new Set(served.values()).size < 3; await sleep(250)) {
-      if (Date.now() > end) assert.fail(`a node holds no partition 20 s after the last fault: ${JSON.stringify([...served])}; readiness: ${JSON.stringify(await readiness().catch((e: Error) => e.message))}\n${leaseLog()}`);
-      served = await holders();
-    }
+    await eventually(async () => new Set((served = await holders()).values()).size === 3, { timeoutMs: 20_000, intervalMs: 250 }).catch(async () =>
+      assert.fail(`a node holds no partition 20 s after the last fault: ${JSON.stringify([...served])}; readiness: ${JSON.stringify(await readiness().catch((e: Error) => e.message))}\n${leaseLog()}`),
+    );
     const counts = [0, 1, 2].map((i) => agents.filter((a) => served.get(partitionOf(a.agentId, PARTITIONS)) === i).length);
     const victim = counts.indexOf(Math.max(...counts));
     // One conversation per sender, each sending in sequence and repeating a webhook until it is answered 200, as a provider does.
