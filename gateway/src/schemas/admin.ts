@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { CHANNELS, MESSAGE_CHANNELS } from '@switchboard/sdk';
 import { AgentId, ChannelName } from './common.js';
 
 export const PoolName = Type.Union([Type.Literal('phone'), Type.Literal('whatsapp'), Type.Literal('line'), Type.Literal('email')]);
@@ -14,7 +15,7 @@ export const AgentSummary = Type.Object({
 
 export const AgentList = Type.Object({ agents: Type.Array(AgentSummary) });
 
-export const BlockedChannelsBody = Type.Object({ blockedChannels: Type.Array(ChannelName, { maxItems: 5 }) }, { additionalProperties: false });
+export const BlockedChannelsBody = Type.Object({ blockedChannels: Type.Array(ChannelName, { maxItems: CHANNELS.length }) }, { additionalProperties: false });
 export type BlockedChannelsBody = Static<typeof BlockedChannelsBody>;
 
 export const BlockedChannelsResponse = Type.Object({
@@ -280,7 +281,7 @@ export const ProviderRoutingBody = Type.Object(
         },
         { additionalProperties: false },
       ),
-      { minItems: 1, maxItems: 4 },
+      { minItems: 1, maxItems: MESSAGE_CHANNELS.length },
     ),
   },
   { additionalProperties: false },

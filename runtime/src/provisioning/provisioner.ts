@@ -1,14 +1,14 @@
 import type { DeprovisionResult, OperationResponse, ProvisionRequest } from '../protocol/operations.js';
 import { randomBytes } from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
+import { CHANNEL_SPECS, ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
 import type { TokenService } from '../auth/token-service.js';
 import type { SecretBox } from '../secrets.js';
 import type { SqlExecutor } from '../store/database.js';
 import type { AgentChannel, AgentRecord } from '../store/repositories/agents.js';
 import type { PoolName } from '../store/repositories/pools.js';
 import type { Store } from '../store/store.js';
-import { POOL_OF } from './channels.js';
+import { POOL_OF, poolChannel } from './channels.js';
 
 /** A new callback signing secret in the Standard Webhooks form. */
 export function newSigningSecret(): string {
@@ -149,7 +149,7 @@ export class Provisioner {
       if (!(await this.store.pools.claimAddress(tx, 'email', address, request.agentId))) throw exhausted('email', `${address} is taken`);
       return address;
     }
-    if (request.country && (pool === 'phone' || pool === 'whatsapp')) {
+    if (request.country && CHANNEL_SPECS[poolChannel(pool)].address.kind === 'e164') {
       // Another provisioning may take a candidate between the read and the claim: try the next.
       for (const address of await this.store.pools.freeAddresses(tx, pool)) {
         if (parsePhoneNumberFromString(address)?.country !== request.country) continue;
