@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import twilio from 'twilio';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { protocol } from '@switchboard/runtime/internal';
-import { createTestDatabase, freePort, startSecureNats, type SecureNatsCluster, type TestDatabase } from '@switchboard/runtime/testing';
+import { createTestDatabase, eventually, freePort, startSecureNats, steadily, type SecureNatsCluster, type TestDatabase } from '@switchboard/runtime/testing';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { startClusterProcess as startProcess, type ClusterProcess } from '../helpers/cluster-process.js';
 
@@ -24,7 +24,6 @@ const LEASE_TTL_MS = 2000;
 const SERVED_AGAIN_DEADLINE_MS = 60_000;
 /** Probes each agent must answer once served again, LEASE_TTL_MS / 4 apart: two lease TTLs. */
 const STEADY_PROBES = 8;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A 3-node NATS cluster as deploy/nats/cluster ships it (TLS, a user per role), Switchboard's streams and
@@ -126,16 +125,19 @@ describe('cluster mode on a 3-node NATS cluster: one NATS server killed under lo
     };
     const waits = await Promise.all(
       agents.map(async (_, agent) => {
-        while ((await probe(agent)) !== 200) {
-          assert.ok(Date.now() - since < SERVED_AGAIN_DEADLINE_MS, `agent ${agent} was not served again within ${SERVED_AGAIN_DEADLINE_MS / 1000} s of the kill`);
-          await sleep(100);
-        }
+        let status = 0;
+        const served = async () => (status = await probe(agent)) === 200;
+        await eventually(served, {
+          timeoutMs: Math.max(0, SERVED_AGAIN_DEADLINE_MS - (Date.now() - since)),
+          intervalMs: 100,
+          message: () => `agent ${agent} served again within ${SERVED_AGAIN_DEADLINE_MS / 1000} s of the kill (last status ${status})`,
+        });
         const wait = Date.now() - since;
-        for (let steady = 0; steady < STEADY_PROBES; steady++) {
-          await sleep(LEASE_TTL_MS / 4);
-          const status = await probe(agent);
-          assert.equal(status, 200, `agent ${agent} was served again ${wait} ms after the kill, then failed (${status}) on probe ${steady + 1} of ${STEADY_PROBES}`);
-        }
+        await steadily(served, {
+          forMs: STEADY_PROBES * (LEASE_TTL_MS / 4),
+          intervalMs: LEASE_TTL_MS / 4,
+          message: () => `agent ${agent} was served again ${wait} ms after the kill, then answered ${status}`,
+        });
         return wait;
       }),
     );
@@ -173,16 +175,20 @@ describe('cluster mode on a 3-node NATS cluster: one NATS server killed under lo
       for (let item = queue.shift(); item; item = queue.shift()) {
         const { url, init } = signedSms(item.agent, item.sid);
         let last = '';
-        while (Date.now() < deadline) {
-          const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) }).catch((err: Error) => err);
-          if (!(res instanceof Error)) await res.arrayBuffer();
-          if (!(res instanceof Error) && res.status === 200) break;
-          last = res instanceof Error ? res.name : `HTTP ${res.status}`;
-          retries++;
-          await sleep(250);
-        }
-        if (Date.now() >= deadline) failures.push(`${item.sid}: ${last}`);
-        else acked.add(item.sid);
+        // As a provider does: the webhook is repeated until it is acknowledged, or the work's deadline passes.
+        const acknowledged = await eventually(
+          async () => {
+            const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) }).catch((err: Error) => err);
+            if (!(res instanceof Error)) await res.arrayBuffer();
+            if (!(res instanceof Error) && res.status === 200) return true;
+            last = res instanceof Error ? res.name : `HTTP ${res.status}`;
+            retries++;
+            return false;
+          },
+          { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: 250 },
+        ).catch(() => false);
+        if (acknowledged) acked.add(item.sid);
+        else failures.push(`${item.sid}: ${last}`);
         if (acked.size === KILL_AFTER && !killed) {
           killed = nats.kill(victim, 'SIGKILL').then(() => {
             served = servedSteadily(Date.now(), probed);
@@ -200,11 +206,11 @@ describe('cluster mode on a 3-node NATS cluster: one NATS server killed under lo
     const gap = await served;
     const expected = new Set([...acked, ...probed]);
     const arrivals = () => receivers.flatMap((r) => r.events.filter((e) => e.event.type === 'message.inbound' && expected.has(String(e.event.data.externalId))));
-    for (const until = Date.now() + 60_000; Date.now() < until; await sleep(250)) {
-      if (new Set(arrivals().map((e) => String(e.event.data.externalId))).size === expected.size) break;
-    }
-    const seen = new Set(arrivals().map((e) => String(e.event.data.externalId)));
-    assert.deepEqual([...expected].filter((sid) => !seen.has(sid)), [], 'acknowledged webhooks never reached the agent');
+    const unseen = () => {
+      const seen = new Set(arrivals().map((e) => String(e.event.data.externalId)));
+      return [...expected].filter((sid) => !seen.has(sid));
+    };
+    await eventually(() => unseen().length === 0, { timeoutMs: 60_000, intervalMs: 250, message: () => `every acknowledged webhook to reach its agent (${unseen().length} have not: ${unseen().slice(0, 10).join(', ')})` });
     const ids = new Map<string, Set<string>>();
     for (const { event, headers } of arrivals()) ids.set(String(event.data.externalId), (ids.get(String(event.data.externalId)) ?? new Set()).add(headers['webhook-id']!));
     assert.deepEqual([...ids].filter(([, s]) => s.size > 1), [], 'a message reached its agent under two webhook-ids');
