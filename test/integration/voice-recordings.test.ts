@@ -7,7 +7,7 @@ import type { CallRecording } from '@switchboard/provider-simulator';
 import { echoReply, startCallAnswerer, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectMcp } from '../helpers/mcp-client.js';
-import { eventually } from '@switchboard/runtime/testing';
+import { eventually, steadily } from '@switchboard/runtime/testing';
 
 const CALLER = '+14155550123';
 const CALLEE = '+14155550866';
@@ -41,15 +41,12 @@ describe('call recordings: off by default, per call or per agent; stream calls r
   let streamSession = '';
 
   const get = (path: string, token?: string) => t.call('GET', path, token ? { token } : {});
-  /** The call's recording link, once stored (null if none comes within the wait). */
-  const recordingOf = async (callSid: string, token: string, waitMs = 15_000): Promise<RecordingLink | null> => {
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      const body = (await (await get(`/api/v1/calls/${callSid}`, token)).json()) as { recording: RecordingLink | null };
-      if (body.recording || Date.now() > deadline) return body.recording;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  /** The call's recording link, as the API names it now. */
+  const recordingNow = async (callSid: string, token: string): Promise<RecordingLink | null> =>
+    ((await (await get(`/api/v1/calls/${callSid}`, token)).json()) as { recording: RecordingLink | null }).recording;
+  /** The call's recording link, once stored. */
+  const recordingOf = (callSid: string, token: string): Promise<RecordingLink> =>
+    eventually(() => recordingNow(callSid, token), { timeoutMs: 15_000, intervalMs: 100, message: `call ${callSid} to name its recording` });
 
   before(async () => {
     t = await startTestGateway({ VOICE_MODE: 'relay' });
@@ -163,7 +160,7 @@ describe('call recordings: off by default, per call or per agent; stream calls r
     await t.sim.phone.get(callSid)!.done;
     // Once the call's ledger is in, its media connection has closed: a recording would be on its way.
     await eventually(async () => ((await (await get(`/api/v1/calls/${callSid}`, agent.securityToken)).json()) as { ledger: unknown }).ledger, { intervalMs: 100, message: 'the call ended' });
-    assert.equal(await recordingOf(callSid, agent.securityToken, 1000), null);
+    await steadily(async () => (await recordingNow(callSid, agent.securityToken)) === null, { forMs: 1000, intervalMs: 100, message: 'the call names no recording' });
     const missing = await get(`/api/v1/calls/${callSid}/recording`, agent.securityToken);
     assert.deepEqual([missing.status, ((await missing.json()) as { code: string }).code], [404, 'NOT_FOUND']);
     const dir = join(t.dataDir, 'recordings');
