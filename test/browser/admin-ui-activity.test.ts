@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '@switchboard/runtime/testing';
 import { type Browser, type Page } from 'playwright-core';
 import { launchChromium, screenshot, watchPage } from '../helpers/browser.js';
 import { echoReply, startCallAnswerer, startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
@@ -58,15 +59,8 @@ describe('admin UI: conversations, calls and the callback delivery log in a real
     return (await res.json()) as any;
   };
   /** Polls the admin API until `check` holds of what it answers. */
-  const until = async <T>(path: string, check: (body: any) => T | undefined | false, what: string): Promise<T> => {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const found = check(await admin(path));
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`Not within 20 s: ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const until = async <T>(path: string, check: (body: any) => T | undefined | false, what: string): Promise<T> =>
+    (await eventually(async () => check(await admin(path)), { timeoutMs: 20_000, intervalMs: 100, message: what })) as T;
 
   before(async () => {
     t = await startTestGateway({ VOICE_MODE: 'relay', CALLBACK_RETRY_SCHEDULE: '0,100,100' });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventuallyPasses } from '@switchboard/runtime/testing';
 import { type Browser, type Page } from 'playwright-core';
 import { launchChromium, screenshot, watchPage } from '../helpers/browser.js';
 import { provisionAgent, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -94,12 +95,14 @@ describe('admin UI details: phone-width tables, favicon, the recording player, v
       const reply = await t.call('POST', '/api/v1/send-message', { token, json: { channel: 'sms', to: customer, body: `Yes, order ${i + 1} left this morning.` } });
       assert.equal(reply.status, 200, await reply.clone().text());
     }
-    const deadline = Date.now() + 20_000;
     for (const sid of [streamSid, relaySid]) {
-      while (!(await admin(`/admin/api/calls/${sid}`)).recording || !(await admin(`/admin/api/calls/${sid}`)).ledger) {
-        assert.ok(Date.now() < deadline, `call ${sid} is recorded and has its ledger within 20 s`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await eventuallyPasses(
+        async () => {
+          const call = await admin(`/admin/api/calls/${sid}`);
+          assert.ok(call.recording && call.ledger, `recording: ${JSON.stringify(call.recording)}, ledger: ${JSON.stringify(call.ledger)}`);
+        },
+        { timeoutMs: 20_000, intervalMs: 100, message: `call ${sid} to be recorded and have its ledger` },
+      );
     }
 
     browser = await launchChromium();
