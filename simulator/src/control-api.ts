@@ -5,7 +5,6 @@ import { phoneControl } from './phone/phone-control.js';
 import type { SimulatorPhone } from './phone/phone-types.js';
 import type { SimulatorState } from './simulator-state.js';
 import type {
-  FaultRule,
   InboundEmailEventOptions,
   InboundEmailOptions,
   InboundCloudMessageOptions,
@@ -19,6 +18,9 @@ import type {
   InboundResult,
   InboundSenders,
   InboundTwilioMessageOptions,
+} from './inbound-types.js';
+import type {
+  FaultRule,
   SimChannel,
   SimProvider,
   Simulator,

@@ -6,7 +6,7 @@ import { sendTelnyxCallEvent } from './telnyx/telnyx-call-events.js';
 import { sendInboundTelnyxMessage, sendTelnyxStatus } from './telnyx/telnyx-webhooks.js';
 import { sendInboundMessage, sendMessageStatus } from './twilio/inbound-messages.js';
 import { sendRecordingStatus } from './twilio/recordings.js';
-import type { InboundSenders } from './types.js';
+import type { InboundSenders } from './inbound-types.js';
 import { sendInboundCloudMessage } from './whatsapp-cloud/cloud-webhooks.js';
 
 /** The inbound senders of a simulator, one per provider webhook. */

@@ -1,6 +1,5 @@
 export { startSimulator } from './simulator.js';
 export type {
-  FaultRule,
   InboundEmailEventOptions,
   InboundCloudMessageOptions,
   InboundEmailOptions,
@@ -15,8 +14,13 @@ export type {
   InboundTelnyxCallEventOptions,
   InboundSenders,
   InboundTwilioMessageOptions,
-  LineBotCredentials,
   PostmarkWebhookAuth,
+  WebhookTampering,
+  WebhookTarget,
+} from './inbound-types.js';
+export type {
+  FaultRule,
+  LineBotCredentials,
   RecordedRequest,
   SentMessage,
   SentMessageFilter,
@@ -31,8 +35,6 @@ export type {
   SimulatorCredentials,
   SimulatorLogger,
   SimulatorOptions,
-  WebhookTampering,
-  WebhookTarget,
 } from './types.js';
 export type {
   AgentReply,

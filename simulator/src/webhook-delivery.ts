@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { SimChannel, WebhookTarget } from './types.js';
+import type { WebhookTarget } from './inbound-types.js';
+import type { SimChannel } from './types.js';
 
 /** Switchboard's answer to a webhook. */
 export interface WebhookAnswer {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { lineMessageId, opaqueToken, ulid } from '../ids.js';
 import type { SimulatorState } from '../simulator-state.js';
-import type { InboundLineOptions, InboundResult } from '../types.js';
+import type { InboundLineOptions, InboundResult } from '../inbound-types.js';
 import { deliverWebhook, webhookUrl } from '../webhook-delivery.js';
 
 /** LINE's webhook signature: base64 HMAC-SHA256 of the exact body under the channel secret. */

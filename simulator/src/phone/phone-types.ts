@@ -1,4 +1,5 @@
-import type { SimCallStatus, WebhookTampering, WebhookTarget } from '../types.js';
+import type { WebhookTampering, WebhookTarget } from '../inbound-types.js';
+import type { SimCallStatus } from '../types.js';
 import type { AudioProbe } from './audio-probe.js';
 
 /** How a `<Connect>` attaches the call: ConversationRelay (text) or Media Streams (μ-law audio). */

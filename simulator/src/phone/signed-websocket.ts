@@ -1,6 +1,6 @@
 import twilio from 'twilio';
 import WebSocket from 'ws';
-import type { WebhookTampering } from '../types.js';
+import type { WebhookTampering } from '../inbound-types.js';
 
 /** The outcome of opening a voice WebSocket. */
 export interface SignedSocket {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SimulatorState } from '../simulator-state.js';
-import type { InboundPostmarkEmailOptions, InboundPostmarkEventOptions, InboundResult, PostmarkWebhookAuth } from '../types.js';
+import type { InboundPostmarkEmailOptions, InboundPostmarkEventOptions, InboundResult, PostmarkWebhookAuth } from '../inbound-types.js';
 import { deliverWebhook, webhookUrl, type WebhookAnswer } from '../webhook-delivery.js';
 import { postmarkTime } from './postmark-ledger.js';
 

@@ -1,7 +1,7 @@
 import { Webhook } from 'svix';
 import { resendId, svixMessageId } from '../ids.js';
 import type { SimulatorState } from '../simulator-state.js';
-import type { InboundEmailEventOptions, InboundEmailOptions, InboundResult, WebhookTampering } from '../types.js';
+import type { InboundEmailEventOptions, InboundEmailOptions, InboundResult, WebhookTampering } from '../inbound-types.js';
 import { deliverWebhook, webhookUrl, type WebhookAnswer } from '../webhook-delivery.js';
 import type { ReceivedEmail } from './resend-mailbox.js';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SimulatorState } from '../simulator-state.js';
-import type { InboundResult, InboundTelnyxCallEventOptions, SimCall, SimCallStatus, WebhookTampering } from '../types.js';
+import type { InboundResult, InboundTelnyxCallEventOptions, WebhookTampering } from '../inbound-types.js';
+import type { SimCall, SimCallStatus } from '../types.js';
 import { webhookUrl, type WebhookAnswer } from '../webhook-delivery.js';
 import { postTelnyxWebhook } from './telnyx-webhooks.js';
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { countSegments } from '@switchboard/sdk';
 import type { SimulatorState } from '../simulator-state.js';
-import type { InboundResult, InboundTelnyxMessageOptions, InboundTelnyxStatusOptions, SilentOutcome, WebhookTampering } from '../types.js';
+import type { InboundResult, InboundTelnyxMessageOptions, InboundTelnyxStatusOptions, WebhookTampering } from '../inbound-types.js';
+import type { SilentOutcome } from '../types.js';
 import { deliverWebhook, webhookUrl, type WebhookAnswer } from '../webhook-delivery.js';
 import { telnyxSignature } from './telnyx-keys.js';
 import { messageJson } from './telnyx-format.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import twilio from 'twilio';
-import type { SimCall, WebhookTampering } from '../types.js';
+import type { WebhookTampering } from '../inbound-types.js';
+import type { SimCall } from '../types.js';
 import { deliverWebhook, type WebhookAnswer } from '../webhook-delivery.js';
 import { API_VERSION, countryOf } from './twilio-format.js';
 import { postTwilioWebhook } from './twilio-webhook.js';

@@ -1,6 +1,6 @@
 import { twilioSid } from '../ids.js';
 import type { SimulatorState } from '../simulator-state.js';
-import type { InboundMessageStatusOptions, InboundResult, InboundTwilioMessageOptions } from '../types.js';
+import type { InboundMessageStatusOptions, InboundResult, InboundTwilioMessageOptions } from '../inbound-types.js';
 import { webhookUrl } from '../webhook-delivery.js';
 import { countSegments } from './sms-segments.js';
 import { statusCallbackParams } from './status-callbacks.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import twilio from 'twilio';
 import { deliverWebhook, type WebhookAnswer } from '../webhook-delivery.js';
-import type { WebhookTampering } from '../types.js';
+import type { WebhookTampering } from '../inbound-types.js';
 
 /**
  * POSTs Twilio form parameters to `url`, signed with X-Twilio-Signature as Twilio signs them

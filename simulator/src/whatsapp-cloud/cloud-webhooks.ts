@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { SimulatorState } from '../simulator-state.js';
-import type { InboundCloudMessageOptions, InboundResult, WebhookTampering } from '../types.js';
+import type { InboundCloudMessageOptions, InboundResult, WebhookTampering } from '../inbound-types.js';
 import { deliverWebhook, webhookUrl, type WebhookAnswer } from '../webhook-delivery.js';
 import { wamid, type CloudMessage, type CloudMessageStatus, type CloudPhoneNumber } from './cloud-ledger.js';
 
