@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import twilio from 'twilio';
 import { openStore, partitionOf, type Store } from '@switchboard/runtime/internal';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { createTestDatabase, freePort, startSecureNats, type SecureNatsCluster, type TestDatabase } from '@switchboard/runtime/testing';
+import { createTestDatabase, eventually, eventuallyPasses, freePort, startSecureNats, steadily, type SecureNatsCluster, type TestDatabase } from '@switchboard/runtime/testing';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver.js';
 import { startClusterProcess as startProcess, type ClusterProcess } from '../helpers/cluster-process.js';
 import { connectMcp } from '../helpers/mcp-client.js';
@@ -176,13 +176,17 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     /** Retries `attempt` until it answers true or the deadline passes; what the last attempt got, when it never did. */
     const untilAcknowledged = async (attempt: (n: number) => Promise<boolean | string>): Promise<string | undefined> => {
       let last: boolean | string = false;
-      for (let n = 0; Date.now() < deadline; n++) {
-        last = await attempt(n);
-        if (last === true) return undefined;
-        retries++;
-        await sleep(250);
-      }
-      return String(last);
+      let n = 0;
+      const acknowledged = await eventually(
+        async () => {
+          last = await attempt(n++);
+          if (last === true) return true;
+          retries++;
+          return false;
+        },
+        { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: 250 },
+      ).catch(() => false);
+      return acknowledged ? undefined : String(last);
     };
     const webhookQueue = Array.from({ length: WEBHOOKS }, (_, i) => ({ agent: i % AGENTS, sid: `SM${runId}${i.toString(16).padStart(24, '0')}` }));
     const sendQueue = Array.from({ length: SENDS }, (_, i) => ({ agent: i % AGENTS, key: `${runId}-send-${i}`, body: `send ${runId} ${i}` }));
@@ -244,10 +248,10 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
    * number of repeats.
    */
   const assertDelivered = async (ackedInbound: ReadonlySet<string>): Promise<number> => {
-    const deadline = Date.now() + 30_000;
     const arrivals = () => receivers.flatMap((r) => r.events.filter((e) => e.event.type === 'message.inbound' && ackedInbound.has(String(e.event.data.externalId))));
     const delivered = () => new Set(arrivals().map((e) => String(e.event.data.externalId)));
-    while (delivered().size < ackedInbound.size && Date.now() < deadline) await sleep(200);
+    // Given up on after 30 s, the missing ones are named below with where they stand.
+    await eventually(() => delivered().size >= ackedInbound.size, { timeoutMs: 30_000, intervalMs: 200 }).catch(() => undefined);
     const seen = delivered();
     const missing = [...ackedInbound].filter((sid) => !seen.has(sid));
     if (missing.length > 0) {
@@ -297,16 +301,20 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     const waits = await Promise.all(
       agents.map(async (_, agent) => {
         let attempt = 0;
-        for (let got = await probe(agent, attempt++); got !== 200; got = await probe(agent, attempt++)) {
-          if (Date.now() - since >= SERVED_AGAIN_DEADLINE_MS) assert.fail(`agent ${agent} (${agents[agent]!.agentId}, partition ${partitionOf(agents[agent]!.agentId, PARTITIONS)}) was not served again within ${SERVED_AGAIN_DEADLINE_MS / 1000} s: the last probe got ${got}${await diagnose()}`);
-          await sleep(100);
-        }
+        let got: number | string = 0;
+        const served = async () => (got = await probe(agent, attempt++)) === 200;
+        const failed = async (error: Error) => assert.fail(`${error.message}${await diagnose()}`);
+        await eventually(served, {
+          timeoutMs: Math.max(0, SERVED_AGAIN_DEADLINE_MS - (Date.now() - since)),
+          intervalMs: 100,
+          message: () => `agent ${agent} (${agents[agent]!.agentId}, partition ${partitionOf(agents[agent]!.agentId, PARTITIONS)}) served again within ${SERVED_AGAIN_DEADLINE_MS / 1000} s: the last probe got ${got}`,
+        }).catch(failed);
         const wait = Date.now() - since;
-        for (let steady = 0; steady < STEADY_PROBES; steady++, attempt++) {
-          await sleep(LEASE_TTL_MS / 4);
-          const status = await probe(agent, attempt);
-          if (status !== 200) assert.fail(`agent ${agent} was served again ${wait} ms after the fault, then failed (${status}) on probe ${steady + 1} of ${STEADY_PROBES}${await diagnose()}`);
-        }
+        await steadily(served, {
+          forMs: STEADY_PROBES * (LEASE_TTL_MS / 4),
+          intervalMs: LEASE_TTL_MS / 4,
+          message: () => `agent ${agent} was served again ${wait} ms after the fault, then answered ${got}`,
+        }).catch(failed);
         return wait;
       }),
     );
@@ -341,14 +349,14 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     }
     // Partitions move while the third node joins; within a few lease periods each is on one node.
     const all = Array.from({ length: PARTITIONS }, (_, i) => i);
-    let served: number[] = [];
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(100)) {
-      const lives = await Promise.all(probeUrls.map(async (url) => (await (await fetch(`${url}/health`)).json()) as { role: string; partitions: number[] }));
-      assert.ok(lives.every((l) => l.role === 'runtime'));
-      served = lives.flatMap((l) => l.partitions).sort((a, b) => a - b);
-      if (served.join() === all.join()) break;
-    }
-    assert.deepEqual(served, all, 'each of the partitions is served by exactly one node');
+    await eventuallyPasses(
+      async () => {
+        const lives = await Promise.all(probeUrls.map(async (url) => (await (await fetch(`${url}/health`)).json()) as { role: string; partitions: number[] }));
+        assert.deepEqual(lives.map((l) => l.role), probeUrls.map(() => 'runtime'));
+        assert.deepEqual(lives.flatMap((l) => l.partitions).sort((a, b) => a - b), all, 'each of the partitions is served by exactly one node');
+      },
+      { timeoutMs: 60_000, intervalMs: 100, message: 'each of the partitions served by exactly one node' },
+    );
     const unknown = await fetch(`${probeUrls[0]}/api/v1/send-message`, { method: 'POST' });
     assert.equal(unknown.status, 404);
     assert.equal(((await unknown.json()) as { code: string }).code, 'NOT_FOUND');
@@ -364,18 +372,23 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     const probed = new Set<string>();
     const burstRun = randomBytes(4).toString('hex');
     const limitedSend = async (i: number) => {
-      for (const deadline = Date.now() + WORK_DEADLINE_MS; ; await sleep(250)) {
-        const status = await fetch(`${gateways[i % 2]!.url}/api/v1/send-message`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${limitedAgent.token}`, 'content-type': 'application/json', 'idempotency-key': `limited-${burstRun}-${i}` },
-          body: JSON.stringify({ channel: 'sms', to: CUSTOMER, body: `limited ${i}` }),
-          signal: AbortSignal.timeout(45_000),
-        }).then(
-          (r) => r.arrayBuffer().then(() => r.status),
-          () => 0,
-        );
-        if (status === 200 || status === 429 || Date.now() > deadline) return status;
-      }
+      let status = 0;
+      await eventually(
+        async () => {
+          status = await fetch(`${gateways[i % 2]!.url}/api/v1/send-message`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${limitedAgent.token}`, 'content-type': 'application/json', 'idempotency-key': `limited-${burstRun}-${i}` },
+            body: JSON.stringify({ channel: 'sms', to: CUSTOMER, body: `limited ${i}` }),
+            signal: AbortSignal.timeout(45_000),
+          }).then(
+            (r) => r.arrayBuffer().then(() => r.status),
+            () => 0,
+          );
+          return status === 200 || status === 429;
+        },
+        { timeoutMs: WORK_DEADLINE_MS, intervalMs: 250, message: () => `limited send ${i} admitted or refused by the limit (last ${status})` },
+      );
+      return status;
     };
     const { ackedInbound, ackedSends, sendBodies, retries } = await runWork(gateways, async () => {
       await nodes[0]!.kill('SIGKILL');
@@ -492,9 +505,8 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       // The node dies once every send is stored (before its provider call), not after a guessed delay:
       // a send still on its way to the node when it died was never stored, nor acknowledged.
       const stored = async () => (await store.db.query<{ body: string; external_id: string | null }>('SELECT body, external_id FROM messages WHERE body LIKE ?', [`in flight ${runId} %`]));
-      for (const deadline = Date.now() + 60_000; (await stored()).length < agents.length; await sleep(20)) {
-        assert.ok(Date.now() < deadline, `only ${(await stored()).length} of ${agents.length} sends were stored within 60 s`);
-      }
+      let storedCount = 0;
+      await eventually(async () => (storedCount = (await stored()).length) >= agents.length, { timeoutMs: 60_000, message: () => `all ${agents.length} sends stored (${storedCount} were)` });
       const victimsAgents = new Set(holders[victimIndex]);
       const agentOf = (body: string) => agents[Number(body.split(' ').at(-1))]!.agentId;
       const inFlight = (await stored()).filter((m) => m.external_id === null && victimsAgents.has(agentOf(m.body))).length;
@@ -509,10 +521,8 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       );
       // Every send was stored before its provider call, so each ends with its provider's id, exactly once.
       let ours: { body: string; external_id: string | null }[] = [];
-      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(250)) {
-        ours = await stored();
-        if (ours.every((m) => m.external_id !== null)) break;
-      }
+      // Given up on after 60 s, what is unfinished is named below.
+      await eventually(async () => (ours = await stored()).every((m) => m.external_id !== null), { timeoutMs: 60_000, intervalMs: 250 }).catch(() => undefined);
       assert.equal(ours.length, agents.length, 'a stored send disappeared');
       assert.deepEqual(ours.filter((m) => m.external_id === null).map((m) => m.body), [], 'a stored send was never finished');
       const atProvider = ((await (await fetch(`${simulatorUrl()}/_sim/messages?provider=twilio`)).json()) as { messages: { id: string; body: string }[] }).messages.filter((m) =>
