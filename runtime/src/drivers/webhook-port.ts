@@ -1,10 +1,22 @@
 import { CHANNEL_SPECS, ErrorCodes, SwitchboardError, hasErrorCode, type Channel, type WebhookHandshakeAnswer, type WebhookRequest } from '@switchboard/sdk';
 import type { RuntimeEvents } from '../events.js';
-import type { EdgeInbound } from '../messaging/inbound.js';
 import type { WebhookPort } from '../ports.js';
 import type { WebhookAnswer } from '../protocol/operations.js';
 import type { DriverSet } from './registry.js';
 import { verifyWebhook } from './verify-webhook.js';
+
+/** A webhook whose signature was checked: the provider that signed it and the request as it came. */
+export interface VerifiedWebhook {
+  readonly agentId: string;
+  readonly channel: Channel;
+  readonly provider: string;
+  readonly request: WebhookRequest;
+}
+
+/** What takes a verified webhook (messaging/inbound.ts, `EdgeInbound`): stores what it brings and answers as its provider expects. */
+export interface VerifiedWebhooks {
+  receive(webhook: VerifiedWebhook): Promise<WebhookAnswer>;
+}
 
 /**
  * Takes provider webhooks: checks them with the channel's loaded drivers, then stores what they bring
@@ -15,7 +27,7 @@ export class DriverWebhookPort implements WebhookPort {
   constructor(
     private readonly drivers: DriverSet,
     private readonly events: RuntimeEvents,
-    private readonly inbound: Pick<EdgeInbound, 'receive'>,
+    private readonly inbound: VerifiedWebhooks,
   ) {}
 
   readonly receive = async (channel: Channel, agentId: string, request: WebhookRequest): Promise<WebhookAnswer> => {

@@ -17,6 +17,7 @@ import { AGENT_OPERATIONS, type InboundWebhook, type WebhookAnswer } from '../pr
 import { requireAgent } from '../agents/operations.js';
 import type { InboundDelivery } from '../delivery/delivery-orders.js';
 import type { DriverSet } from '../drivers/registry.js';
+import type { VerifiedWebhook, VerifiedWebhooks } from '../drivers/webhook-port.js';
 import type { RuntimeEvents } from '../events.js';
 import { newId } from '../ids.js';
 import { receivedEntry } from '../inbox/entries.js';
@@ -52,14 +53,6 @@ const STOP_RETRYING = { 'webhook-delivery': 'abort-message' } as const;
  */
 const RECEIPTS_TIMEOUT_MS = 10_000;
 
-/** A webhook whose signature a gateway checked: the provider that signed it and the request as it came. */
-export interface VerifiedWebhook {
-  readonly agentId: string;
-  readonly channel: Channel;
-  readonly provider: string;
-  readonly request: WebhookRequest;
-}
-
 /**
  * Inbound messages stored at the edge: the process that verified a webhook stores what it brings
  * (message, inbox entry, and the dead letter or the queued delivery) in the commit an agent's operation
@@ -68,7 +61,7 @@ export interface VerifiedWebhook {
  * Nothing here needs the agent's mailbox: messages of one agent are ordered by their inbox cursor,
  * which the store gives in commit order, and a deprovision under way waits for the commit (messages.ts).
  */
-export class EdgeInbound {
+export class EdgeInbound implements VerifiedWebhooks {
   constructor(
     private readonly parts: InboundParts,
     private readonly store: InboundStore & Pick<Store, 'agents'>,
