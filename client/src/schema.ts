@@ -435,27 +435,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/webhooks/{agentId}/whatsapp": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The provider's check of the whatsapp webhook URL (Meta's verification handshake: `hub.mode=subscribe`, `hub.verify_token`, `hub.challenge`).
-         * @description Answered by the channel's driver: the challenge as text/plain when the verify token is the configured one, 403 when it is not, 404 when no provider of the channel checks its URL this way.
-         */
-        get: operations["webhook_whatsapp_handshake"];
-        put?: never;
-        /** Inbound whatsapp messages and delivery receipts from the provider (signed). */
-        post: operations["webhook_whatsapp"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/webhooks/{agentId}/email": {
         parameters: {
             query?: never;
@@ -471,6 +450,27 @@ export interface paths {
         put?: never;
         /** Inbound email messages and delivery receipts from the provider (signed). */
         post: operations["webhook_email"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{agentId}/whatsapp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's check of the whatsapp webhook URL (Meta's verification handshake: `hub.mode=subscribe`, `hub.verify_token`, `hub.challenge`).
+         * @description Answered by the channel's driver: the challenge as text/plain when the verify token is the configured one, 403 when it is not, 404 when no provider of the channel checks its URL this way.
+         */
+        get: operations["webhook_whatsapp_handshake"];
+        put?: never;
+        /** Inbound whatsapp messages and delivery receipts from the provider (signed). */
+        post: operations["webhook_whatsapp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4428,7 +4428,7 @@ export interface operations {
             };
         };
     };
-    webhook_whatsapp_handshake: {
+    webhook_email_handshake: {
         parameters: {
             query?: {
                 "hub.mode"?: string;
@@ -4484,7 +4484,7 @@ export interface operations {
             };
         };
     };
-    webhook_whatsapp: {
+    webhook_email: {
         parameters: {
             query?: never;
             header?: never;
@@ -4495,7 +4495,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": string;
+                "application/json": string;
             };
         };
         responses: {
@@ -4505,8 +4505,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <?xml version="1.0" encoding="UTF-8"?><Response/> */
-                    "text/xml": string;
+                    /**
+                     * @example {
+                     *       "ok": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
                     "text/plain": string;
                 };
             };
@@ -4617,7 +4624,7 @@ export interface operations {
             };
         };
     };
-    webhook_email_handshake: {
+    webhook_whatsapp_handshake: {
         parameters: {
             query?: {
                 "hub.mode"?: string;
@@ -4673,7 +4680,7 @@ export interface operations {
             };
         };
     };
-    webhook_email: {
+    webhook_whatsapp: {
         parameters: {
             query?: never;
             header?: never;
@@ -4684,7 +4691,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": string;
+                "application/x-www-form-urlencoded": string;
             };
         };
         responses: {
@@ -4694,15 +4701,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "ok": true
-                     *     }
-                     */
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                    };
+                    /** @example <?xml version="1.0" encoding="UTF-8"?><Response/> */
+                    "text/xml": string;
                     "text/plain": string;
                 };
             };

@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { ErrorCodes, type Channel } from '@switchboard/sdk';
+import { CHANNEL_SPECS, ErrorCodes, MESSAGE_CHANNELS, type Channel } from '@switchboard/sdk';
 import { fail } from '../http/errors.js';
 import type { RouteContext, RouteDefinition } from '../http/types.js';
 import { ErrorBody, errorResponses } from '../schemas/common.js';
 import { WebhookAcks } from '../schemas/webhooks.js';
 import type { RouteDeps } from './deps.js';
-
-const MESSAGE_CHANNELS = ['sms', 'whatsapp', 'email', 'line'] as const satisfies readonly Channel[];
 
 /**
  * Provider webhooks for the message channels. The driver checks the signature on the exact bytes
@@ -19,14 +17,14 @@ export function webhookRoutes(deps: RouteDeps): RouteDefinition[] {
   return [...MESSAGE_CHANNELS.map((channel) => handshakeRoute(deps, channel)), ...MESSAGE_CHANNELS.map(
     (channel): RouteDefinition => ({
       method: 'POST',
-      path: `/webhooks/:agentId/${channel}`,
+      path: `/webhooks/:agentId/${CHANNEL_SPECS[channel].webhook.path}`,
       operationId: `webhook_${channel}`,
       summary: `Inbound ${channel} messages and delivery receipts from the provider (signed).`,
       tag: 'Webhooks',
       auth: 'public',
       bodyLimit: 'webhook',
-      // The chosen drivers say how their providers post; Twilio-style form bodies on sms and whatsapp, JSON elsewhere, when it does not.
-      rawBody: [...(deps.ports.webhooks.contentTypes(channel) ?? (channel === 'sms' || channel === 'whatsapp' ? ['application/x-www-form-urlencoded'] : ['application/json']))],
+      // The chosen drivers say how their providers post; the channel's own default (its table entry) when none does.
+      rawBody: [...(deps.ports.webhooks.contentTypes(channel) ?? CHANNEL_SPECS[channel].webhook.contentTypes)],
       responses: {
         200: WebhookAcks[channel],
         ...errorResponses(403, 404, 413, 415, 502),
@@ -53,7 +51,7 @@ const HandshakeQuery = Type.Object(
 function handshakeRoute(deps: RouteDeps, channel: Channel): RouteDefinition {
   return {
     method: 'GET',
-    path: `/webhooks/:agentId/${channel}`,
+    path: `/webhooks/:agentId/${CHANNEL_SPECS[channel].webhook.path}`,
     operationId: `webhook_${channel}_handshake`,
     summary: `The provider's check of the ${channel} webhook URL (Meta's verification handshake: \`hub.mode=subscribe\`, \`hub.verify_token\`, \`hub.challenge\`).`,
     description: "Answered by the channel's driver: the challenge as text/plain when the verify token is the configured one, 403 when it is not, 404 when no provider of the channel checks its URL this way.",
