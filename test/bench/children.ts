@@ -103,10 +103,14 @@ export async function spawnServer(options: SpawnOptions): Promise<{ server: Chil
     name: options.name,
     pid: child.pid ?? 0,
     output: () => output,
-    async stop(graceMs = 5_000) {
+    // A profiled child writes its profile as it exits: it gets longer.
+    async stop(graceMs = process.env.BENCH_CPU_PROF ? 30_000 : 5_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const timer = setTimeout(() => {
+        process.stderr.write(`${options.name} did not stop within ${graceMs} ms of SIGTERM: killed\n`);
+        child.kill('SIGKILL');
+      }, graceMs);
       await exited;
       clearTimeout(timer);
     },
