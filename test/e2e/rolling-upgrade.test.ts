@@ -128,14 +128,18 @@ describe('rolling upgrade: a cluster of the previous release replaced one proces
     let next = 0;
     const deliver = async (label: string, attempt: (target: Gateway) => Promise<string | true>) => {
       let last: string | true = 'never tried';
-      for (let n = 0, deadline = Date.now() + 60_000; Date.now() < deadline; n++) {
-        const target = targets[n % targets.length]!;
-        last = await attempt(target).catch((err: Error) => `${err.name} from ${target.name}`);
-        if (last === true) return true;
-        await sleep(100);
-      }
-      failures.push(`${label}: ${last}`);
-      return false;
+      let n = 0;
+      // Each try goes to the next gateway, as a client behind a load balancer retries.
+      const delivered = await eventually(
+        async () => {
+          const target = targets[n++ % targets.length]!;
+          last = await attempt(target).catch((err: Error) => `${err.name} from ${target.name}`);
+          return last === true;
+        },
+        { timeoutMs: 60_000, intervalMs: 100 },
+      ).catch(() => false);
+      if (!delivered) failures.push(`${label}: ${last}`);
+      return delivered;
     };
     const worker = async (w: number) => {
       while (!stopped) {
