@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { eventually } from '@switchboard/runtime/testing';
 import { buildIfStale, staleness } from '../../scripts/build-if-stale.mjs';
 import { provisionAgent, startTestGateway } from '../helpers/gateway.js';
 
@@ -89,7 +90,7 @@ function run(command: string, args: string[], env: Record<string, string> = {}, 
       }, 15_000);
       const code = await exited;
       // npm and npx may exit before the server they started has finished its clean stop.
-      while (!forced && groupAlive()) await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => forced || !groupAlive(), { timeoutMs: 20_000, intervalMs: 50, message: () => `the process group of ${command} to end:\n${output}` });
       clearTimeout(timer);
       signalGroup('SIGKILL'); // anything left in the group
       if (forced && signal !== 'SIGKILL') throw new Error(`did not stop on ${signal}:\n${output}`);
@@ -102,16 +103,17 @@ function run(command: string, args: string[], env: Record<string, string> = {}, 
 async function healthy(r: Run, since: number, limitMs = 60_000): Promise<number> {
   let gone = false;
   void r.exited.then(() => (gone = true));
-  while (Date.now() - since < limitMs) {
-    if (gone) throw new Error(`exited before serving:\n${r.output()}`);
-    const url = /API:\s+(http:\/\/[^/\s]+)\/api\/v1/.exec(r.output())?.[1];
-    if (url) {
-      const res = await fetch(`${url}/health`).catch(() => undefined);
-      if (res?.status === 200) return Date.now() - since;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no /health 200 within ${limitMs} ms:\n${r.output()}`);
+  const outcome = await eventually(
+    async () => {
+      if (gone) return 'exited';
+      const url = /API:\s+(http:\/\/[^/\s]+)\/api\/v1/.exec(r.output())?.[1];
+      const res = url ? await fetch(`${url}/health`).catch(() => undefined) : undefined;
+      return res?.status === 200 && 'healthy';
+    },
+    { timeoutMs: Math.max(0, limitMs - (Date.now() - since)), intervalMs: 50, message: () => `/health 200 from the printed API URL:\n${r.output()}` },
+  );
+  if (outcome === 'exited') throw new Error(`exited before serving:\n${r.output()}`);
+  return Date.now() - since;
 }
 
 describe('README commands work verbatim on a built checkout', () => {
