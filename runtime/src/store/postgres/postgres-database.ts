@@ -22,8 +22,13 @@ export interface PostgresOptions {
 
 type Queryable = pg.Pool | pg.PoolClient;
 
-/** Group commits that may run at once, each on a connection of its own (see PgGroupCommit). */
-const COMMITTERS = 2;
+/**
+ * Group commits that may run at once (see PgGroupCommit). One: two at once took the same agents' rows
+ * (inbox cursors, conversation summaries) in different orders and deadlocked, 16–32 times a minute under
+ * the cluster bench, each costing PostgreSQL's 1 s deadlock_timeout and the batch replayed one write at a
+ * time; one commit at a time takes whatever queued meanwhile, so batches grow and commits get fewer.
+ */
+const COMMITTERS = 1;
 
 /**
  * PostgreSQL through `pg` with a pool. Reads outside a transaction run on any pooled connection in
