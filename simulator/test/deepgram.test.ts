@@ -58,13 +58,13 @@ class Listener {
   }
 
   /** Waits until `count` messages matching `test` arrived. */
-  waitFor(test: (m: Message) => boolean, count = 1, timeoutMs = 3000): Promise<Message[]> {
+  waitFor(test: (m: Message) => boolean, count = 1): Promise<Message[]> {
     return eventually(
       () => {
         const hits = this.messages.filter(test);
         return hits.length >= count && hits;
       },
-      { timeoutMs, intervalMs: 10, message: () => `${count} matching messages (${this.messages.filter(test).length} among ${JSON.stringify(this.messages.map((m) => m.type))})` },
+      { intervalMs: 10, message: () => `${count} matching messages (${this.messages.filter(test).length} among ${JSON.stringify(this.messages.map((m) => m.type))})` },
     );
   }
 }

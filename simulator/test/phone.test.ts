@@ -280,7 +280,7 @@ describe('simulator phone', { concurrency: true }, () => {
   it('follows REST updates: a redirect stops the stream and runs the new TwiML; Status=completed hangs up', async () => {
     const client = twilioClientFor(sim);
     const first = await sim.phone.call({ agentId: 'stream-redirect', from: CALLER, to: AGENT_NUMBER, script: { stayOnLine: true } });
-    await eventually(() => first.recording.frames.sent > 10, { timeoutMs: 5000, intervalMs: 10, message: () => `the first call to send over 10 frames (it sent ${first.recording.frames.sent})` });
+    await eventually(() => first.recording.frames.sent > 10, { intervalMs: 10, message: () => `the first call to send over 10 frames (it sent ${first.recording.frames.sent})` });
     await client.calls(first.callSid).update({ twiml: '<Response><Say>Transferring you now</Say><Dial><Number>+15550002222</Number></Dial></Response>' });
     const rec = await first.done;
     assert.deepEqual(rec.heard.map((h) => h.kind), ['connect', 'say', 'dial']);
@@ -290,7 +290,7 @@ describe('simulator phone', { concurrency: true }, () => {
     assert.equal(rec.endedBy, 'twiml-end');
 
     const second = await sim.phone.call({ agentId: 'stream-redirect', from: CALLER, to: AGENT_NUMBER, script: { stayOnLine: true } });
-    await eventually(() => second.recording.frames.sent > 5, { timeoutMs: 5000, intervalMs: 10, message: () => `the second call to send over 5 frames (it sent ${second.recording.frames.sent})` });
+    await eventually(() => second.recording.frames.sent > 5, { intervalMs: 10, message: () => `the second call to send over 5 frames (it sent ${second.recording.frames.sent})` });
     await client.calls(second.callSid).update({ status: 'completed' });
     const ended = await second.done;
     assert.equal(ended.endedBy, 'api');

@@ -162,7 +162,7 @@ describe('Twilio API through the twilio SDK', () => {
     const before = receiver.received.length;
     const message = await client.messages.create({ to: TO, from: FROM, body: 'track me', statusCallback: `${receiver.url}/status?agent=a1` });
     const callbacks = () => receiver.received.slice(before).filter((w) => formParams(w.body)['MessageSid'] === message.sid);
-    const mine = await eventually(() => callbacks().length >= 2 && callbacks(), { timeoutMs: 3000, intervalMs: 10, message: () => `two status callbacks (${callbacks().length} arrived)` });
+    const mine = await eventually(() => callbacks().length >= 2 && callbacks(), { intervalMs: 10, message: () => `two status callbacks (${callbacks().length} arrived)` });
     assert.deepEqual(mine.map((w) => formParams(w.body)['MessageStatus']), ['sent', 'delivered']);
     for (const w of mine) {
       assert.equal(w.path, '/status?agent=a1');
@@ -206,7 +206,7 @@ describe('Twilio status callbacks switched off', () => {
     try {
       const client = twilioClientFor(sim);
       await client.messages.create({ to: TO, from: FROM, body: 'x', statusCallback: 'http://127.0.0.1:1/unreachable' });
-      await eventually(() => warnings.length >= 2, { timeoutMs: 3000, intervalMs: 10, message: () => `two warnings (${warnings.length} logged)` });
+      await eventually(() => warnings.length >= 2, { intervalMs: 10, message: () => `two warnings (${warnings.length} logged)` });
       assert.equal(warnings.length, 2, 'both failures logged');
       const account = await client.api.v2010.accounts(sim.credentials.twilio.accountSid).fetch();
       assert.equal(account.status, 'active', 'still serving');
