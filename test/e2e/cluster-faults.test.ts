@@ -506,7 +506,7 @@ describe('cluster faults: every agent comes back, steadily', { timeout: 8 * 60_0
     console.log(`cluster faults, PostgreSQL restarted: ${ackedSids.length} webhooks and ${ackedSends.length} sends acknowledged, none lost; every agent served steadily ≤ ${gap} ms after it came back`);
   });
 
-  it('a gateway cut off from NATS: not ready, answers webhooks with a 5xx once its retry window ends (the provider retries) and stores nothing; the other gateway serves every agent steadily throughout; back, it serves again and the retried webhook is stored once', async () => {
+  it('a gateway cut off from NATS: not ready, answers webhooks with a 5xx (its delivery cannot be queued; the provider retries); the other gateway serves every agent steadily throughout; back, it serves again and the retried webhook is stored once and reaches the inbox once', async () => {
     const [gw1, gw2] = gateways as [(typeof gateways)[0], (typeof gateways)[0]];
     const sid = `SMcut${randomBytes(13).toString('hex')}`;
     gatewayProxy.cut();

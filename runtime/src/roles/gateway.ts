@@ -26,6 +26,8 @@ export function startClusterGateway(options: RoleOptions): Promise<ClusterGatewa
     const runtime = new ClusterGatewayRuntime(options, foundation);
     await runtime.access.init();
     await fillPools(foundation.store, options.settings, runtime.demoMode);
+    // The work stream looked up now, not at the first inbound message (which then costs no extra round trip).
+    await runtime.deliveries.ready().catch((err: unknown) => options.logger.warn({ err }, 'start-up: the work stream is not reachable yet; deliveries are queued once it is'));
     return runtime;
   });
 }
@@ -36,11 +38,14 @@ export class ClusterGatewayRuntime extends ServingProcess implements ServedRunti
   readonly nodeId: string;
   readonly voice: VoiceService;
   readonly ports: GatewayPorts;
+  /** Where the deliveries of the inbound messages stored here are queued for the runtime nodes. */
+  readonly deliveries: JetStreamWorkQueue;
 
   constructor(options: RoleOptions, { nodeId, store, bus, calls }: ClusterFoundation) {
     const { settings } = options;
     super(options, store, bus, clusterPlacement(settings));
     this.nodeId = nodeId;
+    this.deliveries = new JetStreamWorkQueue({ connection: bus.connection, replicas: settings.NATS_REPLICAS, logger: options.logger });
     const reach = new NatsLiveReach(bus);
     // Whether a message it stores would reach anyone: a live session at some gateway (presence), or a callback URL.
     followPresence(reach, bus);
@@ -60,7 +65,7 @@ export class ClusterGatewayRuntime extends ServingProcess implements ServedRunti
       reach,
       voice: new CallVoicePort(this.voice, store, new VoiceMessageStore(settings.DATA_DIR, publicBaseUrl), this.audio),
       // Inbound messages stored here are delivered by the runtime nodes: their `deliver` work is queued here.
-      delivery: new DeliveryOrders(store.deadLetters, this.events, new JetStreamWorkQueue({ connection: bus.connection, replicas: settings.NATS_REPLICAS, logger: options.logger }), reach),
+      delivery: new DeliveryOrders(store.deadLetters, this.events, this.deliveries, reach),
     });
   }
 

@@ -92,7 +92,10 @@ export class JetStreamWorkQueue implements WorkQueue {
    */
   async enqueue(kind: string, id: string, payload: unknown): Promise<Enqueued> {
     checkToken('kind', kind);
-    await this.ready();
+    await this.ready().catch((err: unknown) => {
+      // NATS away before the stream was ever looked up here (a gateway's first delivery): the caller may retry.
+      throw err instanceof SwitchboardError ? err : new SwitchboardError(ErrorCodes.UNAVAILABLE, `NATS did not answer for the work stream: ${(err as Error)?.message ?? err}.`, { retryable: true, cause: err });
+    });
     const h = headers();
     h.set('Sb-Work-Id', id);
     const data = JSON.stringify(payload ?? null);
