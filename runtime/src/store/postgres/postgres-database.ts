@@ -54,6 +54,9 @@ export class PostgresDatabase implements Database {
       // A transaction left open by a frozen process (SIGSTOP, a stalled VM) ends after this: its fenced
       // writes hold the partition's fence row, which the next holder waits for (repositories/tenures.ts).
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+      // A group commit's statements go out together instead of one round trip each (pg's pipeline mode):
+      // a queued query is written at once, its answer read in order.
+      pipeline: true,
     });
     // An idle connection the server dropped is reported here; the pool replaces it. Without a
     // listener the error would end the process.
