@@ -1,30 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { openStore, type Store } from '../src/internal.js';
+import type { Store } from '../src/internal.js';
 import { receivedEntry } from '../src/inbox/entries.js';
-import { createTestDatabase } from '../src/testing/index.js';
+import { TEST_STORES } from './fixtures/stores.js';
 import type { MessageRecord } from '../src/store/repositories/messages.js';
 
 /**
  * A gateway stores inbound messages outside the agent's mailbox (messaging/inbound.ts), so a deprovision
  * may be under way: the message goes in only while its agent exists, and never outlives the erase.
  */
-const stores: [name: string, open: () => Promise<{ store: Store; done: () => Promise<void> }>][] = [
-  ['sqlite', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sb-edge-'));
-    const store = await openStore({ dataDir: dir });
-    return { store, done: async () => (await store.close(), rmSync(dir, { recursive: true, force: true })) };
-  }],
-  ['postgres', async () => {
-    const database = await createTestDatabase();
-    const dir = mkdtempSync(join(tmpdir(), 'sb-edge-pg-'));
-    const store = await openStore({ dataDir: dir, databaseUrl: database.url });
-    return { store, done: async () => (await store.close(), await database.drop(), rmSync(dir, { recursive: true, force: true })) };
-  }],
-];
 
 function message(agentId: string, n: number): MessageRecord {
   const at = new Date().toISOString();
@@ -50,7 +34,7 @@ const count = async (store: Store, agentId: string) => ({
   entries: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM inbox_entries WHERE agent_id = ?', [agentId]))!.n),
 });
 
-for (const [name, open] of stores) {
+for (const [name, open] of TEST_STORES) {
   describe(`inbound messages stored while their agent exists (${name})`, () => {
     it('stores for an agent that exists, nothing for one that does not (or no longer does)', async () => {
       const { store, done } = await open();

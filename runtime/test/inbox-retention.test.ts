@@ -7,7 +7,7 @@ import { openStore } from '../src/internal.js';
 import { receivedEntry } from '../src/inbox/entries.js';
 import { InboxRetention } from '../src/inbox/retention.js';
 import { createLogger } from '../src/logger.js';
-import { createTestDatabase } from '../src/testing/index.js';
+import { TEST_STORES } from './fixtures/stores.js';
 import type { MessageRecord } from '../src/store/repositories/messages.js';
 
 const logger = createLogger({ level: 'silent', pretty: false });
@@ -44,20 +44,7 @@ describe('inbox retention', () => {
 });
 
 describe('message and transcript retention (MESSAGE_RETENTION_DAYS, TRANSCRIPT_RETENTION_DAYS)', () => {
-  const stores: [name: string, open: () => Promise<{ store: Awaited<ReturnType<typeof openStore>>; done: () => Promise<void> }>][] = [
-    ['sqlite', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'sb-content-'));
-      const store = await openStore({ dataDir: dir });
-      return { store, done: async () => (await store.close(), rmSync(dir, { recursive: true, force: true })) };
-    }],
-    ['postgres', async () => {
-      const database = await createTestDatabase();
-      const dir = mkdtempSync(join(tmpdir(), 'sb-content-pg-'));
-      const store = await openStore({ dataDir: dir, databaseUrl: database.url });
-      return { store, done: async () => (await store.close(), await database.drop(), rmSync(dir, { recursive: true, force: true })) };
-    }],
-  ];
-  for (const [name, open] of stores) {
+  for (const [name, open] of TEST_STORES) {
     it(`${name}: removes settled messages past it with the rows that name them; keeps pending and unacknowledged ones; empties old transcripts`, async () => {
       const { store, done } = await open();
       try {
