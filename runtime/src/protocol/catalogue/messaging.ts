@@ -56,7 +56,11 @@ export const MESSAGING_ENTRIES = entries({
   send: { request: Type.Composite([AgentOnly, SendRequestSchema]), answer: SendResponseSchema, mailbox: true, tenure: true },
   resumeSend: { request: ResumeSendRequestSchema, answer: ResumeSendResponseSchema, mailbox: true, tenure: true },
   reconcile: { request: Type.Object({ ...Agent, messageId: Type.String() }), answer: ReconcileResponseSchema, mailbox: true, tenure: true },
-  /** A provider's message or receipt for the agent: stored after a turn that loads the agent; its writes carry no tenure. */
+  /**
+   * A provider's webhook with receipts for the agent (messages are stored at the gateway's edge; a gateway of
+   * the release before sends every webhook here): the hop is kept for the actor's recent sends, which apply a
+   * receipt without a read; it needs no mailbox turn of its own, and its writes carry no tenure.
+   */
   inbound: { request: Type.Composite([AgentOnly, InboundWebhookSchema]), answer: WebhookAnswerSchema, mailbox: false, tenure: false },
   takeWaiting: {
     request: Type.Object({ ...Agent, channel: Type.Optional(Channel), limit: Type.Integer({ minimum: 1 }) }),
