@@ -4,7 +4,7 @@ import { DEFAULT_PARTITIONS, partitionOf } from '../cluster/partitions.js';
 import { newSigningSecret } from '../provisioning/provisioner.js';
 import { hashToken, newToken, type SecretBox } from '../secrets.js';
 import { agentSubject } from '../protocol/index.js';
-import { checkResponse, type CallbackUrlResult, type OperationInput, type OperationName, type OperationResponse, type ProvisionResult } from '../protocol/operations.js';
+import { AGENT_OPERATIONS, checkResponse, type CallbackUrlResult, type OperationInput, type OperationName, type OperationResponse, type ProvisionResult } from '../protocol/operations.js';
 
 /**
  * Operations that only read the agent's state: their answer is lost with nothing changed, so they wait
@@ -36,6 +36,7 @@ export class AgentClient {
   readonly #partitions: number;
   readonly #retryMs: number;
   readonly #box: SecretBox | undefined;
+  readonly #changeListeners = new Set<(agentId: string) => void>();
 
   constructor(
     private readonly bus: Bus,
@@ -73,8 +74,27 @@ export class AgentClient {
     return this.#box;
   }
 
+  /**
+   * Calls `listener` with the agent's id once an operation whose catalogue entry changes the agent's
+   * record has been answered (or failed): what this process keeps of the agent may be out of date.
+   * Returns the unsubscribe.
+   */
+  onChange(listener: (agentId: string) => void): () => void {
+    this.#changeListeners.add(listener);
+    return () => this.#changeListeners.delete(listener);
+  }
+
   /** Runs any operation the actors answer, unchecked (the actor system's own tests use operations of their own). */
-  async request(operation: string, agentId: string, payload: object = {}, { timeoutMs = READS.has(operation) ? READ_TIMEOUT_MS : this.timeoutMs }: CallOptions = {}): Promise<unknown> {
+  async request(operation: string, agentId: string, payload: object = {}, options: CallOptions = {}): Promise<unknown> {
+    if (!changesAgent(operation)) return this.#request(operation, agentId, payload, options);
+    try {
+      return await this.#request(operation, agentId, payload, options);
+    } finally {
+      for (const listener of this.#changeListeners) listener(agentId);
+    }
+  }
+
+  async #request(operation: string, agentId: string, payload: object, { timeoutMs = READS.has(operation) ? READ_TIMEOUT_MS : this.timeoutMs }: CallOptions): Promise<unknown> {
     const subject = agentSubject(partitionOf(agentId, this.#partitions), operation);
     const deadline = Date.now() + this.#retryMs;
     for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
@@ -86,6 +106,10 @@ export class AgentClient {
       }
     }
   }
+}
+
+function changesAgent(operation: string): boolean {
+  return (AGENT_OPERATIONS as Record<string, { changesAgent?: true } | undefined>)[operation]?.changesAgent === true;
 }
 
 export interface CallOptions {

@@ -13,6 +13,7 @@ import {
 import { defineOperation, type AgentOperation } from '../actors/operation.js';
 import type { AgentActor } from '../actors/agent-actor.js';
 import type { AgentClient } from '../agents/agent-client.js';
+import type { RecentAgents } from '../agents/recent-agents.js';
 import { AGENT_OPERATIONS, type InboundWebhook, type WebhookAnswer } from '../protocol/operations.js';
 import { requireAgent } from '../agents/operations.js';
 import type { InboundDelivery } from '../delivery/delivery-orders.js';
@@ -64,7 +65,9 @@ const RECEIPTS_TIMEOUT_MS = 10_000;
 export class EdgeInbound implements VerifiedWebhooks {
   constructor(
     private readonly parts: InboundParts,
-    private readonly store: InboundStore & Pick<Store, 'agents'>,
+    private readonly store: InboundStore,
+    /** The agents' records, kept a moment (a busy agent's webhooks cost no read each). */
+    private readonly records: Pick<RecentAgents, 'get'>,
     private readonly agents: Pick<AgentClient, 'call'>,
   ) {}
 
@@ -75,7 +78,7 @@ export class EdgeInbound implements VerifiedWebhooks {
     const parsed = await parse(this.parts, driver, agentId, request);
     if ('answer' in parsed) return parsed.answer;
     if (!parsed.events.every(isMessage)) return this.#toActor(webhook);
-    const agent = await this.store.agents.get(agentId);
+    const agent = await this.records.get(agentId);
     if (!agent) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `Agent ${agentId} does not exist.`);
     if (agent.blockedChannels.includes(channel)) return BLOCKED;
     for (const event of parsed.events) await storeMessage(this.parts, this.store, agent, event, provider);

@@ -1,6 +1,7 @@
 import { StoreAdminPort, StoreMetricsPort } from '../admin/admin-port.js';
 import type { AgentClient } from '../agents/agent-client.js';
 import { AgentReach } from '../agents/agent-reach.js';
+import { RecentAgents } from '../agents/recent-agents.js';
 import type { LiveReach } from '../agents/live-reach.js';
 import { Markup } from '../billing/markup.js';
 import { UsageReports } from '../billing/reports.js';
@@ -41,6 +42,9 @@ export interface GatewayPortParts extends RoleOptions {
 export function gatewayPorts(parts: GatewayPortParts): GatewayPorts {
   const { settings, store, access, events, drivers } = parts;
   const markup = new Markup(store, settings.MARKUP_PERCENT);
+  // The records inbound messages are stored with: a change made through this process is read again at once.
+  const records = new RecentAgents(store.agents);
+  parts.agents.onChange((agentId) => records.forget(agentId));
   return {
     settings,
     demoMode: parts.demoMode,
@@ -54,7 +58,7 @@ export function gatewayPorts(parts: GatewayPortParts): GatewayPorts {
     admin: new StoreAdminPort(store, new UsageReports(store, parts.limits, () => markup.percent()), markup, drivers, new PersonErasure(store, callRecordings(parts))),
     reach: new AgentReach(store, parts.reach),
     metrics: new StoreMetricsPort(events, store),
-    webhooks: new DriverWebhookPort(drivers, events, new EdgeInbound({ drivers, events, logger: parts.logger, delivery: parts.delivery }, store, parts.agents)),
+    webhooks: new DriverWebhookPort(drivers, events, new EdgeInbound({ drivers, events, logger: parts.logger, delivery: parts.delivery }, store, records, parts.agents)),
     templates: new DriverTemplatePort(drivers),
     voice: parts.voice,
     calls: new StoredCallReads(store),

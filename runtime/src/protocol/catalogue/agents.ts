@@ -83,14 +83,15 @@ const ChannelStatusSchema = Type.Object({
 });
 
 export const AGENT_ENTRIES = entries({
-  provision: { request: ProvisionRequestSchema, answer: ProvisionedSchema, mailbox: true, tenure: false },
-  deprovision: { request: AgentOnly, answer: DeprovisionResultSchema, mailbox: true, tenure: false },
+  provision: { request: ProvisionRequestSchema, answer: ProvisionedSchema, mailbox: true, tenure: false, changesAgent: true },
+  deprovision: { request: AgentOnly, answer: DeprovisionResultSchema, mailbox: true, tenure: false, changesAgent: true },
   get: { request: AgentOnly, answer: AgentViewSchema, mailbox: false, tenure: false },
   setBlockedChannels: {
     request: Type.Object({ ...Agent, blockedChannels: Type.Array(Channel) }),
     answer: Type.Object({ ok: Type.Literal(true), agentId: Type.String(), blockedChannels: Type.Array(Channel) }),
     mailbox: true,
     tenure: false,
+    changesAgent: true,
   },
   getLimits: { request: AgentOnly, answer: LimitsViewSchema, mailbox: false, tenure: false },
   setLimits: {
@@ -105,6 +106,7 @@ export const AGENT_ENTRIES = entries({
     answer: Type.Object({ success: Type.Literal(true), agentId: Type.String(), callbackUrl: Nullable(Type.String()), sealedSigningSecret: Nullable(Type.String()) }),
     mailbox: true,
     tenure: false,
+    changesAgent: true,
   },
   channelStatus: { request: AgentOnly, answer: Type.Object({ agentId: Type.String(), channels: perChannel(ChannelStatusSchema, 'every') }), mailbox: false, tenure: false },
   /** An operator's replay of the agent's callbacks: one event, or those created in [since, until). */

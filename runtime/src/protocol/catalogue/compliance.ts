@@ -84,6 +84,7 @@ export const COMPLIANCE_ENTRIES = entries({
     }),
     mailbox: true,
     tenure: false,
+    changesAgent: true,
   },
   /**
    * A recipient's one-click unsubscribe link (RFC 8058), checked against the agent's key: NOT_FOUND when

@@ -21,6 +21,8 @@ export interface OperationEntry<N extends string = string, Q extends TSchema = T
    * of the agent's partition, which its handler is given. Every turn asserts the tenure as it starts.
    */
   readonly tenure: boolean;
+  /** True: it changes the agent's record, which a process keeping records (the edge's, agents/recent-agents.ts) must read again. */
+  readonly changesAgent?: true;
 }
 
 /** Entries keyed by their names, each stamped with its key. */
