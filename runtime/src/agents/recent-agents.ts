@@ -14,9 +14,10 @@ interface Kept {
  * Agents' records as the edge reads them for inbound messages (messaging/inbound.ts), each kept for a
  * second: a webhook of a busy agent costs no read of the store. A change made through this process's
  * agent client is forgotten at once ({@link forget}); one made through another gateway is seen within a
- * second. What a stale record could get wrong is bounded: a deprovisioned agent's message is refused by
- * the store itself (messages.ts), and a callback URL set elsewhere a moment ago is found by the delivery,
- * which reads it again.
+ * second. What a stale record can get wrong in that second: a callback URL set through another gateway
+ * finds the message dead-lettered `agent_offline` (the agent still reads it with waiting-messages), and a
+ * channel blocked there may take one more message. A deprovisioned agent's message is refused by the
+ * store itself (messages.ts) on PostgreSQL.
  */
 export class RecentAgents {
   readonly #kept = new Map<string, Kept>();

@@ -74,13 +74,13 @@ export class EdgeInbound implements VerifiedWebhooks {
   async receive(webhook: VerifiedWebhook): Promise<WebhookAnswer> {
     const { agentId, channel, provider, request } = webhook;
     const driver = driverOf(this.parts.drivers, channel, provider);
-    // Parsed first: a receipt goes on to the actor, which reads the agent itself.
-    const parsed = await parse(this.parts, driver, agentId, request);
-    if ('answer' in parsed) return parsed.answer;
-    if (!parsed.events.every(isMessage)) return this.#toActor(webhook);
+    // In the order the agent's operation takes them: no such agent, a blocked channel, then the events.
     const agent = await this.records.get(agentId);
     if (!agent) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `Agent ${agentId} does not exist.`);
     if (agent.blockedChannels.includes(channel)) return BLOCKED;
+    const parsed = await parse(this.parts, driver, agentId, request);
+    if ('answer' in parsed) return parsed.answer;
+    if (!parsed.events.every(isMessage)) return this.#toActor(webhook);
     for (const event of parsed.events) await storeMessage(this.parts, this.store, agent, event, provider);
     return acknowledgement(driver, channel);
   }
