@@ -1,9 +1,8 @@
-import { CHANNEL_SPECS, ErrorCodes, SwitchboardError, hasErrorCode, type Channel, type WebhookHandshakeAnswer, type WebhookRequest } from '@switchboard/sdk';
+import { CHANNEL_SPECS, ErrorCodes, SwitchboardError, hasErrorCode, type Channel, type Driver, type WebhookHandshakeAnswer, type WebhookRequest } from '@switchboard/sdk';
 import type { RuntimeEvents } from '../events.js';
 import type { WebhookPort } from '../ports.js';
 import type { WebhookAnswer } from '../protocol/operations.js';
 import type { DriverSet } from './registry.js';
-import { verifyWebhook } from './verify-webhook.js';
 
 /** A webhook whose signature was checked: the provider that signed it and the request as it came. */
 export interface VerifiedWebhook {
@@ -72,7 +71,27 @@ export class DriverWebhookPort implements WebhookPort {
       }
     }
     // Signed by none of them: counted once, as the channel's own provider's refusal.
-    this.events.emit('webhookRejected', { provider: drivers[0]!.manifest.provider, reason: 'signature' });
-    throw hasErrorCode(refusal, ErrorCodes.SIGNATURE_INVALID) ? refusal : new SwitchboardError(ErrorCodes.SIGNATURE_INVALID, 'The signature could not be checked.', { cause: refusal });
+    throw signatureRefused(drivers[0]!, refusal, this.events);
   }
+}
+
+/**
+ * Checks a provider webhook's signature on its raw bytes with the driver's verifier. A mismatch, or a
+ * check that throws, is SIGNATURE_INVALID (never fail open) and is counted as a rejected webhook.
+ * The gateway runs it before a webhook crosses the bus, so unsigned bodies never reach a runtime node.
+ */
+export async function verifyWebhook(driver: Driver, request: WebhookRequest, events: RuntimeEvents): Promise<void> {
+  const capability = driver.webhooks;
+  if (!capability) throw new SwitchboardError(ErrorCodes.NOT_FOUND, `The ${driver.manifest.provider} driver takes no webhooks.`);
+  try {
+    await capability.verify(request);
+  } catch (err) {
+    throw signatureRefused(driver, err, events);
+  }
+}
+
+/** A refused signature, counted as the driver's provider's rejected webhook: SIGNATURE_INVALID, with the verifier's error as its cause. */
+function signatureRefused(driver: Driver, err: unknown, events: RuntimeEvents): unknown {
+  events.emit('webhookRejected', { provider: driver.manifest.provider, reason: 'signature' });
+  return hasErrorCode(err, ErrorCodes.SIGNATURE_INVALID) ? err : new SwitchboardError(ErrorCodes.SIGNATURE_INVALID, 'The signature could not be checked.', { cause: err });
 }

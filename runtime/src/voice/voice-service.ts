@@ -1,5 +1,5 @@
 import type { VoiceWebhook, WebhookAnswer } from '../protocol/operations.js';
-import { verifyWebhook } from '../drivers/verify-webhook.js';
+import { verifyWebhook } from '../drivers/webhook-port.js';
 import { ErrorCodes, SwitchboardError, type CallStep, type Driver, type MediaStreamStart, type SynthesizedAudio, type WebhookRequest } from '@switchboard/sdk';
 import type { DriverSet } from '../drivers/registry.js';
 import type { RuntimeEvents } from '../events.js';
