@@ -77,7 +77,7 @@ export { callTaskState, taskExpired } from './tasks/call-task.js';
 export type { CallOutcome, CallTaskState } from './tasks/call-task.js';
 export type { CallLedgerRecord, LedgerTurn, TranscriptLine, CallSummary } from './voice/call-ledger.js';
 export type { Window } from './limits/windows.js';
-export type { AgentEvent, InboundMessageData, MessageStatusData } from './delivery/events.js';
+export type { AgentEvent, InboundMessageData, MessageStatusData } from './delivery/agent-events.js';
 export type { VoiceTurnMeasure } from './events.js';
 export { loadDriver, checkDriver, checkSdkRange } from './drivers/loader.js';
 export type { DriverSpec, PackageImporter } from './drivers/loader.js';

@@ -9,7 +9,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
 import { LocalLiveReach } from '../src/agents/live-reach.js';
 import { DeliveryService, type CallbackPolicy } from '../src/delivery/delivery-service.js';
-import { deliveryEventId } from '../src/delivery/events.js';
+import { deliveryEventId } from '../src/delivery/agent-events.js';
 import { RuntimeEvents } from '../src/events.js';
 import { createLogger } from '../src/logger.js';
 import { newSigningSecret } from '../src/provisioning/provisioner.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LocalLiveReach, NatsLiveReach, type LocalSessions } from '../src/agents/live-reach.js';
 import { NatsBus } from '../src/bus/nats-bus.js';
-import type { AgentEvent } from '../src/delivery/events.js';
+import type { AgentEvent } from '../src/delivery/agent-events.js';
 import { describeLiveReachConformance } from '../src/testing/index.js';
 import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
 import { eventually } from '../src/testing/eventually.js';

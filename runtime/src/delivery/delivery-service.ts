@@ -9,8 +9,7 @@ import type { Store } from '../store/store.js';
 import type { ReplaySelection } from '../store/repositories/callbacks.js';
 import { RetryLater, type WorkQueue, type Worker } from '../work/work-queue.js';
 import type { LiveReach } from '../agents/live-reach.js';
-import { CallbackSender, type CallbackPolicy, type CallbackTarget, type CallbackTurn } from './callback-sender.js';
-import { agentEvent, deliveryEventId, inboundData, type AgentEvent } from './events.js';
+import { agentEvent, CallbackSender, deliveryEventId, inboundData, type AgentEvent, type CallbackPolicy, type CallbackTarget, type CallbackTurn } from './agent-events.js';
 import { DeliveryOrders, type InboundDelivery } from './delivery-orders.js';
 
 export type { CallbackPolicy };

@@ -1,5 +1,5 @@
 import type { MessageStatus } from '@switchboard/sdk';
-import { inboundData } from '../delivery/events.js';
+import { inboundData } from '../delivery/agent-events.js';
 import { newId } from '../ids.js';
 import { conversationIdOf, counterpartOf } from '../protocol/conversations.js';
 import type { NewInboxEntry } from '../store/repositories/inbox.js';

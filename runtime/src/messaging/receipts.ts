@@ -1,6 +1,6 @@
 import type { DeliveryStatusEvent } from '@switchboard/sdk';
 import type { AgentActor } from '../actors/agent-actor.js';
-import { agentEvent } from '../delivery/events.js';
+import { agentEvent } from '../delivery/agent-events.js';
 import { statusEntry } from '../inbox/entries.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LiveReach, LocalSessions, TurnCall } from '../agents/live-reach.js';
-import type { AgentEvent } from '../delivery/events.js';
+import type { AgentEvent } from '../delivery/agent-events.js';
 import { eventually } from './eventually.js';
 
 /**

@@ -1,6 +1,5 @@
 import type { CallbackFetch } from '../delivery/callback-address.js';
-import { postCallback } from '../delivery/callback-client.js';
-import { agentEvent } from '../delivery/events.js';
+import { agentEvent, postCallback } from '../delivery/agent-events.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../secrets.js';
 import type { AgentRecord } from '../store/repositories/agents.js';

@@ -1,6 +1,6 @@
 import type { CallStatusEvent } from '@switchboard/sdk';
 import { round4 } from '../billing/tariffs.js';
-import { agentEvent } from '../delivery/events.js';
+import { agentEvent } from '../delivery/agent-events.js';
 import type { RuntimeEvents } from '../events.js';
 import { newId } from '../ids.js';
 import { callStatusEntry } from '../inbox/entries.js';
