@@ -16,7 +16,7 @@ import type { AgentClient } from '../agents/agent-client.js';
 import type { RecentAgents } from '../agents/recent-agents.js';
 import { AGENT_OPERATIONS, type InboundWebhook, type WebhookAnswer } from '../protocol/operations.js';
 import { requireAgent } from '../agents/operations.js';
-import type { InboundDelivery } from '../delivery/delivery-orders.js';
+import type { InboundDelivery } from '../delivery/delivery-service.js';
 import type { DriverSet } from '../drivers/registry.js';
 import type { VerifiedWebhook, VerifiedWebhooks } from '../drivers/webhook-port.js';
 import type { RuntimeEvents } from '../events.js';

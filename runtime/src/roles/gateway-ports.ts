@@ -8,7 +8,7 @@ import { UsageReports } from '../billing/reports.js';
 import type { StoredLimits } from '../limits/stored-limits.js';
 import type { DriverSet } from '../drivers/registry.js';
 import { DriverWebhookPort } from '../drivers/webhook-port.js';
-import type { InboundDelivery } from '../delivery/delivery-orders.js';
+import type { InboundDelivery } from '../delivery/delivery-service.js';
 import { EdgeInbound } from '../messaging/inbound.js';
 import { DriverTemplatePort } from '../drivers/template-port.js';
 import type { RuntimeEvents } from '../events.js';

@@ -1,6 +1,6 @@
 import { NatsLiveReach, followPresence } from '../agents/live-reach.js';
 import { partitionsServed } from '../cluster/partitioned-actors.js';
-import { DeliveryOrders } from '../delivery/delivery-orders.js';
+import { DeliveryOrders } from '../delivery/delivery-service.js';
 import { receiveEvents } from '../events.js';
 import { defaultLimits } from '../limits/limits.js';
 import { StoredLimits } from '../limits/stored-limits.js';
