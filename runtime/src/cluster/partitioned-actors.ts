@@ -40,6 +40,8 @@ export interface PartitionedActorsOptions {
   tenures?: Pick<TenureRepository, 'record' | 'takeOver'>;
   /** Asks the store for an answer (a ping): a node whose store does not answer gives its partitions up until it does. */
   storeCheck?: () => Promise<unknown>;
+  /** Told of each partition taken up and served (its tenure recorded): what the node before left is this node's from now on. */
+  onTakenUp?: (partition: number) => void;
 }
 
 /**
@@ -265,6 +267,7 @@ export class PartitionedActors {
     // Anything cached from an earlier tenure may be stale: another node may have served these agents since.
     void this.options.system.forget((id) => partitionOf(id, this.#partitions) === partition);
     this.#subscribe(partition);
+    this.options.onTakenUp?.(partition);
   }
 
   async #detach(partition: number, reason: LeaseEnd): Promise<void> {

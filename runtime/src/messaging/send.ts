@@ -111,6 +111,8 @@ export function sendOperation(context: MessagingContext): AgentOperation {
         store.inbox.appendStatement(statusEntry(message, { status: 'queued' })),
       ];
       return new Continuation(async () => {
+        // In flight here from before its first commit: a sweep never takes it for a send left unsent.
+        const done = context.outbox.begin({ agentId: agent.agentId, messageId: id });
         try {
           const results = await store.db.executeAll(writes);
           const stored = results[0];
@@ -133,24 +135,25 @@ export function sendOperation(context: MessagingContext): AgentOperation {
           }
         } catch (err) {
           ledger.release(admission);
+          done(false);
           throw err;
         }
         // Its `queued` entry is committed.
         context.events.emit('inbox', { agentId: agent.agentId });
-        // Stored, so journaled too: a node that dies from here on leaves the send to another.
-        const done = await context.outbox.begin({ agentId: agent.agentId, messageId: id });
+        // Stored with no outcome, the message is its own journal: a node that dies from here on leaves
+        // the send to whichever node takes its agent over (see outbox.ts for every case).
         // Its outcome is stored unless it threw other than as a final refusal (a node that lost the agent
-        // leaves it unsent): then its journal entry stays, for the agent's actor to finish it wherever it runs.
-        let settled = false;
+        // leaves it unsent): then the outbox offers it to the agent's actor, wherever it runs, to finish.
+        let leftUnsent = true;
         try {
           const response = await deliverToProvider(context, store, actor, message, outbound, metering, idempotency, tenure);
-          settled = true;
+          leftUnsent = false;
           return response;
         } catch (err) {
-          settled = hasErrorCode(err, ErrorCodes.PROVIDER_ERROR);
+          leftUnsent = !hasErrorCode(err, ErrorCodes.PROVIDER_ERROR);
           throw err;
         } finally {
-          done(settled);
+          done(leftUnsent);
         }
       });
     },
@@ -163,11 +166,12 @@ function usageIdOf(messageId: string): string {
 }
 
 /**
- * `resumeSend`: finishes a send whose node died after storing it (a cluster's journaled send, run on
- * whichever node holds the agent now). Nothing is done when the send is still running on this node or
- * already has its outcome. A provider that deduplicates by idempotency key is simply sent to again
- * (the message id is the key); for one that does not, a message the provider already holds with the
- * same addresses and body, and no other message of ours claims, is adopted instead of sent twice.
+ * `resumeSend`: finishes a send stored and left without its outcome (its node died or lost the agent
+ * during the provider call, or a write failed), run on whichever node holds the agent now. Nothing is
+ * done when the send is still running on this node or already has its outcome. A provider that
+ * deduplicates by idempotency key is simply sent to again (the message id is the key); for one that
+ * does not, a message the provider already holds with the same addresses and body, and no other
+ * message of ours claims, is adopted instead of sent twice.
  */
 export function resumeSendOperation(context: MessagingContext): AgentOperation {
   return defineOperation(AGENT_OPERATIONS.resumeSend, {
@@ -182,7 +186,7 @@ export function resumeSendOperation(context: MessagingContext): AgentOperation {
       const ledger = await context.limiter.ledger(actor);
       const metering: Metering = { ledger, admission: { cost: tariffCost, starts: UsageLedger.windowStarts(Date.parse(message.createdAt)) }, usageId, tariffCost };
       const outbound = outboundOf(context, message, actor.state ?? undefined);
-      // What asked is the journal (a work item, or the start-up sweep): if this node dies too, it asks again.
+      // Whoever asked (the outbox after a takeover or a failed write, the start-up sweep) asks again if this node dies too.
       const done = context.outbox.hold(request.messageId);
       return new Continuation(async () => {
         try {

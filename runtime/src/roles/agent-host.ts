@@ -53,9 +53,9 @@ export interface AgentHostParts extends RoleParts {
   calls: CallDirectory;
   emailDomain: string;
   /**
-   * Where deliveries, callback retries and the send outbox run: JetStream, shared by a cluster's runtime
-   * nodes (a dead node's items come back to the others after one lease TTL, about when its agents do),
-   * or in process.
+   * Where deliveries, callback retries and the `send` items of older nodes run: JetStream, shared by a
+   * cluster's runtime nodes (a dead node's items come back to the others after one lease TTL, about when
+   * its agents do), or in process.
    */
   work: WorkQueue;
   /**

@@ -2,6 +2,7 @@ import { NatsLiveReach, followPresence } from '../agents/live-reach.js';
 import type { NatsBus } from '../bus/nats-bus.js';
 import { NodeDisconnects } from '../cluster/node-disconnects.js';
 import { PartitionedActors, type PartitionedActorsOptions } from '../cluster/partitioned-actors.js';
+import { partitionOf } from '../cluster/partitions.js';
 import { forwardEvents } from '../events.js';
 import { resumeAfterMs } from '../outbox/resume-delay.js';
 import { JetStreamWorkQueue } from '../work/jetstream-work-queue.js';
@@ -68,6 +69,8 @@ export class RuntimeNodeRuntime extends RoleProcess {
       logger,
       tenures: store.tenures,
       storeCheck: () => store.db.ping(),
+      // The sends the node before left unsent are this node's to finish, once any still in flight there has ended.
+      onTakenUp: (partition) => this.host.outbox.takeOver((agentId) => partitionOf(agentId, lease.partitions) === partition),
     });
     // Not ready while a partition it holds is not listening or its operations keep failing (the node restarts it meanwhile).
     const placement = this.placement;
@@ -99,7 +102,7 @@ export class RuntimeNodeRuntime extends RoleProcess {
     await this.placement.start();
     // A peer's crash heard from the NATS server ends its leases at once (with NATS_SYSTEM_USER set).
     this.#disconnects = await NodeDisconnects.follow(this.settings, this.nodeId, (node) => void this.placement.leases.endNode(node), this.logger);
-    // The outbox finishes journaled sends; its sweep catches older ones (a node that died between the store and the journal).
+    // The outbox's start-up sweep finishes sends left unsent long enough ago; its takeovers, those of the partitions taken up.
     await this.host.start(this.logger);
   }
 
