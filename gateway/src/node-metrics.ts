@@ -1,6 +1,6 @@
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import type { RuntimeNodeRuntime } from '@switchboard/runtime';
-import { DeliveryMetrics, DependencyGauge } from './metrics.js';
+import { DeliveryMetrics, DependencyGauge, collectProcessMetrics } from './metrics.js';
 
 /**
  * A runtime node's Prometheus metrics, served on its HEALTH_PORT at `/metrics`: what only the node
@@ -13,7 +13,7 @@ export class NodeMetrics {
   readonly delivery = new DeliveryMetrics(this.registry);
 
   constructor(runtime: RuntimeNodeRuntime) {
-    collectDefaultMetrics({ register: this.registry });
+    collectProcessMetrics(this.registry);
     this.delivery.observe(runtime.events);
     new DependencyGauge(this.registry).follow(runtime.readiness);
     const { placement } = runtime;
