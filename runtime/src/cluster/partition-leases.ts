@@ -28,6 +28,8 @@ export interface PartitionLeasesOptions {
   onReleased(partition: number, reason: LeaseEnd): void | Promise<void>;
   /** Whether this node can serve partitions now (its store answers); while not, it holds none and takes none. */
   fit?: () => boolean;
+  /** Called on each renewal period's timer, beside the round and never waiting on it: checks that share its wake-up. */
+  onPeriod?: () => void;
 }
 
 interface Held {
@@ -109,7 +111,7 @@ export class PartitionLeases {
     await this.#view.watch();
     this.#followReconnects().catch(() => undefined);
     await this.tick();
-    this.#timer = setInterval(() => void this.tick(), this.#renewMs);
+    this.#timer = setInterval(() => (this.options.onPeriod?.(), void this.tick()), this.#renewMs);
   }
 
   /** True while this node may act on the partition: check it before acting, every time. */

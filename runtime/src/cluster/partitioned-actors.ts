@@ -85,8 +85,9 @@ export class PartitionedActors {
   readonly #taking = new Map<number, number>();
   /** Partitions whose operations keep failing, by partition. */
   readonly #failing = new Map<number, Streak>();
-  #watchdog: NodeJS.Timeout | undefined;
   #store: StoreWatch | undefined;
+  /** Renewal periods so far. */
+  #periods = 0;
 
   constructor(private readonly options: PartitionedActorsOptions) {
     this.#partitions = options.partitions ?? DEFAULT_PARTITIONS;
@@ -101,24 +102,28 @@ export class PartitionedActors {
       onAcquired: (partition, token) => this.#attach(partition, token),
       onReleased: (partition, reason) => this.#detach(partition, reason),
       fit: () => this.#store?.fit ?? true,
+      onPeriod: () => this.#onPeriod(),
     });
   }
 
   async start(): Promise<void> {
     this.options.system.start({ listen: false });
-    if (this.options.storeCheck) {
-      this.#store = new StoreWatch(this.options.storeCheck, Math.max(100, Math.floor((this.options.leaseTtlMs ?? 3000) / 2)), this.options.logger);
-      this.#store.start();
-    }
     await this.leases.start();
-    this.#watchdog = setInterval(() => this.#check(), Math.max(50, Math.floor(this.leases.ttlMs / 4)));
-    this.#watchdog.unref();
+    // Asked every other renewal period (half the TTL in force), each ask given up after that long.
+    if (this.options.storeCheck) this.#store = new StoreWatch(this.options.storeCheck, Math.max(100, Math.floor(this.leases.ttlMs / 2)), this.options.logger);
+  }
+
+  /**
+   * Rides the lease renewal's timer, so that an idle node wakes once per period, not once per check: the
+   * listening check every period, the store every other one.
+   */
+  #onPeriod(): void {
+    this.#check();
+    if (++this.#periods % 2 === 0) this.#store?.check();
   }
 
   /** Hands every partition over (work drained first), then stops the actors. */
   async stop(): Promise<void> {
-    clearInterval(this.#watchdog);
-    this.#store?.stop();
     await this.leases.stop();
     for (const sub of this.#subscriptions.values()) sub.unsubscribe();
     this.#subscriptions.clear();

@@ -1,15 +1,16 @@
 import type { Logger } from '../logger.js';
 
 /**
- * Whether a node's store answers, asked every `everyMs` (each ask given up after `everyMs`): a node
- * whose store has failed `failures` asks in a row is unfit to hold partitions (it could serve nothing
- * and would keep its agents dark), and fit again at the first answer.
+ * Whether a node's store answers, asked every `everyMs` by its owner's timer: an ask still unanswered
+ * at the next one has failed (no answer within `everyMs`), so the check needs no timer of its own. A
+ * node whose store has failed `failures` asks in a row is unfit to hold partitions (it could serve
+ * nothing and would keep its agents dark), and fit again at the first answer.
  */
 export class StoreWatch {
   #failed = 0;
   #last = '';
-  #timer: NodeJS.Timeout | undefined;
-  #asking = false;
+  /** The ask out now, if any. */
+  #out: object | undefined;
 
   constructor(
     private readonly ask: () => Promise<unknown>,
@@ -28,30 +29,28 @@ export class StoreWatch {
     return this.fit ? '' : `the store failed ${this.#failed} checks in a row (last: ${this.#last})`;
   }
 
-  start(): void {
-    this.#timer = setInterval(() => void this.check(), this.everyMs);
-    this.#timer.unref();
+  /** One ask, every `everyMs`: the last one, if still out, has failed. */
+  check(): void {
+    if (this.#out) this.#fail(`no answer within ${this.everyMs} ms`);
+    const ask = {};
+    this.#out = ask;
+    this.ask().then(
+      () => {
+        if (this.#out === ask) this.#out = undefined;
+        if (!this.fit) this.logger?.warn('the store answers again; taking partitions again');
+        this.#failed = 0;
+      },
+      (err: unknown) => {
+        // One already counted as unanswered does not fail twice.
+        if (this.#out !== ask) return;
+        this.#out = undefined;
+        this.#fail(err instanceof Error ? err.message : String(err));
+      },
+    );
   }
 
-  stop(): void {
-    clearInterval(this.#timer);
-  }
-
-  /** One ask (skipped while the last is still out). */
-  async check(): Promise<void> {
-    if (this.#asking) return;
-    this.#asking = true;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([this.ask(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${this.everyMs} ms`)), this.everyMs)))]);
-      if (!this.fit) this.logger?.warn('the store answers again; taking partitions again');
-      this.#failed = 0;
-    } catch (err) {
-      this.#last = err instanceof Error ? err.message : String(err);
-      if (++this.#failed === this.failures) this.logger?.warn({ err: this.#last }, 'the store does not answer; giving partitions up until it does');
-    } finally {
-      clearTimeout(timer);
-      this.#asking = false;
-    }
+  #fail(why: string): void {
+    this.#last = why;
+    if (++this.#failed === this.failures) this.logger?.warn({ err: why }, 'the store does not answer; giving partitions up until it does');
   }
 }
