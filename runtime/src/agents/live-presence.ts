@@ -12,14 +12,18 @@ interface PresenceList {
 }
 
 export interface PresenceTiming {
-  /** How often a gateway beats (default 1 s). */
+  /** How often a gateway beats (default 2 s). */
   beatMs?: number;
 }
 
-const DEFAULT_BEAT_MS = 1000;
-/** A gateway not heard from for this many beats is gone, and so are its sessions. */
-const EXPIRY_BEATS = 10;
-/** A node is sure of its view once it has listened this many beats (every live gateway beat in that time). */
+/**
+ * Changes go out as they happen; a beat only says the gateway is there and which change was its last.
+ * Every 2 s: a missed change is noticed within 2 s, and an idle cluster carries half the beats of 1 s.
+ */
+const DEFAULT_BEAT_MS = 2000;
+/** A gateway not heard from for this many beats (10 s) is gone, and so are its sessions. */
+const EXPIRY_BEATS = 5;
+/** A node is sure of its view once it has listened this many beats (every live gateway beat in that time, one of them late). */
 const SURE_AFTER_BEATS = 2.5;
 
 /**
