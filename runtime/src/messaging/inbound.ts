@@ -32,7 +32,6 @@ import type { MessagingContext } from './context.js';
 import { optKeyword } from './opt-out.js';
 import { personAddress } from '../compliance/contact-policy.js';
 import { applyReceipt, applyReceiptOver, type StatusTelling } from './receipts.js';
-import { SentThroughHere, type SentMessage } from './recent-sends.js';
 
 /** The repositories an inbound message is stored with. */
 type InboundStore = Pick<Store, 'db' | 'inbox' | 'messages' | 'deadLetters' | 'optOuts' | 'doNotContact'>;
@@ -59,8 +58,7 @@ const RECEIPTS_TIMEOUT_MS = 10_000;
  * Inbound messages stored at the edge: the process that verified a webhook stores what it brings
  * (message, inbox entry, and the dead letter or the queued delivery) in the commit an agent's operation
  * would make, and the runtime nodes are told only to deliver (a `deliver` work item). Receipts are
- * applied here too, over their message (as its send answered, when it went through this process; else
- * read once), and the agent told through the delivery chain (in a
+ * applied here too, over their message read once, and the agent told through the delivery chain (in a
  * cluster a `notify` work item); only a receipt that came before its send's outcome was stored, or that
  * suppresses an address, keeps the hop to the agent's actor (`inbound`), which waits for that commit.
  * Nothing here needs the agent's mailbox: messages of one agent are ordered by their inbox cursor,
@@ -73,8 +71,6 @@ export class EdgeInbound implements VerifiedWebhooks {
     /** The agents' records, kept a moment (a busy agent's webhooks cost no read each). */
     private readonly records: Pick<RecentAgents, 'get'>,
     private readonly agents: Pick<AgentClient, 'call'>,
-    /** The messages sent through this process: their receipts cost no read. */
-    private readonly sent: SentThroughHere = new SentThroughHere(),
   ) {}
 
   async receive(webhook: VerifiedWebhook): Promise<WebhookAnswer> {
@@ -90,7 +86,7 @@ export class EdgeInbound implements VerifiedWebhooks {
     if (!receipts) return this.#toActor(webhook);
     for (const event of parsed.events) {
       if (isMessage(event)) await storeMessage(this.parts, this.store, agent, event, provider);
-      else await this.#applyReceipt(agent, receipts.get(event)!, event);
+      else await applyReceiptOver(this.parts, this.store, agent, receipts.get(event)!, event);
     }
     return acknowledgement(driver, channel);
   }
@@ -103,20 +99,16 @@ export class EdgeInbound implements VerifiedWebhooks {
    * the send's span is known only where the send ran (the work item a `notify` at the edge makes would
    * carry neither).
    */
-  async #receiptsHere(agent: AgentRecord, events: InboundEvent[]): Promise<Map<DeliveryStatusEvent, SentMessage> | undefined> {
-    const found = new Map<DeliveryStatusEvent, SentMessage>();
+  async #receiptsHere(agent: AgentRecord, events: InboundEvent[]): Promise<Map<DeliveryStatusEvent, MessageRecord> | undefined> {
+    const found = new Map<DeliveryStatusEvent, MessageRecord>();
     if (tracing.on && this.parts.delivery.reachable(agent)) return undefined;
     for (const event of events) {
       if (isMessage(event)) continue;
-      const message = event.suppression ? undefined : (this.sent.find(agent.agentId, event.externalId) ?? (await this.store.messages.findOutbound(agent.agentId, event.externalId)));
+      const message = event.suppression ? undefined : await this.store.messages.findOutbound(agent.agentId, event.externalId);
       if (!message) return undefined;
       found.set(event, message);
     }
     return found;
-  }
-
-  async #applyReceipt(agent: AgentRecord, message: SentMessage, event: DeliveryStatusEvent): Promise<void> {
-    if (await applyReceiptOver(this.parts, this.store, agent, message, event)) this.sent.update(message, event.status);
   }
 
   /** A webhook with receipts, whole, to the agent's actor (which parses it again and applies everything). */

@@ -10,7 +10,6 @@ import { personAddress } from '../compliance/contact-policy.js';
 /** The repositories a receipt is applied with. */
 export type ReceiptStore = Pick<Store, 'db' | 'inbox' | 'messages'>;
 import { providerOf, type MessagingContext } from './context.js';
-import type { SentMessage } from './recent-sends.js';
 
 /** How a status that is not a provider's receipt is applied (the reconciler's). */
 export interface StatusApplication {
@@ -43,7 +42,7 @@ export async function applyReceipt(context: MessagingContext, store: ReceiptStor
  * plain one, in the order receipts arrive (providers do not promise theirs: Twilio's may come out of
  * order). Resolves false when the message is gone (its agent erased).
  */
-export async function applyReceiptOver(context: StatusTelling, store: ReceiptStore, agent: AgentRecord, message: SentMessage, event: DeliveryStatusEvent): Promise<boolean> {
+export async function applyReceiptOver(context: StatusTelling, store: ReceiptStore, agent: AgentRecord, message: MessageRecord, event: DeliveryStatusEvent): Promise<boolean> {
   const errorCode = event.errorCode ?? null;
   const entry = statusEntry(message, { status: event.status, externalId: event.externalId, cost: event.cost, error: errorCode });
   const [, applied] = await store.db.executeAll([
@@ -115,7 +114,7 @@ export interface StatusTelling {
 }
 
 /** After a status is stored: the metrics' event, the inbox hint when it changed, and the `message.status` event to the agent. */
-async function told(context: StatusTelling, agent: AgentRecord, message: Pick<MessageRecord, 'id' | 'provider'>, event: DeliveryStatusEvent, changed: boolean, reason?: string): Promise<void> {
+async function told(context: StatusTelling, agent: AgentRecord, message: MessageRecord, event: DeliveryStatusEvent, changed: boolean, reason?: string): Promise<void> {
   context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status, ...(message.provider ? { provider: message.provider } : providerOf(context, event.channel)) });
   if (changed) context.events.emit('inbox', { agentId: agent.agentId });
   if (!context.delivery.reachable(agent)) return;
