@@ -28,6 +28,11 @@ export interface SqlExecutor {
 export interface SqlStatement {
   readonly sql: string;
   readonly params?: readonly SqlValue[];
+  /**
+   * The agent whose inbox the statement appends to. A PostgreSQL group commit takes the inbox rows of
+   * the agents it appends to first, in one order, so that two processes' commits never wait on each other.
+   */
+  readonly inboxOf?: string;
 }
 
 /**

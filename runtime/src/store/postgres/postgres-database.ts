@@ -288,7 +288,8 @@ async function autocommit(client: pg.PoolClient, statement: SqlStatement): Promi
  */
 async function together(client: pg.PoolClient, batch: readonly PendingWrite[]): Promise<Outcome[] | undefined> {
   await client.query('BEGIN');
-  const pending = batch.map((write) => write.statements.map((s) => autocommit(client, s).catch((err: unknown) => ({ failed: err }))));
+  const locks = inboxLocks(batch);
+  const pending = [...(locks ? [locks] : []), ...batch].map((write) => write.statements.map((s) => autocommit(client, s).catch((err: unknown) => ({ failed: err }))));
   const results: ExecuteResult[][] = [];
   let failed = false;
   for (const group of pending) {
@@ -305,7 +306,22 @@ async function together(client: pg.PoolClient, batch: readonly PendingWrite[]): 
     return undefined;
   }
   await client.query('COMMIT');
-  return results.map((r) => ({ ok: true, results: r }));
+  return results.slice(locks ? 1 : 0).map((r) => ({ ok: true, results: r }));
+}
+
+/**
+ * The first statement of a shared commit: the inbox rows of the agents its writes append to, locked in
+ * agent order. Every append takes its agent's inbox row (the cursor) and a conversation summary; two
+ * commits (a gateway's inbound messages, a runtime node's sends) taking those of one agent, or of two
+ * agents, in different orders deadlocked, each costing PostgreSQL's 1 s `deadlock_timeout` and a replay
+ * one write at a time (`test/postgres-commit-order.test.ts`). Taken first and in order, one commit waits
+ * for the other instead. An agent's first append creates its row and is not covered.
+ */
+function inboxLocks(batch: readonly PendingWrite[]): PendingWrite | undefined {
+  const agents = [...new Set(batch.flatMap((write) => write.statements.flatMap((s) => (s.inboxOf === undefined ? [] : [s.inboxOf]))))].sort();
+  if (agents.length === 0) return undefined;
+  const lock = { sql: 'SELECT agent_id FROM inbox_state WHERE agent_id IN (SELECT jsonb_array_elements_text(?::jsonb)) ORDER BY agent_id FOR UPDATE', params: [JSON.stringify(agents)] };
+  return { statements: [lock], resolve: () => {}, reject: () => {} };
 }
 
 /** Thrown when a connection could not undo a transaction: it is not fit for the next write. */

@@ -101,6 +101,7 @@ export class InboxRepository {
    */
   appendStatement(entry: NewInboxEntry, when: EntryCondition = { messageStored: entry.messageId ?? '' }): SqlStatement {
     return {
+      inboxOf: entry.agentId,
       sql: APPEND,
       params: [
         entry.agentId,
