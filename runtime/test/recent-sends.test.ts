@@ -9,7 +9,7 @@ import type { DeliveryService } from '../src/delivery/delivery-service.js';
 import { RuntimeEvents } from '../src/events.js';
 import type { MessagingContext } from '../src/messaging/context.js';
 import { applyReceipt } from '../src/messaging/receipts.js';
-import { RecentSends } from '../src/messaging/recent-sends.js';
+import { RecentSends, SentThroughHere } from '../src/messaging/recent-sends.js';
 import type { AgentRecord } from '../src/store/repositories/agents.js';
 import type { MessageRecord } from '../src/store/repositories/messages.js';
 import { openStore, type Store } from '../src/store/store.js';
@@ -58,6 +58,23 @@ describe('recent sends', () => {
     assert.deepEqual(await Promise.all(['S3', 'S4', 'S5'].map(async (id) => (await recent.find(a, id))?.externalId)), ['S3', 'S4', 'S5']);
     recent.remember(a, sent('S6'), Promise.reject(new Error('disk full')));
     assert.equal(await recent.find(a, 'S6'), undefined, 'a send whose answer was not committed is not kept');
+  });
+
+  it('keeps the sends answered through this process by agent and provider id, until their status is final, at most its bound', () => {
+    const here = new SentThroughHere(2);
+    const answer = (externalId: string, status = 'queued') => ({ success: true as const, messageId: `msg_${externalId}`, externalId, status, channel: 'sms' as const, from: '+12025550100', to: '+14155550123', cost: 0.0079, provider: 'twilio' });
+    here.remember('a', answer('T1'));
+    assert.deepEqual(here.find('a', 'T1'), { id: 'msg_T1', agentId: 'a', channel: 'sms', from: '+12025550100', to: '+14155550123', externalId: 'T1', provider: 'twilio', status: 'queued' });
+    assert.equal(here.find('b', 'T1'), undefined, "another agent's receipt does not find it");
+    here.update(here.find('a', 'T1')!, 'sent');
+    assert.equal(here.find('a', 'T1')?.status, 'sent');
+    here.update(here.find('a', 'T1')!, 'delivered');
+    assert.equal(here.find('a', 'T1'), undefined, 'a final status is not kept');
+    here.remember('a', answer('T2', 'failed'));
+    assert.equal(here.find('a', 'T2'), undefined, 'a send that failed at once is not kept');
+    for (const id of ['T3', 'T4', 'T5']) here.remember('a', answer(id));
+    assert.equal(here.find('a', 'T3'), undefined, 'the oldest made room');
+    assert.equal(here.find('a', 'T5')?.id, 'msg_T5');
   });
 
   describe('receipts over a kept send', () => {

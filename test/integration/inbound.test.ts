@@ -216,7 +216,7 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
     assert.equal((await send()).status, 200);
   });
 
-  it('a message is stored where its signature was checked, with no agent operation on the bus; a delivery receipt goes on to the agent', async () => {
+  it('a message and the receipts of a stored send are applied where their signature was checked, with no agent operation on the bus; a receipt for a send not stored yet goes on to the agent', async () => {
     const bus = t.gateway.runtime.inspect.bus;
     // Every webhook that went on to an agent's actor, as the raw body it carried (receipts of earlier sends may be among them).
     const forwarded: string[] = [];
@@ -236,11 +236,22 @@ describe('inbound messages: signed webhooks, stored once, delivered or dead-lett
       const sent = await t.call('POST', '/api/v1/send-message', { token: agent.securityToken, json: { channel: 'sms', to: CUSTOMER, body: 'receipts follow' } });
       assert.equal(sent.status, 200);
       const { messageId } = (await sent.json()) as { messageId: string };
+      // The send answers once its provider's id is stored: its receipts come after, and find it.
       const { externalId } = await eventually(async () => {
         const sent = await t.gateway.runtime.inspect.stored.message(messageId);
         return sent?.status === 'delivered' ? sent : undefined;
       }, { message: 'the delivery receipt applied' });
-      assert.ok(forwarded.some((body) => body.includes(externalId!)), 'the receipt went on to the agent\'s actor');
+      assert.deepEqual(forwarded.filter((body) => body.includes(externalId!)), [], 'no agent operation was asked for the receipts');
+      const entries = await t.gateway.runtime.inspect.stored.rows<{ status: string }>('SELECT status FROM inbox_entries WHERE message_id = ? ORDER BY seq', [messageId]);
+      assert.deepEqual(entries.map((e) => e.status), ['queued', 'sent', 'delivered'], 'one inbox entry per status');
+      const told = () => receiver.events.filter((e) => e.event.type === 'message.status' && (e.event.data as { messageId?: string }).messageId === messageId);
+      await eventually(() => told().length === 2, { message: () => `the agent told of both receipts; told ${JSON.stringify(told().map((e) => e.event.data))}` });
+      assert.deepEqual(told().map((e) => (e.event.data as { status: string }).status).sort(), ['delivered', 'sent']);
+      // A receipt whose message the edge cannot find (its send's outcome not stored yet) goes to the actor, which waits for it.
+      const early = `SM${'e'.repeat(32)}`;
+      const receipt = await t.sim.inbound.messageStatus({ agentId: 'inbox', messageSid: early, status: 'delivered', from: agent.channels.sms!.address, to: CUSTOMER });
+      assert.equal(receipt.status, 200);
+      assert.equal(forwarded.filter((body) => body.includes(early)).length, 1, "the receipt went on to the agent's actor");
     } finally {
       bus.request = request;
     }

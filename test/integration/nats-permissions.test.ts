@@ -131,12 +131,15 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
     unfollow();
   });
 
-  it('a gateway queues the delivery of a message it stored, through the work queue as a runtime node does', async () => {
+  it('a gateway queues the delivery of a message it stored and the event of a receipt it applied, through the work queue as a runtime node does', async () => {
     const before = nats.violations().length;
     const queue = new JetStreamWorkQueue({ connection: gateway });
     const { duplicate } = await queue.enqueue('deliver', 'msg_gateway_stored', { messageId: 'msg_gateway_stored' });
     assert.equal(duplicate, false);
     assert.equal(await workItems(), 2, 'the delivery is queued beside the earlier item');
+    const told = await queue.enqueue('notify', 'evt_gateway_applied', { agentId: 'agent.inbox', eventId: 'evt_gateway_applied' });
+    assert.equal(told.duplicate, false);
+    assert.equal(await workItems(), 3, 'the notification is queued beside them');
     assert.deepEqual(nats.violations().slice(before), []);
   });
 
@@ -146,7 +149,6 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
     const items = await workItems();
     await refused(`$JS.API.CONSUMER.CREATE.${WORK_STREAM}`, () => gwJsm.consumers.add(WORK_STREAM, { durable_name: 'thief', ack_policy: AckPolicy.Explicit }));
     await refused(`$JS.API.CONSUMER.MSG.NEXT.${WORK_STREAM}`, () => gateway.request(`$JS.API.CONSUMER.MSG.NEXT.${WORK_STREAM}.work_deliver`, JSON.stringify({ batch: 1 }), { timeout: 2000 }));
-    await refused(`${WORK_SUBJECT_PREFIX}.notify`, () => gwJs.publish(`${WORK_SUBJECT_PREFIX}.notify`, JSON.stringify({ forged: true })));
     await refused(`${WORK_SUBJECT_PREFIX}.send`, () => gwJs.publish(`${WORK_SUBJECT_PREFIX}.send`, JSON.stringify({ forged: true })));
     await refused(`$JS.API.STREAM.PURGE.${WORK_STREAM}`, () => gwJsm.streams.purge(WORK_STREAM));
     await refused(`$JS.API.STREAM.DELETE.${WORK_STREAM}`, () => gwJsm.streams.delete(WORK_STREAM));
@@ -176,15 +178,15 @@ describe('NATS as deploy/nats configures it: TLS, a user per role, subject permi
   });
 
   it('a runtime node takes and acks work, writes and deletes leases; it cannot purge the work stream either', async () => {
-    await runtimeJsm.consumers.add(WORK_STREAM, { durable_name: 'work_deliver', filter_subject: `${WORK_SUBJECT_PREFIX}.deliver`, ack_policy: AckPolicy.Explicit });
-    const consumer = await jetstream(runtime).consumers.get(WORK_STREAM, 'work_deliver');
+    await runtimeJsm.consumers.add(WORK_STREAM, { durable_name: 'work_all', filter_subject: `${WORK_SUBJECT_PREFIX}.>`, ack_policy: AckPolicy.Explicit });
+    const consumer = await jetstream(runtime).consumers.get(WORK_STREAM, 'work_all');
     const taken = [];
     for (let n = await workItems(); n > 0; n--) {
       const item = await consumer.next({ expires: 5000 });
       taken.push(item?.json());
       await item!.ackAck();
     }
-    assert.deepEqual(taken, [{ acknowledged: 'inbound' }, { messageId: 'msg_gateway_stored' }]);
+    assert.deepEqual(taken, [{ acknowledged: 'inbound' }, { messageId: 'msg_gateway_stored' }, { agentId: 'agent.inbox', eventId: 'evt_gateway_applied' }]);
     assert.equal(await workItems(), 0);
     await leases.put('p.1', 'rt-2');
     assert.equal((await leases.get('p.1'))?.string(), 'rt-2');

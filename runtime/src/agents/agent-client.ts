@@ -37,6 +37,7 @@ export class AgentClient {
   readonly #retryMs: number;
   readonly #box: SecretBox | undefined;
   readonly #changeListeners = new Set<(agentId: string) => void>();
+  readonly #sentListeners = new Set<(agentId: string, sent: OperationResponse<'send'>) => void>();
 
   constructor(
     private readonly bus: Bus,
@@ -56,6 +57,7 @@ export class AgentClient {
   async call<K extends OperationName>(operation: K, agentId: string, ...[payload, options]: CallArgs<K>): Promise<ClientResponse<K>> {
     if (operation === 'provision') return (await this.#provision(agentId, payload as ClientInput<'provision'>, options)) as ClientResponse<K>;
     const answer = checkResponse(operation, await this.request(operation, agentId, payload ?? {}, options));
+    if (operation === 'send') for (const listener of this.#sentListeners) listener(agentId, answer as OperationResponse<'send'>);
     if (operation !== 'setCallbackUrl') return answer as ClientResponse<K>;
     const { sealedSigningSecret, ...rest } = answer as OperationResponse<'setCallbackUrl'>;
     return { ...rest, signingSecret: sealedSigningSecret === null ? null : this.#sealer().open(sealedSigningSecret) } satisfies CallbackUrlResult as ClientResponse<K>;
@@ -82,6 +84,11 @@ export class AgentClient {
   onChange(listener: (agentId: string) => void): () => void {
     this.#changeListeners.add(listener);
     return () => this.#changeListeners.delete(listener);
+  }
+
+  /** Tells `listener` of each message sent through this client, as its send answered (the edge applies its receipts with it). */
+  onSent(listener: (agentId: string, sent: OperationResponse<'send'>) => void): void {
+    this.#sentListeners.add(listener);
   }
 
   /** Runs any operation the actors answer, unchecked (the actor system's own tests use operations of their own). */

@@ -46,6 +46,10 @@ export interface InboundDelivery {
    * it is queued, so that whichever process runs deliveries takes it even if this one dies next.
    */
   schedule(message: MessageRecord, agent?: AgentRecord): Promise<void>;
+  /** Whether an event for this agent would reach anyone: a live session or a callback URL. */
+  reachable(agent: AgentRecord): boolean;
+  /** Tells the agent an event (a receipt's `message.status`); resolves once it is on its way for good. */
+  notify(agentId: string, event: AgentEvent, agent: AgentRecord): void | Promise<void>;
 }
 
 /**
@@ -78,6 +82,11 @@ export class DeliveryOrders implements InboundDelivery {
 
   async schedule(message: MessageRecord): Promise<void> {
     await this.enqueue(message);
+  }
+
+  /** Queues the event whole (a `notify` item), for the runtime nodes to tell the agent as {@link DeliveryService.notify} does. */
+  async notify(agentId: string, event: AgentEvent): Promise<void> {
+    await this.queue.enqueue('notify', event.id, { agentId, eventId: event.id, event });
   }
 
   /** Queues the `deliver` item of a stored message; whether it was queued already. */
@@ -259,21 +268,21 @@ export class DeliveryService implements InboundDelivery {
    * is never dead-lettered (the state it reports is in the store and the inbox).
    */
   notify(agentId: string, event: AgentEvent, agent?: Callback): void {
-    this.#track(
-      (async () => {
-        if (await this.#tryLive(agentId, event)) return;
-        // The actor's current record, when given, saves a read.
-        const target = agent ? this.#callbackFrom(agent) : await this.#callbackOf(agentId);
-        if (!target) return;
-        const kept = await this.store.callbacks.keep(event, null, new Date(this.#sender.now()));
-        const turn = await this.#sender.turn(kept, target);
-        if (turn.kind !== 'later' || this.#abort.signal.aborted) return this.#ended(agentId, event.id, turn);
-        this.logger.debug({ agentId, reason: turn.reason }, 'callback attempt failed; queued for a retry');
-        if (turn.delayMs > this.#parkAfterMs) return this.#comeBack(event.id, turn);
-        const item: NotifyItem = { agentId, eventId: event.id };
-        await this.queue.enqueue('notify', event.id, item);
-      })(),
-    );
+    this.#track(this.#notifyNow(agentId, event, agent));
+  }
+
+  async #notifyNow(agentId: string, event: AgentEvent, agent?: Callback): Promise<void> {
+    if (await this.#tryLive(agentId, event)) return;
+    // The actor's current record, when given, saves a read.
+    const target = agent ? this.#callbackFrom(agent) : await this.#callbackOf(agentId);
+    if (!target) return;
+    const kept = await this.store.callbacks.keep(event, null, new Date(this.#sender.now()));
+    const turn = await this.#sender.turn(kept, target);
+    if (turn.kind !== 'later' || this.#abort.signal.aborted) return this.#ended(agentId, event.id, turn);
+    this.logger.debug({ agentId, reason: turn.reason }, 'callback attempt failed; queued for a retry');
+    if (turn.delayMs > this.#parkAfterMs) return this.#comeBack(event.id, turn);
+    const item: NotifyItem = { agentId, eventId: event.id };
+    await this.queue.enqueue('notify', event.id, item);
   }
 
   /**
@@ -295,9 +304,9 @@ export class DeliveryService implements InboundDelivery {
   /** One turn of a kept event (a `notify` item): it comes back with the schedule's next wait while attempts are left. */
   async #notifyTurn(payload: NotifyItem & { event?: AgentEvent }): Promise<void> {
     if (this.#abort.signal.aborted) throw new Error(`stopping: notification ${payload.eventId} goes to another node`);
-    // An item queued before events were kept carried the event itself.
-    const eventId = payload.eventId ?? payload.event?.id;
-    const kept = (await this.store.callbacks.event(eventId)) ?? (payload.event && (await this.store.callbacks.keep(payload.event, null, new Date(this.#sender.now()))));
+    // An event the edge told (a gateway applied a receipt) comes whole, and is told as notify() tells one.
+    const kept = await this.store.callbacks.event(payload.eventId ?? payload.event?.id);
+    if (!kept && payload.event) return this.#notifyNow(payload.agentId, payload.event);
     if (!kept || kept.state !== 'pending') return;
     const target = await this.#callbackOf(kept.agentId);
     if (!target) {

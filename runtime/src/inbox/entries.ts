@@ -44,7 +44,7 @@ export interface StatusChange {
 }
 
 /** The entry of an outbound message's status change (queued, sent, delivered, failed, undelivered, unknown). */
-export function statusEntry(message: MessageRecord, change: StatusChange): NewInboxEntry {
+export function statusEntry(message: Pick<MessageRecord, 'id' | 'agentId' | 'channel' | 'from' | 'to' | 'externalId' | 'provider'>, change: StatusChange): NewInboxEntry {
   const externalId = change.externalId ?? message.externalId;
   return {
     id: newId('inb'),

@@ -5,6 +5,7 @@ import {
   isRetryable,
   toErrorPayload,
   type Channel,
+  type DeliveryStatusEvent,
   type Driver,
   type InboundEvent,
   type InboundMessageEvent,
@@ -21,6 +22,7 @@ import type { DriverSet } from '../drivers/registry.js';
 import type { VerifiedWebhook, VerifiedWebhooks } from '../drivers/webhook-port.js';
 import type { RuntimeEvents } from '../events.js';
 import { newId } from '../ids.js';
+import { tracing } from '../tracing.js';
 import { receivedEntry } from '../inbox/entries.js';
 import type { Logger } from '../logger.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
@@ -29,15 +31,14 @@ import type { Store } from '../store/store.js';
 import type { MessagingContext } from './context.js';
 import { optKeyword } from './opt-out.js';
 import { personAddress } from '../compliance/contact-policy.js';
-import { applyReceipt } from './receipts.js';
+import { applyReceipt, applyReceiptOver, type StatusTelling } from './receipts.js';
+import { SentThroughHere, type SentMessage } from './recent-sends.js';
 
 /** The repositories an inbound message is stored with. */
 type InboundStore = Pick<Store, 'db' | 'inbox' | 'messages' | 'deadLetters' | 'optOuts' | 'doNotContact'>;
 
 /** What storing inbound messages works with, wherever it is done: at the edge (a gateway) or in an agent's operation. */
-export interface InboundParts {
-  readonly drivers: DriverSet;
-  readonly events: RuntimeEvents;
+export interface InboundParts extends StatusTelling {
   readonly logger: Logger;
   readonly delivery: InboundDelivery;
 }
@@ -57,8 +58,11 @@ const RECEIPTS_TIMEOUT_MS = 10_000;
 /**
  * Inbound messages stored at the edge: the process that verified a webhook stores what it brings
  * (message, inbox entry, and the dead letter or the queued delivery) in the commit an agent's operation
- * would make, and the runtime nodes are told only to deliver (a `deliver` work item). Receipts keep the
- * hop to the agent's actor (`inbound`), which holds its recent sends, so a receipt costs no read there.
+ * would make, and the runtime nodes are told only to deliver (a `deliver` work item). Receipts are
+ * applied here too, over their message (as its send answered, when it went through this process; else
+ * read once), and the agent told through the delivery chain (in a
+ * cluster a `notify` work item); only a receipt that came before its send's outcome was stored, or that
+ * suppresses an address, keeps the hop to the agent's actor (`inbound`), which waits for that commit.
  * Nothing here needs the agent's mailbox: messages of one agent are ordered by their inbox cursor,
  * which the store gives in commit order, and a deprovision under way waits for the commit (messages.ts).
  */
@@ -69,6 +73,8 @@ export class EdgeInbound implements VerifiedWebhooks {
     /** The agents' records, kept a moment (a busy agent's webhooks cost no read each). */
     private readonly records: Pick<RecentAgents, 'get'>,
     private readonly agents: Pick<AgentClient, 'call'>,
+    /** The messages sent through this process: their receipts cost no read. */
+    private readonly sent: SentThroughHere = new SentThroughHere(),
   ) {}
 
   async receive(webhook: VerifiedWebhook): Promise<WebhookAnswer> {
@@ -80,9 +86,37 @@ export class EdgeInbound implements VerifiedWebhooks {
     if (agent.blockedChannels.includes(channel)) return BLOCKED;
     const parsed = await parse(this.parts, driver, agentId, request);
     if ('answer' in parsed) return parsed.answer;
-    if (!parsed.events.every(isMessage)) return this.#toActor(webhook);
-    for (const event of parsed.events) await storeMessage(this.parts, this.store, agent, event, provider);
+    const receipts = await this.#receiptsHere(agent, parsed.events);
+    if (!receipts) return this.#toActor(webhook);
+    for (const event of parsed.events) {
+      if (isMessage(event)) await storeMessage(this.parts, this.store, agent, event, provider);
+      else await this.#applyReceipt(agent, receipts.get(event)!, event);
+    }
     return acknowledgement(driver, channel);
+  }
+
+  /**
+   * The messages a webhook's receipts are about, each read once; undefined when one is for the agent's
+   * actor: a receipt that came before its send's outcome was committed (the actor, which sent it, waits
+   * for that commit), one that suppresses an address (with the actor's do-not-contact list), and, traced,
+   * one the agent will be told of: its callback continues the send's trace and links the receipt's, and
+   * the send's span is known only where the send ran (the work item a `notify` at the edge makes would
+   * carry neither).
+   */
+  async #receiptsHere(agent: AgentRecord, events: InboundEvent[]): Promise<Map<DeliveryStatusEvent, SentMessage> | undefined> {
+    const found = new Map<DeliveryStatusEvent, SentMessage>();
+    if (tracing.on && this.parts.delivery.reachable(agent)) return undefined;
+    for (const event of events) {
+      if (isMessage(event)) continue;
+      const message = event.suppression ? undefined : (this.sent.find(agent.agentId, event.externalId) ?? (await this.store.messages.findOutbound(agent.agentId, event.externalId)));
+      if (!message) return undefined;
+      found.set(event, message);
+    }
+    return found;
+  }
+
+  async #applyReceipt(agent: AgentRecord, message: SentMessage, event: DeliveryStatusEvent): Promise<void> {
+    if (await applyReceiptOver(this.parts, this.store, agent, message, event)) this.sent.update(message, event.status);
   }
 
   /** A webhook with receipts, whole, to the agent's actor (which parses it again and applies everything). */

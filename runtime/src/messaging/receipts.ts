@@ -1,6 +1,6 @@
 import type { DeliveryStatusEvent } from '@switchboard/sdk';
 import type { AgentActor } from '../actors/agent-actor.js';
-import { agentEvent } from '../delivery/agent-events.js';
+import { agentEvent, type AgentEvent } from '../delivery/agent-events.js';
 import { statusEntry } from '../inbox/entries.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
 import type { MessageRecord } from '../store/repositories/messages.js';
@@ -10,6 +10,7 @@ import { personAddress } from '../compliance/contact-policy.js';
 /** The repositories a receipt is applied with. */
 export type ReceiptStore = Pick<Store, 'db' | 'inbox' | 'messages'>;
 import { providerOf, type MessagingContext } from './context.js';
+import type { SentMessage } from './recent-sends.js';
 
 /** How a status that is not a provider's receipt is applied (the reconciler's). */
 export interface StatusApplication {
@@ -20,10 +21,8 @@ export interface StatusApplication {
 }
 
 /**
- * Applies a provider's receipt. For a message this process sent and still keeps, nothing is read: its
- * inbox entry is conditional on the stored status being another than the receipt's (so a repeat, or a
- * status another node or the reconciler wrote meanwhile, adds none), and the update is the plain one.
- * Any other message is read first, as {@link applyStatus} does.
+ * Applies a provider's receipt in the agent's actor. For a message this process sent and still keeps,
+ * nothing is read ({@link applyReceiptOver}); any other message is read first, as {@link applyStatus} does.
  */
 export async function applyReceipt(context: MessagingContext, store: ReceiptStore & Pick<Store, 'doNotContact'>, actor: AgentActor, agent: AgentRecord, event: DeliveryStatusEvent): Promise<void> {
   if (event.suppression && event.channel === 'email') await suppress(store, agent, event);
@@ -32,21 +31,29 @@ export async function applyReceipt(context: MessagingContext, store: ReceiptStor
     await applyStatus(context, store, agent, event);
     return;
   }
+  if (await applyReceiptOver(context, store, agent, kept, event)) context.recentSends.update(actor, { ...kept, status: event.status });
+  // Gone since (its agent erased).
+  else context.recentSends.forget(actor, event.externalId);
+}
+
+/**
+ * Applies a receipt over a message whose fields are known (kept by the actor that sent it, or read at the
+ * edge): its inbox entry is conditional on the stored status being another than the receipt's (so a
+ * repeat, or a status another process or the reconciler wrote meanwhile, adds none), and the update is the
+ * plain one, in the order receipts arrive (providers do not promise theirs: Twilio's may come out of
+ * order). Resolves false when the message is gone (its agent erased).
+ */
+export async function applyReceiptOver(context: StatusTelling, store: ReceiptStore, agent: AgentRecord, message: SentMessage, event: DeliveryStatusEvent): Promise<boolean> {
   const errorCode = event.errorCode ?? null;
-  const entry = statusEntry(kept, { status: event.status, externalId: event.externalId, cost: event.cost, error: errorCode });
+  const entry = statusEntry(message, { status: event.status, externalId: event.externalId, cost: event.cost, error: errorCode });
   const [, applied] = await store.db.executeAll([
-    store.inbox.appendStatement(entry, { messageStatusChangesTo: { messageId: kept.id, status: event.status } }),
+    store.inbox.appendStatement(entry, { messageStatusChangesTo: { messageId: message.id, status: event.status } }),
     store.messages.applyStatusStatement(agent.agentId, event.externalId, event.status, event.cost, errorCode),
   ]);
-  // Gone since (its agent erased): nothing to tell.
-  if (applied!.changes === 0) {
-    context.recentSends.forget(actor, event.externalId);
-    return;
-  }
-  // The kept status says whether an entry was likely added: the inbox hint is only a hint.
-  const changed = kept.status !== event.status;
-  context.recentSends.update(actor, { ...kept, status: event.status });
-  told(context, agent, kept, event, changed);
+  if (applied!.changes === 0) return false;
+  // The status read or kept says whether an entry was likely added: the inbox hint is only a hint.
+  await told(context, agent, message, event, message.status !== event.status);
+  return true;
 }
 
 /**
@@ -78,7 +85,7 @@ export async function applyStatus(
   const results = await store.db.executeAll(writes);
   const applied = results[application.read ? writes.length - 1 : 0]!;
   if (applied.changes === 0) return false;
-  told(context, agent, message, event, changed, reason);
+  await told(context, agent, message, event, changed, reason);
   return changed;
 }
 
@@ -93,12 +100,26 @@ async function suppress(store: Pick<Store, 'messages' | 'doNotContact'>, agent: 
   await store.doNotContact.add({ address: personAddress('email', message.to), scope: agent.agentId, source, reason: event.errorCode ?? source, actor: 'provider' });
 }
 
+/**
+ * What telling the agent of a stored status needs: the metrics' events, the drivers (the provider's name)
+ * and the delivery chain (in the agent's actor, the delivery service; at the edge, its orders).
+ */
+export interface StatusTelling {
+  readonly drivers: MessagingContext['drivers'];
+  readonly events: MessagingContext['events'];
+  readonly delivery: {
+    reachable(agent: AgentRecord): boolean;
+    /** Resolves once the event is on its way for good (queued, at the edge). */
+    notify(agentId: string, event: AgentEvent, agent: AgentRecord): void | Promise<void>;
+  };
+}
+
 /** After a status is stored: the metrics' event, the inbox hint when it changed, and the `message.status` event to the agent. */
-function told(context: MessagingContext, agent: AgentRecord, message: MessageRecord, event: DeliveryStatusEvent, changed: boolean, reason?: string): void {
+async function told(context: StatusTelling, agent: AgentRecord, message: Pick<MessageRecord, 'id' | 'provider'>, event: DeliveryStatusEvent, changed: boolean, reason?: string): Promise<void> {
   context.events.emit('message', { channel: event.channel, direction: 'outbound', status: event.status, ...(message.provider ? { provider: message.provider } : providerOf(context, event.channel)) });
   if (changed) context.events.emit('inbox', { agentId: agent.agentId });
   if (!context.delivery.reachable(agent)) return;
-  context.delivery.notify(
+  await context.delivery.notify(
     agent.agentId,
     agentEvent('message.status', agent.agentId, {
       messageId: message.id,

@@ -1,4 +1,6 @@
 import type { AgentActor } from '../actors/agent-actor.js';
+import type { SendResponse } from '../protocol/operations.js';
+import type { MessageStatus } from '@switchboard/sdk';
 import { UNSETTLED_STATUSES, type MessageRecord } from '../store/repositories/messages.js';
 
 /**
@@ -54,4 +56,43 @@ interface KeptSend {
   message: MessageRecord;
   /** Whether the provider's answer was committed. */
   readonly stored: Promise<boolean>;
+}
+
+/** What a receipt's inbox entry and the agent's `message.status` event need of the message it is about. */
+export type SentMessage = Pick<MessageRecord, 'id' | 'agentId' | 'channel' | 'from' | 'to' | 'externalId' | 'provider' | 'status'>;
+
+/**
+ * The messages sent through this process (its REST and MCP sends), as their send answered, by agent and
+ * provider id, until their status is final: a receipt applied at the edge for one of them (inbound.ts)
+ * needs no read of it. A receipt that comes to another gateway reads the message. The status kept is a
+ * hint only (a receipt's entry is conditional on the stored status). At most `most`; the oldest go first.
+ */
+export class SentThroughHere {
+  readonly #sent = new Map<string, SentMessage>();
+
+  constructor(private readonly most = 10_000) {}
+
+  remember(agentId: string, sent: SendResponse): void {
+    const status = sent.status as MessageStatus;
+    if (!UNSETTLED_STATUSES.includes(status)) return;
+    const { messageId: id, channel, from, to, externalId, provider } = sent;
+    this.#sent.set(key(agentId, externalId), { id, agentId, channel, from, to, externalId, provider: provider ?? null, status });
+    if (this.#sent.size > this.most) this.#sent.delete(this.#sent.keys().next().value!);
+  }
+
+  find(agentId: string, externalId: string): SentMessage | undefined {
+    return this.#sent.get(key(agentId, externalId));
+  }
+
+  /** Keeps the message's new status, or lets it go once the status is final. */
+  update(message: SentMessage, status: MessageStatus): void {
+    const at = key(message.agentId, message.externalId ?? '');
+    if (!this.#sent.has(at)) return;
+    if (UNSETTLED_STATUSES.includes(status)) this.#sent.set(at, { ...message, status });
+    else this.#sent.delete(at);
+  }
+}
+
+function key(agentId: string, externalId: string): string {
+  return `${agentId}\n${externalId}`;
 }

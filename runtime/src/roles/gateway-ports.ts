@@ -10,6 +10,7 @@ import type { DriverSet } from '../drivers/registry.js';
 import { DriverWebhookPort } from '../drivers/webhook-port.js';
 import type { InboundDelivery } from '../delivery/delivery-service.js';
 import { EdgeInbound } from '../messaging/inbound.js';
+import { SentThroughHere } from '../messaging/recent-sends.js';
 import { DriverTemplatePort } from '../drivers/template-port.js';
 import type { RuntimeEvents } from '../events.js';
 import type { ReadinessChecks } from '../health.js';
@@ -45,6 +46,9 @@ export function gatewayPorts(parts: GatewayPortParts): GatewayPorts {
   // The records inbound messages are stored with: a change made through this process is read again at once.
   const records = new RecentAgents(store.agents);
   parts.agents.onChange((agentId) => records.forget(agentId));
+  // The messages sent through this process, as their sends answered: their receipts need no read.
+  const sent = new SentThroughHere();
+  parts.agents.onSent((agentId, answer) => sent.remember(agentId, answer));
   return {
     settings,
     demoMode: parts.demoMode,
@@ -58,7 +62,7 @@ export function gatewayPorts(parts: GatewayPortParts): GatewayPorts {
     admin: new StoreAdminPort(store, new UsageReports(store, parts.limits, () => markup.percent()), markup, drivers, new PersonErasure(store, callRecordings(parts))),
     reach: new AgentReach(store, parts.reach),
     metrics: new StoreMetricsPort(events, store),
-    webhooks: new DriverWebhookPort(drivers, events, new EdgeInbound({ drivers, events, logger: parts.logger, delivery: parts.delivery }, store, records, parts.agents)),
+    webhooks: new DriverWebhookPort(drivers, events, new EdgeInbound({ drivers, events, logger: parts.logger, delivery: parts.delivery }, store, records, parts.agents, sent)),
     templates: new DriverTemplatePort(drivers),
     voice: parts.voice,
     calls: new StoredCallReads(store),

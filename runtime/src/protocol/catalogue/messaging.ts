@@ -57,9 +57,10 @@ export const MESSAGING_ENTRIES = entries({
   resumeSend: { request: ResumeSendRequestSchema, answer: ResumeSendResponseSchema, mailbox: true, tenure: true },
   reconcile: { request: Type.Object({ ...Agent, messageId: Type.String() }), answer: ReconcileResponseSchema, mailbox: true, tenure: true },
   /**
-   * A provider's webhook with receipts for the agent (messages are stored at the gateway's edge; a gateway of
-   * the release before sends every webhook here): the hop is kept for the actor's recent sends, which apply a
-   * receipt without a read; it needs no mailbox turn of its own, and its writes carry no tenure.
+   * A provider's webhook with receipts the gateway's edge leaves to the agent's actor (one that came before
+   * its send's outcome was committed, which the actor's recent sends wait for; one that suppresses an address;
+   * a traced one the agent is told of), and every webhook from a gateway of a release before the edge: it
+   * needs no mailbox turn of its own, and its writes carry no tenure.
    */
   inbound: { request: Type.Composite([AgentOnly, InboundWebhookSchema]), answer: WebhookAnswerSchema, mailbox: false, tenure: false },
   takeWaiting: {
