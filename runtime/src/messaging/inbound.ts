@@ -58,11 +58,10 @@ const RECEIPTS_TIMEOUT_MS = 10_000;
 /**
  * Inbound messages stored at the edge: the process that verified a webhook stores what it brings
  * (message, inbox entry, and the dead letter or the queued delivery) in the commit an agent's operation
- * would make, and the runtime nodes are told only to deliver (a `deliver` work item). Receipts are
- * applied here too, over their message (as its send answered, when it went through this process; else
- * read once), and the agent told through the delivery chain (in a
- * cluster a `notify` work item); only a receipt that came before its send's outcome was stored, or that
- * suppresses an address, keeps the hop to the agent's actor (`inbound`), which waits for that commit.
+ * would make, and the runtime nodes are told only to deliver (a `deliver` work item). A receipt for a
+ * message whose send answered through this process is applied here too, over that answer (no read), and
+ * the agent told through the delivery chain (in a cluster, a `notify` work item); any other keeps the hop
+ * to the agent's actor (`inbound`), which holds its recent sends and waits for a send's outcome commit.
  * Nothing here needs the agent's mailbox: messages of one agent are ordered by their inbox cursor,
  * which the store gives in commit order, and a deprovision under way waits for the commit (messages.ts).
  */
@@ -86,7 +85,7 @@ export class EdgeInbound implements VerifiedWebhooks {
     if (agent.blockedChannels.includes(channel)) return BLOCKED;
     const parsed = await parse(this.parts, driver, agentId, request);
     if ('answer' in parsed) return parsed.answer;
-    const receipts = await this.#receiptsHere(agent, parsed.events);
+    const receipts = this.#receiptsHere(agent, parsed.events);
     if (!receipts) return this.#toActor(webhook);
     for (const event of parsed.events) {
       if (isMessage(event)) await storeMessage(this.parts, this.store, agent, event, provider);
@@ -96,19 +95,18 @@ export class EdgeInbound implements VerifiedWebhooks {
   }
 
   /**
-   * The messages a webhook's receipts are about, each read once; undefined when one is for the agent's
-   * actor: a receipt that came before its send's outcome was committed (the actor, which sent it, waits
-   * for that commit), one that suppresses an address (with the actor's do-not-contact list), and, traced,
-   * one the agent will be told of: its callback continues the send's trace and links the receipt's, and
-   * the send's span is known only where the send ran (the work item a `notify` at the edge makes would
-   * carry neither).
+   * The messages a webhook's receipts are about, as their sends answered through this process; undefined
+   * when one is for the agent's actor: a receipt of a send answered elsewhere, or not answered yet (it came
+   * before the send's outcome was committed; a read here would cost more than the hop, which waits for the
+   * commit), one that suppresses an address (with the actor's do-not-contact list), and, traced, one the
+   * agent will be told of (its callback continues the send's trace, known only where the send ran).
    */
-  async #receiptsHere(agent: AgentRecord, events: InboundEvent[]): Promise<Map<DeliveryStatusEvent, SentMessage> | undefined> {
+  #receiptsHere(agent: AgentRecord, events: InboundEvent[]): Map<DeliveryStatusEvent, SentMessage> | undefined {
     const found = new Map<DeliveryStatusEvent, SentMessage>();
     if (tracing.on && this.parts.delivery.reachable(agent)) return undefined;
     for (const event of events) {
       if (isMessage(event)) continue;
-      const message = event.suppression ? undefined : (this.sent.find(agent.agentId, event.externalId) ?? (await this.store.messages.findOutbound(agent.agentId, event.externalId)));
+      const message = event.suppression ? undefined : this.sent.find(agent.agentId, event.externalId);
       if (!message) return undefined;
       found.set(event, message);
     }
