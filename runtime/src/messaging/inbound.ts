@@ -103,10 +103,10 @@ export class EdgeInbound implements VerifiedWebhooks {
    */
   #receiptsHere(agent: AgentRecord, events: InboundEvent[]): Map<DeliveryStatusEvent, SentMessage> | undefined {
     const found = new Map<DeliveryStatusEvent, SentMessage>();
-    if (tracing.on && this.parts.delivery.reachable(agent)) return undefined;
+    const traced = tracing.on && this.parts.delivery.reachable(agent);
     for (const event of events) {
       if (isMessage(event)) continue;
-      const message = event.suppression ? undefined : this.sent.find(agent.agentId, event.externalId);
+      const message = event.suppression || traced ? undefined : this.sent.find(agent.agentId, event.externalId);
       if (!message) return undefined;
       found.set(event, message);
     }
