@@ -92,7 +92,7 @@ async function stored(id: string, agentId: string, externalId: string | null = n
     createdAt: now,
     updatedAt: now,
   };
-  await store.db.execute(store.messages.insertStatement(message).sql, store.messages.insertStatement(message).params);
+  await store.db.execute(store.messages.insertOutboundStatement(message, []).sql, store.messages.insertOutboundStatement(message, []).params);
 }
 
 /** Every ask's gap after `from` and after the ask before, checked against the resume delay and the recheck. */

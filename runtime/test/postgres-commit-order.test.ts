@@ -28,7 +28,7 @@ function message(agentId: string, counterpart: string, n: string): MessageRecord
 }
 
 /** One write as a webhook or a send makes it: the message and its inbox entry. */
-const write = (store: Store, m: MessageRecord) => store.db.executeAll([store.messages.insertStatement(m), store.inbox.appendStatement(receivedEntry(m))]);
+const write = (store: Store, m: MessageRecord) => store.db.executeAll([store.messages.insertOutboundStatement(m, []), store.inbox.appendStatement(receivedEntry(m))]);
 
 describe('PostgreSQL: group commits of two processes', () => {
   it('take the agents they append to in one order: no deadlock, whatever order their writes came in', { timeout: 120_000 }, async () => {

@@ -112,7 +112,7 @@ describe('recent sends', () => {
 
     it('applies each receipt without reading the message, with its inbox entry, and forgets it at its final status', () =>
       withStore(async ({ store, reads, context, agent, actor }) => {
-        await store.db.executeAll([store.messages.insertStatement(sent('SMK1'))]);
+        await store.db.executeAll([store.messages.insertOutboundStatement(sent('SMK1'), [])]);
         context.recentSends.remember(actor, sent('SMK1'), Promise.resolve());
         await applyReceipt(context, store, actor, agent, receipt('SMK1', 'sent'));
         await applyReceipt(context, store, actor, agent, receipt('SMK1', 'delivered'));
@@ -124,7 +124,7 @@ describe('recent sends', () => {
 
     it("a receipt that comes before the provider's answer is committed waits for the commit, and is not lost", () =>
       withStore(async ({ store, reads, context, agent, actor }) => {
-        await store.db.executeAll([store.messages.insertStatement({ ...sent('SMK4'), externalId: null })]);
+        await store.db.executeAll([store.messages.insertOutboundStatement({ ...sent('SMK4'), externalId: null }, [])]);
         let commit!: () => void;
         const answered = new Promise<void>((resolve) => (commit = resolve)).then(() =>
           store.db.executeAll([store.messages.markSentStatement('msg_SMK4', { externalId: 'SMK4', status: 'queued', cost: null, segments: 1 }, { provider: 'twilio', from: sent('SMK4').from })]),
@@ -140,7 +140,7 @@ describe('recent sends', () => {
 
     it('adds no entry when the stored status moved on since (another writer), and still reads nothing', () =>
       withStore(async ({ store, reads, context, agent, actor }) => {
-        await store.db.executeAll([store.messages.insertStatement(sent('SMK2'))]);
+        await store.db.executeAll([store.messages.insertOutboundStatement(sent('SMK2'), [])]);
         context.recentSends.remember(actor, sent('SMK2'), Promise.resolve());
         // The reconciler (or another node) stored `sent` meanwhile; the kept copy still says `queued`.
         await store.db.executeAll([store.messages.applyStatusStatement('receipts-1', 'SMK2', 'sent', null, null)]);
@@ -154,7 +154,7 @@ describe('recent sends', () => {
 
     it('reads a message this process does not keep (sent from another node, or before a restart)', () =>
       withStore(async ({ store, reads, context, agent, actor }) => {
-        await store.db.executeAll([store.messages.insertStatement(sent('SMK3'))]);
+        await store.db.executeAll([store.messages.insertOutboundStatement(sent('SMK3'), [])]);
         await applyReceipt(context, store, actor, agent, receipt('SMK3', 'delivered'));
         assert.deepEqual(reads, ['SMK3']);
         assert.deepEqual(await statuses(store), ['delivered']);

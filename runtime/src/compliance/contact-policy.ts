@@ -1,6 +1,7 @@
 import { ErrorCodes, SwitchboardError, type Channel } from '@switchboard/sdk';
+import type { SqlCondition } from '../store/database.js';
 import type { ConsentKind, ConsentRepository } from '../store/repositories/consents.js';
-import type { DoNotContactRepository } from '../store/repositories/do-not-contact.js';
+import type { ContactBlock, DoNotContactRepository } from '../store/repositories/do-not-contact.js';
 import { callingWindow } from './calling-hours.js';
 import { rulesFor, type ContactRules } from './contact-rules.js';
 import type { RecipientPlaces } from './recipient-place.js';
@@ -56,23 +57,23 @@ export class ContactPolicy {
   async check(contact: OutboundContact, settings: AgentContactSettings = {}): Promise<void> {
     const address = personAddress(contact.channel, contact.to);
     const block = await this.options.doNotContact.blocking(address, contact.agentId, contact.channel);
-    if (block && contact.channel === 'email' && (block.source === 'email-bounce' || block.source === 'complaint')) {
-      const why = block.source === 'complaint' ? 'they marked an email from this agent as spam' : 'an email to it bounced for good';
-      throw new SwitchboardError(
-        ErrorCodes.EMAIL_SUPPRESSED,
-        `${address} is suppressed for this agent: ${why} (${block.reason ?? block.source}, ${block.createdAt}). Do not email it; the operator can lift the suppression once the address works again.`,
-        { details: [{ address, scope: block.scope, source: block.source, event: block.reason, since: block.createdAt }] },
-      );
-    }
-    if (block) {
-      const again =
-        block.source === 'sms-stop' ? 'unless they text START' : block.source === 'whatsapp-opt-out' ? 'unless they write START on WhatsApp' : 'unless they opt in again and the operator removes the entry';
-      throw new SwitchboardError(
-        ErrorCodes.RECIPIENT_OPTED_OUT,
-        `${address} is on the do-not-contact list (${block.source}, ${block.createdAt}): do not contact them ${block.channels ? `on ${block.channels.join(' or ')}` : 'on any channel'} ${again}.`,
-        { details: [{ address, scope: block.scope, source: block.source, since: block.createdAt }] },
-      );
-    }
+    if (block) refuseListed(contact.channel, address, block);
+    await this.checkRules(contact, settings);
+  }
+
+  /**
+   * The condition under which a write of the contact may go in: the recipient is not on the
+   * do-not-contact list for the agent and channel. A caller whose commit holds it (a send's INSERT)
+   * checks the list with no read of its own, then asks {@link checkRules} for the rest, and
+   * {@link check} only when its write was refused, to say why.
+   */
+  listCondition(contact: OutboundContact): SqlCondition {
+    return this.options.doNotContact.absentCondition(personAddress(contact.channel, contact.to), contact.agentId, contact.channel);
+  }
+
+  /** Throws OUTSIDE_CALLING_HOURS or CONSENT_REQUIRED: every check but the do-not-contact list's (see {@link listCondition}). */
+  async checkRules(contact: OutboundContact, settings: AgentContactSettings = {}): Promise<void> {
+    const address = personAddress(contact.channel, contact.to);
     const timed = contact.call === true || contact.marketing === true;
     if (timed && this.options.callingHours !== false && !settings.callingHoursOverride && isPhone(address)) await this.#withinHours(address);
     // Consent is asked where the agent requires it; the rules say where the law does, for the operator to choose.
@@ -96,6 +97,25 @@ export class ContactPolicy {
       { details: [{ address, opensAt: opensAt ?? null, zones: place.zones }] },
     );
   }
+}
+
+/** Throws the refusal of a contact the do-not-contact list keeps from `address`: EMAIL_SUPPRESSED for a bounce or complaint, else RECIPIENT_OPTED_OUT. */
+function refuseListed(channel: Channel, address: string, block: ContactBlock): never {
+  if (channel === 'email' && (block.source === 'email-bounce' || block.source === 'complaint')) {
+    const why = block.source === 'complaint' ? 'they marked an email from this agent as spam' : 'an email to it bounced for good';
+    throw new SwitchboardError(
+      ErrorCodes.EMAIL_SUPPRESSED,
+      `${address} is suppressed for this agent: ${why} (${block.reason ?? block.source}, ${block.createdAt}). Do not email it; the operator can lift the suppression once the address works again.`,
+      { details: [{ address, scope: block.scope, source: block.source, event: block.reason, since: block.createdAt }] },
+    );
+  }
+  const again =
+    block.source === 'sms-stop' ? 'unless they text START' : block.source === 'whatsapp-opt-out' ? 'unless they write START on WhatsApp' : 'unless they opt in again and the operator removes the entry';
+  throw new SwitchboardError(
+    ErrorCodes.RECIPIENT_OPTED_OUT,
+    `${address} is on the do-not-contact list (${block.source}, ${block.createdAt}): do not contact them ${block.channels ? `on ${block.channels.join(' or ')}` : 'on any channel'} ${again}.`,
+    { details: [{ address, scope: block.scope, source: block.source, since: block.createdAt }] },
+  );
 }
 
 /** The person behind a channel address: the number for SMS, WhatsApp and calls, the lower-cased email address. */

@@ -1,6 +1,7 @@
 import { ErrorCodes, SwitchboardError } from '@switchboard/sdk';
 import type { RuntimeEvents } from '../events.js';
 import type { Logger } from '../logger.js';
+import type { SqlCondition } from '../store/database.js';
 import type { ContactRefusalRepository } from '../store/repositories/contact-refusals.js';
 import { personAddress, type AgentContactSettings, type ContactPolicy, type OutboundContact } from './contact-policy.js';
 
@@ -15,17 +16,29 @@ export const REFUSALS_KEPT_MS = 90 * 86_400_000;
  * and reported (`contactRefused`, which the gateways count by code and channel) before the refusal
  * goes back to the agent. A failure to store one is logged and does not change the answer.
  */
-export class RecordedContactPolicy implements Pick<ContactPolicy, 'check'> {
+export class RecordedContactPolicy implements Pick<ContactPolicy, 'check' | 'checkRules' | 'listCondition'> {
   constructor(
-    private readonly policy: Pick<ContactPolicy, 'check'>,
+    private readonly policy: Pick<ContactPolicy, 'check' | 'checkRules' | 'listCondition'>,
     private readonly refusals: Pick<ContactRefusalRepository, 'record'>,
     private readonly events: RuntimeEvents,
     private readonly logger: Logger,
   ) {}
 
-  async check(contact: OutboundContact, settings?: AgentContactSettings): Promise<void> {
+  check(contact: OutboundContact, settings?: AgentContactSettings): Promise<void> {
+    return this.#kept(contact, this.policy.check(contact, settings));
+  }
+
+  checkRules(contact: OutboundContact, settings?: AgentContactSettings): Promise<void> {
+    return this.#kept(contact, this.policy.checkRules(contact, settings));
+  }
+
+  listCondition(contact: OutboundContact): SqlCondition {
+    return this.policy.listCondition(contact);
+  }
+
+  async #kept(contact: OutboundContact, check: Promise<void>): Promise<void> {
     try {
-      await this.policy.check(contact, settings);
+      await check;
     } catch (err) {
       if (err instanceof SwitchboardError && REFUSAL_CODES.has(err.code)) await this.#keep(contact, err);
       throw err;

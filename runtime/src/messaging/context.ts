@@ -32,7 +32,7 @@ export interface MessagingContext {
   /** Messages sent from this process still without a final status, so their receipts need no read. */
   readonly recentSends: RecentSends;
   /** The step before every outbound message: the do-not-contact list, calling hours, consent. */
-  readonly policy: Pick<ContactPolicy, 'check'>;
+  readonly policy: Pick<ContactPolicy, 'check' | 'checkRules' | 'listCondition'>;
   /** Which providers a send may go to, in order, and their circuits. */
   readonly router: ProviderRouter;
 }

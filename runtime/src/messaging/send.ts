@@ -29,7 +29,7 @@ import { deliverToProvider, recordSent, routesOf, type Metering } from './send-p
  */
 
 /** The repositories a send and its resumption see. */
-const SEND_NEEDS = ['db', 'messages', 'usage', 'idempotency', 'inbox', 'deadLetters', 'tenures', 'conversations'] as const;
+const SEND_NEEDS = ['db', 'messages', 'optOuts', 'usage', 'idempotency', 'inbox', 'deadLetters', 'tenures', 'conversations'] as const;
 type SendStore = Pick<Store, (typeof SEND_NEEDS)[number]>;
 
 /** Where a send goes: its own channel and recipient, or those of the conversation it names. */
@@ -53,9 +53,13 @@ export function sendOperation(context: MessagingContext): AgentOperation {
       checkRecipient(channel, to);
       if (channel === 'email' && !subject) throw new SwitchboardError(ErrorCodes.VALIDATION_FAILED, 'subject is required for email.');
       const { body, template } = contentOf(channel, request);
-      await context.policy.check({ agentId: agent.agentId, channel, to, ...(request.marketing ? { marketing: true } : {}) }, contactSettingsOf(agent));
+      const contact = { agentId: agent.agentId, channel, to, ...(request.marketing ? { marketing: true } : {}) };
+      // The do-not-contact list is checked by the message's INSERT below; the rest of the policy here.
+      await context.policy.checkRules(contact, contactSettingsOf(agent));
       // A free-form WhatsApp message needs the person's last message within 24 hours; a template does not.
-      if (channel === 'whatsapp' && !template) await requireOpenWindow(store, agent.agentId, to, clock.now());
+      // A listed recipient is refused as listed before any other refusal: the policy reads the list then.
+      const listedFirst = (refusal: unknown) => context.policy.check(contact, contactSettingsOf(agent)).then(() => Promise.reject(refusal));
+      if (channel === 'whatsapp' && !template) await requireOpenWindow(store, agent.agentId, to, clock.now()).catch(listedFirst);
       const driver = context.drivers.require(channel);
       const now = new Date().toISOString();
       const id = newId('msg');
@@ -85,7 +89,7 @@ export function sendOperation(context: MessagingContext): AgentOperation {
       const outbound = outboundOf(context, message, agent);
       const cost = context.tariffs.cost(channel, segments, to, driver.estimateCost?.(outbound, segments));
       const ledger = await context.limiter.ledger(actor);
-      const admission = await context.limiter.admit(actor, cost);
+      const admission = await context.limiter.admit(actor, cost).catch(listedFirst);
       const usage: UsageRecord = {
         id: usageIdOf(id),
         agentId: agent.agentId,
@@ -99,14 +103,14 @@ export function sendOperation(context: MessagingContext): AgentOperation {
       };
       const metering: Metering = { ledger, admission, usageId: usage.id, tariffCost: cost };
       // Only the in-memory checks and the admission hold the mailbox; the rest runs outside it.
-      // SMS opt-outs are checked by the INSERT itself: one commit before the provider call, no read.
+      // The do-not-contact list and SMS opt-outs are checked by the INSERT itself: one commit before the provider call, no read.
       // An Idempotency-Key is claimed in the same commit, so a repeat while the send is in flight waits.
       const { idempotency } = request;
       // Its inbox entry (queued) is in the same commit, and only if the message is stored.
+      const unlisted = [context.policy.listCondition(contact), ...(channel === 'sms' ? [store.optOuts.absentCondition(channel, message.from, to)] : [])];
       const writes = [
-        ...(channel === 'sms'
-          ? [store.messages.insertUnlessOptedOutStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]
-          : [store.messages.insertStatement(message, tenure), store.usage.insertForMessageStatement(usage, message.id)]),
+        store.messages.insertOutboundStatement(message, unlisted, tenure),
+        store.usage.insertForMessageStatement(usage, message.id),
         ...(idempotency ? [store.idempotency.claimStatement(idempotency, id)] : []),
         store.inbox.appendStatement(statusEntry(message, { status: 'queued' })),
       ];
@@ -122,7 +126,10 @@ export function sendOperation(context: MessagingContext): AgentOperation {
             if (!(await store.tenures.isCurrent(tenure))) {
               throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `Agent ${agent.agentId} moved to another node; retry.`, { retryable: true });
             }
-            throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
+            // Listed: the policy reads the entry to say which, and keeps the refusal.
+            await context.policy.check(contact, contactSettingsOf(agent));
+            if (channel === 'sms') throw new SwitchboardError(ErrorCodes.RECIPIENT_OPTED_OUT, `${to} replied STOP to ${held.address}; it can be texted again after it sends START.`);
+            throw new SwitchboardError(ErrorCodes.UNAVAILABLE, `The do-not-contact entry for ${to} changed while the message was stored; retry.`, { retryable: true });
           }
           if (claimed && claimed.changes === 0) {
             // The same key through another gateway at the same moment: that request sends, this one does not.

@@ -24,6 +24,12 @@ export interface SqlExecutor {
   execute(sql: string, params?: readonly SqlValue[]): Promise<ExecuteResult>;
 }
 
+/** A condition a guarded write holds to (`WHERE <sql>`), over `?` placeholders, with its values. */
+export interface SqlCondition {
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
+}
+
 /** One statement of an atomic group. */
 export interface SqlStatement {
   readonly sql: string;

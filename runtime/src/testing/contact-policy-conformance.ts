@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { OPERATOR_SCOPE } from '../store/repositories/do-not-contact.js';
-import type { WithNodes } from './conformance-nodes.js';
+import type { Channel } from '@switchboard/sdk';
+import { OPERATOR_SCOPE, erasedAddress } from '../store/repositories/do-not-contact.js';
+import { inbound, type WithNodes } from './conformance-nodes.js';
 
 const PERSON = '+14155550123';
 
@@ -40,6 +41,29 @@ export function describeContactPolicyCases(withNodes: WithNodes): void {
       assert.deepEqual((await a!.doNotContact.blocking(PERSON, 'agent-n', 'sms'))?.channels, ['sms']);
       assert.equal(await a!.doNotContact.blocking(PERSON, 'agent-n', 'voice'), undefined, 'a call is no longer kept from them');
       assert.deepEqual((await b!.doNotContact.history(PERSON)).map((h) => [h.action, h.reason]).at(-1), ['narrowed', 'texts only (now sms only)']);
+    });
+  });
+
+  it('do-not-contact: a write guarded by the list goes in exactly when `blocking` finds no entry', async () => {
+    await withNodes(2, async ([a, b]) => {
+      const now = new Date().toISOString();
+      const message = { ...inbound('agent-g', 'SMG', now), externalId: null, direction: 'outbound' as const, status: 'queued' as const, delivery: 'done' as const, to: PERSON };
+      let n = 0;
+      const agrees = async (agentId: string, channel: Channel, why: string) => {
+        const blocked = (await b!.doNotContact.blocking(PERSON, agentId, channel)) !== undefined;
+        const guarded = a!.messages.insertOutboundStatement({ ...message, id: `msg-g${(n += 1)}`, agentId, channel }, [a!.doNotContact.absentCondition(PERSON, agentId, channel)]);
+        const [stored] = await a!.db.executeAll([guarded]);
+        assert.equal(stored!.changes, blocked ? 0 : 1, why);
+      };
+      await agrees('agent-g', 'sms', 'no entry');
+      await a!.doNotContact.add({ address: PERSON, scope: 'agent-g', source: 'sms-stop', reason: null, actor: 'contact' });
+      await agrees('agent-g', 'sms', "the agent's own entry");
+      await agrees('agent-h', 'sms', "another agent's entry");
+      await b!.doNotContact.narrow({ address: PERSON, scope: 'agent-g', channels: ['sms'], reason: 'texts only', actor: 'admin:ops' });
+      await agrees('agent-g', 'sms', 'narrowed to this channel');
+      await agrees('agent-g', 'whatsapp', 'narrowed to another channel');
+      await b!.doNotContact.add({ address: erasedAddress(PERSON), scope: OPERATOR_SCOPE, source: 'admin', reason: 'erased', actor: 'admin:ops' });
+      await agrees('agent-h', 'whatsapp', "the operator's entry for the erased person");
     });
   });
 

@@ -19,7 +19,7 @@ export function describeMessageCases(withNodes: WithNodes): void {
       const base = { ...inbound('opt-1', 'SM0', now), externalId: null, direction: 'outbound' as const, status: 'queued' as const, delivery: 'done' as const };
       const usage = { agentId: 'opt-1', channel: 'sms' as const, action: 'message', quantity: 1, providerCost: null, tariffCost: 0.0083, externalId: null, createdAt: now };
       const send = (id: string) =>
-        s.db.executeAll([s.messages.insertUnlessOptedOutStatement({ ...base, id }), s.usage.insertForMessageStatement({ ...usage, id: `use-${id}` }, id)]);
+        s.db.executeAll([s.messages.insertOutboundStatement({ ...base, id }, [s.optOuts.absentCondition('sms', base.from, base.to)]), s.usage.insertForMessageStatement({ ...usage, id: `use-${id}` }, id)]);
       assert.deepEqual(await send('msg-a'), [{ changes: 1 }, { changes: 1 }]);
       await s.optOuts.add('sms', base.from, base.to);
       assert.deepEqual(await send('msg-b'), [{ changes: 0 }, { changes: 0 }]);

@@ -65,7 +65,7 @@ describe('refusals of the contact policy are stored and reported', () => {
 
   it('a refusal that cannot be stored is still the answer', async () => {
     const failing = new RecordedContactPolicy(
-      { check: () => new ContactPolicy({ doNotContact: store.doNotContact, consents: store.consents, places: new RecipientPlaces(), clock: () => NOON_THERE }).check({ agentId: 'agent-r', channel: 'sms', to: PERSON }) },
+      new ContactPolicy({ doNotContact: store.doNotContact, consents: store.consents, places: new RecipientPlaces(), clock: () => NOON_THERE }),
       { record: () => Promise.reject(new Error('disk full')) },
       events,
       pino({ level: 'silent' }),
@@ -75,7 +75,8 @@ describe('refusals of the contact policy are stored and reported', () => {
 
   it('what is not a refusal (a store that fails) is neither stored nor counted', async () => {
     const before = reported.length;
-    const broken = new RecordedContactPolicy({ check: () => Promise.reject(Object.assign(new Error('connection ended'), { code: '57P01' })) }, store.contactRefusals, events, pino({ level: 'silent' }));
+    const ended = () => Promise.reject(Object.assign(new Error('connection ended'), { code: '57P01' }));
+    const broken = new RecordedContactPolicy({ check: ended, checkRules: ended, listCondition: () => ({ sql: 'TRUE', params: [] }) }, store.contactRefusals, events, pino({ level: 'silent' }));
     await assert.rejects(broken.check({ agentId: 'agent-r', channel: 'sms', to: PERSON }), /connection ended/);
     assert.equal(reported.length, before);
     assert.equal((await store.contactRefusals.list({ limit: 10 })).length, 2);

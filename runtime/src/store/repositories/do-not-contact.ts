@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Channel } from '@switchboard/sdk';
 import { newId } from '../../ids.js';
-import type { Database, SqlExecutor } from '../database.js';
+import type { Database, SqlCondition, SqlExecutor } from '../database.js';
 
 /**
  * How the list keeps a person who was erased: a digest of the address, so they are still not
@@ -57,6 +57,9 @@ const toBlock = (row: BlockRow): ContactBlock => ({
   channels: row.channels ? (JSON.parse(row.channels) as Channel[]) : null,
 });
 
+const NOT_LISTED = `NOT EXISTS (SELECT 1 FROM contact_blocks WHERE address IN (?, ?) AND scope IN (?, ?)
+  AND (channels IS NULL OR channels = '' OR channels LIKE ?))`;
+
 /** The do-not-contact list and its log: every entry has its source and time; every removal its actor and reason. */
 export class DoNotContactRepository {
   constructor(private readonly db: Database) {}
@@ -111,6 +114,14 @@ export class DoNotContactRepository {
       agentId,
     ]);
     return rows.map(toBlock).find((block) => !block.channels || channel === undefined || block.channels.includes(channel));
+  }
+
+  /**
+   * The condition that no entry keeps `agentId` from `address` on `channel`, for a write that goes in
+   * only then: the same entries as {@link blocking} (an empty or absent channel list keeps from every channel).
+   */
+  absentCondition(address: string, agentId: string, channel: Channel): SqlCondition {
+    return { sql: NOT_LISTED, params: [address, erasedAddress(address), OPERATOR_SCOPE, agentId, `%"${channel}"%`] };
   }
 
   /** Keeps the person's entries and log under the digest of their address (an erasure); returns how many entries. */

@@ -1,5 +1,5 @@
 import type { Channel, MessageStatus, TemplateRef } from '@switchboard/sdk';
-import type { Dialect, SqlExecutor, SqlStatement } from '../database.js';
+import type { Dialect, SqlCondition, SqlExecutor, SqlStatement } from '../database.js';
 import type { Tenure } from '../../tenure.js';
 import { claimAsk, dueForAsk, type UnsettledTable } from './reconcile-claim.js';
 import { fenceCondition } from './tenures.js';
@@ -88,8 +88,6 @@ const INSERT_INBOUND_FOR_AGENT: Record<Dialect, string> = {
   WHERE EXISTS (SELECT 1 FROM agents WHERE agent_id = ? FOR KEY SHARE)
   ON CONFLICT (agent_id, channel, direction, external_id) DO NOTHING`,
 };
-const INSERT_UNLESS_OPTED_OUT = `INSERT INTO messages (${COLUMNS}) SELECT ${ROW}
-  WHERE NOT EXISTS (SELECT 1 FROM opt_outs WHERE channel = ? AND agent_address = ? AND remote_address = ?)`;
 
 /** An outbound message whose provider call has no outcome stored (the partial index messages_unsent). */
 const UNSENT = "external_id IS NULL AND direction = 'outbound' AND status = 'queued'";
@@ -110,25 +108,18 @@ export class MessageRepository {
   }
 
   /**
-   * The INSERT for a message, to run in an atomic group. With a fenced tenure (a cluster node's), it
-   * stores nothing (0 changes) unless that tenure is still the partition's current one.
+   * The INSERT of an outbound message, to run in an atomic group, that stores nothing (0 changes)
+   * unless every condition holds (the recipient not on the do-not-contact list, not opted out of the
+   * sender) and, with a fenced tenure (a cluster node's), that tenure is still the partition's current
+   * one: the checks and the write are one statement.
    */
-  insertStatement(message: MessageRecord, tenure?: Tenure): SqlStatement {
-    if (!tenure?.fence) return { sql: INSERT, params: params(message) };
-    const fence = fenceCondition(tenure.fence, this.db.dialect);
-    return { sql: `INSERT INTO messages (${COLUMNS}) SELECT ${ROW} WHERE ${fence.sql}`, params: [...params(message), ...fence.params] };
-  }
-
-  /**
-   * The INSERT of an outbound message that stores nothing (0 changes) when its recipient opted out
-   * of its sender's address on its channel: the opt-out check and the write are one statement. A
-   * tenure fences it as in {@link insertStatement}.
-   */
-  insertUnlessOptedOutStatement(message: MessageRecord, tenure?: Tenure): SqlStatement {
-    const optOut = [...params(message), message.channel, message.from, message.to];
-    if (!tenure?.fence) return { sql: INSERT_UNLESS_OPTED_OUT, params: optOut };
-    const fence = fenceCondition(tenure.fence, this.db.dialect);
-    return { sql: `${INSERT_UNLESS_OPTED_OUT} AND ${fence.sql}`, params: [...optOut, ...fence.params] };
+  insertOutboundStatement(message: MessageRecord, conditions: readonly SqlCondition[], tenure?: Tenure): SqlStatement {
+    const all = tenure?.fence ? [...conditions, fenceCondition(tenure.fence, this.db.dialect)] : conditions;
+    if (all.length === 0) return { sql: INSERT, params: params(message) };
+    return {
+      sql: `INSERT INTO messages (${COLUMNS}) SELECT ${ROW} WHERE ${all.map((c) => c.sql).join(' AND ')}`,
+      params: [...params(message), ...all.flatMap((c) => c.params)],
+    };
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Channel } from '@switchboard/sdk';
-import type { SqlExecutor } from '../database.js';
+import type { SqlCondition, SqlExecutor } from '../database.js';
 
 /** Remote numbers that opted out of messages from an agent address. */
 export class OptOutRepository {
@@ -14,6 +14,11 @@ export class OptOutRepository {
 
   async remove(channel: Channel, agentAddress: string, remoteAddress: string): Promise<void> {
     await this.db.execute('DELETE FROM opt_outs WHERE channel = ? AND agent_address = ? AND remote_address = ?', [channel, agentAddress, remoteAddress]);
+  }
+
+  /** The condition that `remoteAddress` has not opted out of `agentAddress` on `channel`, for a write that goes in only then. */
+  absentCondition(channel: Channel, agentAddress: string, remoteAddress: string): SqlCondition {
+    return { sql: 'NOT EXISTS (SELECT 1 FROM opt_outs WHERE channel = ? AND agent_address = ? AND remote_address = ?)', params: [channel, agentAddress, remoteAddress] };
   }
 
   async has(channel: Channel, agentAddress: string, remoteAddress: string): Promise<boolean> {
