@@ -98,7 +98,7 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
       TWILIO_ACCOUNT_SID: twilioAuth.accountSid,
       TWILIO_AUTH_TOKEN: twilioAuth.authToken,
       TWILIO_BASE_URL: info.baseUrls.twilio!,
-      POOL_PHONE_NUMBERS: Array.from({ length: AGENTS + 1 }, (_, i) => `+1202555${String(100 + i).padStart(4, '0')}`).join(','),
+      POOL_PHONE_NUMBERS: Array.from({ length: AGENTS + 2 }, (_, i) => `+1202555${String(100 + i).padStart(4, '0')}`).join(','),
       CLUSTER_PARTITIONS: String(PARTITIONS),
       CLUSTER_LEASE_TTL_MS: String(LEASE_TTL_MS),
       CALLBACK_RETRY_SCHEDULE: '0,100,200,400,800,1600',
@@ -337,6 +337,37 @@ describe('cluster mode: 2 gateways and 3 runtime nodes on NATS and PostgreSQL, t
     assert.ok(onTheBus.some((m) => /^sb\.agent\.\d+\.setCallbackUrl /.test(m)), 'the spy saw no setCallbackUrl');
     const secrets = [...agents.flatMap((a) => [a.token, a.secret, a.secret.slice('whsec_'.length)]), limitedAgent.token];
     assert.deepEqual(onTheBus.filter((m) => secrets.some((s) => m.includes(s))), [], 'a token or signing secret crossed the bus in clear');
+  });
+
+  it('a token one gateway has checked stops working there as soon as another process revokes it: a deprovisioned agent, a replaced team token', async () => {
+    const auth = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+    const usage = async (url: string, token: string) => (await fetch(`${url}/api/v1/usage`, { headers: auth(token) })).status;
+    const provision = async () => {
+      const res = await fetch(`${gateways[0]!.url}/api/v1/provision`, { method: 'POST', headers: auth(ORCHESTRATOR), body: JSON.stringify({ agentId: 'cluster-revoked', displayName: 'revoked', channels: ['sms'] }) });
+      assert.equal(res.status, 201);
+      return ((await res.json()) as { securityToken: string }).securityToken;
+    };
+    // Kept for 5 s by each gateway unless revoked: refused within 1 s proves the revocation was heard.
+    const refusedWithinASecond = (url: string, token: string, what: string) => eventually(async () => (await usage(url, token)) === 401, { timeoutMs: 1_000, intervalMs: 50, message: () => what });
+    const first = await provision();
+    assert.equal(await usage(gateways[1]!.url, first), 200, 'the agent token works at the other gateway (and is kept there)');
+    const gone = await fetch(`${gateways[0]!.url}/api/v1/deprovision`, { method: 'POST', headers: auth(ORCHESTRATOR), body: JSON.stringify({ agentId: 'cluster-revoked' }) });
+    assert.equal(gone.status, 200);
+    await refusedWithinASecond(gateways[1]!.url, first, 'the deprovisioned agent\'s token refused at the other gateway within 1 s');
+    const second = await provision();
+    assert.equal(await usage(gateways[1]!.url, first), 401, 'the earlier agent\'s token does not act for the later one under the same id');
+    assert.equal(await usage(gateways[1]!.url, second), 200);
+
+    const regenerate = async () => {
+      const res = await fetch(`${gateways[0]!.url}/admin/api/regenerate-token`, { method: 'POST', headers: auth(ORCHESTRATOR) });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { token: string }).token;
+    };
+    const team = await regenerate();
+    assert.equal(await usage(gateways[1]!.url, team), 200, 'the team token works at the other gateway (and is kept there)');
+    const next = await regenerate();
+    await refusedWithinASecond(gateways[1]!.url, team, 'the replaced team token refused at the other gateway within 1 s');
+    assert.equal(await usage(gateways[1]!.url, next), 200);
   });
 
   it('runtime nodes answer liveness and readiness probes on HEALTH_PORT, and between them serve every partition once', async () => {

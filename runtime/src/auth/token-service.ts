@@ -3,25 +3,47 @@ import { newId } from '../ids.js';
 import { hashToken, newToken, type SecretBox } from '../secrets.js';
 import type { SqlExecutor } from '../store/database.js';
 import type { Store } from '../store/store.js';
+import type { Bus } from '../bus/bus.js';
+import { REVOKED_SUBJECT } from '../protocol/index.js';
 import type { Principal } from './principal.js';
 
 const CACHE_LIMIT = 10_000;
+/** How long a token's principal is used without reading it again, should this process miss its revocation. */
+const KEEP_MS = 5_000;
+
+interface KeptPrincipal {
+  readonly principal: Principal;
+  /** Until when (ms since the epoch) it is used without a read. */
+  readonly until: number;
+}
 
 /**
  * Issues, checks and revokes bearer tokens. Only hashes are stored; the team token is also kept
- * sealed so the admin API can show it. Team-token lookups hit a bounded cache that every revocation
- * clears at once, so a revoked token stops working on its next request. A client token is looked up
- * on every request: its record goes with its agent, and another process (a cluster's node) may have
- * deprovisioned that agent, so no token of an earlier agent under the same id acts for a later one.
+ * sealed so the admin API can show it. Looked-up tokens are kept in a bounded cache that every
+ * revocation clears at once, so a revoked token stops working on its next request. Another process
+ * may revoke (a cluster's node deprovisions an agent, another gateway replaces the team token):
+ * whichever process commits a revocation announces it on the bus ({@link REVOKED_SUBJECT}) and every
+ * process forgets those tokens when it hears it, so no token of an earlier agent under the same id
+ * acts for a later one. A token is read again after {@link KEEP_MS} all the same, which bounds what a
+ * process that missed an announcement (cut from NATS at that moment) keeps.
  */
 export class TokenService {
   #orchestratorHash = '';
-  readonly #cache = new Map<string, Principal>();
+  readonly #cache = new Map<string, KeptPrincipal>();
+  /** Revocations heard so far: a read that one overtook is used once, not kept (it may predate the revocation). */
+  #revocations = 0;
+  readonly #bus: Bus | undefined;
 
+  /** `bus`: where revocations are announced and heard; without one, only this process's own are. */
   constructor(
     private readonly store: Store,
     private readonly box: SecretBox,
-  ) {}
+    bus?: Bus,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#bus = bus;
+    bus?.subscribe(REVOKED_SUBJECT, (data) => this.#forgetRevoked(data as Revocation));
+  }
 
   /**
    * Makes sure an orchestrator and a team token exist. A configured orchestrator token wins;
@@ -76,14 +98,16 @@ export class TokenService {
     if (!token) return undefined;
     const hash = hashToken(token);
     if (safeEqual(hash, this.#orchestratorHash)) return { kind: 'orchestrator' };
-    const cached = this.#cache.get(hash);
-    if (cached) return cached;
+    const now = this.now();
+    const kept = this.#cache.get(hash);
+    if (kept && kept.until > now) return kept.principal;
+    const revocations = this.#revocations;
     const record = await this.store.tokens.findByHash(hash);
     if (!record || record.kind === 'orchestrator') return undefined;
     const principal: Principal = record.kind === 'team' ? { kind: 'team' } : { kind: 'client', agentId: record.agentId ?? '', tokenId: record.id };
-    if (principal.kind === 'client') return principal;
+    if (revocations !== this.#revocations) return principal;
     if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
-    this.#cache.set(hash, principal);
+    this.#cache.set(hash, { principal, until: now + KEEP_MS });
     return principal;
   }
 
@@ -103,10 +127,11 @@ export class TokenService {
   async regenerateTeamToken(): Promise<string> {
     const token = newToken('sb_team');
     await this.store.db.transaction(async (tx) => {
-      const removed = await this.store.tokens.deleteKind(tx, 'team');
+      await this.store.tokens.deleteKind(tx, 'team');
       await this.#insert(tx, 'team', null, token, true);
-      this.#forget(removed);
+      this.#forgetTeam();
     });
+    this.#announce({ team: true });
     return token;
   }
 
@@ -126,9 +151,24 @@ export class TokenService {
     await this.store.tokens.insert({ id: newId('tok'), kind: 'client', agentId, tokenHash, sealedToken: null, createdAt: new Date().toISOString() }, tx);
   }
 
-  /** Revokes an agent's client tokens inside the caller's transaction. */
+  /** Revokes an agent's client tokens inside the caller's transaction; once it commits, the caller calls {@link announceRevoked}. */
   async revokeClientTokens(tx: SqlExecutor, agentId: string): Promise<void> {
-    this.#forget(await this.store.tokens.deleteKind(tx, 'client', agentId));
+    await this.store.tokens.deleteKind(tx, 'client', agentId);
+    this.#forgetAgent(agentId);
+  }
+
+  /** After the commit that revoked the agent's client tokens: every process forgets them (this one at once). */
+  announceRevoked(agentId: string): void {
+    this.#announce({ agentId });
+  }
+
+  #announce(revocation: Revocation): void {
+    this.#forgetRevoked(revocation);
+    try {
+      this.#bus?.publish(REVOKED_SUBJECT, revocation);
+    } catch {
+      // The bus is closing: the other processes read the tokens again within KEEP_MS.
+    }
   }
 
   async #insert(tx: SqlExecutor, kind: 'orchestrator' | 'team' | 'client', agentId: string | null, token: string, seal: boolean) {
@@ -145,7 +185,27 @@ export class TokenService {
     );
   }
 
-  #forget(hashes: readonly string[]): void {
-    for (const hash of hashes) this.#cache.delete(hash);
+  #forgetAgent(agentId: string): void {
+    this.#revocations++;
+    for (const [hash, { principal }] of this.#cache) {
+      if (principal.kind === 'client' && principal.agentId === agentId) this.#cache.delete(hash);
+    }
   }
+
+  /** Forgets what an announcement names: an agent's client tokens, or the team token; anything else is ignored. */
+  #forgetRevoked(revocation: Revocation | null): void {
+    if (typeof revocation?.agentId === 'string') this.#forgetAgent(revocation.agentId);
+    else if (revocation?.team === true) this.#forgetTeam();
+  }
+
+  #forgetTeam(): void {
+    this.#revocations++;
+    for (const [hash, { principal }] of this.#cache) if (principal.kind === 'team') this.#cache.delete(hash);
+  }
+}
+
+/** What `sb.revoked` carries: the agent whose client tokens were revoked, or that the team token was replaced. */
+interface Revocation {
+  readonly agentId?: string;
+  readonly team?: true;
 }

@@ -47,6 +47,13 @@ export const TURN_SUBJECT = 'sb.turn';
  */
 export const INBOX_SUBJECT = 'sb.inbox';
 
+/**
+ * Revoked client tokens: `sb.revoked`, carrying the agent whose tokens a commit revoked (a deprovision);
+ * whichever process committed it publishes, every process hears it (no queue group) and forgets the
+ * agent's tokens it kept.
+ */
+export const REVOKED_SUBJECT = 'sb.revoked';
+
 /** Runtime events (metrics): `sb.events.<name>`; runtime nodes publish, gateways subscribe. */
 export const EVENT_SUBJECT = 'sb.events';
 

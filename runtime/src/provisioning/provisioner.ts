@@ -99,6 +99,7 @@ export class Provisioner {
       };
       return { result, recordings };
     });
+    this.tokens.announceRevoked(agentId);
     await this.recordings?.remove(recordings);
     return result;
   }

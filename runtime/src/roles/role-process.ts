@@ -63,7 +63,7 @@ export class RoleProcess {
     this.clock = clock;
     this.demoMode = isDemoMode(settings);
     this.box = new SecretBox(loadSecretKey(settings.DATA_DIR, settings.SECRET_KEY));
-    this.tokens = new TokenService(store, this.box);
+    this.tokens = new TokenService(store, this.box, bus);
     this.agents = agentClient(bus, settings, this.box, placement);
     probeDatabase(this.readiness, store);
     this.inspect = { stored: storedReads(store), bus, agents: this.agents, tokens: this.tokens, readiness: this.readiness };
