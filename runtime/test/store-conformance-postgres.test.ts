@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openPostgres } from '../src/internal.js';
-import { writeQuery } from '../src/store/postgres/placeholders.js';
+import { namedQuery } from '../src/store/postgres/placeholders.js';
 import { createTestDatabase, describeDatabaseConformance } from '../src/testing/index.js';
 
 // Needs PostgreSQL on 127.0.0.1:5432 (trust auth); fails, never skips, when it is not there.
@@ -32,22 +32,26 @@ describe('PostgreSQL group commit', () => {
   });
 });
 
-describe('PostgreSQL prepared writes', () => {
-  it('names row-less writes only, and a named write keeps working when a column is added (a rolling upgrade)', async () => {
-    assert.ok(writeQuery('INSERT INTO t (a) VALUES (?)', [1]).name, 'an INSERT is named');
-    assert.ok(writeQuery('UPDATE t SET a = ? WHERE b = ?', [1, 2]).name, 'an UPDATE is named');
-    assert.equal(writeQuery('UPDATE t SET a = ? RETURNING *', [1]).name, undefined, 'a write that returns rows is not');
-    assert.equal(writeQuery('SELECT * FROM t WHERE a = ?', [1]).name, undefined, 'a read is not');
-    assert.equal(writeQuery('INSERT INTO t (a) VALUES (?)', [2]).name, writeQuery('INSERT INTO t (a) VALUES (?)', [3]).name, 'one name per text');
+describe('PostgreSQL prepared statements', () => {
+  it('names row-less writes and reads that name their columns only, and both keep working when a column is added (a rolling upgrade)', async () => {
+    assert.ok(namedQuery('INSERT INTO t (a) VALUES (?)', [1]).name, 'an INSERT is named');
+    assert.ok(namedQuery('UPDATE t SET a = ? WHERE b = ?', [1, 2]).name, 'an UPDATE is named');
+    assert.equal(namedQuery('UPDATE t SET a = ? RETURNING *', [1]).name, undefined, 'a write that returns rows is not');
+    assert.equal(namedQuery('SELECT * FROM t WHERE a = ?', [1]).name, undefined, 'a read of every column is not');
+    assert.equal(namedQuery('SELECT COUNT(*) AS n FROM t', []).name, undefined, 'nor any text with a star');
+    assert.ok(namedQuery('SELECT a FROM t WHERE b = ? FOR UPDATE', [1]).name, 'a read that names its columns is');
+    assert.equal(namedQuery('INSERT INTO t (a) VALUES (?)', [2]).name, namedQuery('INSERT INTO t (a) VALUES (?)', [3]).name, 'one name per text');
     const database = await createTestDatabase();
     // The fewest connections the store opens, so that the statements prepared on them meet the new column.
     const db = await openPostgres({ connectionString: database.url, maxConnections: 2 });
     try {
       await db.execute('CREATE TABLE prep_probe (id INTEGER PRIMARY KEY, a TEXT NOT NULL)');
       for (let i = 0; i < 4; i++) await db.execute('INSERT INTO prep_probe (id, a) VALUES (?, ?)', [i, `v${i}`]);
+      for (let i = 0; i < 4; i++) assert.equal((await db.get<{ a: string }>('SELECT a FROM prep_probe WHERE id = ?', [i]))?.a, `v${i}`);
       await db.execute("ALTER TABLE prep_probe ADD COLUMN b TEXT NOT NULL DEFAULT 'new'");
       for (let i = 4; i < 8; i++) await db.execute('INSERT INTO prep_probe (id, a) VALUES (?, ?)', [i, `v${i}`]);
       await db.execute('UPDATE prep_probe SET a = ? WHERE id = ?', ['changed', 7]);
+      for (let i = 0; i < 8; i++) assert.equal((await db.get<{ a: string }>('SELECT a FROM prep_probe WHERE id = ?', [i]))?.a, i === 7 ? 'changed' : `v${i}`);
       const rows = await db.query<{ id: number; a: string; b: string }>('SELECT * FROM prep_probe ORDER BY id');
       assert.equal(rows.length, 8);
       assert.deepEqual(rows[7], { id: 7, a: 'changed', b: 'new' });

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Database, Dialect, ExecuteResult, SqlExecutor, SqlStatement, SqlValue } from '../database.js';
-import { toNumbered, writeQuery } from './placeholders.js';
+import { namedQuery } from './placeholders.js';
 import { childSpan, SpanKind, tracing } from '../../tracing.js';
 
 /** Counts (`COUNT`, integer `SUM`: int8) and money (`NUMERIC`) come back as numbers, as from SQLite. */
@@ -150,11 +150,11 @@ export class PostgresDatabase implements Database {
 }
 
 async function rows<T>(on: Queryable, sql: string, params: readonly SqlValue[]): Promise<T[]> {
-  return (await on.query({ text: toNumbered(sql), values: params as unknown[] })).rows as T[];
+  return (await on.query(namedQuery(sql, params))).rows as T[];
 }
 
 async function run(on: Queryable, sql: string, params: readonly SqlValue[]): Promise<ExecuteResult> {
-  return { changes: (await on.query(writeQuery(sql, params))).rowCount ?? 0 };
+  return { changes: (await on.query(namedQuery(sql, params))).rowCount ?? 0 };
 }
 
 /** A commit's span attributes: the database, and how many statements it groups. */
@@ -276,7 +276,7 @@ function isServerError(err: unknown): boolean {
 }
 
 async function autocommit(client: pg.PoolClient, statement: SqlStatement): Promise<ExecuteResult> {
-  const result = await client.query(writeQuery(statement.sql, statement.params ?? []));
+  const result = await client.query(namedQuery(statement.sql, statement.params ?? []));
   return { changes: result.rowCount ?? 0 };
 }
 
