@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Channel } from '@switchboard/sdk';
 import type { Bus, Subscription } from './bus/bus.js';
-import { eventOfSubject, eventSubject, eventWildcard } from './protocol/index.js';
+import { eventBatchSubject, eventOfSubject, eventWildcard } from './protocol/index.js';
 
 /** What the runtime reports as it works; the gateway turns these into metrics. */
 export interface RuntimeEventMap {
@@ -50,27 +50,54 @@ export class RuntimeEvents extends EventEmitter<RuntimeEventMap> {}
 export const FORWARDED_EVENTS = ['message', 'webhookRejected', 'deadLetter', 'usage', 'limitRejected', 'contactRefused', 'providerAttempt', 'providerFailover', 'providerCircuit'] as const satisfies readonly (keyof RuntimeEventMap)[];
 type ForwardedEvent = (typeof FORWARDED_EVENTS)[number];
 
-/** A runtime node publishes its events on `sb.events.<name>`, fire and forget. */
+/** How long a runtime node gathers events before it publishes them, and the most it publishes at once. */
+const FORWARD_EVERY_MS = 50;
+const MOST_FORWARDED_AT_ONCE = 256;
+
+/**
+ * A runtime node publishes its events, fire and forget, gathered for up to {@link FORWARD_EVERY_MS} into
+ * one message on `sb.events.batch` (a send's outcome, usage and provider attempt are one bus message
+ * among many sends, not three each); the metrics they feed lag by as much.
+ */
 export function forwardEvents(events: RuntimeEvents, bus: Bus): void {
+  let gathered: [ForwardedEvent, unknown][] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const publish = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const batch = gathered;
+    gathered = [];
+    try {
+      bus.publish(eventBatchSubject(), batch);
+    } catch {
+      // The bus is closing: metrics of this moment are lost, nothing else.
+    }
+  };
   for (const name of FORWARDED_EVENTS) {
     events.on(name, (payload: RuntimeEventMap[ForwardedEvent][0]) => {
-      try {
-        bus.publish(eventSubject(name), payload);
-      } catch {
-        // The bus is closing: metrics of this moment are lost, nothing else.
-      }
+      gathered.push([name, payload]);
+      if (gathered.length >= MOST_FORWARDED_AT_ONCE) publish();
+      else timer ??= setTimeout(publish, FORWARD_EVERY_MS).unref();
     });
   }
 }
 
-/** A gateway re-emits the nodes' events locally; gateways share a queue group, so each event is counted once across them. */
+/**
+ * A gateway re-emits the nodes' events locally, in the order each node published them; gateways share a
+ * queue group, so each event is counted once across them. A single event on `sb.events.<name>` (a node
+ * of the release before batches, during a rolling upgrade) is re-emitted too.
+ */
 export function receiveEvents(events: RuntimeEvents, bus: Bus): Subscription {
   const known = new Set<string>(FORWARDED_EVENTS);
+  const emit = (name: unknown, payload: unknown) => {
+    if (typeof name === 'string' && known.has(name)) (events.emit as (name: string, payload: unknown) => boolean)(name, payload);
+  };
   return bus.subscribe(
     eventWildcard(),
     (payload, subject) => {
-      const name = eventOfSubject(subject);
-      if (known.has(name)) (events.emit as (name: string, payload: unknown) => boolean)(name, payload);
+      if (subject !== eventBatchSubject()) return emit(eventOfSubject(subject), payload);
+      if (!Array.isArray(payload)) return;
+      for (const entry of payload) if (Array.isArray(entry)) emit(entry[0], entry[1]);
     },
     { queue: 'events' },
   );

@@ -154,6 +154,11 @@ export function eventSubject(name: string): string {
   return `${EVENT_SUBJECT}.${name}`;
 }
 
+/** `sb.events.batch`: where runtime nodes publish the events they gathered, as `[name, payload]` pairs in order. */
+export function eventBatchSubject(): string {
+  return eventSubject('batch');
+}
+
 /** `sb.events.*`: every forwarded event. */
 export function eventWildcard(): string {
   return `${EVENT_SUBJECT}.*`;
