@@ -122,6 +122,18 @@ describe('recent sends', () => {
         assert.equal(await context.recentSends.find(actor, 'SMK1'), undefined);
       }));
 
+    it('a receipt out of order (a sent after delivered) changes nothing and adds no inbox entry, kept or read', () =>
+      withStore(async ({ store, context, agent, actor }) => {
+        await store.db.executeAll([store.messages.insertOutboundStatement(sent('SMK6'), [])]);
+        context.recentSends.remember(actor, sent('SMK6'), Promise.resolve());
+        await applyReceipt(context, store, actor, agent, receipt('SMK6', 'delivered'));
+        await applyReceipt(context, store, actor, agent, receipt('SMK6', 'sent'));
+        context.recentSends.remember(actor, { ...sent('SMK6'), status: 'delivered' }, Promise.resolve());
+        await applyReceipt(context, store, actor, agent, receipt('SMK6', 'sent'));
+        assert.equal((await store.messages.findOutbound('receipts-1', 'SMK6'))?.status, 'delivered');
+        assert.deepEqual(await statuses(store), ['delivered']);
+      }));
+
     it("a receipt that comes before the provider's answer is committed waits for the commit, and is not lost", () =>
       withStore(async ({ store, reads, context, agent, actor }) => {
         await store.db.executeAll([store.messages.insertOutboundStatement({ ...sent('SMK4'), externalId: null }, [])]);

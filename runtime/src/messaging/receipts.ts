@@ -3,7 +3,7 @@ import type { AgentActor } from '../actors/agent-actor.js';
 import { agentEvent, type AgentEvent } from '../delivery/agent-events.js';
 import { statusEntry } from '../inbox/entries.js';
 import type { AgentRecord } from '../store/repositories/agents.js';
-import type { MessageRecord } from '../store/repositories/messages.js';
+import { regresses, type MessageRecord } from '../store/repositories/messages.js';
 import type { Store } from '../store/store.js';
 import { personAddress } from '../compliance/contact-policy.js';
 
@@ -39,11 +39,14 @@ export async function applyReceipt(context: MessagingContext, store: ReceiptStor
 /**
  * Applies a receipt over a message whose fields are known (kept by the actor that sent it, or read at the
  * edge): its inbox entry is conditional on the stored status being another than the receipt's (so a
- * repeat, or a status another process or the reconciler wrote meanwhile, adds none), and the update is the
- * plain one, in the order receipts arrive (providers do not promise theirs: Twilio's may come out of
- * order). Resolves false when the message is gone (its agent erased).
+ * repeat, or a status another process or the reconciler wrote meanwhile, adds none), and the update
+ * never takes the message back to an earlier status (providers do not promise their order: Twilio's
+ * receipts may come out of order). Resolves false when nothing was applied: the receipt came out of
+ * order, or the message is gone (its agent erased).
  */
 export async function applyReceiptOver(context: StatusTelling, store: ReceiptStore, agent: AgentRecord, message: SentMessage, event: DeliveryStatusEvent): Promise<boolean> {
+  // Out of order (a `sent` after `delivered`): nothing to store or tell.
+  if (regresses(message.status, event.status)) return false;
   const errorCode = event.errorCode ?? null;
   const entry = statusEntry(message, { status: event.status, externalId: event.externalId, cost: event.cost, error: errorCode });
   const [, applied] = await store.db.executeAll([
@@ -70,7 +73,8 @@ export async function applyStatus(
 ): Promise<boolean> {
   // The message is read first: its inbox entry names its recipient and conversation.
   const message = application.read ?? (await store.messages.findOutbound(agent.agentId, event.externalId));
-  if (!message) return false;
+  // A receipt that came out of order (a `sent` after `delivered`) changes nothing; the UPDATE holds to that too.
+  if (!message || regresses(message.status, event.status)) return false;
   // One commit: the receipt (a price reaches the usage record through the store, migration 5) and its inbox entry.
   const errorCode = event.errorCode ?? null;
   const { reason } = application;

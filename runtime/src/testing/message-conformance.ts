@@ -71,6 +71,30 @@ export function describeMessageCases(withNodes: WithNodes): void {
     });
   });
 
+  it('a receipt out of order never takes a message back to an earlier status', async () => {
+    await withNodes(1, async ([store]) => {
+      const s = store!;
+      const now = new Date().toISOString();
+      await s.messages.insert({ ...inbound('order-1', 'SMO1', now), id: 'msg-order', direction: 'outbound' as const, status: 'queued' as const, delivery: 'done' as const });
+      const receipt = async (status: MessageRecord['status']) => {
+        const [applied] = await s.db.executeAll([s.messages.applyStatusStatement('order-1', 'SMO1', status, null, null)]);
+        return [status, applied!.changes, (await s.messages.get('msg-order'))!.status];
+      };
+      assert.deepEqual(
+        [await receipt('sent'), await receipt('delivered'), await receipt('sent'), await receipt('queued'), await receipt('read'), await receipt('delivered'), await receipt('read')],
+        [
+          ['sent', 1, 'sent'],
+          ['delivered', 1, 'delivered'],
+          ['sent', 0, 'delivered'],
+          ['queued', 0, 'delivered'],
+          ['read', 1, 'read'],
+          ['delivered', 0, 'read'],
+          ['read', 1, 'read'],
+        ],
+      );
+    });
+  });
+
   it('reconciler: unsettled sends and calls oldest first, one claim of an ask among two nodes, a status applied only over the one read', async () => {
     await withNodes(2, async ([first, second]) => {
       const [a, b] = [first!, second!];

@@ -93,6 +93,25 @@ const INSERT_INBOUND_FOR_AGENT: Record<Dialect, string> = {
 const UNSENT = "external_id IS NULL AND direction = 'outbound' AND status = 'queued'";
 /** The statuses of an outbound message still waiting for its final one; every other status is final. */
 export const UNSETTLED_STATUSES: readonly MessageStatus[] = ['queued', 'accepted', 'sending', 'sent'];
+/**
+ * Where each status stands in a message's life. Providers post receipts out of order (Twilio says so
+ * of its status callbacks): a status never replaces a later one, so a `sent` that comes after
+ * `delivered` changes nothing. `unknown` (the reconciler's) stands with `sent`, so any receipt after
+ * it is taken.
+ */
+const STAGE: Record<MessageStatus, number> = { queued: 0, accepted: 1, sending: 2, sent: 3, unknown: 3, delivered: 4, undelivered: 4, failed: 4, received: 4, read: 5 };
+
+/** Whether `to` would take a message at `from` back to an earlier stage. */
+export function regresses(from: MessageStatus, to: MessageStatus): boolean {
+  return STAGE[to] < STAGE[from];
+}
+
+/** `AND status NOT IN (…)`: the statuses `status` may not replace, as SQL (constants, so one text per status). */
+function notPast(status: MessageStatus): string {
+  const later = (Object.keys(STAGE) as MessageStatus[]).filter((s) => regresses(s, status));
+  return later.length === 0 ? '' : ` AND status NOT IN (${later.map((s) => `'${s}'`).join(', ')})`;
+}
+
 /** An outbound message sent and without a final status (the partial indexes messages_unasked and messages_asked). */
 const UNSETTLED = `direction = 'outbound' AND external_id IS NOT NULL AND status IN (${UNSETTLED_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 const UNSETTLED_MESSAGES: UnsettledTable = { table: 'messages', keyColumn: 'id', unsettled: UNSETTLED };
@@ -213,9 +232,10 @@ export class MessageRepository {
   /** The UPDATE that applies a delivery receipt; a receipt without a price keeps the cost already known. */
   applyStatusStatement(agentId: string, externalId: string, status: MessageStatus, cost: number | null, error: string | null, expected?: MessageStatus): SqlStatement {
     // `expected`: only over the status the caller read (the reconciler's answer must not undo a receipt that came meanwhile).
+    // Never over a later status (a receipt that came out of order).
     return {
       sql: `UPDATE messages SET status = ?, cost = COALESCE(?, cost), error = COALESCE(?, error), updated_at = ?
-       WHERE agent_id = ? AND external_id = ? AND direction = 'outbound'${expected === undefined ? '' : ' AND status = ?'}`,
+       WHERE agent_id = ? AND external_id = ? AND direction = 'outbound'${expected === undefined ? '' : ' AND status = ?'}${notPast(status)}`,
       params: [status, cost, error, new Date().toISOString(), agentId, externalId, ...(expected === undefined ? [] : [expected])],
     };
   }
