@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openPostgres } from '../src/internal.js';
 import { namedQuery } from '../src/store/postgres/placeholders.js';
+import { openStore } from '../src/store/store.js';
 import { createTestDatabase, describeDatabaseConformance } from '../src/testing/index.js';
 
 // Needs PostgreSQL on 127.0.0.1:5432 (trust auth); fails, never skips, when it is not there.
@@ -57,6 +61,25 @@ describe('PostgreSQL prepared statements', () => {
       assert.deepEqual(rows[7], { id: 7, a: 'changed', b: 'new' });
     } finally {
       await db.close();
+      await database.drop();
+    }
+  });
+});
+
+describe('PostgreSQL trigger functions', () => {
+  it('keep one generic plan per connection (migration 28): no planning per row', async () => {
+    const database = await createTestDatabase();
+    const store = await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'sb-plans-')), databaseUrl: database.url });
+    try {
+      const rows = await store.db.query<{ proname: string; settings: string }>(
+        "SELECT proname, array_to_string(proconfig, ',') AS settings FROM pg_proc WHERE proname IN ('inbox_append', 'messages_cost_to_usage', 'conversation_touch', 'conversation_untouch') ORDER BY proname",
+      );
+      assert.deepEqual(
+        rows.map((r) => [r.proname, r.settings]),
+        ['conversation_touch', 'conversation_untouch', 'inbox_append', 'messages_cost_to_usage'].map((name) => [name, 'plan_cache_mode=force_generic_plan']),
+      );
+    } finally {
+      await store.close();
       await database.drop();
     }
   });

@@ -26,6 +26,7 @@ import { providerRoutes } from './024-provider-routes.js';
 import { listUnsubscribe } from './025-list-unsubscribe.js';
 import { callingHoursOverride } from './026-calling-hours-override.js';
 import { contactBlockChannels } from './027-contact-block-channels.js';
+import { triggerPlans } from './028-trigger-plans.js';
 
 /** Every migration, in order. Forward-only: a released migration is never edited, only followed. */
-export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, reconcile, callRecordings, conversationSummaries, messageStatusEntries, contactPolicy, contactRefusals, messageTemplates, providerRoutes, listUnsubscribe, callingHoursOverride, contactBlockChannels];
+export const MIGRATIONS: readonly Migration[] = [initial, messaging, limits, deadLetterMessage, messageCostTrigger, idempotencyClaim, partitionFences, inbox, callLedger, tasks, callbackLog, replyTasks, conversations, callTrace, emailThreads, inboxAppends, reconcile, callRecordings, conversationSummaries, messageStatusEntries, contactPolicy, contactRefusals, messageTemplates, providerRoutes, listUnsubscribe, callingHoursOverride, contactBlockChannels, triggerPlans];
