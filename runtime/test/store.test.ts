@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { MIGRATIONS, migrate, openSqlite, openStore, schemaVersion, type Migration } from '../src/internal.js';
+import { insertShape } from '../src/store/sqlite/insert-coalescer.js';
+import { updateShape } from '../src/store/sqlite/update-coalescer.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'sb-store-'));
 
@@ -403,6 +405,38 @@ describe('repositories', () => {
       assert.equal(await store.deadLetters.countPending('a'), 0);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('SQLite group commit: the writes of a send and its receipts stay coalescible', () => {
+  it("a send's INSERT with its do-not-contact and opt-out conditions, and a receipt's UPDATE that never goes back", async () => {
+    const store = await openStore({ dataDir: tempDir() });
+    try {
+      const now = new Date().toISOString();
+      const message = { id: 'msg_c1', agentId: 'c-1', channel: 'sms' as const, direction: 'outbound' as const, from: '+12025550100', to: '+14155550123', subject: null, body: 'hi', html: null, mediaUrls: [], externalId: null, status: 'queued' as const, segments: 1, cost: null, error: null, delivery: 'done' as const, createdAt: now, updatedAt: now };
+      const insert = store.messages.insertOutboundStatement(message, [store.doNotContact.absentCondition(message.to, 'c-1', 'sms'), store.optOuts.absentCondition('sms', message.from, message.to)]);
+      assert.notEqual(insertShape(insert.sql), null, 'the INSERT is one arm of a multi-row statement');
+      for (const status of ['sent', 'delivered', 'read'] as const) {
+        assert.notEqual(updateShape(store.messages.applyStatusStatement('c-1', 'SM1', status, null, null).sql), null, `the ${status} UPDATE joins a combined one`);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a combined UPDATE keeps a condition with no placeholder for every write', async () => {
+    const db = await openSqlite({ filename: join(tempDir(), 'u.db') });
+    try {
+      await db.execute('CREATE TABLE m (id TEXT PRIMARY KEY, status TEXT NOT NULL)');
+      for (const [id, status] of [['a', 'sent'], ['b', 'delivered'], ['c', 'queued']] as const) await db.execute('INSERT INTO m (id, status) VALUES (?, ?)', [id, status]);
+      const update = "UPDATE m SET status = ? WHERE id = ? AND status NOT IN ('delivered', 'read')";
+      assert.notEqual(updateShape(update), null);
+      const results = await Promise.all(['a', 'b', 'c'].map((id) => db.execute(update, ['sent', id])));
+      assert.deepEqual(results.map((r) => r.changes), [1, 0, 1]);
+      assert.deepEqual((await db.query<{ status: string }>('SELECT status FROM m ORDER BY id')).map((r) => r.status), ['sent', 'delivered', 'sent']);
+    } finally {
+      await db.close();
     }
   });
 });

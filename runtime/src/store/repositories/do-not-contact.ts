@@ -57,8 +57,9 @@ const toBlock = (row: BlockRow): ContactBlock => ({
   channels: row.channels ? (JSON.parse(row.channels) as Channel[]) : null,
 });
 
+/** No quoted literal in it: SQLite's group commit coalesces a conditional INSERT only without one (insert-coalescer.ts). */
 const NOT_LISTED = `NOT EXISTS (SELECT 1 FROM contact_blocks WHERE address IN (?, ?) AND scope IN (?, ?)
-  AND (channels IS NULL OR channels = '' OR channels LIKE ?))`;
+  AND (channels IS NULL OR length(channels) = 0 OR channels LIKE ?))`;
 
 /** The do-not-contact list and its log: every entry has its source and time; every removal its actor and reason. */
 export class DoNotContactRepository {

@@ -50,8 +50,9 @@ function parse(sql: string): UpdateShape | null {
   let param = setParams;
   for (const term of where.split(/\s+AND\s+/i)) {
     const k = KEY_TERM.exec(term.trim());
-    if (!k) return null;
-    if (k[2] === '?') keys.push({ column: k[1]!, param: param++ });
+    // A term with no placeholder (`status NOT IN ('read')`) holds alike for every write: it stays as written.
+    if (!k && term.includes('?')) return null;
+    if (k?.[2] === '?') keys.push({ column: k[1]!, param: param++ });
   }
   // RETURNING gives a row's keys after the update: a SET that changes one could credit another write.
   if (keys.length === 0 || keys.some((k) => new RegExp(`(^|,)\\s*${k.column}\\s*=`, 'i').test(set))) return null;
