@@ -70,6 +70,8 @@ async function measureEmbedded(ctx: BenchContext): Promise<Measurement[]> {
 async function measureCluster(ctx: BenchContext): Promise<{ rows: Measurement[]; failover: Measurement }> {
   const cluster = await startCluster(ctx, { runtimeNodes: RUNTIME_NODES, phoneNumbers: PHONE_NUMBERS });
   const agents = await provisionAgents(cluster, 'clu');
+  // Idle is the steady state: the window opens once start-up's tail (partitions taken, fences written) is over.
+  await untilQuiet(cluster.cpuParts);
   const idle = await idleShares(cluster.cpuParts);
   ctx.log(`cluster: idle for ${IDLE_SECONDS} s, CPU as a share of a core: ${idle}`);
   const credentials = cluster.sim.credentials.twilio as { accountSid: string; authToken: string };
