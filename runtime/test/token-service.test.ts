@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TokenService } from '../src/auth/token-service.js';
 import { MemoryBus } from '../src/bus/memory-bus.js';
-import { REVOKED_SUBJECT } from '../src/protocol/index.js';
+import { revokedSubject } from '../src/protocol/index.js';
 import { SecretBox, hashToken, newToken } from '../src/secrets.js';
 import type { AgentRecord } from '../src/store/repositories/agents.js';
 import { openStore, type Store } from '../src/store/store.js';
@@ -84,7 +84,7 @@ describe('TokenService: tokens kept between reads, forgotten when revoked anywhe
     const before = reads;
     assert.equal((await here.authenticate(other))?.kind, 'client', "another agent's token is still kept");
     assert.equal(reads, before, 'and not read again');
-    bus.publish(REVOKED_SUBJECT, { nonsense: true });
+    bus.publish(revokedSubject(), { nonsense: true });
     assert.equal((await here.authenticate(other))?.kind, 'client', 'an announcement naming nothing changes nothing');
   });
 
@@ -96,7 +96,7 @@ describe('TokenService: tokens kept between reads, forgotten when revoked anywhe
     // The revocation is heard while the read is on its way back from the store.
     store.tokens.findByHash = async (hash, ...rest) => {
       const record = await findByHash(hash, ...rest);
-      bus.publish(REVOKED_SUBJECT, { agentId: 'overtaken-1' });
+      bus.publish(revokedSubject(), { agentId: 'overtaken-1' });
       return record;
     };
     try {

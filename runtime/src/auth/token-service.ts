@@ -4,7 +4,7 @@ import { hashToken, newToken, type SecretBox } from '../secrets.js';
 import type { SqlExecutor } from '../store/database.js';
 import type { Store } from '../store/store.js';
 import type { Bus } from '../bus/bus.js';
-import { REVOKED_SUBJECT } from '../protocol/index.js';
+import { revokedSubject } from '../protocol/index.js';
 import type { Principal } from './principal.js';
 
 const CACHE_LIMIT = 10_000;
@@ -22,7 +22,7 @@ interface KeptPrincipal {
  * sealed so the admin API can show it. Looked-up tokens are kept in a bounded cache that every
  * revocation clears at once, so a revoked token stops working on its next request. Another process
  * may revoke (a cluster's node deprovisions an agent, another gateway replaces the team token):
- * whichever process commits a revocation announces it on the bus ({@link REVOKED_SUBJECT}) and every
+ * whichever process commits a revocation announces it on the bus (`sb.revoked`) and every
  * process forgets those tokens when it hears it, so no token of an earlier agent under the same id
  * acts for a later one. A token is read again after {@link KEEP_MS} all the same, which bounds what a
  * process that missed an announcement (cut from NATS at that moment) keeps.
@@ -42,7 +42,7 @@ export class TokenService {
     private readonly now: () => number = Date.now,
   ) {
     this.#bus = bus;
-    bus?.subscribe(REVOKED_SUBJECT, (data) => this.#forgetRevoked(data as Revocation));
+    bus?.subscribe(revokedSubject(), (data) => this.#forgetRevoked(data as Revocation));
   }
 
   /**
@@ -165,7 +165,7 @@ export class TokenService {
   #announce(revocation: Revocation): void {
     this.#forgetRevoked(revocation);
     try {
-      this.#bus?.publish(REVOKED_SUBJECT, revocation);
+      this.#bus?.publish(revokedSubject(), revocation);
     } catch {
       // The bus is closing: the other processes read the tokens again within KEEP_MS.
     }

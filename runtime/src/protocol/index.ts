@@ -154,6 +154,11 @@ export function eventSubject(name: string): string {
   return `${EVENT_SUBJECT}.${name}`;
 }
 
+/** `sb.revoked`: where a process announces the tokens a commit of its revoked, and every process hears it. */
+export function revokedSubject(): string {
+  return REVOKED_SUBJECT;
+}
+
 /** `sb.events.batch`: where runtime nodes publish the events they gathered, as `[name, payload]` pairs in order. */
 export function eventBatchSubject(): string {
   return eventSubject('batch');
