@@ -43,7 +43,7 @@ export function inboxAppendTrigger(branches: readonly string[]): { sqlite: strin
          SELECT NEW.agent_id, NEW.id, NEW.type, NEW.channel, NEW.counterpart, NEW.conversation_id, NEW.message_id, NEW.status, NEW.payload, NEW.created_at, s.last_seq
          FROM inbox_state s WHERE s.agent_id = NEW.agent_id;
      END`,
-    postgresFunction: `CREATE OR REPLACE FUNCTION inbox_append() RETURNS trigger LANGUAGE plpgsql AS $$
+    postgresFunction: `CREATE OR REPLACE FUNCTION inbox_append() RETURNS trigger LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
      DECLARE cursor_given BIGINT;
      BEGIN
        IF NOT (${CONDITION}) THEN RETURN NULL; END IF;

@@ -10,7 +10,10 @@ const TRIGGER_FUNCTIONS = ['inbox_append', 'messages_cost_to_usage', 'conversati
  * the cluster bench, planning was a fifth of PostgreSQL's CPU and the trigger functions two fifths, most
  * of it the inbox append's condition, whose subqueries are each one primary-key lookup either way. A
  * receipt's commit (status and inbox entry) cost PostgreSQL about 18 % less CPU so (BENCHMARKS.md).
- * SQLite has no plans to keep: nothing to do there.
+ * SQLite has no plans to keep: nothing to do there. `CREATE OR REPLACE FUNCTION` drops a function's
+ * settings, so `inboxAppendTrigger` (which a migration adding an inbox kind calls) carries the setting in
+ * the definition itself; a later migration redefining one of the others must say it again
+ * (`store-conformance-postgres.test.ts` checks all four after every migration).
  */
 export const triggerPlans: Migration = {
   version: 28,
