@@ -36,17 +36,17 @@ function translate(sql: string): string {
   return out;
 }
 
-/** Row-less write texts kept as named prepared statements, by SQL text; never reassigned, so a name always means one text. */
+/** Texts kept as named prepared statements, by SQL text; never reassigned, so a name always means one text. */
 const prepared = new Map<string, string>();
 /** Most texts named: past it a new text runs unnamed (a caller that inlines values must not grow every connection's server memory). */
 const MOST_PREPARED = 256;
 
 /**
  * A statement's query: numbered, and named when its result cannot change shape under a rolling
- * upgrade, so that each connection parses and plans it once: a row-less write (INSERT, UPDATE or
- * DELETE without RETURNING; a webhook's two inserts cost the server 60 % less CPU so, and the client a
- * third less, measured on 2026-11-26), or a read that names its columns (no `*` anywhere: the lock a
- * shared commit takes first, the usage totals). A text with `*` stays unnamed: a prepared `SELECT *` or
+ * upgrade, so that each connection parses and plans it once: a write (INSERT, UPDATE or DELETE; a
+ * webhook's two inserts cost the server 60 % less CPU so, and the client a third less, measured on
+ * 2026-11-26) or a read that names the columns it returns (no `*` anywhere: the lock a shared commit
+ * takes first, the usage totals, a multi-row statement's `RETURNING id`). A text with `*` stays unnamed: a prepared `SELECT *` or
  * `RETURNING *` breaks ("cached plan must not change result type") when a migration adds a column.
  */
 export function namedQuery(sql: string, values: readonly unknown[]): { text: string; values: unknown[]; name?: string } {
@@ -60,10 +60,7 @@ export function namedQuery(sql: string, values: readonly unknown[]): { text: str
 }
 
 function fixedShape(text: string): boolean {
-  if (ROW_LESS_WRITE.test(text)) return !RETURNING.test(text);
-  return READ.test(text) && !text.includes('*');
+  return WRITE_OR_READ.test(text) && !text.includes('*');
 }
 
-const ROW_LESS_WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
-const RETURNING = /\bRETURNING\b/i;
-const READ = /^\s*(SELECT|WITH)\b/i;
+const WRITE_OR_READ = /^\s*(INSERT|UPDATE|DELETE|SELECT|WITH)\b/i;

@@ -1,5 +1,7 @@
 import pg from 'pg';
 import type { Database, Dialect, ExecuteResult, SqlExecutor, SqlStatement, SqlValue } from '../database.js';
+import { ColumnTypes } from './column-types.js';
+import { runWrites } from './multi-row.js';
 import { namedQuery } from './placeholders.js';
 import { childSpan, SpanKind, tracing } from '../../tracing.js';
 
@@ -187,11 +189,14 @@ const MOST_PER_COMMIT = 256;
 export class PgGroupCommit {
   #queue: PendingWrite[] = [];
   #running = 0;
+  readonly #types: ColumnTypes;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly committers: number,
-  ) {}
+  ) {
+    this.#types = new ColumnTypes(pool);
+  }
 
   submit(statements: readonly SqlStatement[]): Promise<ExecuteResult[]> {
     return new Promise<ExecuteResult[]>((resolve, reject) => {
@@ -236,7 +241,7 @@ export class PgGroupCommit {
       }
       let outcomes: Outcome[] | undefined;
       try {
-        outcomes = await together(client, batch);
+        outcomes = await together(client, batch, this.#types);
       } catch (err) {
         // The connection failed, or COMMIT did: whether the writes are in is unknown, and none was acknowledged.
         broken = true;
@@ -284,29 +289,27 @@ async function autocommit(client: pg.PoolClient, statement: SqlStatement): Promi
  * Every write of the batch in one transaction. Resolves their results once committed; undefined
  * when a statement failed (the transaction is rolled back: nothing of the batch is in); throws when
  * the connection or the COMMIT failed. The statements are queued on the connection together (it
- * runs them in order), so the batch costs no wait between them on this side.
+ * runs them in order), alike ones as multi-row statements (multi-row.ts), so the batch costs no wait
+ * between them on this side.
  */
-async function together(client: pg.PoolClient, batch: readonly PendingWrite[]): Promise<Outcome[] | undefined> {
+async function together(client: pg.PoolClient, batch: readonly PendingWrite[], types: ColumnTypes): Promise<Outcome[] | undefined> {
   await client.query('BEGIN');
-  const locks = inboxLocks(batch);
-  const pending = [...(locks ? [locks] : []), ...batch].map((write) => write.statements.map((s) => autocommit(client, s).catch((err: unknown) => ({ failed: err }))));
-  const results: ExecuteResult[][] = [];
-  let failed = false;
-  for (const group of pending) {
-    const done: ExecuteResult[] = [];
-    for (const result of group) {
-      const r = await result;
-      if ('failed' in r) failed = true;
-      else done.push(r);
-    }
-    results.push(done);
-  }
-  if (failed) {
+  const lock = inboxLock(batch);
+  const locked = lock ? client.query(namedQuery(lock.sql, lock.params ?? [])).then(() => true, () => false) : true;
+  const [taken, results] = await Promise.all([
+    locked,
+    runWrites(
+      client,
+      batch.map((write) => write.statements),
+      types,
+    ),
+  ]);
+  if (!taken || !results) {
     await client.query('ROLLBACK');
     return undefined;
   }
   await client.query('COMMIT');
-  return results.slice(locks ? 1 : 0).map((r) => ({ ok: true, results: r }));
+  return results.map((r) => ({ ok: true, results: r }));
 }
 
 /**
@@ -317,11 +320,10 @@ async function together(client: pg.PoolClient, batch: readonly PendingWrite[]): 
  * one write at a time (`test/postgres-commit-order.test.ts`). Taken first and in order, one commit waits
  * for the other instead. An agent's first append creates its row and is not covered.
  */
-function inboxLocks(batch: readonly PendingWrite[]): PendingWrite | undefined {
+function inboxLock(batch: readonly PendingWrite[]): SqlStatement | undefined {
   const agents = [...new Set(batch.flatMap((write) => write.statements.flatMap((s) => (s.inboxOf === undefined ? [] : [s.inboxOf]))))].sort();
   if (agents.length === 0) return undefined;
-  const lock = { sql: 'SELECT agent_id FROM inbox_state WHERE agent_id IN (SELECT jsonb_array_elements_text(?::jsonb)) ORDER BY agent_id FOR UPDATE', params: [JSON.stringify(agents)] };
-  return { statements: [lock], resolve: () => {}, reject: () => {} };
+  return { sql: 'SELECT agent_id FROM inbox_state WHERE agent_id IN (SELECT jsonb_array_elements_text(?::jsonb)) ORDER BY agent_id FOR UPDATE', params: [JSON.stringify(agents)] };
 }
 
 /** Thrown when a connection could not undo a transaction: it is not fit for the next write. */
