@@ -291,24 +291,40 @@ async function autocommit(client: pg.PoolClient, statement: SqlStatement): Promi
 }
 
 /**
+ * pg sends each query as one write (a system call); queued together on a pipelined connection, a
+ * commit's forty queries were forty writes. Corked, what `queue` sends leaves as one.
+ */
+function corked<T>(client: pg.PoolClient, queue: () => T): T {
+  const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+  stream?.cork?.();
+  try {
+    return queue();
+  } finally {
+    stream?.uncork?.();
+  }
+}
+
+/**
  * Every write of the batch in one transaction. Resolves their results once committed; undefined
  * when a statement failed (the transaction is rolled back: nothing of the batch is in); throws when
- * the connection or the COMMIT failed. The statements are queued on the connection together (it
- * runs them in order), alike ones as multi-row statements (multi-row.ts), so the batch costs no wait
- * between them on this side.
+ * the connection or the COMMIT failed. BEGIN, the statements (alike ones as multi-row statements,
+ * multi-row.ts) are queued on the connection at once and leave in one write; it runs them in order.
  */
 async function together(client: pg.PoolClient, batch: readonly PendingWrite[], types: ColumnTypes): Promise<Outcome[] | undefined> {
-  await client.query('BEGIN');
-  const lock = inboxLock(batch);
-  const locked = lock ? client.query(namedQuery(lock.sql, lock.params ?? [])).then(() => true, () => false) : true;
-  const [taken, results] = await Promise.all([
-    locked,
-    runWrites(
-      client,
-      batch.map((write) => write.statements),
-      types,
-    ),
-  ]);
+  const sent = corked(client, () => {
+    const lock = inboxLock(batch);
+    return [
+      client.query('BEGIN'),
+      lock ? client.query(namedQuery(lock.sql, lock.params ?? [])).then(() => true, () => false) : true,
+      runWrites(
+        client,
+        batch.map((write) => write.statements),
+        types,
+      ),
+    ] as const;
+  });
+  // A failed BEGIN is a failed connection: it throws.
+  const [, taken, results] = await Promise.all(sent);
   if (!taken || !results) {
     await client.query('ROLLBACK');
     return undefined;
