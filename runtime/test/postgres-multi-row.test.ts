@@ -11,8 +11,8 @@ import { createTestDatabase, eventually } from '../src/testing/index.js';
 
 /**
  * PostgreSQL's group commit runs the same statement of many writes as one multi-row statement
- * (store/postgres/multi-row.ts). Each write must still get its own `changes`, a refused row must refuse
- * only its own write, and a write's statements must keep their order.
+ * INSERT (store/postgres/multi-row.ts). Each write must still get its own `changes`, a refused row must
+ * refuse only its own write, and a write's statements must keep their order.
  */
 const WRITES = 24;
 
@@ -86,14 +86,14 @@ describe('PostgreSQL: multi-row statements in a group commit', () => {
     }
   });
 
-  it('apply updates picked by key as one statement, each write told the rows it changed', { timeout: 60_000 }, async () => {
+  it('apply updates picked by key one by one in the same commit, each write told the rows it changed', { timeout: 60_000 }, async () => {
     const messages = Array.from({ length: 8 }, (_, n) => ({ ...outbound(100 + n, `+1415556${String(1000 + n)}`), externalId: `SMX${n}` }));
     await Promise.all(messages.map((m) => store.db.executeAll([store.messages.insertOutboundStatement(m, [])])));
     seen.length = 0;
     // Half of them delivered, the others a receipt for an id no message has.
     const results = await Promise.all(messages.map((m, n) => store.db.executeAll([store.messages.applyStatusStatement(m.agentId, n % 2 === 0 ? m.externalId! : `SM-none-${n}`, 'delivered', 0.0079, null)])));
     assert.deepEqual(results.map((r) => r[0]!.changes), messages.map((_, n) => (n % 2 === 0 ? 1 : 0)));
-    assert.ok(seen.some((text) => text.startsWith('WITH v ') && text.includes('UPDATE messages')), 'the updates went as one statement');
+    assert.ok(!seen.some((text) => text.startsWith('WITH v ')), 'no UPDATE joined to a VALUES list (its plan could keep a sequential scan)');
     const rows = await store.db.query<{ id: string; status: string; cost: number | null }>('SELECT id, status, cost FROM messages WHERE id = ANY(?::text[]) ORDER BY id', [`{${messages.map((m) => m.id).join(',')}}`]);
     assert.deepEqual(
       rows.map((r) => [r.status, r.cost === null ? null : Number(r.cost)]),

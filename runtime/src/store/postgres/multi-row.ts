@@ -1,17 +1,16 @@
 import type pg from 'pg';
 import type { ExecuteResult, SqlStatement, SqlValue } from '../database.js';
-import { updateShape } from '../sqlite/update-coalescer.js';
 import type { ColumnTypes } from './column-types.js';
 import { namedQuery } from './placeholders.js';
 
 /**
- * Multi-row statements for PostgreSQL's group commit: the same single-row INSERT, or UPDATE of a row
- * picked by key, issued by many writes of one commit runs as one statement (a `VALUES` list, a
- * `UNION ALL` of conditional selects, or an UPDATE joined to a `VALUES` list), so the server binds,
- * plans and runs one statement and the client sends and reads one, not one per row. Each statement
- * returns what names its rows (an INSERT its `id`, an UPDATE its keys), so each write still gets its
- * own `changes`. The SQLite store does the same (sqlite/insert-coalescer.ts, sqlite/update-coalescer.ts);
- * the UPDATE shapes are the same ones.
+ * Multi-row statements for PostgreSQL's group commit: the same single-row INSERT issued by many writes
+ * of one commit runs as one statement (a `VALUES` list, or a `UNION ALL` of conditional selects), so the
+ * server binds, plans and runs one statement and the client sends and reads one, not one per row. Each
+ * statement returns its rows' `id`, so each write still gets its own `changes`. The SQLite store does the
+ * same (sqlite/insert-coalescer.ts). UPDATEs stay one per row here: joined to a `VALUES` list, an UPDATE
+ * whose plan was made while its table's statistics were small (a new database) kept a sequential scan,
+ * dearer with every row the table gained (docs/DECISIONS.md).
  */
 
 /** A statement of many rows: its text for `rows` rows, and what tells its rows apart in its answer. */
@@ -19,11 +18,9 @@ interface MultiRow {
   readonly table: string;
   /** Parameters per row. */
   readonly columns: number;
-  /** The parameters whose values, returned, name a row (an INSERT's `id`; an UPDATE's keys). */
-  readonly keys: readonly number[];
-  /** The columns `RETURNING` gives for them, in the same order. */
-  readonly returning: readonly string[];
-  /** The text for `rows` rows, its parameters cast where PostgreSQL cannot infer their types; undefined while the types are unknown. */
+  /** The column whose returned values name the rows that went in (`id`, else the first), and its parameter in a row. */
+  readonly identity: { readonly column: string; readonly param: number };
+  /** The text for `rows` rows, its parameters cast where PostgreSQL cannot infer their types; undefined while they are unknown. */
   text(rows: number, types: ReadonlyMap<string, string> | undefined): string | undefined;
 }
 
@@ -31,7 +28,6 @@ const INSERT =
   /^\s*(INSERT\s+INTO\s+(\w+)\s*\(([\w\s,]+)\)\s*)(?:VALUES\s*(\((?:\s*\?\s*,)*\s*\?\s*\))|SELECT\s+((?:\?\s*,\s*)*\?)\s+(WHERE\s+[\s\S]+?))(\s+ON\s+CONFLICT\s*(?:\([\w\s,]+\))?\s*DO\s+NOTHING)?\s*$/i;
 /** What a conditional row's WHERE must not hold to be one arm of a `UNION ALL`. */
 const NOT_ONE_ARM = /\b(UNION|INTERSECT|EXCEPT|RETURNING|ORDER|LIMIT|OFFSET|GROUP|FETCH)\b|;/i;
-const UPDATE = /^\s*UPDATE\s+(\w+)\s+SET\s+([\s\S]+?)\s+WHERE\s/i;
 /** Most parameters in one statement (PostgreSQL's limit is 65,535). */
 const MOST_PARAMS = 65_000;
 /** Most rows in one statement. */
@@ -43,7 +39,7 @@ const shapes = new Map<string, MultiRow | null>();
 export function multiRowOf(sql: string): MultiRow | null {
   let shape = shapes.get(sql);
   if (shape === undefined) {
-    shape = hasQuotedPlaceholder(sql) ? null : (insertOf(sql) ?? updateOf(sql));
+    shape = hasQuotedPlaceholder(sql) ? null : insertOf(sql);
     shapes.set(sql, shape);
   }
   return shape;
@@ -54,20 +50,19 @@ function insertOf(sql: string): MultiRow | null {
   if (!m) return null;
   const [, head, table, list, values, selected, condition, conflict] = m as unknown as [string, string, string, string, string?, string?, string?, string?];
   const columns = list.split(',').map((c) => c.trim());
-  const identity = columns.includes('id') ? 'id' : columns[0]!;
-  const tail = `${conflict ?? ''} RETURNING ${identity}`;
-  const keys = [columns.indexOf(identity)];
+  const column = columns.includes('id') ? 'id' : columns[0]!;
+  const identity = { column, param: columns.indexOf(column) };
+  const tail = `${conflict ?? ''} RETURNING ${column}`;
   if (values !== undefined) {
     // In an INSERT's own VALUES list each parameter takes its column's type.
-    return { table, columns: count(values), keys, returning: [identity], text: (rows) => `${head}VALUES ${Array(rows).fill(values).join(', ')}${tail}` };
+    return { table, columns: count(values), identity, text: (rows) => `${head}VALUES ${Array(rows).fill(values).join(', ')}${tail}` };
   }
   if (NOT_ONE_ARM.test(condition!) || count(selected!) !== columns.length) return null;
   const arm = `SELECT ${selected} ${condition}`;
   return {
     table,
     columns: count(arm),
-    keys,
-    returning: [identity],
+    identity,
     text(rows, types) {
       // A UNION ALL types its columns from its arms: the first arm's parameters carry their columns' types.
       const casts = columns.map((c) => types?.get(c));
@@ -76,60 +71,6 @@ function insertOf(sql: string): MultiRow | null {
       return `${head}${[first, ...Array(rows - 1).fill(arm)].join(' UNION ALL ')}${tail}`;
     },
   };
-}
-
-function updateOf(sql: string): MultiRow | null {
-  const shape = updateShape(sql);
-  const m = UPDATE.exec(sql);
-  if (!shape || !m) return null;
-  const set = setColumns(m[2]!);
-  if (!set) return null;
-  const paramColumns = [...set, ...shape.keys.map((k) => k.column)];
-  if (paramColumns.length !== shape.columns) return null;
-  const names = Array.from({ length: shape.columns }, (_, i) => `p${i + 1}`).join(', ');
-  const row = `(${Array(shape.columns).fill('?').join(', ')})`;
-  const returning = shape.keys.map((k) => k.column);
-  return {
-    table: m[1]!,
-    columns: shape.columns,
-    keys: shape.keys.map((k) => k.param),
-    returning,
-    text(rows, types) {
-      // A VALUES list outside an INSERT types its columns from its rows: the first row's parameters carry theirs.
-      const casts = paramColumns.map((c) => types?.get(c));
-      if (casts.some((t) => t === undefined)) return undefined;
-      const first = `(${casts.map((t) => `?::${t}`).join(', ')})`;
-      return `WITH v (${names}) AS (VALUES ${[first, ...Array(rows - 1).fill(row)].join(', ')}) ${shape.head} FROM v WHERE ${shape.where} RETURNING ${returning.join(', ')}`;
-    },
-  };
-}
-
-/** The column each of a SET clause's parameters is assigned to (`a = ?, b = COALESCE(?, b)`: a, b); null when one is not `column = …`. */
-function setColumns(set: string): string[] | null {
-  const columns: string[] = [];
-  for (const assignment of topLevel(set)) {
-    const m = /^\s*(\w+)\s*=([\s\S]*)$/.exec(assignment);
-    if (!m) return null;
-    for (let i = count(m[2]!); i > 0; i--) columns.push(m[1]!);
-  }
-  return columns;
-}
-
-/** `text` split at the commas outside parentheses. */
-function topLevel(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '(') depth++;
-    else if (text[i] === ')') depth--;
-    else if (text[i] === ',' && depth === 0) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts;
 }
 
 function count(text: string): number {
@@ -199,10 +140,10 @@ function alike(writes: readonly (readonly SqlStatement[])[]): number[][] {
   return [...groups.values()];
 }
 
-/** True when no two rows name the same row by their keys (else they run one after another, in order). */
+/** True when every row's identity is a distinct string, so a returned value names one row (else they run one after another, in order). */
 function distinct(shape: MultiRow, statements: readonly SqlStatement[]): boolean {
-  const keys = statements.map((s) => keyOf(shape.keys.map((p) => s.params?.[p])));
-  return new Set(keys).size === keys.length;
+  const values = statements.map((s) => s.params?.[shape.identity.param]);
+  return values.every((v) => typeof v === 'string') && new Set(values).size === values.length;
 }
 
 /** The largest power of two of rows, within the limits, that `remaining` rows fill. */
@@ -211,26 +152,16 @@ function chunkSize(shape: MultiRow, remaining: number): number {
   return 2 ** Math.floor(Math.log2(Math.max(1, most)));
 }
 
-function keyOf(values: readonly unknown[]): string {
-  return JSON.stringify(values.map((v) => (v === null || v === undefined ? null : String(v))));
-}
-
 async function run(client: pg.PoolClient, statement: SqlStatement): Promise<ExecuteResult> {
   const result = await client.query(namedQuery(statement.sql, statement.params ?? []));
   return { changes: result.rowCount ?? 0 };
 }
 
-/** One multi-row statement: each row's `changes`, by the keys it returned; undefined when a returned key names no row. */
+/** One multi-row statement: each row's `changes`, by the identities it returned; undefined when one names no row. */
 async function runRows(client: pg.PoolClient, shape: MultiRow, sql: string, statements: readonly SqlStatement[]): Promise<number[] | undefined> {
   const params: SqlValue[] = statements.flatMap((s) => s.params ?? []);
   const { rows } = await client.query<Record<string, unknown>>(namedQuery(sql, params));
-  const keys = statements.map((s) => keyOf(shape.keys.map((p) => s.params?.[p])));
-  const changes = new Map(keys.map((k) => [k, 0]));
-  for (const row of rows) {
-    const key = keyOf(shape.returning.map((c) => row[c]));
-    const seen = changes.get(key);
-    if (seen === undefined) return undefined;
-    changes.set(key, seen + 1);
-  }
-  return keys.map((k) => changes.get(k)!);
+  const returned = new Set(rows.map((row) => row[shape.identity.column]));
+  const changes = statements.map((s) => (returned.has(s.params![shape.identity.param]) ? 1 : 0));
+  return changes.reduce<number>((sum, n) => sum + n, 0) === rows.length ? changes : undefined;
 }
