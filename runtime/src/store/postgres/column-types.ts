@@ -5,10 +5,9 @@ const RETRY_MS = 10_000;
 
 /**
  * The column types of the store's tables and views, read from PostgreSQL's catalogue: a multi-row
- * statement whose rows are a `UNION ALL` of selects or a `VALUES` list outside an INSERT must cast its
- * parameters (PostgreSQL takes an untyped one there as text). Read once, in the background, at the
- * first ask; until it is in, and for a table it did not name, `of` answers undefined and the caller
- * runs its statements one by one.
+ * INSERT whose rows are a `UNION ALL` of selects must cast its parameters (PostgreSQL takes an untyped
+ * one there as text). Read once, in the background, at the first ask; until it is in, and for a table it
+ * did not name, `of` answers undefined and the caller runs its statements one by one.
  */
 export class ColumnTypes {
   #tables = new Map<string, ReadonlyMap<string, string>>();

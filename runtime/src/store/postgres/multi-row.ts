@@ -94,7 +94,7 @@ export async function runWrites(client: pg.PoolClient, writes: readonly (readonl
   const done: Promise<boolean>[] = [];
   const single = (i: number, step: number) =>
     done.push(
-      run(client, writes[i]![step]!).then((result) => {
+      runOne(client, writes[i]![step]!).then((result) => {
         results[i]![step] = result;
         return true;
       }),
@@ -152,7 +152,8 @@ function chunkSize(shape: MultiRow, remaining: number): number {
   return 2 ** Math.floor(Math.log2(Math.max(1, most)));
 }
 
-async function run(client: pg.PoolClient, statement: SqlStatement): Promise<ExecuteResult> {
+/** One statement on `client`: its `changes`. */
+export async function runOne(client: pg.PoolClient, statement: SqlStatement): Promise<ExecuteResult> {
   const result = await client.query(namedQuery(statement.sql, statement.params ?? []));
   return { changes: result.rowCount ?? 0 };
 }

@@ -46,8 +46,9 @@ const MOST_PREPARED = 256;
  * upgrade, so that each connection parses and plans it once: a write (INSERT, UPDATE or DELETE; a
  * webhook's two inserts cost the server 60 % less CPU so, and the client a third less, measured on
  * 2026-11-26) or a read that names the columns it returns (no `*` anywhere: the lock a shared commit
- * takes first, the usage totals, a multi-row statement's `RETURNING id`). A text with `*` stays unnamed: a prepared `SELECT *` or
- * `RETURNING *` breaks ("cached plan must not change result type") when a migration adds a column.
+ * takes first, the usage totals, a multi-row statement's `RETURNING id`). A text with `*` stays unnamed:
+ * a prepared `SELECT *` or `RETURNING *` breaks ("cached plan must not change result type") when a
+ * migration adds a column.
  */
 export function namedQuery(sql: string, values: readonly unknown[]): { text: string; values: unknown[]; name?: string } {
   const text = toNumbered(sql);

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Database, Dialect, ExecuteResult, SqlExecutor, SqlStatement, SqlValue } from '../database.js';
 import { ColumnTypes } from './column-types.js';
-import { runWrites } from './multi-row.js';
+import { runOne, runWrites } from './multi-row.js';
 import { namedQuery } from './placeholders.js';
 import { childSpan, SpanKind, tracing } from '../../tracing.js';
 
@@ -236,7 +236,7 @@ export class PgGroupCommit {
       if (batch.length === 1 && batch[0]!.statements.length === 1) {
         const write = batch[0]!;
         try {
-          write.resolve([await autocommit(client, write.statements[0]!)]);
+          write.resolve([await runOne(client, write.statements[0]!)]);
         } catch (err) {
           // A statement the server refused leaves the connection fit; any other failure does not.
           broken = !isServerError(err);
@@ -283,11 +283,6 @@ export class PgGroupCommit {
 /** An error the server answered (it has a SQLSTATE), as opposed to a failed connection. */
 function isServerError(err: unknown): boolean {
   return typeof (err as { code?: unknown } | null)?.code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
-}
-
-async function autocommit(client: pg.PoolClient, statement: SqlStatement): Promise<ExecuteResult> {
-  const result = await client.query(namedQuery(statement.sql, statement.params ?? []));
-  return { changes: result.rowCount ?? 0 };
 }
 
 /**
@@ -352,11 +347,11 @@ class Unusable extends Error {}
 
 /** One write in a transaction of its own (a single statement in autocommit). */
 async function alone(client: pg.PoolClient, statements: readonly SqlStatement[]): Promise<ExecuteResult[]> {
-  if (statements.length === 1) return [await autocommit(client, statements[0]!)];
+  if (statements.length === 1) return [await runOne(client, statements[0]!)];
   await client.query('BEGIN');
   try {
     const results: ExecuteResult[] = [];
-    for (const s of statements) results.push(await autocommit(client, s));
+    for (const s of statements) results.push(await runOne(client, s));
     await client.query('COMMIT');
     return results;
   } catch (err) {
