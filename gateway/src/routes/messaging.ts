@@ -31,7 +31,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       scope: 'send',
       idempotent: true,
       recordsIdempotency: true,
-      responses: { 200: { description: 'The provider took the message.', schema: SendMessageResponse }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502), ...contactRefusals() },
+      responses: { 200: { description: 'The provider took the message.', schema: SendMessageResponse }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502, 503), ...contactRefusals() },
       async handler({ body, principal, idempotency }: RouteContext<SendMessageBody>) {
         const agentId = resolveAgentId(principal, body.agentId);
         if (body.conversationId === undefined ? body.to === undefined || body.channel === undefined : body.to !== undefined) {
