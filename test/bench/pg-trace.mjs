@@ -13,11 +13,19 @@ if (dir) {
   const pg = require('pg');
   const shapes = new Map();
   const open = new WeakMap();
-  const short = (text) => text.replace(/\s+/g, ' ').trim().slice(0, 90);
+  // A multi-row statement (store/postgres/multi-row.ts) is marked with its rows: `INSERT INTO messages … [8 rows]`.
+  const rowsOf = (text) => (text.includes(' UNION ALL ') ? text.split(' UNION ALL ').length : /\bVALUES\s*\(/i.test(text) ? text.split(/\)\s*,\s*\(/).length : 1);
+  const short = (text) => {
+    const rows = rowsOf(text);
+    return `${text.replace(/\s+/g, ' ').trim().slice(0, rows > 1 ? 30 : 90)}${rows > 1 ? ` [${rows} rows]` : ''}`;
+  };
   // A transaction's statements, alike ones counted together (a group commit holds many): `2× INSERT INTO messages … | 1× …`.
   const group = (statements) => {
     const counts = new Map();
-    for (const s of statements) counts.set(s.slice(0, 40), (counts.get(s.slice(0, 40)) ?? 0) + 1);
+    for (const s of statements) {
+      const key = s.includes(' rows]') ? s : s.slice(0, 40);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
     return [...counts].map(([s, n]) => `${n}× ${s}`).join(' | ');
   };
   const add = (shape) => shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
