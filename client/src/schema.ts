@@ -2340,6 +2340,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not served for a moment (UNAVAILABLE): the agent moved to another node, or what the request depends on changed while it ran; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One clear sentence saying what went wrong and what to do. */
+                        error: string;
+                        /** @description Stable machine-readable code, e.g. VALIDATION_FAILED. */
+                        code: string;
+                        details?: unknown[];
+                    };
+                };
+            };
         };
     };
     setCallbackUrl: {
@@ -2825,7 +2840,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. */
+            /** @description Not served for a moment (UNAVAILABLE): the agent moved to another node, or what the request depends on changed while it ran; retry. */
             503: {
                 headers: {
                     [name: string]: unknown;
