@@ -2340,7 +2340,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not served for a moment (UNAVAILABLE): the agent moved to another node, or what the request depends on changed while it ran; retry. */
+            /** @description Not sent, for a moment (UNAVAILABLE): the agent moved to another node, or its do-not-contact entry changed while the message was stored; retry. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2840,7 +2840,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not served for a moment (UNAVAILABLE): the agent moved to another node, or what the request depends on changed while it ran; retry. */
+            /** @description Not served for a moment (UNAVAILABLE); retry, after Retry-After when given. */
             503: {
                 headers: {
                     [name: string]: unknown;

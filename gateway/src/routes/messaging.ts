@@ -1,7 +1,7 @@
 import { ErrorCodes } from '@switchboard/sdk';
 import { fail } from '../http/errors.js';
 import { json, type RouteContext, type RouteDefinition } from '../http/types.js';
-import { contactRefusals, errorResponses } from '../schemas/common.js';
+import { contactRefusals, ErrorBody, errorResponses } from '../schemas/common.js';
 import {
   AgentQuery,
   CallbackUrlBody,
@@ -17,6 +17,11 @@ import { callbackUrlRules, checkCallbackUrl } from './callback-url.js';
 import type { RouteDeps } from './deps.js';
 
 /** Sending, callback URL, waiting messages and channel status. */
+/** A send's 503: the agent moved to another node mid-send, or its do-not-contact entry changed while it was stored. */
+const SEND_UNAVAILABLE = {
+  503: { description: 'Not sent, for a moment (UNAVAILABLE): the agent moved to another node, or its do-not-contact entry changed while the message was stored; retry.', schema: ErrorBody },
+};
+
 export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
   const { ports } = deps;
   const common = { tag: 'Messaging', auth: 'token' as const };
@@ -31,7 +36,7 @@ export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
       scope: 'send',
       idempotent: true,
       recordsIdempotency: true,
-      responses: { 200: { description: 'The provider took the message.', schema: SendMessageResponse }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502, 503), ...contactRefusals() },
+      responses: { 200: { description: 'The provider took the message.', schema: SendMessageResponse }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 502), ...SEND_UNAVAILABLE, ...contactRefusals() },
       async handler({ body, principal, idempotency }: RouteContext<SendMessageBody>) {
         const agentId = resolveAgentId(principal, body.agentId);
         if (body.conversationId === undefined ? body.to === undefined || body.channel === undefined : body.to !== undefined) {

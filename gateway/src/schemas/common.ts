@@ -58,7 +58,7 @@ export function errorResponses(...statuses: number[]): Record<number, { descript
     415: 'Wrong content type (UNSUPPORTED_MEDIA_TYPE).',
     429: 'Rate limited (RATE_LIMITED); see Retry-After.',
     502: 'The provider failed (PROVIDER_ERROR).',
-    503: 'Not served for a moment (UNAVAILABLE): the agent moved to another node, or what the request depends on changed while it ran; retry.',
+    503: 'Not served for a moment (UNAVAILABLE); retry, after Retry-After when given.',
   };
   return Object.fromEntries(statuses.map((s) => [s, { description: text[s] ?? 'Error.', schema: ErrorBody }]));
 }
