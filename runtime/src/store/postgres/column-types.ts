@@ -25,8 +25,10 @@ export class ColumnTypes {
 
   async #load(): Promise<void> {
     try {
+      // The type without its modifier (`character varying`, not `character varying(64)`): an explicit cast to a
+      // length would cut a long value silently, where the column's own assignment refuses it as one row would.
       const { rows } = await this.pool.query<{ relname: string; attname: string; type: string }>(
-        `SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) AS type
+        `SELECT c.relname, a.attname, format_type(a.atttypid, NULL) AS type
            FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
           WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'v', 'p') AND a.attnum > 0 AND NOT a.attisdropped`,
       );
