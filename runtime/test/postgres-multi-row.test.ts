@@ -7,6 +7,7 @@ import pg from 'pg';
 import { openStore, type Store } from '../src/internal.js';
 import { receivedEntry, statusEntry } from '../src/inbox/entries.js';
 import type { MessageRecord } from '../src/store/repositories/messages.js';
+import { multiRowOf } from '../src/store/postgres/multi-row.js';
 import { createTestDatabase, eventually } from '../src/testing/index.js';
 
 /**
@@ -99,6 +100,11 @@ describe('PostgreSQL: multi-row statements in a group commit', () => {
       rows.map((r) => [r.status, r.cost === null ? null : Number(r.cost)]),
       messages.map((_, n) => (n % 2 === 0 ? ['delivered', 0.0079] : ['queued', null])),
     );
+  });
+
+  it('keeps one row at a time an INSERT whose condition reads its own table, which a later arm could not see an earlier one insert', () => {
+    assert.equal(multiRowOf('INSERT INTO opt_outs (channel, agent_address) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM opt_outs WHERE channel = ?)'), null);
+    assert.notEqual(multiRowOf('INSERT INTO usage_records (id, agent_id) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?)'), null);
   });
 
   it('fails only the write whose statement fails, and keeps the others', { timeout: 60_000 }, async () => {

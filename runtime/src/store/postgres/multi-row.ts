@@ -57,7 +57,10 @@ function insertOf(sql: string): MultiRow | null {
     // In an INSERT's own VALUES list each parameter takes its column's type.
     return { table, columns: count(values), identity, text: (rows) => `${head}VALUES ${Array(rows).fill(values).join(', ')}${tail}` };
   }
-  if (NOT_ONE_ARM.test(condition!) || count(selected!) !== columns.length) return null;
+  // A condition that reads the target table would not see the rows earlier arms of the same statement insert
+  // (one after another, each would): such an INSERT runs one row at a time.
+  const readsTarget = new RegExp(`\\b${table}\\b`, 'i').test(condition!);
+  if (readsTarget || NOT_ONE_ARM.test(condition!) || count(selected!) !== columns.length) return null;
   const arm = `SELECT ${selected} ${condition}`;
   return {
     table,
