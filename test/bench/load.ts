@@ -9,9 +9,12 @@ export interface LoadSettings {
   readonly connections: number;
 }
 
+/** Most warm-up rounds a spec's `warmupResponses` may add to the first. */
+const MOST_WARMUP_ROUNDS = 6;
+
 /** Warms the target up (JIT, pools, caches), then measures it; progress goes to stderr once a second. */
 export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<Measurement> {
-  if (settings.warmupSeconds > 0) await drive(spec, settings, settings.warmupSeconds, 'warm-up');
+  await warmUp(spec, settings);
   await spec.beforeWindow?.();
   const cpu = probeWindow(spec.cpu);
   const result = await drive(spec, settings, settings.durationSeconds, 'measure');
@@ -20,8 +23,23 @@ export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<M
   return cpu ? { ...measurement, cpu: cpu.end(result['2xx']) } : measurement;
 }
 
+/**
+ * The run's warm-up seconds; then, for a spec that names `warmupResponses`, more rounds of the same
+ * length until that many answers came, so that a slower target is warmed by as much work as a faster one.
+ */
+async function warmUp(spec: LoadSpec, settings: LoadSettings): Promise<void> {
+  if (settings.warmupSeconds <= 0) return;
+  let answered = 0;
+  const wanted = spec.warmupResponses ?? 0;
+  for (let round = 0; round <= MOST_WARMUP_ROUNDS; round++) {
+    const phase = round === 0 ? 'warm-up' : `warm-up, ${answered.toLocaleString('en-US')} of ${wanted.toLocaleString('en-US')} answers so far`;
+    answered += (await drive(spec, settings, settings.warmupSeconds, phase))['2xx'];
+    if (answered >= wanted) return;
+  }
+}
+
 function drive(spec: LoadSpec, settings: LoadSettings, seconds: number, phase: string): Promise<autocannon.Result> {
-  const { label, notes: _notes, cpu: _cpu, beforeWindow: _before, afterWindow: _after, connections = settings.connections, ...request } = spec;
+  const { label, notes: _notes, cpu: _cpu, beforeWindow: _before, afterWindow: _after, warmupResponses: _warmup, connections = settings.connections, ...request } = spec;
   return new Promise((resolve, reject) => {
     let second = 0;
     let responses = 0;

@@ -18,6 +18,12 @@ const RUNTIME_NODES = 2;
 const FAILOVER_MIN_SECONDS = 12;
 /** Long enough for a steady reading: CPU time is counted in 10 ms ticks, a third of a percent of a 3 s window. */
 const IDLE_SECONDS = 10;
+/**
+ * Sends answered before either send window opens, embedded and clustered alike. Each runtime node
+ * compiles the send path itself, on half the sends: after 2 s (~400 sends) V8's compiler threads were
+ * 25–38 % of the nodes' CPU inside the window (perf), which measured the warm-up, not the steady state.
+ */
+const SEND_WARMUP = 2_000;
 
 const PHONE_NUMBERS = Array.from({ length: AGENTS }, (_, i) => `+1202555${String(100 + i).padStart(4, '0')}`);
 
@@ -59,7 +65,7 @@ async function measureEmbedded(ctx: BenchContext): Promise<Measurement[]> {
       settled,
       stored: async () => (await Promise.all(agents.map((a) => storedMessageCount(gateway, a.token, 'sms')))).reduce((x, y) => x + y, 0),
     });
-    const send = await measureSend(ctx, { url: gateway.url, labelPrefix: 'embedded: ', tokens: agents.map((a) => a.token), cpu: { pid: gateway.pid, unit: 'send' }, settled });
+    const send = await measureSend(ctx, { url: gateway.url, labelPrefix: 'embedded: ', tokens: agents.map((a) => a.token), cpu: { pid: gateway.pid, unit: 'send' }, settled, warmupResponses: SEND_WARMUP });
     return [full, paced, send];
   } finally {
     // Stopped before the cluster starts, so that the two do not share the machine.
@@ -100,7 +106,7 @@ async function measureCluster(ctx: BenchContext): Promise<{ rows: Measurement[];
   const sendStart = await transactions();
   const perWebhook = `PostgreSQL transactions per stored webhook ${((sendStart - ingestStart) / inbound).toFixed(1)} (both runs and warm-ups); ${pending} still waiting for delivery afterwards`;
   ctx.log(`cluster: ${perWebhook}`);
-  const send = await measureSend(ctx, { url: cluster.url, labelPrefix: 'cluster: ', tokens: agents.map((a) => a.token), cpu: probe('send'), settled });
+  const send = await measureSend(ctx, { url: cluster.url, labelPrefix: 'cluster: ', tokens: agents.map((a) => a.token), cpu: probe('send'), settled, warmupResponses: SEND_WARMUP });
   const outbound = await count("SELECT count(*) AS n FROM messages WHERE direction = 'outbound'");
   const sendTransactions = (await transactions()) - sendStart;
   const perSend = `PostgreSQL transactions per stored send ${(sendTransactions / outbound).toFixed(1)} (incl. warm-up and status callbacks)`;

@@ -33,13 +33,14 @@ export const send: Scenario = {
  */
 export async function measureSend(
   ctx: BenchContext,
-  target: { url: string; tokens: readonly string[]; cpu: CpuProbe; labelPrefix?: string; settled?: () => Promise<void> },
+  target: { url: string; tokens: readonly string[]; cpu: CpuProbe; labelPrefix?: string; settled?: () => Promise<void>; warmupResponses?: number },
 ): Promise<Measurement> {
   let n = 0;
   const measurement = await ctx.load({
     label: `${target.labelPrefix ?? ''}send-message (sms)`,
     url: target.url,
     cpu: target.cpu,
+    ...(target.warmupResponses === undefined ? {} : { warmupResponses: target.warmupResponses }),
     // Status callbacks the simulator posts after each send are charged to the window too.
     ...(target.settled ? { beforeWindow: target.settled, afterWindow: target.settled } : {}),
     requests: [
