@@ -18,6 +18,8 @@ const RUNTIME_NODES = 2;
 const FAILOVER_MIN_SECONDS = 12;
 /** Long enough for a steady reading: CPU time is counted in 10 ms ticks, a third of a percent of a 3 s window. */
 const IDLE_SECONDS = 10;
+/** Two lease TTLs at the default CLUSTER_LEASE_TTL_MS (3 s): start-up's hand-overs are over by then. */
+const PLACEMENT_SETTLES_MS = 6_000;
 /**
  * Sends answered before either send window opens, embedded and clustered alike. Each runtime node
  * compiles the send path itself, on half the sends: after 2 s (~400 sends) V8's compiler threads were
@@ -77,6 +79,10 @@ async function measureCluster(ctx: BenchContext): Promise<{ rows: Measurement[];
   const cluster = await startCluster(ctx, { runtimeNodes: RUNTIME_NODES, phoneNumbers: PHONE_NUMBERS });
   const agents = await provisionAgents(cluster, 'clu');
   // Idle is the steady state: the window opens once start-up's tail (partitions taken, fences written) is over.
+  // A partition its preferred node has not taken is left to it for a lease TTL before another takes it, so
+  // placement may still move that long after the processes went quiet (a snoop on NATS saw 15 partitions
+  // change hands inside one idle window).
+  await new Promise((r) => setTimeout(r, PLACEMENT_SETTLES_MS));
   await untilQuiet(cluster.cpuParts);
   const idle = await idleShares(cluster.cpuParts);
   ctx.log(`cluster: idle for ${IDLE_SECONDS} s, CPU as a share of a core: ${idle}`);
