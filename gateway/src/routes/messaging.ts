@@ -16,12 +16,12 @@ import { resolveAgentId } from './agent-access.js';
 import { callbackUrlRules, checkCallbackUrl } from './callback-url.js';
 import type { RouteDeps } from './deps.js';
 
-/** Sending, callback URL, waiting messages and channel status. */
 /** A send's 503: the agent moved to another node mid-send, or its do-not-contact entry changed while it was stored. */
 const SEND_UNAVAILABLE = {
   503: { description: 'Not sent, for a moment (UNAVAILABLE): the agent moved to another node, or its do-not-contact entry changed while the message was stored; retry.', schema: ErrorBody },
 };
 
+/** Sending, callback URL, waiting messages and channel status. */
 export function messagingRoutes(deps: RouteDeps): RouteDefinition[] {
   const { ports } = deps;
   const common = { tag: 'Messaging', auth: 'token' as const };
