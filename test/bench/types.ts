@@ -27,8 +27,8 @@ export interface LoadSpec
   readonly cpu?: CpuProbe;
   /**
    * Answers the warm-up must have had before the window opens: it goes on in rounds of the run's
-   * warm-up seconds until it has (at most a few more rounds). A target that spreads the work over
-   * several processes compiles the same code in each, so time alone warms it less.
+   * warm-up seconds until it has (at most a few more rounds; none with `--warmup 0`). A target that
+   * spreads the work over several processes compiles the same code in each, so time alone warms it less.
    */
   readonly warmupResponses?: number;
   /** Awaited after the warm-up, before the measured window opens (e.g. until queued work has drained). */

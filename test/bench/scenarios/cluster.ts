@@ -80,8 +80,8 @@ async function measureCluster(ctx: BenchContext): Promise<{ rows: Measurement[];
   const agents = await provisionAgents(cluster, 'clu');
   // Idle is the steady state: the window opens once start-up's tail (partitions taken, fences written) is over.
   // A partition its preferred node has not taken is left to it for a lease TTL before another takes it, so
-  // placement may still move that long after the processes went quiet (a snoop on NATS saw 15 partitions
-  // change hands inside one idle window).
+  // placement may still move after the processes first go quiet (a snoop on NATS saw 15 partitions change
+  // hands inside one idle window): two TTLs from here, then quiet again.
   await new Promise((r) => setTimeout(r, PLACEMENT_SETTLES_MS));
   await untilQuiet(cluster.cpuParts);
   const idle = await idleShares(cluster.cpuParts);
